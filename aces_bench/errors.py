@@ -1,0 +1,95 @@
+"""One exception family for everything a user can get wrong.
+
+Every error names where the problem is (a file, a config key or a case id) and how to
+fix it. The CLI prints ``str(error)`` and exits non-zero without a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from pydantic import ValidationError
+
+
+class AcesError(Exception):
+    """A problem the user can fix. Printed without a traceback."""
+
+    def __init__(self, message: str, *, where: str | Path | None = None, fix: str | None = None):
+        self.message = message
+        self.where = str(where) if where is not None else None
+        self.fix = fix
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        head = f"{self.where}: {self.message}" if self.where else self.message
+        return f"{head}\n  fix: {self.fix}" if self.fix else head
+
+
+class ConfigError(AcesError):
+    """The composed Hydra config or the run spec is invalid."""
+
+
+class SkillError(AcesError):
+    """A skill folder, its SKILL.md or its frontmatter is invalid."""
+
+
+class EvalsError(AcesError):
+    """A skill's evaluation cases are invalid."""
+
+
+class EmitError(AcesError):
+    """Task directories could not be emitted or do not load in Harbor."""
+
+
+class BackendError(AcesError):
+    """An execution backend cannot honour a task or is not available."""
+
+
+class RunError(AcesError):
+    """A job could not be run or its results could not be collected."""
+
+
+class ReportError(AcesError):
+    """Stored results cannot be read or reported."""
+
+
+def dotted(loc: Iterable[str | int]) -> str:
+    """Join a pydantic error location into a key a user can type back (``a.b[0].c``)."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "<root>"
+
+
+def validation_lines(err: ValidationError, prefix: str = "") -> list[str]:
+    """One line per pydantic error: ``key: message (got value)``."""
+    lines = []
+    for e in err.errors(include_url=False):
+        key = dotted(e["loc"])
+        if prefix:
+            key = f"{prefix}.{key}" if key != "<root>" else prefix
+        got = e.get("input")
+        shown = repr(got)
+        if len(shown) > 60:
+            shown = shown[:57] + "..."
+        suffix = f" (got {shown})" if e["type"] not in ("missing",) else ""
+        lines.append(f"{key}: {e['msg']}{suffix}")
+    return lines
+
+
+def from_validation(
+    err: ValidationError,
+    *,
+    cls: type[AcesError] = ConfigError,
+    where: str | Path | None = None,
+    prefix: str = "",
+    fix: str | None = None,
+) -> AcesError:
+    """Turn a pydantic ValidationError into a user error listing dotted keys."""
+    lines = validation_lines(err, prefix)
+    message = "invalid values:\n    " + "\n    ".join(lines)
+    return cls(message, where=where, fix=fix)

@@ -1,0 +1,1 @@
+"""Judges: one layer over LLM providers (litellm) and the offline heuristic judge."""

@@ -1,0 +1,179 @@
+"""Skill folders: discovery, SKILL.md frontmatter and content hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict
+
+from aces_bench.errors import SkillError
+
+SKILL_FILE = "SKILL.md"
+MAX_SKILL_MD_BYTES = 1_000_000
+_IGNORED_PARTS = {"__pycache__", ".git", ".DS_Store", ".pytest_cache"}
+_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+
+
+class Skill(BaseModel):
+    """A loaded skill folder. ``content_hash`` covers every file the folder stages."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    description: str
+    path: Path
+    version: str | None = None
+    frontmatter: dict[str, Any]
+    body: str
+    content_hash: str
+
+
+def iter_files(root: Path) -> list[Path]:
+    """Files under ``root`` in a stable order, skipping caches and VCS folders.
+
+    Symlinks that resolve outside ``root`` are refused: staging them would copy
+    host files into a task.
+    """
+    root = root.resolve()
+    files = []
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root)
+        if any(part in _IGNORED_PARTS or part.endswith(".pyc") for part in rel.parts):
+            continue
+        if p.is_symlink():
+            target = p.resolve()
+            if not target.is_relative_to(root):
+                raise SkillError(
+                    f"symlink {rel} points outside the skill folder (to {target})",
+                    where=root,
+                    fix="replace the symlink with a copy of the file inside the skill folder",
+                )
+        if p.is_file():
+            files.append(p)
+    return files
+
+
+def hash_tree(root: Path) -> str:
+    """sha256 over relative paths and bytes of every staged file."""
+    h = hashlib.sha256()
+    root = root.resolve()
+    for p in iter_files(root):
+        h.update(p.relative_to(root).as_posix().encode())
+        h.update(b"\0")
+        h.update(p.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def parse_frontmatter(text: str, where: Path) -> tuple[dict[str, Any], str]:
+    """Split SKILL.md into its YAML frontmatter mapping and the markdown body."""
+    m = _FRONTMATTER.match(text)
+    if not m:
+        raise SkillError(
+            "SKILL.md has no YAML frontmatter",
+            where=where,
+            fix="start the file with '---', a 'name:' and a 'description:' line, and '---'",
+        )
+    try:
+        data = yaml.safe_load(m.group(1))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" at line {mark.line + 2}" if mark is not None else ""
+        raise SkillError(
+            f"frontmatter is not valid YAML{line}: {getattr(exc, 'problem', exc)}",
+            where=where,
+            fix="fix the YAML between the '---' lines (quote values containing ':')",
+        ) from None
+    if not isinstance(data, dict):
+        raise SkillError(
+            "frontmatter must be a YAML mapping of keys to values",
+            where=where,
+            fix="write 'name: ...' and 'description: ...' between the '---' lines",
+        )
+    return data, text[m.end() :]
+
+
+def read_text_file(path: Path, *, limit: int = MAX_SKILL_MD_BYTES) -> str:
+    """Read a UTF-8 text file with clear errors for size, binary and encoding."""
+    size = path.stat().st_size
+    if size > limit:
+        raise SkillError(
+            f"file is {size:,} bytes, above the {limit:,}-byte limit",
+            where=path,
+            fix="split the file or move large material into references/",
+        )
+    data = path.read_bytes()
+    if b"\0" in data:
+        raise SkillError("file is binary (contains NUL bytes)", where=path, fix="use a UTF-8 text file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SkillError(
+            f"file is not UTF-8 (byte {exc.start})",
+            where=path,
+            fix="re-save the file as UTF-8",
+        ) from None
+
+
+def load_skill(path: Path) -> Skill:
+    """Load and validate one skill folder."""
+    path = Path(path)
+    if not path.is_dir():
+        raise SkillError("skill folder does not exist", where=path, fix="point skill.paths at a folder holding SKILL.md")
+    skill_md = path / SKILL_FILE
+    if not skill_md.is_file():
+        raise SkillError(
+            f"no {SKILL_FILE} in the skill folder",
+            where=path,
+            fix=f"add {SKILL_FILE} with name/description frontmatter, or point at a folder that holds skills",
+        )
+    text = read_text_file(skill_md)
+    fm, body = parse_frontmatter(text, skill_md)
+    for key in ("name", "description"):
+        value = fm.get(key)
+        if not isinstance(value, str) or not value.strip():
+            raise SkillError(
+                f"frontmatter key '{key}' is missing or empty",
+                where=f"{skill_md}:{key}",
+                fix=f"add a non-empty '{key}:' line to the frontmatter",
+            )
+    name = fm["name"].strip()
+    if not SAFE_NAME.match(name):
+        raise SkillError(
+            f"skill name {name!r} is not a safe identifier",
+            where=f"{skill_md}:name",
+            fix="use letters, digits, '-', '_' and '.' only",
+        )
+    version = fm.get("version")
+    return Skill(
+        name=name,
+        description=" ".join(fm["description"].split()),
+        path=path.resolve(),
+        version=str(version) if version is not None else None,
+        frontmatter=fm,
+        body=body,
+        content_hash=hash_tree(path),
+    )
+
+
+def discover_skill_dirs(path: Path) -> list[Path]:
+    """A skill folder gives itself; a folder of skills gives each child holding SKILL.md."""
+    path = Path(path)
+    if not path.exists():
+        raise SkillError("path does not exist", where=path, fix="check the path given in skill.paths")
+    if (path / SKILL_FILE).is_file():
+        return [path]
+    if path.is_dir():
+        children = sorted(p for p in path.iterdir() if p.is_dir() and (p / SKILL_FILE).is_file())
+        if children:
+            return children
+    raise SkillError(
+        f"neither a skill folder (no {SKILL_FILE}) nor a folder of skill folders",
+        where=path,
+        fix=f"point at a folder holding {SKILL_FILE}, or at a folder whose subfolders do",
+    )

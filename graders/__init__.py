@@ -1,0 +1,1 @@
+"""Graders: pure functions from a trial's evidence to metric scores."""
