@@ -72,12 +72,14 @@ def validation_lines(err: ValidationError, prefix: str = "") -> list[str]:
         key = dotted(e["loc"])
         if prefix:
             key = f"{prefix}.{key}" if key != "<root>" else prefix
+        msg = e["msg"].removeprefix("Value error, ")
         got = e.get("input")
-        shown = repr(got)
-        if len(shown) > 60:
-            shown = shown[:57] + "..."
-        suffix = f" (got {shown})" if e["type"] not in ("missing",) else ""
-        lines.append(f"{key}: {e['msg']}{suffix}")
+        # Whole-object validators receive the object itself: echoing it helps nobody.
+        suffix = ""
+        if e["type"] != "missing" and not isinstance(got, (dict, list)):
+            shown = repr(got)
+            suffix = f" (got {shown[:57] + '...' if len(shown) > 60 else shown})"
+        lines.append(f"{key}: {msg}{suffix}")
     return lines
 
 

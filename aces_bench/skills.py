@@ -16,6 +16,7 @@ SKILL_FILE = "SKILL.md"
 MAX_SKILL_MD_BYTES = 1_000_000
 _IGNORED_PARTS = {"__pycache__", ".git", ".DS_Store", ".pytest_cache"}
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
+NOT_STAGED = frozenset({"evals"})
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 
 
@@ -58,11 +59,20 @@ def iter_files(root: Path) -> list[Path]:
     return files
 
 
+def staged_files(root: Path) -> list[Path]:
+    """The files an agent sees: everything but the evaluation assets (``evals/``).
+
+    Staging ``evals/`` would hand the agent the expected answers.
+    """
+    root = root.resolve()
+    return [p for p in iter_files(root) if p.relative_to(root).parts[0] not in NOT_STAGED]
+
+
 def hash_tree(root: Path) -> str:
     """sha256 over relative paths and bytes of every staged file."""
     h = hashlib.sha256()
     root = root.resolve()
-    for p in iter_files(root):
+    for p in staged_files(root):
         h.update(p.relative_to(root).as_posix().encode())
         h.update(b"\0")
         h.update(p.read_bytes())

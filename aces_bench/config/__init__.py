@@ -1,0 +1,1 @@
+"""Hydra composition (``schema``/``store``) and the validated run spec (``spec``)."""

@@ -1,0 +1,134 @@
+"""Structured-config schemas, one per config group.
+
+Each YAML option under ``conf/<group>/`` extends ``base_<group>`` (registered in
+``store.py``), so a misspelled key fails when Hydra composes, before anything runs.
+Value checks (allowed names, ranges) happen once, in ``spec.RunSpec``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from omegaconf import MISSING
+
+METRIC_NAMES = ["security", "skill_execution", "skill_efficiency", "accuracy", "goal_accuracy", "behavior_check"]
+
+
+@dataclass
+class SkillConf:
+    paths: list[str] = MISSING
+    """Skill folders, or folders holding skill folders."""
+    support: list[str] = field(default_factory=list)
+    """Supporting skills staged in both conditions."""
+    cases: list[str] = field(default_factory=list)
+    """Only these case ids (empty: all)."""
+
+
+@dataclass
+class HarnessConf:
+    name: str = MISSING
+    agent: Optional[str] = None
+    import_path: Optional[str] = None
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    requires_model: bool = True
+    label: str = ""
+
+
+@dataclass
+class ModelConf:
+    name: Optional[str] = None
+    base_url: Optional[str] = None
+    api_key_env: Optional[str] = None
+    label: Optional[str] = None
+
+
+@dataclass
+class WorkspaceConf:
+    mode: str = MISSING
+    workdir: str = "/workspace"
+    skills_dir: str = "/skills"
+    answer_file: str = "answer.txt"
+    base_image: str = "python:3.12-slim"
+    network: str = "no-network"
+    cpus: int = 1
+    memory_mb: int = 2048
+    agent_timeout_sec: float = 300.0
+    verifier_timeout_sec: float = 60.0
+
+
+@dataclass
+class DecoysConf:
+    name: str = MISSING
+    paths: list[str] = field(default_factory=list)
+    size: Optional[int] = None
+
+
+@dataclass
+class GradingConf:
+    mode: str = "aces_default"
+    metrics: list[str] = field(default_factory=lambda: list(METRIC_NAMES))
+    weights: dict[str, float] = field(default_factory=dict)
+    pass_threshold: float = 0.5
+
+
+@dataclass
+class BackendConf:
+    name: str = MISSING
+    type: Optional[str] = None
+    import_path: Optional[str] = None
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    delete: bool = True
+    label: str = ""
+
+
+@dataclass
+class JudgeConf:
+    kind: str = "heuristic"
+    model: Optional[str] = None
+    base_url: Optional[str] = None
+    api_key_env: Optional[str] = None
+    temperature: float = 0.0
+    max_concurrency: int = 4
+    timeout_sec: float = 60.0
+    max_retries: int = 4
+    cache_dir: Optional[str] = None
+
+
+@dataclass
+class StudyConf:
+    name: str = MISSING
+    description: str = ""
+    n_attempts: int = 1
+    n_concurrent: int = 2
+    seed: int = 0
+
+
+@dataclass
+class RootConf:
+    skill: SkillConf = MISSING
+    harness: HarnessConf = MISSING
+    model: ModelConf = MISSING
+    workspace: WorkspaceConf = MISSING
+    decoys: DecoysConf = MISSING
+    grading: GradingConf = MISSING
+    backend: BackendConf = MISSING
+    judge: JudgeConf = MISSING
+    study: StudyConf = MISSING
+    output_dir: str = MISSING
+    emit_only: bool = False
+    report: bool = True
+
+
+GROUP_SCHEMAS = {
+    "skill": SkillConf,
+    "harness": HarnessConf,
+    "model": ModelConf,
+    "workspace": WorkspaceConf,
+    "decoys": DecoysConf,
+    "grading": GradingConf,
+    "backend": BackendConf,
+    "judge": JudgeConf,
+    "study": StudyConf,
+}

@@ -1,0 +1,192 @@
+"""The run spec: the composed Hydra config, validated once, frozen.
+
+Past ``build_run_spec`` no code reads a DictConfig. Validation errors are reported as
+dotted keys (``workspace.mode``) a user can type back as Hydra overrides.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from harbor.models.agent.name import AgentName
+from harbor.models.environment_type import EnvironmentType
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from aces_bench.config.schema import METRIC_NAMES
+from aces_bench.errors import ConfigError, from_validation
+from aces_bench.judges.spec import JudgeSpec
+
+SPEC_SCHEMA_VERSION = "1"
+_AGENTS = sorted(a.value for a in AgentName)
+_ENVIRONMENTS = sorted(e.value for e in EnvironmentType)
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SkillSpec(_Frozen):
+    paths: list[Path] = Field(min_length=1)
+    support: list[Path] = Field(default_factory=list)
+    cases: list[str] = Field(default_factory=list)
+
+
+class HarnessSpec(_Frozen):
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    agent: str | None = None
+    import_path: str | None = Field(default=None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+    kwargs: dict[str, Any] = Field(default_factory=dict)
+    env: dict[str, str] = Field(default_factory=dict)
+    requires_model: bool = True
+    label: str = ""
+
+    @model_validator(mode="after")
+    def _one_agent(self) -> HarnessSpec:
+        if (self.agent is None) == (self.import_path is None):
+            raise ValueError("set exactly one of 'agent' (a Harbor agent name) or 'import_path' (module:Class)")
+        if self.agent is not None and self.agent not in _AGENTS:
+            raise ValueError(f"unknown Harbor agent {self.agent!r}; valid: {', '.join(_AGENTS)}")
+        return self
+
+    @property
+    def display(self) -> str:
+        return self.label or self.name
+
+
+class ModelSpec(_Frozen):
+    name: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    label: str | None = None
+
+    @property
+    def display(self) -> str:
+        return self.label or self.name or "none"
+
+
+class WorkspaceSpec(_Frozen):
+    mode: Literal["isolation", "group"]
+    workdir: str = Field(default="/workspace", pattern=r"^/[^\s]*$")
+    skills_dir: str = Field(default="/skills", pattern=r"^/[^\s]*$")
+    answer_file: str = Field(default="answer.txt", pattern=r"^[A-Za-z0-9_.-]+$")
+    base_image: str = Field(min_length=1)
+    network: Literal["no-network", "public"] = "no-network"
+    cpus: int = Field(default=1, ge=1)
+    memory_mb: int = Field(default=2048, ge=128)
+    agent_timeout_sec: float = Field(default=300.0, gt=0)
+    verifier_timeout_sec: float = Field(default=60.0, gt=0)
+
+
+class DecoySpec(_Frozen):
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    paths: list[Path] = Field(default_factory=list)
+    size: int | None = Field(default=None, ge=0)
+
+
+class GradingSpec(_Frozen):
+    mode: Literal["aces_default", "aces_plus_custom", "custom_only"]
+    metrics: list[Literal[tuple(METRIC_NAMES)]] = Field(default_factory=lambda: list(METRIC_NAMES))  # type: ignore[valid-type]
+    weights: dict[str, float] = Field(default_factory=dict)
+    pass_threshold: float = Field(default=0.5, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _weights(self) -> GradingSpec:
+        for k, w in self.weights.items():
+            if k not in self.metrics:
+                raise ValueError(f"weight for {k!r} but it is not among grading.metrics {self.metrics}")
+            if w < 0:
+                raise ValueError(f"weight for {k!r} is negative")
+        return self
+
+    def weight_of(self, metric: str) -> float:
+        """Composite weight; equal (1/len(metrics)) unless configured."""
+        if self.weights:
+            return self.weights.get(metric, 0.0)
+        return 1.0 / len(self.metrics) if metric in self.metrics else 0.0
+
+
+class BackendSpec(_Frozen):
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    type: str | None = None
+    import_path: str | None = Field(default=None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+    kwargs: dict[str, Any] = Field(default_factory=dict)
+    delete: bool = True
+    label: str = ""
+
+    @model_validator(mode="after")
+    def _one_env(self) -> BackendSpec:
+        if (self.type is None) == (self.import_path is None):
+            raise ValueError("set exactly one of 'type' (a Harbor environment type) or 'import_path' (module:Class)")
+        if self.type is not None and self.type not in _ENVIRONMENTS:
+            raise ValueError(f"unknown Harbor environment type {self.type!r}; valid: {', '.join(_ENVIRONMENTS)}")
+        return self
+
+    @property
+    def display(self) -> str:
+        return self.label or self.name
+
+
+class StudySpec(_Frozen):
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    description: str = ""
+    n_attempts: int = Field(default=1, ge=1)
+    n_concurrent: int = Field(default=2, ge=1)
+    seed: int = 0
+
+
+class RunSpec(_Frozen):
+    """Everything one sweep member needs, validated."""
+
+    schema_version: str = SPEC_SCHEMA_VERSION
+    skill: SkillSpec
+    harness: HarnessSpec
+    model: ModelSpec
+    workspace: WorkspaceSpec
+    decoys: DecoySpec
+    grading: GradingSpec
+    backend: BackendSpec
+    judge: JudgeSpec
+    study: StudySpec
+    output_dir: Path
+    emit_only: bool = False
+    report: bool = True
+    overrides: list[str] = Field(default_factory=list)
+    choices: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> RunSpec:
+        if self.harness.requires_model and not self.model.name:
+            raise ValueError(
+                f"harness {self.harness.name!r} needs a model: add model=<option> or model.name=<litellm model>"
+            )
+        if self.workspace.mode == "group" and not self.decoys.paths and not self.skill.support:
+            raise ValueError(
+                "workspace.mode is 'group' but no decoys or support skills are configured: add decoys=paper"
+            )
+        return self
+
+
+def build_run_spec(cfg: DictConfig, *, overrides: list[str] | None = None, choices: dict[str, Any] | None = None) -> RunSpec:
+    """Resolve the composed config and validate it into a RunSpec."""
+    try:
+        raw = OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
+    except MissingMandatoryValue as exc:
+        key = getattr(exc, "full_key", None) or "?"
+        raise ConfigError(
+            f"missing mandatory value '{key}'",
+            where="config",
+            fix=f"set it on the command line, e.g. {key}=...",
+        ) from None
+    except OmegaConfBaseException as exc:
+        raise ConfigError(str(exc).splitlines()[0], where="config", fix="check the named key") from None
+    assert isinstance(raw, dict)
+    raw.pop("hydra", None)
+    raw["overrides"] = list(overrides or [])
+    raw["choices"] = {str(k): str(v) for k, v in (choices or {}).items() if v is not None and not str(k).startswith("hydra")}
+    try:
+        return RunSpec.model_validate(raw)
+    except ValidationError as err:
+        raise from_validation(err, where="config", fix="correct the listed keys with Hydra overrides (key=value)") from None
