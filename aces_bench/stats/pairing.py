@@ -1,0 +1,123 @@
+"""Paired cases: one row per ``PAIR_KEY``, with-skill minus baseline for every outcome.
+
+The paired frame is an *outer* join of the two conditions, so a case run (or scored)
+on one side only keeps its row: its lift is NaN and ``missingness`` counts it. Nothing
+is dropped here; statistics downstream use the rows whose lift is defined.
+
+Outcome columns of the paired frame, for each outcome ``o`` in ``OUTCOMES``:
+``with_<o>``, ``base_<o>`` and ``lift_<o>`` (with minus base, NaN unless both scored).
+Per side it also carries ``present_<side>``, ``status_<side>``, ``traj_<side>`` and
+``n_visible_skills_<side>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from aces_bench.errors import ReportError
+from aces_bench.table import CONDITIONS, METRICS, OUTCOME_METRICS, PAIR_KEY, metric_column
+
+COMPOSITE = "composite"
+OUTCOME_ONLY = "outcome_only"
+REWARD = "reward"
+OUTCOMES = (*METRICS, COMPOSITE, OUTCOME_ONLY, REWARD)
+SIDES = {"with_skill": "with", "baseline": "base"}
+
+REQUIRED_COLUMNS = (*PAIR_KEY, "condition", "status")
+_SIDE_EXTRAS = {"status": "status", "has_trajectory": "traj", "n_visible_skills": "n_visible_skills"}
+
+
+def check_outcome(outcome: str) -> str:
+    """Return ``outcome`` if it is one this layer knows; else a user error listing them."""
+    if outcome not in OUTCOMES:
+        raise ReportError(
+            f"unknown outcome {outcome!r}",
+            where="stats",
+            fix=f"use one of: {', '.join(OUTCOMES)}",
+        )
+    return outcome
+
+
+def outcome_values(trials: pd.DataFrame, outcome: str) -> pd.Series:
+    """Per-trial value of ``outcome`` as float, NaN when unscored or the column is absent.
+
+    ``outcome_only`` is the mean of the outcome metrics (accuracy, goal_accuracy) that
+    are scored on that trial; NaN when neither is. ``missingness`` counts the trials
+    where it rests on one of the two only.
+    """
+    check_outcome(outcome)
+    if outcome == OUTCOME_ONLY:
+        parts = [outcome_values(trials, m) for m in OUTCOME_METRICS]
+        stacked = pd.concat(parts, axis=1)
+        return stacked.mean(axis=1, skipna=True)  # all-NaN row -> NaN, never 0
+    column = outcome if outcome in (COMPOSITE, REWARD) else metric_column(outcome)
+    if column not in trials.columns:
+        return pd.Series(np.nan, index=trials.index, dtype=float)
+    return pd.to_numeric(trials[column], errors="coerce").astype(float)
+
+
+def validate_trials(trials: pd.DataFrame, *, where: str = "trials table") -> None:
+    """Raise a ``ReportError`` naming the problem when the table cannot be paired."""
+    missing = [c for c in REQUIRED_COLUMNS if c not in trials.columns]
+    if missing:
+        raise ReportError(
+            f"missing columns: {', '.join(missing)}",
+            where=where,
+            fix="build the table with aces_bench.table.TrialRow (columns listed in table.COLUMNS)",
+        )
+    bad = sorted(set(trials["condition"].dropna().astype(str)) - set(CONDITIONS))
+    if bad or trials["condition"].isna().any():
+        shown = bad or ["<empty>"]
+        raise ReportError(
+            f"unknown condition value(s): {', '.join(shown)}",
+            where=f"{where}: column 'condition'",
+            fix=f"every row's condition must be one of: {', '.join(CONDITIONS)}",
+        )
+    dup = trials.duplicated(list((*PAIR_KEY, "condition")), keep=False)
+    if dup.any():
+        first = trials.loc[dup, list((*PAIR_KEY, "condition"))].iloc[0]
+        key = ", ".join(f"{k}={first[k]!r}" for k in (*PAIR_KEY, "condition"))
+        raise ReportError(
+            f"{int(dup.sum())} rows share a pairing key with another row, first: {key}",
+            where=where,
+            fix="keep one trial per (pair key, condition): drop duplicate runs or number repeats with distinct attempts",
+        )
+
+
+def build_pairs(trials: pd.DataFrame, outcomes: Sequence[str] = OUTCOMES) -> pd.DataFrame:
+    """Outer-join with-skill and baseline trials on ``PAIR_KEY``.
+
+    Promises: one row per pair key seen on either side, sorted by ``PAIR_KEY``;
+    ``lift_<o>`` is NaN unless both sides scored ``o``; no row is dropped.
+    """
+    validate_trials(trials)
+    for o in outcomes:
+        check_outcome(o)
+    sides = []
+    for condition, tag in SIDES.items():
+        part = trials.loc[trials["condition"] == condition]
+        cols = {k: part[k] for k in PAIR_KEY}
+        cols[f"present_{tag}"] = pd.Series(True, index=part.index)
+        for source, name in _SIDE_EXTRAS.items():
+            if source in part.columns:
+                cols[f"{name}_{tag}"] = part[source]
+        for o in outcomes:
+            cols[f"{tag}_{o}"] = outcome_values(part, o)
+        sides.append(pd.DataFrame(cols))
+    pairs = sides[0].merge(sides[1], on=list(PAIR_KEY), how="outer", sort=False)
+    for tag in SIDES.values():
+        pairs[f"present_{tag}"] = pairs[f"present_{tag}"].astype("boolean").fillna(False).astype(bool)
+    for o in outcomes:
+        pairs[f"lift_{o}"] = pairs[f"with_{o}"] - pairs[f"base_{o}"]
+    return pairs.sort_values(list(PAIR_KEY), kind="stable").reset_index(drop=True)
+
+
+def scored_lifts(pairs: pd.DataFrame, outcome: str) -> pd.DataFrame:
+    """The pairs whose ``lift_<outcome>`` is defined (both sides scored)."""
+    column = f"lift_{check_outcome(outcome)}"
+    if column not in pairs.columns:
+        raise ReportError(f"paired frame has no column {column!r}", where="stats", fix="build it with build_pairs(trials, outcomes=...) including this outcome")
+    return pairs.loc[pairs[column].notna()]

@@ -1,0 +1,97 @@
+"""pass@k with and without the skill, and its lift, by the unbiased estimator.
+
+For a case with ``n`` scored attempts of which ``c`` succeed, pass@k is
+``1 - C(n - c, k) / C(n, k)`` (Chen et al. 2021): the chance that k attempts drawn
+without replacement from the n include a success. It is undefined when ``n < k``;
+such cases are counted (``n_short``), never scored 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from aces_bench.stats.pairing import REWARD, outcome_values, validate_trials
+from aces_bench.table import CELL_KEY, PAIR_KEY
+
+CASE_KEY = tuple(k for k in PAIR_KEY if k != "attempt")
+PASSK_FIELDS = ("k", "n_cases", "n_short", "n_one_side", "pass_with", "pass_base", "lift")
+
+
+def pass_at_k(n: np.ndarray | int, c: np.ndarray | int, k: int) -> np.ndarray:
+    """Unbiased pass@k per case; NaN where ``n < k``. Exact integer binomials."""
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    n_arr = np.atleast_1d(np.asarray(n, dtype=np.int64))
+    c_arr = np.atleast_1d(np.asarray(c, dtype=np.int64))
+    if np.any(c_arr < 0) or np.any(c_arr > n_arr):
+        raise ValueError("pass counts must satisfy 0 <= c <= n")
+    out = np.full(n_arr.shape, np.nan)
+    for i, (ni, ci) in enumerate(zip(n_arr.tolist(), c_arr.tolist(), strict=True)):
+        if ni >= k:
+            out[i] = 1.0 - math.comb(ni - ci, k) / math.comb(ni, k)
+    return out
+
+
+def pass_counts(
+    trials: pd.DataFrame,
+    *,
+    success: str = REWARD,
+    threshold: float = 1.0,
+    case_key: Sequence[str] = CASE_KEY,
+) -> pd.DataFrame:
+    """Per (case, condition): ``n`` scored attempts, ``c`` with ``success >= threshold``,
+    and ``n_unscored`` attempts whose outcome is missing (failed or unscored trials:
+    they are not failures of the agent, so they are counted apart, not as misses)."""
+    validate_trials(trials)
+    value = outcome_values(trials, success)
+    frame = trials[[*case_key, "condition"]].assign(
+        scored=value.notna().astype(int), success=(value >= threshold).astype(int), unscored=value.isna().astype(int)
+    )
+    grouped = frame.groupby([*case_key, "condition"], sort=True, dropna=False)[["scored", "success", "unscored"]].sum()
+    return grouped.rename(columns={"scored": "n", "success": "c", "unscored": "n_unscored"}).reset_index()
+
+
+def passk_table(
+    counts: pd.DataFrame,
+    *,
+    ks: Sequence[int] = (1, 3),
+    by: Sequence[str] = CELL_KEY,
+    case_key: Sequence[str] = CASE_KEY,
+) -> pd.DataFrame:
+    """pass@k per group in ``by`` (``()`` pools everything) and k, paired by case.
+
+    A case counts (``n_cases``) when both conditions have ``n >= k``; ``pass_with`` and
+    ``pass_base`` average its per-case pass@k and ``lift`` is their difference. Cases
+    with a side short of k attempts are counted in ``n_short``, cases seen in one
+    condition only in ``n_one_side``. No case: ``n_cases = 0`` and None values.
+    """
+    keys = list(case_key)
+    summed = counts.groupby([*keys, "condition"], sort=True, dropna=False)[["n", "c"]].sum()
+    wide = summed.unstack("condition")
+    wide.columns = [f"{v}_{cond}" for v, cond in wide.columns]
+    for col in ("n_with_skill", "c_with_skill", "n_baseline", "c_baseline"):
+        if col not in wide.columns:
+            wide[col] = np.nan
+    wide = wide.reset_index()
+    rows = []
+    groups = wide.groupby(list(by), sort=True, dropna=False) if by else [((), wide)]
+    for key, part in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        both = part["n_with_skill"].notna() & part["n_baseline"].notna()
+        one_side = int((~both).sum())
+        for k in ks:
+            ok = both & (part["n_with_skill"] >= k) & (part["n_baseline"] >= k)
+            sel = part.loc[ok]
+            row = {**dict(zip(by, key, strict=True)), "k": int(k), "n_cases": int(ok.sum()),
+                   "n_short": int((both & ~ok).sum()), "n_one_side": one_side,
+                   "pass_with": None, "pass_base": None, "lift": None}
+            if len(sel):
+                pw = pass_at_k(sel["n_with_skill"].astype(int), sel["c_with_skill"].astype(int), k)
+                pb = pass_at_k(sel["n_baseline"].astype(int), sel["c_baseline"].astype(int), k)
+                row.update(pass_with=float(pw.mean()), pass_base=float(pb.mean()), lift=float((pw - pb).mean()))
+            rows.append(row)
+    return pd.DataFrame(rows, columns=[*by, *PASSK_FIELDS])

@@ -1,0 +1,165 @@
+"""Everything the report shows about a trials table, in one JSON-serialisable model.
+
+``study_stats(trials)`` runs every statistic of this package with one set of settings
+and returns a ``StudyStats``. Tables are stored as ``StatTable`` (column names + rows of
+plain values, NaN stored as None) so a report can render them or call ``.frame()``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from aces_bench.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_table
+from aces_bench.stats.correlation import Correlation, static_lift_correlation
+from aces_bench.stats.lift import lift_table, within_cell_sd
+from aces_bench.stats.missingness import (
+    imputation_sensitivity, one_sided, outcome_only_partial, scored_by_condition, status_counts, trajectory_gaps,
+)
+from aces_bench.stats.pairing import COMPOSITE, OUTCOMES, REWARD, build_pairs, check_outcome
+from aces_bench.stats.passk import pass_counts, passk_table
+from aces_bench.stats.routing import routing_premium
+from aces_bench.stats.significance import design_power, per_skill_tests
+from aces_bench.table import CELL_KEY
+
+STATS_SCHEMA_VERSION = "1"
+Scalar = float | int | str | bool | None
+
+
+def _plain(value: Any) -> Scalar:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+class StatTable(BaseModel):
+    """A tidy table: ordered column names and one dict per row (None = not defined)."""
+
+    columns: list[str]
+    rows: list[dict[str, Scalar]]
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame) -> StatTable:
+        cols = [str(c) for c in frame.columns]
+        rows = [{c: _plain(v) for c, v in zip(cols, rec, strict=True)} for rec in frame.itertuples(index=False, name=None)]
+        return cls(columns=cols, rows=rows)
+
+    def frame(self) -> pd.DataFrame:
+        return pd.DataFrame(self.rows, columns=self.columns)
+
+
+class StatsSettings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    outcomes: tuple[str, ...] = OUTCOMES
+    headline_outcome: str = COMPOSITE
+    level: float = 0.95
+    n_resamples: int = DEFAULT_RESAMPLES
+    seed: int = 0
+    ks: tuple[int, ...] = (1, 3)
+    pass_outcome: str = REWARD
+    pass_threshold: float = 1.0
+    alpha: float = 0.05
+    power: float = 0.8
+    target_lift: float = 0.1
+
+
+class Missingness(BaseModel):
+    scored_by_condition: StatTable
+    status: StatTable
+    trajectories: StatTable
+    one_sided: StatTable
+    outcome_only_partial: StatTable
+    sensitivity: StatTable
+
+
+class StudyStats(BaseModel):
+    """All statistics of one study. Lift is with-skill minus baseline on the outcome's scale."""
+
+    schema_version: str = STATS_SCHEMA_VERSION
+    settings: StatsSettings
+    n_trials: int
+    n_pair_keys: int
+    lift_pooled: StatTable = Field(description="per outcome, over all scored pairs")
+    lift_by_cell: StatTable = Field(description="per (skill, harness, model, workspace_mode) and outcome")
+    bootstrap: StatTable = Field(description="pooled lift with cluster bootstrap CI over skills and over cells")
+    within_cell_sd: StatTable
+    passk_pooled: StatTable
+    passk_by_cell: StatTable
+    routing_pooled: StatTable
+    routing_by_cell: StatTable
+    significance: StatTable = Field(description="per-skill sign/permutation tests on the headline outcome, Holm-corrected")
+    design_power: StatTable
+    missingness: Missingness
+    static_correlation: Correlation | None = None
+    static_by_skill: StatTable | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_version(cls, data: Any) -> Any:
+        # Only version 1 exists; a later version would migrate older payloads here.
+        if isinstance(data, dict) and str(data.get("schema_version", STATS_SCHEMA_VERSION)) != STATS_SCHEMA_VERSION:
+            raise ValueError(f"unsupported StudyStats schema_version {data['schema_version']!r}; "
+                             f"this aces-bench reads {STATS_SCHEMA_VERSION!r}: regenerate with `aces-bench report`")
+        return data
+
+
+def study_stats(
+    trials: pd.DataFrame,
+    *,
+    settings: StatsSettings | None = None,
+    static_scores: pd.DataFrame | Mapping[str, float] | None = None,
+    cell_key: Sequence[str] = CELL_KEY,
+) -> StudyStats:
+    """Compute every statistic for ``trials`` (the tidy trials table) into a ``StudyStats``.
+
+    Pure: reads nothing but its arguments. Seeded, so the same input gives the same
+    output. Empty or degenerate input yields tables with n = 0 and None statistics.
+    """
+    s = settings or StatsSettings()
+    for o in (*s.outcomes, s.headline_outcome, s.pass_outcome):
+        check_outcome(o)
+    pairs = build_pairs(trials, outcomes=s.outcomes if s.headline_outcome in s.outcomes else (*s.outcomes, s.headline_outcome))
+    cell = tuple(cell_key)
+    counts = pass_counts(trials, success=s.pass_outcome, threshold=s.pass_threshold)
+    t = StatTable.from_frame
+    corr, by_skill = (None, None)
+    if static_scores is not None:
+        corr, joined = static_lift_correlation(static_scores, pairs, outcome=s.headline_outcome, level=s.level)
+        by_skill = t(joined)
+    return StudyStats(
+        settings=s,
+        n_trials=len(trials),
+        n_pair_keys=len(pairs),
+        lift_pooled=t(lift_table(pairs, by=(), outcomes=s.outcomes, level=s.level)),
+        lift_by_cell=t(lift_table(pairs, by=cell, outcomes=s.outcomes, level=s.level)),
+        bootstrap=t(bootstrap_table(pairs, outcomes=s.outcomes, n_resamples=s.n_resamples, seed=s.seed, level=s.level)),
+        within_cell_sd=t(within_cell_sd(pairs, by=cell, outcomes=s.outcomes)),
+        passk_pooled=t(passk_table(counts, ks=s.ks, by=())),
+        passk_by_cell=t(passk_table(counts, ks=s.ks, by=cell)),
+        routing_pooled=t(routing_premium(pairs, outcomes=(s.headline_outcome,), n_resamples=s.n_resamples,
+                                         seed=s.seed, level=s.level)),
+        routing_by_cell=t(routing_premium(pairs, outcomes=(s.headline_outcome,), by=("skill", "harness", "model"),
+                                          n_resamples=s.n_resamples, seed=s.seed, level=s.level)),
+        significance=t(per_skill_tests(pairs, outcome=s.headline_outcome, n_permutations=s.n_resamples, seed=s.seed)),
+        design_power=t(design_power(pairs, outcomes=s.outcomes, target_lift=s.target_lift, alpha=s.alpha, power=s.power)),
+        missingness=Missingness(
+            scored_by_condition=t(scored_by_condition(trials, outcomes=s.outcomes)),
+            status=t(status_counts(trials)),
+            trajectories=t(trajectory_gaps(trials)),
+            one_sided=t(one_sided(pairs, outcomes=s.outcomes)),
+            outcome_only_partial=t(outcome_only_partial(trials)),
+            sensitivity=t(imputation_sensitivity(pairs, outcomes=s.outcomes, level=s.level)),
+        ),
+        static_correlation=corr,
+        static_by_skill=by_skill,
+    )
