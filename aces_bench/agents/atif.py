@@ -1,0 +1,150 @@
+"""Record the reference agent's actions as an ATIF trajectory with Harbor's models.
+
+Conventions (docs/architecture.md): step 1 is the user instruction; each action is
+one agent step with a single ``bash`` tool call ``{"command": ...}`` and an
+observation whose content is the command's stdout, stderr and exit code; the last
+step is the answer. Every agent step has ``llm_call_count=0`` (ATIF-v1.7's marker of
+a deterministic, non-LLM dispatch). Ids are sequential (``call_1``, ...), so two runs
+on the same inputs differ only in timestamps, and not even there in deterministic
+mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from harbor.models.trajectories import (
+    Agent,
+    FinalMetrics,
+    Observation,
+    ObservationResult,
+    Step,
+    ToolCall,
+    Trajectory,
+)
+
+ATIF_SCHEMA_VERSION = Trajectory.model_fields["schema_version"].default
+BASH_TOOL = "bash"
+# Long outputs are cut so one chatty script cannot bloat every trajectory.
+MAX_OBSERVATION_CHARS = 100_000
+BASH_TOOL_DEFINITION: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": BASH_TOOL,
+        "description": "Run a shell command in the task environment.",
+        "parameters": {
+            "type": "object",
+            "properties": {"command": {"type": "string", "description": "The command to run."}},
+            "required": ["command"],
+        },
+    },
+}
+
+
+def format_observation(stdout: str | None, stderr: str | None, exit_code: int | None) -> str:
+    """Command output as the observation shows it: stdout, stderr, then the exit code."""
+    parts = [text.rstrip("\n") for text in (stdout, stderr) if text and text.strip()]
+    body = "\n".join(parts)
+    if len(body) > MAX_OBSERVATION_CHARS:
+        cut = len(body) - MAX_OBSERVATION_CHARS
+        body = body[:MAX_OBSERVATION_CHARS] + f"\n[... {cut} characters cut]"
+    code = "none (the command did not finish)" if exit_code is None else str(exit_code)
+    return f"{body}\n[exit code: {code}]" if body else f"[exit code: {code}]"
+
+
+def utc_now() -> str:
+    """The current time as an ISO 8601 UTC timestamp."""
+    return datetime.now(UTC).isoformat()
+
+
+class TrajectoryRecorder:
+    """Accumulates steps; ``trajectory()`` validates them into Harbor's model."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        *,
+        session_id: str | None = None,
+        clock: Callable[[], str] | None = utc_now,
+    ):
+        self._agent = agent
+        self._session_id = session_id
+        self._clock = clock
+        self._steps: list[Step] = []
+        self._calls = 0
+        self.extra: dict[str, Any] = {}
+
+    @property
+    def steps(self) -> list[Step]:
+        return list(self._steps)
+
+    def _stamp(self) -> str | None:
+        return self._clock() if self._clock is not None else None
+
+    def user(self, message: str) -> None:
+        self._steps.append(Step(step_id=len(self._steps) + 1, timestamp=self._stamp(), source="user", message=message))
+
+    def action(
+        self,
+        message: str,
+        command: str,
+        *,
+        stdout: str | None,
+        stderr: str | None,
+        exit_code: int | None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        """One bash call and its observed result."""
+        self._calls += 1
+        call_id = f"call_{self._calls}"
+        self._steps.append(
+            Step(
+                step_id=len(self._steps) + 1,
+                timestamp=self._stamp(),
+                source="agent",
+                message=message,
+                tool_calls=[ToolCall(tool_call_id=call_id, function_name=BASH_TOOL, arguments={"command": command})],
+                observation=Observation(
+                    results=[
+                        ObservationResult(
+                            source_call_id=call_id,
+                            content=format_observation(stdout, stderr, exit_code),
+                            extra={"exit_code": exit_code},
+                        )
+                    ]
+                ),
+                llm_call_count=0,
+                extra=extra,
+            )
+        )
+
+    def final(self, answer: str, extra: dict[str, Any] | None = None) -> None:
+        self._steps.append(
+            Step(
+                step_id=len(self._steps) + 1,
+                timestamp=self._stamp(),
+                source="agent",
+                message=answer,
+                llm_call_count=0,
+                extra=extra,
+            )
+        )
+
+    def trajectory(self) -> Trajectory:
+        """The trajectory so far, with zero tokens and cost (no model was called)."""
+        return Trajectory(
+            schema_version=ATIF_SCHEMA_VERSION,
+            session_id=self._session_id,
+            agent=self._agent,
+            steps=self.steps,
+            final_metrics=FinalMetrics(
+                total_prompt_tokens=0,
+                total_completion_tokens=0,
+                total_cached_tokens=0,
+                total_cost_usd=0.0,
+                total_steps=len(self._steps),
+            ),
+            extra=dict(self.extra) or None,
+        )
