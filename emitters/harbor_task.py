@@ -79,8 +79,10 @@ def _metadata(plan: TaskPlan, spec: RunSpec) -> dict:
         "aces_bench_version": __version__,
         "grader_version": GRADER_VERSION,
         "skill": plan.target.name,
-        "skill_hash": plan.target.content_hash,
-        "skill_version": plan.target.version or "",
+        # Only the with-skill task depends on the target's content: a baseline task
+        # (and its finished trials) stays valid across revisions of the skill.
+        "skill_hash": plan.target.content_hash if plan.condition == "with_skill" else "",
+        "skill_version": (plan.target.version or "") if plan.condition == "with_skill" else "",
         "case_id": case.id,
         "case_kind": case.kind or "",
         "case_hash": case.content_hash(),

@@ -1,0 +1,71 @@
+# aces-bench developer and user entry points. `make help` lists them.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV ?= .venv
+VENV_PY := $(VENV)/bin/python
+STAMP := $(VENV)/.aces-installed
+OUT ?= outputs/demo
+PYTEST_ARGS ?=
+
+# First interpreter >= 3.12 found: $ACES_PYTHON, then PATH, then pyenv and common prefixes.
+# (pyenv's python3.12 shim fails without PYENV_VERSION; the version probe skips it.)
+define find_python
+for c in "$$ACES_PYTHON" python3.13 python3.12 python3 \
+         $$HOME/.pyenv/versions/3.1[2-9]*/bin/python /root/.pyenv/versions/3.1[2-9]*/bin/python \
+         /usr/local/bin/python3.1[2-9] /usr/bin/python3.1[2-9]; do \
+  [ -n "$$c" ] || continue; \
+  if "$$c" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' >/dev/null 2>&1; then \
+    command -v "$$c" 2>/dev/null || echo "$$c"; exit 0; fi; \
+done; exit 1
+endef
+
+.PHONY: help
+help: ## List the targets
+	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml setup.py
+	@py="$$( $(find_python) )" || { \
+	  echo "error: aces-bench needs Python >= 3.12 (Harbor requires it); none was found." >&2; \
+	  echo "  install one, e.g. 'apt-get install python3.12-venv' or 'pyenv install 3.12', or set ACES_PYTHON=/path/to/python3.12" >&2; \
+	  exit 1; }; \
+	echo "using $$py ($$("$$py" --version))"; \
+	[ -x "$(VENV_PY)" ] || "$$py" -m venv $(VENV); \
+	$(VENV_PY) -m pip install -q --upgrade pip >/dev/null; \
+	$(VENV_PY) -m pip install -q -e ".[test]"
+	@touch $(STAMP)
+
+.PHONY: install
+install: $(STAMP) ## Create .venv (Python >= 3.12) and install aces-bench with test extras
+
+.PHONY: sandbox
+sandbox: ## Make sure bubblewrap (the local sandbox backend) is installed
+	@if command -v bwrap >/dev/null 2>&1; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing bubblewrap (apt-get)"; \
+	  (apt-get install -y -qq bubblewrap >/dev/null 2>&1 || { apt-get update -qq >/dev/null && apt-get install -y -qq bubblewrap >/dev/null; }); \
+	else \
+	  echo "error: the local backend needs bubblewrap (bwrap). Install it: 'sudo apt-get install bubblewrap' (Debian/Ubuntu), 'sudo dnf install bubblewrap' (Fedora), or run with backend=docker." >&2; exit 1; \
+	fi
+
+.PHONY: demo
+demo: install sandbox ## Run the demo study offline (reference agent, local sandbox, heuristic judge) and write its report
+	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV)/bin/aces-bench study=demo
+	@echo "report: $(OUT)/report/index.html"
+
+.PHONY: sweep
+sweep: install sandbox ## Example multirun: isolation vs group (paper decoys) with the reference agent
+	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV)/bin/aces-bench -m study=demo workspace=isolation,group decoys=paper
+
+.PHONY: test
+test: install sandbox ## Run the test suite
+	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) -m pytest -q $(PYTEST_ARGS)
+
+.PHONY: bench
+bench: install sandbox ## Run the speed benchmarks (targets printed next to timings)
+	@for b in tests/bench/bench_*.py; do echo "== $$b"; HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) $$b || exit 1; done
+
+.PHONY: clean
+clean: ## Remove outputs, caches and the virtualenv
+	rm -rf $(VENV) outputs multirun .pytest_cache .aces-cache build *.egg-info
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

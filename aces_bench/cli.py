@@ -1,0 +1,94 @@
+"""The ``aces-bench`` command.
+
+``aces-bench [run] [overrides...]`` and ``aces-bench -m ...`` are the Hydra app (one
+study, or a multirun sweep). ``scan``, ``report``, ``grade`` and ``dataset`` are plain
+subcommands. User errors print one message and exit 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig
+
+from aces_bench.config.spec import build_run_spec
+from aces_bench.config.store import CONFIG_NAME, CONFIG_PATH, register
+from aces_bench.errors import AcesError
+from aces_bench.runner import set_offline_defaults
+
+SUBCOMMANDS = {
+    "scan": ("aces_bench.static.cli", "static scan of skill folders (structure, rubric, security)"),
+    "report": ("aces_bench.reports.cli", "regenerate reports from stored results (or SkillsBench data)"),
+    "grade": ("aces_bench.graders.cli", "grade the trials of any Harbor job dir"),
+    "dataset": ("aces_bench.datasets.cli", "create or refine a skill's evaluation cases"),
+}
+
+log = logging.getLogger("aces_bench")
+
+register()
+
+
+@hydra.main(config_path=CONFIG_PATH, config_name=CONFIG_NAME, version_base="1.3")
+def _study(cfg: DictConfig) -> None:
+    from aces_bench.pipeline import run_study
+
+    hc = HydraConfig.get()
+    try:
+        spec = build_run_spec(cfg, overrides=list(hc.overrides.task), choices=dict(hc.runtime.choices))
+        run_study(spec)
+    except AcesError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+
+
+def _usage() -> str:
+    lines = [
+        "usage: aces-bench [run] [-m] [group=option ...] [group.key=value ...]",
+        "       aces-bench {" + ",".join(SUBCOMMANDS) + "} ...",
+        "",
+        "Run a paired with/without-skill study (Hydra app; -m sweeps comma-separated options):",
+        "  aces-bench                                   the demo study on the embedded defaults",
+        "  aces-bench -m harness=reference workspace=isolation,group decoys=paper",
+        "  aces-bench skill=custom 'skill.paths=[/path/to/my-skill]'",
+        "  aces-bench --cfg job                         print the composed config",
+        "  aces-bench --help                            Hydra's help: groups and options",
+        "",
+        "Subcommands:",
+    ]
+    lines += [f"  {name:<9} {desc}" for name, (_, desc) in SUBCOMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    set_offline_defaults()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in ("usage", "commands"):
+        print(_usage())
+        return 0
+    if argv and argv[0] in SUBCOMMANDS:
+        module_name, _ = SUBCOMMANDS[argv[0]]
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and module_name.startswith(exc.name):
+                print(f"error: 'aces-bench {argv[0]}' is not available in this version", file=sys.stderr)
+                return 2
+            raise
+        try:
+            return int(module.main(argv[1:]) or 0)
+        except AcesError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    if argv and argv[0] == "run":
+        argv = argv[1:]
+    sys.argv = [sys.argv[0] if sys.argv else "aces-bench", *argv]
+    _study()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""One study, end to end: emit -> Harbor job -> collect -> grade -> table -> report."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+from aces_bench.collect import collect_job
+from aces_bench.config.spec import RunSpec
+from aces_bench.emitters import emit_study
+from aces_bench.emitters.plan import plan_study
+from aces_bench.grading import grade_records, write_grades
+from aces_bench.io import write_json
+from aces_bench.provenance import SkillProvenance, build_provenance
+from aces_bench.runner import job_config, run_job
+from aces_bench.tables import write_trials_table
+
+log = logging.getLogger("aces_bench.pipeline")
+
+
+def run_study(spec: RunSpec) -> Path:
+    """Run one sweep member; returns its output dir. Re-running resumes."""
+    out = Path(spec.output_dir).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    plan = plan_study(spec)
+    emitted = emit_study(spec, out / "tasks", plan)
+    log.info("emitted %d task dirs (%d new, %d reused) in %s", len(emitted.tasks), emitted.written,
+             emitted.reused, emitted.tasks_dir)
+    skills = [
+        SkillProvenance(name=s.name, role=role, content_hash=s.content_hash, version=s.version, path=str(s.path))
+        for role, group in (("target", plan.targets), ("support", plan.support), ("decoy", plan.decoys))
+        for s in group
+    ]
+    jobs_dir = out / "jobs"
+    job_dir = jobs_dir / job_config(spec, emitted, jobs_dir).job_name
+    write_json(out / "provenance.json", build_provenance(spec, skills, job_dir))
+    if spec.emit_only:
+        log.info("emit_only=true: not running trials")
+        return out
+    asyncio.run(run_job(spec, emitted, jobs_dir))
+    plans = {t.task_id: tp for t, tp in zip(emitted.tasks, plan.tasks, strict=True)}
+    records = collect_job(job_dir, plans, spec.study.n_attempts)
+    graded = asyncio.run(grade_records(records, spec))
+    write_grades(out / "grades.jsonl", graded)
+    frame = write_trials_table(out, graded, spec)
+    log.info("trials table: %d rows -> %s", len(frame), out / "trials.parquet")
+    if spec.report:
+        from aces_bench.reports import build_report
+
+        index = build_report(out)
+        log.info("report: %s", index)
+    return out

@@ -1,0 +1,82 @@
+"""Live trial progress: a rich display on a terminal, plain log lines otherwise."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+
+from harbor.trial.hooks import TrialHookEvent
+
+log = logging.getLogger("aces_bench.run")
+
+
+class TrialProgress:
+    """Counts trials done, running and failed, with an ETA from the mean trial time."""
+
+    def __init__(self, total: int, *, already_done: int = 0, stream=None):
+        self.total = total
+        self.done = already_done
+        self.failed = 0
+        self.running = 0
+        self._started = time.monotonic()
+        self._resumed = already_done
+        self._stream = stream or sys.stderr
+        self._live = None
+        self._is_tty = bool(getattr(self._stream, "isatty", lambda: False)())
+
+    def __enter__(self) -> TrialProgress:
+        if self._is_tty:
+            from rich.console import Console
+            from rich.live import Live
+
+            self._live = Live(self._render(), console=Console(file=self._stream), refresh_per_second=4, transient=False)
+            self._live.__enter__()
+        else:
+            log.info("trials: %d to run (%d already done)", self.total, self.done)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._live is not None:
+            self._live.update(self._render())
+            self._live.__exit__(*exc)
+
+    def eta_seconds(self) -> float | None:
+        finished_here = self.done - self._resumed
+        if finished_here <= 0:
+            return None
+        per_trial = (time.monotonic() - self._started) / finished_here
+        return per_trial * (self.total - self.done)
+
+    def summary(self) -> str:
+        eta = self.eta_seconds()
+        eta_text = f"{eta:.0f}s" if eta is not None else "?"
+        return (
+            f"{self.done}/{self.total} done, {self.running} running, {self.failed} failed, ETA {eta_text}"
+        )
+
+    def _render(self):
+        from rich.progress_bar import ProgressBar
+        from rich.table import Table
+
+        grid = Table.grid(padding=(0, 1))
+        grid.add_row(ProgressBar(total=max(self.total, 1), completed=self.done, width=40), self.summary())
+        return grid
+
+    async def on_start(self, event: TrialHookEvent) -> None:
+        self.running += 1
+        self._refresh(None)
+
+    async def on_end(self, event: TrialHookEvent) -> None:
+        self.running = max(0, self.running - 1)
+        self.done += 1
+        result = event.result
+        failed = result.exception_info is not None
+        self.failed += failed
+        self._refresh(f"{event.trial_name}: {'FAILED ' + result.exception_info.exception_type if failed else 'ok'}")
+
+    def _refresh(self, line: str | None) -> None:
+        if self._live is not None:
+            self._live.update(self._render())
+        elif line is not None:
+            log.info("%s (%s)", line, self.summary())

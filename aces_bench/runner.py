@@ -1,0 +1,96 @@
+"""Run an emitted study through Harbor's job API, resumably.
+
+The job name is a hash of the whole Harbor job config, so re-running the same sweep
+finds the same job dir and Harbor resumes it (finished trials are kept), while any
+change to the config starts a new job instead of tripping Harbor's changed-config
+check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from harbor.job import Job
+from harbor.models.job.config import DatasetConfig, JobConfig
+from harbor.models.trial.config import AgentConfig, EnvironmentConfig
+
+from aces_bench.config.spec import RunSpec
+from aces_bench.emitters import EmitResult
+from aces_bench.errors import RunError
+from aces_bench.progress import TrialProgress
+
+OFFLINE_ENV = {"HARBOR_TELEMETRY": "0", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+
+
+def set_offline_defaults() -> None:
+    """Harbor sends telemetry and litellm fetches a cost map unless told not to."""
+    for key, value in OFFLINE_ENV.items():
+        os.environ.setdefault(key, value)
+
+
+def agent_config(spec: RunSpec) -> AgentConfig:
+    h, m = spec.harness, spec.model
+    return AgentConfig(
+        name=h.agent,
+        import_path=h.import_path,
+        model_name=m.name,
+        base_url=m.base_url,
+        model_api_key_name=m.api_key_env,
+        kwargs=dict(h.kwargs),
+        env=dict(h.env),
+    )
+
+
+def environment_config(spec: RunSpec) -> EnvironmentConfig:
+    b = spec.backend
+    return EnvironmentConfig(type=b.type, import_path=b.import_path, kwargs=dict(b.kwargs), delete=b.delete)
+
+
+def job_config(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> JobConfig:
+    config = JobConfig(
+        jobs_dir=Path(jobs_dir).resolve(),
+        n_attempts=spec.study.n_attempts,
+        n_concurrent_trials=spec.study.n_concurrent,
+        quiet=True,
+        agents=[agent_config(spec)],
+        environment=environment_config(spec),
+        datasets=[DatasetConfig(path=emitted.tasks_dir)],
+    )
+    payload = config.model_dump(mode="json", exclude={"job_name"})
+    payload["task_ids"] = sorted(t.task_id for t in emitted.tasks)
+    digest = hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+    return config.model_copy(update={"job_name": f"{spec.study.name}-{spec.harness.name}-{digest[:10]}"})
+
+
+def count_finished(job_dir: Path) -> int:
+    if not job_dir.is_dir():
+        return 0
+    return sum(1 for p in job_dir.iterdir() if (p / "result.json").is_file())
+
+
+async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> Path:
+    """Create (or resume) the Harbor job for this study; return its job dir."""
+    set_offline_defaults()
+    config = job_config(spec, emitted, jobs_dir)
+    job_dir = config.jobs_dir / config.job_name
+    total = len(emitted.tasks) * spec.study.n_attempts
+    try:
+        job = await Job.create(config)
+    except FileExistsError as exc:
+        raise RunError(
+            f"Harbor refused to resume the job: {exc}",
+            where=job_dir,
+            fix="delete that job dir to start over, or restore the config it was started with",
+        ) from None
+    except ValueError as exc:
+        raise RunError(f"Harbor rejected the job config: {exc}", where="harness/backend",
+                       fix="check harness, model and backend settings") from None
+    progress = TrialProgress(total, already_done=count_finished(job_dir))
+    job.on_trial_started(progress.on_start)
+    job.on_trial_ended(progress.on_end)
+    with progress:
+        await job.run()
+    return job_dir

@@ -1,0 +1,113 @@
+"""Every config group option composes into a valid RunSpec; typos fail early and clearly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from aces_bench.config.compose import compose_spec
+from aces_bench.config.schema import GROUP_SCHEMAS
+from aces_bench.errors import ConfigError
+
+CONF = Path(__file__).resolve().parents[2] / "conf"
+
+# Overrides an option needs to be complete (mandatory values a user must give).
+NEEDS = {
+    ("skill", "custom"): ["skill.paths=[tests/fixtures/skills]"],
+    ("model", "openai-compatible"): ["model.name=openai/test", "model.base_url=http://127.0.0.1:9/v1"],
+    ("workspace", "group"): ["decoys=paper"],
+    ("judge", "litellm"): ["judge.model=openai/test"],
+}
+LLM_HARNESSES = {"terminus-2", "claude-code", "codex", "opencode"}
+
+
+def options():
+    for group in GROUP_SCHEMAS:
+        for path in sorted((CONF / group).glob("*.yaml")):
+            yield group, path.stem
+
+
+@pytest.mark.parametrize(("group", "option"), list(options()))
+def test_every_option_composes_into_a_run_spec(group, option, tmp_path):
+    overrides = [f"{group}={option}", *NEEDS.get((group, option), [])]
+    if group == "harness" and option in LLM_HARNESSES:
+        overrides.append("model=gpt-4o")
+    spec = compose_spec(overrides, output_dir=tmp_path)
+    assert spec.choices == {} or isinstance(spec.choices, dict)
+    assert getattr(spec, group) is not None
+    assert spec.model_config.get("frozen") is True
+
+
+def test_every_group_has_options():
+    for group in GROUP_SCHEMAS:
+        assert list((CONF / group).glob("*.yaml")), f"conf/{group} has no options"
+
+
+def test_misspelled_key_fails_at_compose_time(tmp_path):
+    with pytest.raises(ConfigError) as err:
+        compose_spec(["harness.agnet=terminus-2"], output_dir=tmp_path)
+    assert "harness.agnet" in str(err.value)
+
+
+def test_unknown_option_lists_the_valid_ones(tmp_path):
+    with pytest.raises(ConfigError) as err:
+        compose_spec(["harness=refrence"], output_dir=tmp_path)
+    text = str(err.value)
+    assert "harness/refrence" in text
+    assert "reference" in text and "terminus-2" in text
+    assert "base_harness" not in text
+
+
+def test_unknown_backend_option(tmp_path):
+    with pytest.raises(ConfigError) as err:
+        compose_spec(["backend=dockr"], output_dir=tmp_path)
+    assert "backend/dockr" in str(err.value) and "docker" in str(err.value)
+
+
+def test_invalid_value_is_reported_as_a_dotted_key(tmp_path):
+    with pytest.raises(ConfigError) as err:
+        compose_spec(["workspace.mode=grup", "study.n_attempts=0"], output_dir=tmp_path)
+    text = str(err.value)
+    assert "workspace.mode: Input should be 'isolation' or 'group' (got 'grup')" in text
+    assert "study.n_attempts: Input should be greater than or equal to 1 (got 0)" in text
+
+
+def test_unknown_harbor_agent_name_lists_valid_agents(tmp_path):
+    with pytest.raises(ConfigError) as err:
+        compose_spec(["harness=terminus-2", "harness.agent=terminus-9", "model=gpt-4o"], output_dir=tmp_path)
+    assert "unknown Harbor agent 'terminus-9'" in str(err.value)
+    assert "terminus-2" in str(err.value)
+
+
+def test_unknown_environment_type(tmp_path):
+    with pytest.raises(ConfigError) as err:
+        compose_spec(["backend=docker", "backend.type=dockerz"], output_dir=tmp_path)
+    assert "unknown Harbor environment type 'dockerz'" in str(err.value)
+
+
+def test_llm_harness_without_model_is_refused(tmp_path):
+    with pytest.raises(ConfigError) as err:
+        compose_spec(["harness=terminus-2"], output_dir=tmp_path)
+    assert "needs a model" in str(err.value)
+
+
+def test_missing_mandatory_value_names_the_key(tmp_path):
+    with pytest.raises(ConfigError) as err:
+        compose_spec(["skill=custom"], output_dir=tmp_path)
+    assert "skill.paths" in str(err.value)
+
+
+def test_group_mode_without_decoys_is_refused(tmp_path):
+    with pytest.raises(ConfigError) as err:
+        compose_spec(["workspace=group"], output_dir=tmp_path)
+    assert "decoys=paper" in str(err.value)
+
+
+def test_defaults_are_the_offline_embedded_study(tmp_path):
+    spec = compose_spec([], output_dir=tmp_path)
+    assert spec.harness.name == "reference"
+    assert spec.backend.name == "local"
+    assert spec.judge.kind == "heuristic"
+    assert spec.model.name is None
+    assert all(p.is_dir() for p in spec.skill.paths)

@@ -1,0 +1,32 @@
+"""Shared test fixtures: paths to the project's own fixture skills and ../shared."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+SHARED = ROOT.parent / "shared"
+
+os.environ.setdefault("HARBOR_TELEMETRY", "0")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+@pytest.fixture
+def fixture_skills() -> Path:
+    return FIXTURES / "skills"
+
+
+@pytest.fixture
+def fixture_decoys() -> Path:
+    return FIXTURES / "decoys"
+
+
+@pytest.fixture
+def shared_dir() -> Path:
+    if not SHARED.is_dir():
+        pytest.skip(f"../shared is absent ({SHARED}): this test needs the shared data")
+    return SHARED
