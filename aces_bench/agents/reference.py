@@ -110,7 +110,7 @@ class ReferenceAgent(BaseAgent):
         try:
             answer, details = await self._solve(session, settings.min_shared_terms)
             outcome.update(details)
-            await session.write_answer(answer)
+            outcome["answer_written"] = await session.write_answer(answer)
             recorder.final(answer, extra={"answer_path": footer.answer_path, "outcome": outcome["outcome"]})
         finally:
             recorder.extra["aces_reference"] = outcome
@@ -166,12 +166,23 @@ class _Session:
         self.footer = footer
         self.timeout = timeout
 
-    async def sh(self, message: str, command: str, *, cwd: str | None = None, purpose: str, **extra: Any) -> tuple[int | None, str]:
-        """Run ``command``, record it, return (exit code or None if it raised, stdout)."""
+    async def sh(
+        self, message: str, command: str, *, cwd: str | None = None, purpose: str, tolerate_errors: bool = False, **extra: Any
+    ) -> tuple[int | None, str]:
+        """Run ``command``, record it, return (exit code, stdout).
+
+        When ``exec`` itself raises (a timeout, a dead sandbox) the step is recorded
+        with no exit code; the error is re-raised, so Harbor reports an
+        infrastructure failure, unless ``tolerate_errors`` (a skill script timing out
+        is the skill's failure, not the sandbox's), in which case (None, "") is
+        returned.
+        """
         try:
             result = await self.environment.exec(command, cwd=cwd, timeout_sec=self.timeout)
-        except Exception as exc:  # a timeout or a dead command is an observation, not a crash
+        except Exception as exc:
             self.recorder.action(message, command, stdout=None, stderr=f"{type(exc).__name__}: {exc}", exit_code=None, extra={"purpose": purpose, **extra})
+            if not tolerate_errors:
+                raise
             return None, ""
         self.recorder.action(
             message, command, stdout=result.stdout, stderr=result.stderr, exit_code=result.return_code, extra={"purpose": purpose, **extra}
@@ -234,8 +245,16 @@ class _Session:
 
     async def _invoke(self, invocation: Invocation, key: str, message: str) -> tuple[str | None, str, int | None]:
         code, out = await self.sh(
-            message, invocation.command, cwd=self.footer.workdir, purpose="run_skill", skill=key, documented=invocation.documented
+            message,
+            invocation.command,
+            cwd=self.footer.workdir,
+            purpose="run_skill",
+            tolerate_errors=True,
+            skill=key,
+            documented=invocation.documented,
         )
+        if code is None:
+            return None, f"{invocation.command!r} did not finish", code
         if code != 0:
             return None, f"{invocation.command!r} exited with {code}", code
         if not out.strip():
@@ -260,14 +279,16 @@ class _Session:
             lines.append(f"{rel}: {first} lines" if code in (0, 1) and first.isdigit() else f"{rel}: not readable")
         return "\n".join(lines)
 
-    async def write_answer(self, answer: str) -> None:
+    async def write_answer(self, answer: str) -> bool:
+        """Write the answer file; True when the shell reports success."""
         path = self.footer.answer_path
         delimiter = "ACES_EOF"
         while delimiter in answer.splitlines():
             delimiter += "_"
         parent = shlex.quote(str(PurePosixPath(path).parent))
         command = f"mkdir -p {parent} && cat > {shlex.quote(path)} <<'{delimiter}'\n{answer}\n{delimiter}"
-        await self.sh(f"Write the final answer to {path}.", command, purpose="write_answer")
+        code, _ = await self.sh(f"Write the final answer to {path}.", command, purpose="write_answer")
+        return code == 0
 
 
 def _card(key: str, frontmatter: str) -> SkillCard | None:
