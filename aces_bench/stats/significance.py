@@ -106,8 +106,7 @@ def per_skill_tests(
     frame = pd.DataFrame(rows, columns=[*by, "outcome", "n", "lift", "n_pos", "n_zero", "n_neg",
                                         "p_sign", "p_perm", "perm_method"])
     for col in ("p_sign", "p_perm"):
-        adjusted = holm(frame[col].astype(float).to_numpy())
-        frame[f"{col}_holm"] = [None if np.isnan(x) else float(x) for x in adjusted]
+        frame[f"{col}_holm"] = holm(frame[col].astype(float).to_numpy())
     return frame
 
 

@@ -1,0 +1,54 @@
+"""Synthetic trials tables built through the real ``TrialRow`` model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from aces_bench.table import COLUMNS, METRICS, TrialRow
+
+
+def trial(**over) -> dict:
+    """One valid trial row (validated by TrialRow) with overrides."""
+    base = dict(
+        run_id="r1", skill="s1", case_id="c1", case_kind="explicit", negative_control=False, harness="h1",
+        model="m1", workspace_mode="isolation", decoy_set="none", n_visible_skills=1, condition="with_skill",
+        attempt=0, task_id="t", trial_name="t__x", status="ok", agent_label="ref", backend="local",
+        has_trajectory=True,
+    )
+    base.update(over)
+    return TrialRow(**base).model_dump()
+
+
+def frame(rows: list[dict]) -> pd.DataFrame:
+    out = pd.DataFrame(rows, columns=list(COLUMNS))
+    for col in ("reward", "composite", *(f"metric_{m}" for m in METRICS)):
+        out[col] = pd.to_numeric(out[col], errors="coerce").astype(float)
+    return out
+
+
+def make_trials(*, skills=3, cases=4, attempts=2, harnesses=("h1",), models=("m1",), modes=("isolation",),
+                seed=0, lift=0.2, unscored_rate=0.0) -> pd.DataFrame:
+    """A balanced paired study with a true lift of about ``lift`` on every metric."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in range(skills):
+        for c in range(cases):
+            for a in range(attempts):
+                for h in harnesses:
+                    for m in models:
+                        for mode in modes:
+                            for cond in ("with_skill", "baseline"):
+                                shift = lift if cond == "with_skill" else 0.0
+                                vals = {f"metric_{k}": float(np.clip(rng.normal(0.5 + shift, 0.2), 0, 1)) for k in METRICS}
+                                status = "ok"
+                                if rng.random() < unscored_rate:
+                                    vals = {}
+                                    status = "agent_error"
+                                composite = float(np.mean(list(vals.values()))) if vals else None
+                                reward = float(rng.random() < 0.4 + shift) if vals else None
+                                rows.append(trial(skill=f"s{s}", case_id=f"c{c}", attempt=a, harness=h, model=m,
+                                                  workspace_mode=mode, decoy_set="none" if mode == "isolation" else "d1",
+                                                  condition=cond, status=status, reward=reward, composite=composite,
+                                                  has_trajectory=status == "ok", **vals))
+    return frame(rows)
