@@ -1,0 +1,81 @@
+"""A persistent cache of validated judge replies, so re-grading costs no judge call.
+
+One JSON file per entry under the cache folder, named by a key over the judge model,
+the prompt id, the prompt version and the sha256 of the exact input (system text,
+user text and the reply schema). Changing any of them misses the cache; nothing is
+ever invalidated by time. Only validated replies are stored: a failed call is retried
+on the next run rather than remembered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from aces_bench.io import write_json
+
+CACHE_SCHEMA_VERSION = "1"
+T = TypeVar("T", bound=BaseModel)
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def input_sha256(system: str, user: str, schema: type[BaseModel]) -> str:
+    """Hash of everything the judge sees; the schema counts because it shapes the reply."""
+    raw = json.dumps(
+        {"system": system, "user": user, "schema": schema.model_json_schema()},
+        sort_keys=True,
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+
+def cache_key(model: str, prompt_id: str, prompt_version: str, input_hash: str) -> str:
+    """The entry key: stable across runs and machines for the same judge and input."""
+    raw = "\x1f".join([model, prompt_id, prompt_version, input_hash])
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+
+class JudgeCache:
+    """File-per-entry store: ``<root>/<prompt_id>/<key>.json``, written atomically."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    def _path(self, prompt_id: str, key: str) -> Path:
+        return self.root / (_UNSAFE.sub("_", prompt_id) or "_") / f"{key}.json"
+
+    def get(
+        self, *, model: str, prompt_id: str, prompt_version: str, input_hash: str, schema: type[T]
+    ) -> T | None:
+        """The stored reply, validated by ``schema``; None on a miss or an unreadable entry.
+
+        An entry that no longer validates (the schema changed shape without changing its
+        JSON schema, or the file was damaged) is treated as a miss and overwritten later.
+        """
+        key = cache_key(model, prompt_id, prompt_version, input_hash)
+        path = self._path(prompt_id, key)
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+            return schema.model_validate(entry["value"])
+        except (OSError, ValueError, KeyError, TypeError, ValidationError):
+            return None
+
+    def put(
+        self, *, model: str, prompt_id: str, prompt_version: str, input_hash: str, value: BaseModel
+    ) -> Path:
+        """Store a validated reply; concurrent writers of one key leave one whole file."""
+        key = cache_key(model, prompt_id, prompt_version, input_hash)
+        entry: dict[str, Any] = {
+            "schema_version": CACHE_SCHEMA_VERSION,
+            "model": model,
+            "prompt_id": prompt_id,
+            "prompt_version": prompt_version,
+            "input_sha256": input_hash,
+            "value": value.model_dump(mode="json"),
+        }
+        return write_json(self._path(prompt_id, key), entry)

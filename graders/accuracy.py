@@ -1,0 +1,85 @@
+"""accuracy: five yes/no questions to a judge; score = yes / questions answered.
+
+Questions (``prompts.ACCURACY_QUESTIONS``): right skill identified, action correct, facts
+consistent with ground truth, task addressed, actionable.
+
+Abstention rule (decided here, documented in the result): a question the judge leaves
+undecided (``answer=None``; the heuristic judge does this by design) is excluded from
+the denominator and shown as ``None`` in ``sub_scores``; the evidence says how many of
+the five were answered. Both arms of a pair are judged by the same judge on the same
+case, so the set of decidable questions is driven by the case, and the paired lift
+stays like-for-like. No answered question -> unscored. A judge failure -> unscored
+with the judge's error; it is never scored 0.
+"""
+
+from __future__ import annotations
+
+from aces_bench.graders.base import Evidence, GradingInput, MetricResult
+from aces_bench.graders.judge_context import grader_version, precondition, trial_sections, unscored
+from aces_bench.graders.prompts import ACCURACY, ACCURACY_QUESTIONS, AccuracyReply
+from aces_bench.judges.base import Judge, JudgeOutcome
+
+METRIC = "accuracy"
+
+
+def accuracy_user(inp: GradingInput) -> str:
+    """The user message: the shared trial sections (agent output fenced as untrusted)."""
+    return trial_sections(inp)
+
+
+def score_accuracy(outcome: JudgeOutcome[AccuracyReply]) -> MetricResult:
+    """Pure: the metric from one judge outcome (see the module docstring for the rules)."""
+    version = grader_version(ACCURACY.version)
+    if outcome.value is None:
+        return unscored(METRIC, f"judge {outcome.judge} gave no usable reply: {outcome.error}", outcome.judge, version)
+    replies = {key: getattr(outcome.value, key) for key in ACCURACY_QUESTIONS}
+    decided = {k: r for k, r in replies.items() if r.answer is not None}
+    sub_scores = {k: (None if r.answer is None else float(r.answer == "yes")) for k, r in replies.items()}
+    evidence = [
+        Evidence(check=k, passed=None if r.answer is None else r.answer == "yes", detail=r.reason)
+        for k, r in replies.items()
+    ]
+    undecided = [k for k, r in replies.items() if r.answer is None]
+    evidence.append(
+        Evidence(
+            check="coverage",
+            passed=None,
+            detail=f"{len(decided)} of {len(replies)} questions answered by {outcome.judge}"
+            + (f"; undecided: {', '.join(undecided)}" if undecided else "")
+            + ("; reply from cache" if outcome.cached else ""),
+        )
+    )
+    if not decided:
+        return MetricResult(
+            metric=METRIC,
+            score=None,
+            unscored_reason=f"judge {outcome.judge} answered none of the {len(replies)} questions",
+            sub_scores=sub_scores,
+            evidence=evidence,
+            grader=outcome.judge,
+            grader_version=version,
+        )
+    yes = sum(1 for r in decided.values() if r.answer == "yes")
+    return MetricResult(
+        metric=METRIC,
+        score=yes / len(decided),
+        sub_scores=sub_scores,
+        evidence=evidence,
+        grader=outcome.judge,
+        grader_version=version,
+    )
+
+
+async def grade_accuracy(inp: GradingInput, judge: Judge) -> MetricResult:
+    """accuracy for one trial; unscored (never 0) when it cannot be judged."""
+    blocked = precondition(inp, METRIC, judge.label, grader_version(ACCURACY.version))
+    if blocked is not None:
+        return blocked
+    outcome = await judge.ask(
+        prompt_id=ACCURACY.id,
+        prompt_version=ACCURACY.version,
+        system=ACCURACY.system,
+        user=accuracy_user(inp),
+        schema=AccuracyReply,
+    )
+    return score_accuracy(outcome)

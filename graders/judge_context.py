@@ -1,0 +1,273 @@
+"""What a judge is shown about one trial: the final answer, a compact trajectory and facts.
+
+The trajectory rendering is compact and capped (long tool outputs are truncated and,
+past the cap, middle steps are elided with a count) so one prompt stays within any
+judge's context. ``Facts`` are derived deterministically from the *whole* trajectory
+(not the capped rendering), so an elided step never hides a skill activation.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+
+from harbor.models.trajectories import Step, ToolCall, Trajectory
+from pydantic import BaseModel, ConfigDict
+
+from aces_bench.cases import Check, EvalCase
+from aces_bench.graders.base import GRADER_VERSION, GradingInput, MetricResult
+from aces_bench.graders.prompts import fence
+
+RENDER_CAP = 12_000
+MESSAGE_CAP = 600
+ARGS_CAP = 400
+OUTPUT_CAP = 400
+
+# Harness-specific ways of loading a skill besides reading its SKILL.md.
+ACTIVATION_TOOLS = {"activate_skill", "skill"}
+# Tools and shell commands that only look at a file: naming a script there is not running it.
+READ_TOOLS = {"read_file", "read", "view", "open", "cat", "list_directory", "search_file_content", "grep", "glob"}
+READ_COMMAND = re.compile(r"^\s*(cat|head|tail|less|more|sed|grep|ls|wc|file|stat|nl)\b")
+SKILL_MD = re.compile(r"([A-Za-z0-9_.-]+)/SKILL\.md\b")
+FAILURE_MARKERS = re.compile(
+    r"Traceback \(most recent call last\)|exit code:?\s*[1-9]\d*|command not found|"
+    r"No such file or directory|^Error: (?!\(none\))",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+class Activation(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    skill: str
+    step: int
+    how: str
+
+
+class ScriptRun(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    step: int
+    ok: bool
+    detail: str
+
+
+class Facts(BaseModel):
+    """Deterministic facts about a trial, shown to every judge (and all the heuristic reads)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    condition: str
+    expected_skill: str | None
+    acceptable_skills: list[str]
+    expected_script: str | None
+    expected_output: str | None
+    checks: list[Check]
+    activations: list[Activation]
+    script_runs: list[ScriptRun]
+    tool_calls: int
+    final_answer_source: str
+
+
+def text_of(content: object) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    parts = []
+    for part in content:  # list[ContentPart]
+        parts.append(part.text if getattr(part, "type", None) == "text" else f"[{part.type}]")
+    return "\n".join(p for p in parts if p)
+
+
+def clip(text: str, cap: int) -> str:
+    text = text.strip()
+    return text if len(text) <= cap else f"{text[:cap]} ...[{len(text) - cap} more chars]"
+
+
+def all_steps(traj: Trajectory) -> Iterator[tuple[str, Step]]:
+    """Every step, with a prefix naming the embedded subagent it belongs to ('' for the top)."""
+    for step in traj.steps:
+        yield "", step
+    for sub in traj.subagent_trajectories or []:
+        for prefix, step in all_steps(sub):
+            yield f"{sub.trajectory_id or 'subagent'}/{prefix}", step
+
+
+def final_answer(inp: GradingInput) -> tuple[str | None, str]:
+    """The answer to judge and where it came from: the answer file, else the last agent message."""
+    if inp.final_answer is not None and inp.final_answer.strip():
+        return inp.final_answer, "answer file"
+    if inp.trajectory is not None:
+        for step in reversed(inp.trajectory.steps):
+            text = text_of(step.message).strip()
+            if step.source == "agent" and text:
+                return text, f"last agent message (step {step.step_id})"
+    return None, "none"
+
+
+def _call_output(step: Step, call: ToolCall) -> str:
+    if step.observation is None:
+        return ""
+    results = step.observation.results
+    matched = [r for r in results if r.source_call_id == call.tool_call_id]
+    if not matched and len(step.tool_calls or []) == 1:
+        matched = [r for r in results if r.source_call_id is None]
+    return "\n".join(text_of(r.content) for r in matched)
+
+
+def render_step(prefix: str, step: Step) -> str:
+    """One step as a few lines: who spoke, what was called, what came back (all clipped)."""
+    lines = [f"[{prefix}step {step.step_id}] {step.source}: {clip(text_of(step.message), MESSAGE_CAP)}"]
+    for call in step.tool_calls or []:
+        args = json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
+        lines.append(f"  -> {call.function_name}({clip(args, ARGS_CAP)})")
+        out = _call_output(step, call)
+        if out:
+            lines.append(f"  <- {clip(out, OUTPUT_CAP)}")
+    if step.observation is not None and not step.tool_calls:
+        out = "\n".join(text_of(r.content) for r in step.observation.results)
+        if out:
+            lines.append(f"  <- {clip(out, OUTPUT_CAP)}")
+    return "\n".join(lines)
+
+
+def render_trajectory(traj: Trajectory, cap: int = RENDER_CAP) -> str:
+    """The trajectory within ``cap`` characters: whole if it fits, else head and tail steps
+    with the number of elided steps in between (the end of a run matters as much as its start)."""
+    blocks = [render_step(prefix, step) for prefix, step in all_steps(traj)]
+    if sum(len(b) + 1 for b in blocks) <= cap:
+        return "\n".join(blocks)
+    head: list[str] = []
+    tail: list[str] = []
+    used, lo, hi = 0, 0, len(blocks) - 1
+    budget = cap - 80  # room for the elision line
+    while lo <= hi:
+        take_head = len(head) <= len(tail)
+        block = blocks[lo] if take_head else blocks[hi]
+        if used + len(block) + 1 > budget:
+            break
+        used += len(block) + 1
+        if take_head:
+            head.append(block)
+            lo += 1
+        else:
+            tail.append(block)
+            hi -= 1
+    omitted = hi - lo + 1
+    return "\n".join(head + [f"... [{omitted} step(s) omitted to fit {cap} characters] ..."] + tail[::-1])
+
+
+def _activation(call: ToolCall) -> tuple[str, str] | None:
+    name = call.function_name.lower()
+    if name in ACTIVATION_TOOLS:
+        for key in ("name", "skill", "skill_name", "command"):
+            value = call.arguments.get(key)
+            if isinstance(value, str) and value.strip():
+                return value.strip(), f"{call.function_name} tool"
+    match = SKILL_MD.search(json.dumps(call.arguments))
+    if match:
+        return match.group(1), f"{call.function_name} of {match.group(0)}"
+    return None
+
+
+def _runs_script(call: ToolCall, script: str) -> bool:
+    if call.function_name.lower() in READ_TOOLS or call.function_name.lower() in ACTIVATION_TOOLS:
+        return False
+    command = call.arguments.get("command")
+    if isinstance(command, str) and READ_COMMAND.match(command):
+        return False
+    args = json.dumps(call.arguments)
+    base = script.rsplit("/", 1)[-1]
+    return script in args or re.search(rf"(^|[\s/\"']){re.escape(base)}\b", args) is not None
+
+
+def build_facts(inp: GradingInput, case: EvalCase, answer_source: str) -> Facts:
+    """Facts over the whole trajectory (subagents included)."""
+    activations: list[Activation] = []
+    runs: list[ScriptRun] = []
+    n_calls = 0
+    if inp.trajectory is not None:
+        for _, step in all_steps(inp.trajectory):
+            for call in step.tool_calls or []:
+                n_calls += 1
+                found = _activation(call)
+                if found:
+                    activations.append(Activation(skill=found[0], step=step.step_id, how=found[1]))
+                if case.expected_script and _runs_script(call, case.expected_script):
+                    out = _call_output(step, call)
+                    bad = FAILURE_MARKERS.search(out)
+                    detail = f"failure marker {bad.group(0)!r}" if bad else "no failure marker in output"
+                    runs.append(ScriptRun(step=step.step_id, ok=bad is None, detail=detail))
+    return Facts(
+        condition=inp.condition,
+        expected_skill=case.expected_skill,
+        acceptable_skills=list(case.acceptable_skills),
+        expected_script=case.expected_script,
+        expected_output=case.expected_output,
+        checks=case.checks,
+        activations=activations,
+        script_runs=runs,
+        tool_calls=n_calls,
+        final_answer_source=answer_source,
+    )
+
+
+def case_text(case: EvalCase) -> str:
+    """The case as the judge should know it (author-written, trusted)."""
+    lines = [f"expected skill: {case.expected_skill or 'none (negative control: no skill should be used)'}"]
+    if case.acceptable_skills:
+        lines.append(f"acceptable alternatives: {', '.join(case.acceptable_skills)}")
+    if case.expected_script:
+        lines.append(f"expected script: {case.expected_script}")
+    if case.expected_output:
+        lines.append(f"ground truth: {case.expected_output}")
+    for a in case.assertions:
+        lines.append(f"assertion: {a if isinstance(a, str) else a.model_dump_json(exclude_none=True)}")
+    return "\n".join(lines)
+
+
+def answer_section(answer: str | None) -> str:
+    """The final answer as an untrusted section, or a plain statement that there is none."""
+    if answer is None:
+        return "The agent produced no final answer."
+    return fence("final_answer", answer, untrusted=True)
+
+
+def unscored(metric: str, reason: str, grader: str, version: str) -> MetricResult:
+    return MetricResult(metric=metric, score=None, unscored_reason=reason, grader=grader, grader_version=version)
+
+
+def precondition(inp: GradingInput, metric: str, grader: str, version: str) -> MetricResult | None:
+    """An unscored result when the trial cannot be judged at all, else None."""
+    if inp.trajectory is None:
+        cause = inp.trajectory_error or "no trajectory was found"
+        return unscored(metric, f"no usable trajectory: {cause}", grader, version)
+    if inp.case is None:
+        return unscored(metric, "no case spec for this trial: the judged metrics need one", grader, version)
+    return None
+
+
+def grader_version(prompt_version: str) -> str:
+    """Grader version plus prompt version, so a score names the prompt that produced it."""
+    return f"{GRADER_VERSION}+prompt.{prompt_version}"
+
+
+def trial_sections(inp: GradingInput) -> str:
+    """The shared body of judged prompts: task, case, final answer, trajectory, facts.
+
+    Agent output (final answer, trajectory) is fenced as untrusted; the case is the
+    author's and the facts are computed here.
+    """
+    assert inp.case is not None and inp.trajectory is not None
+    answer, source = final_answer(inp)
+    return "\n\n".join(
+        [
+            fence("task", inp.case.prompt),
+            fence("case", case_text(inp.case)),
+            answer_section(answer),
+            fence("trajectory", render_trajectory(inp.trajectory), untrusted=True),
+            fence("facts", build_facts(inp, inp.case, source).model_dump_json()),
+        ]
+    )
