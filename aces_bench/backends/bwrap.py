@@ -1,0 +1,356 @@
+"""One long-lived bubblewrap sandbox per trial, entered with ``nsenter`` per command.
+
+Why long-lived: a fresh ``bwrap`` per command would kill background processes between
+commands (terminus-2 keeps a tmux server alive across its commands). So a sandbox is a
+``bwrap`` whose payload only sleeps; each command enters its namespaces and root with
+``nsenter`` and drops capabilities with ``setpriv``. Everything started inside lives in
+the sandbox's PID namespace, so killing that namespace's init ends all of it.
+
+The view inside: the private root (a host temp dir) bound read-write at ``/``; the
+host's ``/usr``, ``/etc`` and ``/lib*``/``/bin``/``/sbin`` (as symlinks where the host
+has symlinks) read-only; a fresh ``/dev`` and ``/proc``; and the given binds (Harbor's
+trial log dirs). Nothing else of the host is visible and nothing outside the private
+root and the binds is writable. Network is a fresh empty namespace unless asked for.
+
+Bubblewrap running as root is isolation for honest workloads, not a security boundary
+against hostile code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from aces_bench.errors import BackendError
+
+SECURITY_NOTE = (
+    "bubblewrap running as root is isolation for honest workloads, "
+    "not a security boundary against hostile code"
+)
+
+BWRAP_MISSING = (
+    "bubblewrap is not installed; install it with `apt-get install bubblewrap` "
+    "(Debian/Ubuntu) or use backend=docker"
+)
+
+# The host's userland, shown read-only. Symlinks (merged /usr) are recreated as symlinks.
+HOST_SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+# Docker's default capability set minus MKNOD (no device cgroup here to make it safe).
+# Without CAP_SYS_ADMIN a command cannot remount the read-only host dirs writable.
+KEPT_CAPABILITIES = (
+    "chown", "dac_override", "fowner", "fsetid", "kill", "setgid", "setuid", "setpcap",
+    "net_bind_service", "net_raw", "sys_chroot", "audit_write", "setfcap",
+)
+
+_READY = b"aces-sandbox-ready\n"
+
+
+class ExecTimeout(RuntimeError):
+    """A command ran past its timeout; its process group was killed.
+
+    A ``RuntimeError`` with Docker's message, because that is what Harbor's own
+    environments raise and what its agents expect on timeout.
+    """
+
+    def __init__(self, timeout_sec: float):
+        self.timeout_sec = timeout_sec
+        super().__init__(f"Command timed out after {timeout_sec} seconds")
+
+
+@dataclass(frozen=True)
+class Bind:
+    """A host directory shown at ``target`` inside the sandbox."""
+
+    source: Path
+    target: PurePosixPath
+    read_only: bool = False
+
+
+@dataclass(frozen=True)
+class ExecOutput:
+    stdout: bytes
+    stderr: bytes
+    return_code: int
+
+
+def missing_tools() -> list[str]:
+    """The host tools the sandbox needs that are not on PATH."""
+    return [tool for tool in ("bwrap", "nsenter", "setpriv") if shutil.which(tool) is None]
+
+
+def bwrap_argv(root: Path, binds: tuple[Bind, ...], *, network: bool, hostname: str, info_fd: int) -> list[str]:
+    """The ``bwrap`` command line that builds the sandbox's view (see module doc)."""
+    argv = ["bwrap", "--bind", str(root), "/"]
+    for name in HOST_SYSTEM_DIRS:
+        host = Path(name)
+        if host.is_symlink():
+            argv += ["--symlink", os.readlink(host), name]
+        elif host.is_dir():
+            argv += ["--ro-bind", name, name]
+    argv += ["--dev", "/dev", "--proc", "/proc"]
+    for bind in binds:
+        argv += ["--ro-bind" if bind.read_only else "--bind", str(bind.source), str(bind.target)]
+    argv += ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
+    if not network:
+        argv.append("--unshare-net")
+    argv += ["--hostname", hostname, "--die-with-parent", "--info-fd", str(info_fd)]
+    # The payload says when the new root is ready (bwrap reports the child pid before
+    # that), then only sleeps; commands come in through nsenter.
+    argv += ["--", "/bin/sh", "-c", "echo aces-sandbox-ready; exec sleep infinity </dev/null >/dev/null 2>&1"]
+    return argv
+
+
+def enter_argv(
+    pid: int,
+    argv: list[str],
+    *,
+    cwd: str,
+    uid: int | None = None,
+    gid: int | None = None,
+    isolate_network: bool = False,
+) -> list[str]:
+    """The command line that runs ``argv`` inside the sandbox whose init is ``pid``.
+
+    ``isolate_network`` gives the command a fresh empty network namespace even when
+    the sandbox has network (Dockerfile RUN steps build offline).
+    """
+    out = ["nsenter", "--target", str(pid), "--all", "--root", "--"]
+    if isolate_network:
+        out += ["unshare", "--net", "--"]
+    out += ["setpriv", "--bounding-set=-all," + ",".join("+" + c for c in KEPT_CAPABILITIES), "--inh-caps=-all"]
+    if uid is not None:
+        out += [f"--reuid={uid}", f"--regid={gid if gid is not None else uid}", "--clear-groups"]
+    # env -C changes directory inside the new root; nsenter's --wd resolves on the host.
+    out += ["--", "/usr/bin/env", "-C", cwd, *argv]
+    return out
+
+
+class Sandbox:
+    """A running bubblewrap sandbox over ``root`` with ``binds`` (see module doc)."""
+
+    def __init__(self, root: Path, binds: tuple[Bind, ...] = (), *, network: bool = False, hostname: str = "sandbox"):
+        self.root = Path(root)
+        self.binds = tuple(binds)
+        self.network = network
+        self.hostname = hostname
+        self.pid: int | None = None
+        self.pid_namespace: int | None = None
+        self._proc: asyncio.subprocess.Process | None = None
+        self._pidfd: int | None = None
+        self._stderr = None
+        self._groups: set[int] = set()
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.returncode is None
+
+    async def start(self) -> None:
+        """Start bwrap and return once commands can enter the new root."""
+        missing = missing_tools()
+        if "bwrap" in missing:
+            raise BackendError(BWRAP_MISSING)
+        if missing:
+            raise BackendError(
+                f"{', '.join(missing)} not found on PATH; the local backend needs util-linux",
+                fix="install util-linux (apt-get install util-linux) or use backend=docker",
+            )
+        info_read, info_write = os.pipe()
+        # bwrap's stderr goes to a file: a pipe nobody reads could later SIGPIPE it.
+        self._stderr = tempfile.TemporaryFile()
+        try:
+            self._proc = await asyncio.create_subprocess_exec(
+                *bwrap_argv(self.root, self.binds, network=self.network, hostname=self.hostname, info_fd=info_write),
+                pass_fds=(info_write,),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr,
+                start_new_session=True,
+            )
+        finally:
+            os.close(info_write)
+        try:
+            # Read the info fd to its end in a thread: closing it early kills bwrap (SIGPIPE).
+            info_task = asyncio.ensure_future(asyncio.to_thread(_read_all, info_read))
+            ready = await self._proc.stdout.readline()
+            info = await info_task
+        finally:
+            os.close(info_read)
+        if ready != _READY or not info:
+            await self._proc.wait()
+            self._stderr.seek(0)
+            detail = self._stderr.read().decode(errors="replace").strip() or f"exit code {self._proc.returncode}"
+            raise BackendError(
+                f"bubblewrap failed to start the sandbox: {detail}",
+                fix="check that bwrap can create namespaces here (run as root, or enable "
+                "unprivileged user namespaces), or use backend=docker",
+            )
+        parsed = json.loads(info)
+        self.pid = int(parsed["child-pid"])
+        self.pid_namespace = parsed.get("pid-namespace")
+        # A pidfd pins the init process: signalling it can never hit a reused pid.
+        self._pidfd = os.pidfd_open(self.pid)
+
+    async def exec(
+        self,
+        argv: list[str],
+        *,
+        cwd: str = "/",
+        env: dict[str, str] | None = None,
+        timeout_sec: float | None = None,
+        uid: int | None = None,
+        gid: int | None = None,
+        isolate_network: bool = False,
+    ) -> ExecOutput:
+        """Run ``argv`` inside the sandbox and wait for it (not for its background jobs).
+
+        Output goes to unnamed temp files rather than pipes, so a background process
+        that keeps the descriptors open cannot make the call hang. On timeout or
+        cancellation the command's whole process group is killed at once (killing
+        ``nsenter`` alone would orphan its child); raises :class:`ExecTimeout`.
+        """
+        if not self.running or self.pid is None:
+            raise BackendError(
+                "the sandbox is not running (it was stopped or its init died)",
+                where=str(self.root),
+                fix="see the trial log for why the sandbox ended",
+            )
+        full = enter_argv(self.pid, argv, cwd=cwd, uid=uid, gid=gid, isolate_network=isolate_network)
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            proc = await asyncio.create_subprocess_exec(
+                *full,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                env=env or {},
+                start_new_session=True,
+            )
+            self._groups.add(proc.pid)
+            try:
+                if timeout_sec:
+                    await asyncio.wait_for(proc.wait(), timeout=timeout_sec)
+                else:
+                    await proc.wait()
+            except TimeoutError:
+                _kill_group(proc.pid)
+                await proc.wait()
+                raise ExecTimeout(timeout_sec) from None
+            except BaseException:
+                _kill_group(proc.pid)
+                raise
+            finally:
+                self._groups.discard(proc.pid)
+            out.seek(0)
+            err.seek(0)
+            return ExecOutput(stdout=out.read(), stderr=err.read(), return_code=proc.returncode or 0)
+
+    async def stop(self) -> None:
+        """Kill everything in the sandbox and wait for bwrap to exit. Idempotent."""
+        if self._pidfd is not None:
+            # Killing the PID namespace's init makes the kernel kill every process in it.
+            try:
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.close(self._pidfd)
+            self._pidfd = None
+        for group in list(self._groups):
+            _kill_group(group)
+        if self._proc is not None and self._proc.returncode is None:
+            try:
+                await asyncio.wait_for(self._proc.wait(), timeout=5)
+            except TimeoutError:
+                _kill_group(self._proc.pid)
+                await self._proc.wait()
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 65536):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class SandboxView:
+    """Maps paths inside the sandbox to host paths, the way the sandbox sees them.
+
+    Symlinks are followed as the sandbox would follow them (an absolute link target
+    means the sandbox's ``/``, not the host's), and ``..`` stops at ``/``, so a host
+    path returned here is always inside the private root or a bind source. Paths on
+    the host's read-only system dirs, ``/dev`` and ``/proc`` are refused.
+    """
+
+    def __init__(self, root: Path, binds: tuple[Bind, ...] = ()):
+        self.root = Path(root)
+        self.binds = sorted(binds, key=lambda b: len(b.target.parts), reverse=True)
+
+    def host_path(self, path: str, *, write: bool, cwd: str = "/") -> Path:
+        """The host path behind sandbox ``path``; raise BackendError if it is outside."""
+        resolved = self.resolve(PurePosixPath(cwd) / path)
+        base, read_only = self._base(resolved)
+        if base is None:
+            raise BackendError(
+                f"{path} is outside the sandbox's private root (it is the host's "
+                f"read-only {_top(resolved)} or a kernel file system)",
+                fix="use a path under the workdir, /tmp, /root or /logs",
+            )
+        if write and read_only:
+            raise BackendError(f"{path} is on a read-only bind mount in the sandbox")
+        return base
+
+    def resolve(self, path: PurePosixPath) -> PurePosixPath:
+        """``path`` with every symlink and ``..`` resolved inside the sandbox's view."""
+        parts = deque(p for p in path.parts if p != "/")
+        current = PurePosixPath("/")
+        hops = 0
+        while parts:
+            name = parts.popleft()
+            if name in ("", "."):
+                continue
+            if name == "..":
+                current = current.parent
+                continue
+            candidate = current / name
+            host, _ = self._base(candidate)
+            if host is not None and host.is_symlink():
+                hops += 1
+                if hops > 40:
+                    raise BackendError(f"too many levels of symbolic links in {path}")
+                target = PurePosixPath(os.readlink(host))
+                if target.is_absolute():
+                    current = PurePosixPath("/")
+                parts.extendleft(reversed([p for p in target.parts if p != "/"]))
+                continue
+            current = candidate
+        return current
+
+    def _base(self, path: PurePosixPath) -> tuple[Path | None, bool]:
+        for bind in self.binds:
+            if path.is_relative_to(bind.target):
+                return bind.source.joinpath(*path.relative_to(bind.target).parts), bind.read_only
+        top = _top(path)
+        if top in ("/dev", "/proc") or (top in HOST_SYSTEM_DIRS and not Path(top).is_symlink()):
+            return None, True
+        return self.root.joinpath(*path.parts[1:]), False
+
+
+def _top(path: PurePosixPath) -> str:
+    return "/" + path.parts[1] if len(path.parts) > 1 else "/"

@@ -1,0 +1,455 @@
+"""``backend=local``: a Harbor environment that runs each trial in a bubblewrap sandbox.
+
+Load it by import path::
+
+    EnvironmentConfig(import_path="aces_bench.backends.local:LocalSandboxEnvironment")
+
+Per trial it makes a private writable root (a host temp dir), replays the task's
+Dockerfile subset onto it (see :mod:`aces_bench.backends.dockerfile`), and starts one
+long-lived sandbox (see :mod:`aces_bench.backends.bwrap`) that shows the host's
+``/usr``, ``/etc`` and ``/lib*`` read-only and binds the trial's host log dirs at
+``/logs/agent``, ``/logs/verifier`` and ``/logs/artifacts``, so Harbor reads logs and
+rewards straight from the trial dir. Network is off unless the task's
+``[environment].network_mode`` explicitly says ``public``.
+
+The ``FROM`` image is recorded, never pulled: commands run on the host's userland.
+That, the network setting and the isolation used are logged and written to
+``<trial dir>/local-sandbox.json`` for reports.
+
+Bubblewrap running as root is isolation for honest workloads, not a security boundary
+against hostile code.
+"""
+
+from __future__ import annotations
+
+import functools
+import grp
+import os
+import pwd
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from pathlib import Path, PurePosixPath
+
+from harbor.environments.base import BaseEnvironment, ExecResult
+from harbor.environments.capabilities import EnvironmentCapabilities
+from harbor.models.task.config import NetworkMode
+from harbor.models.trial.paths import EnvironmentPaths
+from pydantic import BaseModel, ConfigDict
+
+from aces_bench import io
+from aces_bench.backends.bwrap import SECURITY_NOTE, Bind, Sandbox, SandboxView
+from aces_bench.backends.dockerfile import DEFAULT_PATH, CopyStep, DockerfilePlan, RunStep, WorkdirStep, is_archive, load_plan
+from aces_bench.errors import BackendError
+
+IMPORT_PATH = "aces_bench.backends.local:LocalSandboxEnvironment"
+PROVENANCE_FILE = "local-sandbox.json"
+HOSTNAME = "aces-sandbox"
+
+
+class SandboxProvenance(BaseModel):
+    """What ran a trial on the local backend; written as ``local-sandbox.json``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: int = 1
+    backend: str = "local"
+    isolation: str
+    security_note: str = SECURITY_NOTE
+    dockerfile: str
+    from_image: str
+    image_used: bool = False
+    userland: str
+    network: str
+    resource_limits_enforced: bool = False
+    private_root: str
+
+
+class LocalSandboxEnvironment(BaseEnvironment):
+    """A Harbor environment backed by one bubblewrap sandbox per trial (module doc).
+
+    Extra keyword arguments (``EnvironmentConfig.kwargs``):
+
+    - ``auto_mounting`` (default True): bind the trial's log dirs into the sandbox, so
+      Harbor needs no downloads. False makes them plain dirs that Harbor downloads.
+    - ``default_network`` (default False): give network to tasks that leave
+      ``[environment].network_mode`` unset (Harbor's default there is public).
+    - ``root_parent``: host dir for the private roots (default: the system temp dir).
+    """
+
+    def __init__(
+        self,
+        *args,
+        auto_mounting: bool = True,
+        default_network: bool = False,
+        root_parent: str | None = None,
+        **kwargs,
+    ):
+        self._default_network = default_network
+        self._root_parent = root_parent
+        self._plan: DockerfilePlan | None = None
+        self._sandbox: Sandbox | None = None
+        self._view: SandboxView | None = None
+        self.private_root: Path | None = None
+        self.provenance: SandboxProvenance | None = None
+        super().__init__(*args, auto_mounting=auto_mounting, **kwargs)
+
+    @staticmethod
+    def type() -> str:
+        return "aces-local"
+
+    @property
+    def capabilities(self) -> EnvironmentCapabilities:
+        return EnvironmentCapabilities(disable_internet=True, mounted=True)
+
+    def _validate_definition(self):
+        # Dockerfile problems are raised in start(): raised here (inside Trial creation)
+        # they would abort the whole Harbor job instead of failing this one trial.
+        # Runners that want them up front call dockerfile.load_plan on each task.
+        pass
+
+    # -- properties reports and tests read -----------------------------------------
+    @property
+    def network_enabled(self) -> bool:
+        """Whether the sandbox gets the host's network (only on an explicit request)."""
+        if self._network_policy.network_mode != NetworkMode.PUBLIC:
+            return False
+        return self._default_network or "network_mode" in self.task_env_config.model_fields_set
+
+    @property
+    def workdir(self) -> str:
+        if self.task_env_config.workdir:
+            return self.task_env_config.workdir
+        return self._plan.workdir if self._plan else "/"
+
+    @property
+    def sandbox(self) -> Sandbox | None:
+        return self._sandbox
+
+    # -- lifecycle -----------------------------------------------------------------
+    async def start(self, force_build: bool) -> None:
+        """Build the private root from the Dockerfile and start the sandbox."""
+        self._plan = load_plan(self.environment_dir, self.task_env_config.docker_image)
+        parent = self._root_parent or None
+        self.private_root = Path(tempfile.mkdtemp(prefix="aces-sandbox-", dir=parent))
+        try:
+            binds = self._binds()
+            _make_skeleton(self.private_root)
+            self._view = SandboxView(self.private_root, binds)
+            for target in self._mount_targets():
+                if not any(b.target == PurePosixPath(target) for b in binds):
+                    self._mkdirs(str(target))
+            self._sandbox = Sandbox(self.private_root, binds, network=self.network_enabled, hostname=HOSTNAME)
+            await self._sandbox.start()
+            await self._apply_plan(self._plan)
+            paths = EnvironmentPaths.for_os(self.os)
+            for path in (self.workdir, str(paths.tests_dir), self.task_env_config.skills_dir):
+                if path:
+                    self._mkdirs(path)
+        except BaseException:
+            await self._teardown(delete=True)
+            raise
+        self.provenance = SandboxProvenance(
+            isolation=_bwrap_version(),
+            dockerfile=str(self._plan.path),
+            from_image=self._plan.base_image,
+            userland=f"host: {_host_os_name()}",
+            network="on" if self.network_enabled else "off",
+            private_root=str(self.private_root),
+        )
+        io.write_json(self.trial_paths.trial_dir / PROVENANCE_FILE, self.provenance)
+        self.logger.debug(
+            f"local sandbox: FROM {self._plan.base_image} is recorded only; commands run on "
+            f"the host's userland ({_host_os_name()}), network {self.provenance.network}, "
+            f"private root {self.private_root}"
+        )
+        self.logger.debug(f"local sandbox: {SECURITY_NOTE}")
+
+    async def stop(self, delete: bool):
+        """Kill every process of the sandbox; remove the private root when ``delete``."""
+        await self._teardown(delete=delete)
+        if not delete and self.private_root is not None:
+            self.logger.debug(f"local sandbox: kept private root {self.private_root}")
+
+    async def _teardown(self, *, delete: bool) -> None:
+        if self._sandbox is not None:
+            await self._sandbox.stop()
+            self._sandbox = None
+        if delete and self.private_root is not None and self.private_root.exists():
+            shutil.rmtree(self.private_root, ignore_errors=True)
+            if self.private_root.exists():
+                self.logger.warning(f"local sandbox: could not remove {self.private_root}")
+
+    def _binds(self) -> tuple[Bind, ...]:
+        binds = []
+        for mount in self._host_mounts:
+            if mount["type"] != "bind":
+                raise BackendError(
+                    f"mount type {mount['type']!r} for {mount['target']} is not supported by "
+                    "backend=local (only host bind mounts)",
+                    fix="use a bind mount or run this task with backend=docker",
+                )
+            source = Path(mount["source"])
+            # Like `docker run -v`, a missing host dir is created (Harbor's log dirs).
+            source.mkdir(parents=True, exist_ok=True)
+            if not source.is_dir():
+                raise BackendError(
+                    f"bind mount source {source} (for {mount['target']}) is not a directory on the host",
+                    fix="point the mount at a directory",
+                )
+            binds.append(Bind(source.resolve(), PurePosixPath(mount["target"]), bool(mount.get("read_only"))))
+        return tuple(binds)
+
+    async def _apply_plan(self, plan: DockerfilePlan) -> None:
+        for step in plan.steps:
+            if isinstance(step, WorkdirStep):
+                self._mkdirs(step.path, where=f"{plan.path}:{step.line}")
+            elif isinstance(step, CopyStep):
+                self._apply_copy(plan, step)
+            elif isinstance(step, RunStep):
+                await self._apply_run(plan, step)
+
+    def _apply_copy(self, plan: DockerfilePlan, step: CopyStep) -> None:
+        where = f"{plan.path}:{step.line}"
+        owner = _owner(step.chown, where) if step.chown else None
+        for rel in step.sources:
+            source = plan.context / rel
+            if step.extract_archives and is_archive(source):
+                with tempfile.TemporaryDirectory() as tmp, tarfile.open(source) as archive:
+                    archive.extractall(tmp, filter="data")
+                    self._copy_in(Path(tmp), step.dest, where=where, chmod=step.chmod, owner=owner)
+                continue
+            dest = step.dest
+            if source.is_file() and (step.into_dir or self._is_dir(dest)):
+                dest = str(PurePosixPath(dest) / source.name)
+            self._copy_in(source, dest, where=where, chmod=step.chmod, owner=owner)
+
+    async def _apply_run(self, plan: DockerfilePlan, step: RunStep) -> None:
+        env = {"HOME": "/root", "HOSTNAME": HOSTNAME, **step.env}
+        self._mkdirs(step.workdir, where=f"{plan.path}:{step.line}")
+        out = await self._require_sandbox().exec(
+            ["/bin/sh", "-c", step.command],
+            cwd=step.workdir,
+            env=env,
+            isolate_network=self.network_enabled,
+        )
+        if out.return_code != 0:
+            text = (out.stdout + out.stderr).decode(errors="replace").strip().splitlines()
+            tail = "\n    ".join(text[-15:]) or "(no output)"
+            raise BackendError(
+                f"RUN failed with exit code {out.return_code} in the local sandbox "
+                f"(no network, host userland):\n    {tail}",
+                where=f"{plan.path}:{step.line}",
+                fix="make the command work offline on the host's tools, or run this task with backend=docker",
+            )
+
+    # -- exec ----------------------------------------------------------------------
+    async def exec(
+        self,
+        command: str,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        timeout_sec: int | None = None,
+        user: str | int | None = None,
+    ) -> ExecResult:
+        """Run ``command`` with ``bash -c`` in the sandbox.
+
+        Raises a RuntimeError ("Command timed out after N seconds", as Harbor's docker
+        environment does) after killing the command's process group on timeout.
+        """
+        uid, gid, home = _identity(self._resolve_user(user))
+        base = {"PATH": DEFAULT_PATH, "HOME": home, "HOSTNAME": HOSTNAME}
+        full_env = {**base, **(self._plan.env if self._plan else {}), **(self._merge_env(env) or {})}
+        # Always absolute: a relative cwd would resolve against nsenter's host cwd.
+        workdir = str(PurePosixPath(self.workdir) / (cwd or "."))
+        out = await self._require_sandbox().exec(
+            ["/bin/bash", "-c", command],
+            cwd=workdir,
+            env=full_env,
+            timeout_sec=timeout_sec,
+            uid=uid,
+            gid=gid,
+        )
+        stdout = out.stdout.decode(errors="replace") or None
+        stderr = out.stderr.decode(errors="replace") or None
+        callback = self._output_callback()
+        if callback is not None:
+            for text, stream in ((stdout, "stdout"), (stderr, "stderr")):
+                if text:
+                    await callback(text, stream)
+        return ExecResult(stdout=stdout, stderr=stderr, return_code=out.return_code)
+
+    def _require_sandbox(self) -> Sandbox:
+        if self._sandbox is None:
+            raise BackendError(
+                "the local sandbox is not started",
+                fix="call start() before exec/upload/download (Harbor does this itself)",
+            )
+        return self._sandbox
+
+    # -- file transfer -------------------------------------------------------------
+    async def upload_file(self, source_path: Path | str, target_path: str):
+        self._require_view()
+        self._copy_in(Path(source_path), target_path)
+
+    async def upload_dir(self, source_dir: Path | str, target_dir: str):
+        self._require_view()
+        source = Path(source_dir)
+        if not source.is_dir():
+            raise BackendError(f"upload source {source} is not a directory")
+        self._copy_in(source, target_dir)
+
+    async def download_file(self, source_path: str, target_path: Path | str):
+        host = self._require_view().host_path(source_path, write=False, cwd=self.workdir)
+        if not host.is_file():
+            raise BackendError(f"{source_path} is not a file in the sandbox", where=str(self.private_root))
+        target = Path(target_path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(host, target)
+
+    async def download_dir(self, source_dir: str, target_dir: Path | str):
+        host = self._require_view().host_path(source_dir, write=False, cwd=self.workdir)
+        if not host.is_dir():
+            raise BackendError(f"{source_dir} is not a directory in the sandbox", where=str(self.private_root))
+        # symlinks=True copies links as links, so nothing outside the sandbox is read.
+        shutil.copytree(host, Path(target_dir), symlinks=True, dirs_exist_ok=True)
+
+    def _require_view(self) -> SandboxView:
+        if self._view is None:
+            raise BackendError(
+                "the local sandbox is not started",
+                fix="call start() before exec/upload/download (Harbor does this itself)",
+            )
+        return self._view
+
+    def _is_dir(self, path: str) -> bool:
+        return self._require_view().host_path(path, write=False).is_dir()
+
+    def _mkdirs(self, path: str, *, where: str | None = None) -> Path:
+        """Create sandbox dir ``path`` (and parents) as the sandbox would see them."""
+        try:
+            host = self._require_view().host_path(path, write=True, cwd=self.workdir)
+        except BackendError as exc:
+            raise BackendError(exc.message, where=where or exc.where, fix=exc.fix) from None
+        host.mkdir(parents=True, exist_ok=True)
+        return host
+
+    def _copy_in(
+        self,
+        source: Path,
+        dest: str,
+        *,
+        where: str | None = None,
+        chmod: int | None = None,
+        owner: tuple[int, int] | None = None,
+    ) -> None:
+        """Copy a host file, or a dir's contents, to sandbox path ``dest``.
+
+        Every target is resolved through the sandbox's view one entry at a time, so a
+        symlink the sandbox made can never redirect a write onto the host.
+        """
+        if source.is_dir() and not source.is_symlink():
+            self._mkdirs(dest, where=where)
+            for dirpath, dirnames, filenames in os.walk(source):
+                rel = PurePosixPath(Path(dirpath).relative_to(source).as_posix())
+                for name in sorted(dirnames + filenames):
+                    entry = Path(dirpath) / name
+                    target = str(PurePosixPath(dest) / rel / name)
+                    if entry.is_dir() and not entry.is_symlink():
+                        _finish(self._mkdirs(target, where=where), None, owner)
+                    else:
+                        self._copy_entry(entry, target, where=where, chmod=chmod, owner=owner)
+            return
+        self._mkdirs(str(PurePosixPath(dest).parent), where=where)
+        self._copy_entry(source, dest, where=where, chmod=chmod, owner=owner)
+
+    def _copy_entry(self, source: Path, dest: str, *, where, chmod, owner) -> None:
+        try:
+            host = self._require_view().host_path(dest, write=True, cwd=self.workdir)
+        except BackendError as exc:
+            raise BackendError(exc.message, where=where or exc.where, fix=exc.fix) from None
+        if host.is_dir() and not host.is_symlink():
+            raise BackendError(f"cannot copy {source} over the directory {dest}", where=where)
+        if source.is_symlink():
+            host.unlink(missing_ok=True)
+            os.symlink(os.readlink(source), host)
+            return
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+        with open(source, "rb") as src, os.fdopen(os.open(host, flags, 0o644), "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        shutil.copymode(source, host)
+        _finish(host, chmod, owner)
+
+
+def _finish(host: Path, chmod: int | None, owner: tuple[int, int] | None) -> None:
+    if chmod is not None:
+        os.chmod(host, chmod)
+    if owner is not None:
+        os.chown(host, *owner, follow_symlinks=False)
+
+
+def _make_skeleton(root: Path) -> None:
+    """The dirs every image has and Harbor or agents write to."""
+    for rel, mode in (("tmp", 0o1777), ("var/tmp", 0o1777), ("root", 0o700), ("home", 0o755)):
+        path = root / rel
+        path.mkdir(parents=True, exist_ok=True)
+        os.chmod(path, mode)
+    os.chmod(root, 0o755)
+
+
+def _identity(user: str | int | None) -> tuple[int | None, int | None, str]:
+    """(uid, gid, home) for ``user``; (None, None, "/root") for root.
+
+    Users come from the host's /etc/passwd, which is also the sandbox's /etc.
+    """
+    if user is None or str(user) in ("root", "0"):
+        return None, None, "/root"
+    try:
+        entry = pwd.getpwuid(int(user)) if str(user).isdigit() else pwd.getpwnam(str(user))
+    except KeyError:
+        if str(user).isdigit():
+            return int(user), int(user), "/"
+        raise BackendError(
+            f"user {user!r} does not exist; backend=local runs on the host's /etc/passwd",
+            fix="drop the user setting (commands run as root) or run this task with backend=docker",
+        ) from None
+    return entry.pw_uid, entry.pw_gid, entry.pw_dir
+
+
+def _owner(spec: str, where: str) -> tuple[int, int]:
+    """``user[:group]`` of COPY --chown as numeric ids, from the host's databases."""
+    user, _, group = spec.partition(":")
+    try:
+        uid = int(user) if user.isdigit() else pwd.getpwnam(user).pw_uid
+        if group:
+            gid = int(group) if group.isdigit() else grp.getgrnam(group).gr_gid
+        else:
+            gid = pwd.getpwuid(uid).pw_gid if not user.isdigit() else uid
+    except KeyError:
+        raise BackendError(
+            f"--chown={spec}: unknown user or group on this host",
+            where=where,
+            fix="use numeric ids or drop --chown",
+        ) from None
+    return uid, gid
+
+
+@functools.cache
+def _bwrap_version() -> str:
+    try:
+        out = subprocess.run(["bwrap", "--version"], capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() or "bubblewrap"
+    except (OSError, subprocess.TimeoutExpired):
+        return "bubblewrap"
+
+
+@functools.cache
+def _host_os_name() -> str:
+    try:
+        for line in Path("/etc/os-release").read_text().splitlines():
+            if line.startswith("PRETTY_NAME="):
+                return line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    return os.uname().sysname
