@@ -8,7 +8,7 @@ cannot decide (missing trajectory, no case spec, judge failure). Unscored is not
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from harbor.models.trajectories import Trajectory
 from pydantic import BaseModel, ConfigDict, Field
@@ -40,6 +40,10 @@ class MetricResult(BaseModel):
     evidence: list[Evidence] = Field(default_factory=list)
     grader: str = Field(description="'deterministic', or the judge label for judged metrics")
     grader_version: str = GRADER_VERSION
+    details: dict[str, Any] = Field(
+        default_factory=dict,
+        description="structured, metric-specific record (findings, the self_correction section...); JSON-able",
+    )
 
     @property
     def scored(self) -> bool:

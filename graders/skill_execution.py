@@ -1,0 +1,278 @@
+"""The deterministic ``skill_execution`` metric: did the agent use the skill as designed.
+
+Four sub-checks, each 0..1 or None (not applicable, left out of the mean and
+said so in the evidence):
+
+- ``activation``: the expected skill was activated - its SKILL.md read (``cat``,
+  ``head``, ``sed``, ``Read``, ``read_file``, ``view``...) from the skills dir or a
+  harness copy, or a harness activation call (``activate_skill``, ``Skill``) naming
+  it. A skill in the case's ``acceptable_skills`` counts too.
+- ``execution``: a command invoked the case's ``expected_script`` (relative to the
+  skill folder, any prefix). 1 when an invocation succeeded (or reported no
+  status), 0.5 when every invocation failed, 0 when none happened. Not applicable
+  when the case names no script. A script the agent wrote itself outside the
+  skill folders does not count.
+- ``workflow_order``: the skill was activated before the script first ran.
+  Not applicable without an expected script or without an invocation.
+- ``error_recovery``: share of failed calls followed, within the next
+  ``RECOVERY_WINDOW`` calls, by a successful call, where an identical repeat of
+  the failed call that fails again is not a recovery. Not applicable when no call
+  failed.
+
+Negative controls (``expected_skill`` null) score on *not* triggering the suite's
+skill: ``activation`` is 1 when the skill was not activated and ``execution`` is 1
+when none of its scripts ran; order and recovery are not applicable.
+
+Baseline condition: the same functions run unchanged. The target skill is absent,
+so activation and execution are 0 for positive cases (and 1 for negative
+controls); the paired difference is the point.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from aces_bench.cases import EvalCase
+from aces_bench.graders.base import Evidence, GradingInput, MetricResult
+from aces_bench.graders.tool_calls import Call, TraceView, skill_ref
+
+METRIC = "skill_execution"
+SUB_CHECKS = ("activation", "execution", "workflow_order", "error_recovery")
+RECOVERY_WINDOW = 5
+MAX_FAILURE_EVIDENCE = 10
+
+
+def norm_skill(name: str) -> str:
+    """Skill names compare case-insensitively with '-' and '_' equal (harness copies differ)."""
+    return name.strip().lower().replace("_", "-")
+
+
+@dataclass(frozen=True, slots=True)
+class Activation:
+    call: Call
+    skill: str
+    how: str
+
+
+def activations(calls: tuple[Call, ...] | list[Call], skills_dir: str) -> list[Activation]:
+    """Every skill activation: a SKILL.md read or a harness activation call."""
+    out: list[Activation] = []
+    for c in calls:
+        if c.activated:
+            out.append(Activation(c, c.activated, f"{c.tool} tool call"))
+            continue
+        for p in c.reads:
+            ref = skill_ref(p, skills_dir)
+            if ref is not None and ref.rel.lower() == "skill.md":
+                out.append(Activation(c, ref.skill, f"read of {p} via {c.tool}"))
+    return out
+
+
+def script_invocations(
+    calls: tuple[Call, ...] | list[Call], script: str, skills: set[str], skills_dir: str
+) -> list[tuple[Call, str]]:
+    """Calls that ran ``script`` (relative to a skill folder) from one of ``skills``."""
+    suffix = "/" + script.lstrip("./")
+    authored: set[str] = set()
+    out: list[tuple[Call, str]] = []
+    for c in calls:
+        for p in c.execs:
+            if not (p.endswith(suffix) or p == script):
+                continue
+            ref = skill_ref(p, skills_dir)
+            if ref is not None and norm_skill(ref.skill) not in skills:
+                continue
+            if ref is None and p in authored:
+                continue
+            out.append((c, p))
+            break
+        authored.update(p for p in c.writes if skill_ref(p, skills_dir) is None)
+    return out
+
+
+@dataclass
+class ExecutionFacts:
+    """Sub-scores and evidence over a (possibly truncated) list of calls."""
+
+    sub_scores: dict[str, float | None]
+    evidence: list[Evidence] = field(default_factory=list)
+    first_pass_index: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def score(self) -> float | None:
+        vals = [v for v in self.sub_scores.values() if v is not None]
+        return round(sum(vals) / len(vals), 6) if vals else None
+
+
+def analyse(
+    calls: tuple[Call, ...] | list[Call],
+    case: EvalCase,
+    target_skill: str,
+    skills_dir: str,
+    condition: str,
+    *,
+    recovery: bool = True,
+) -> ExecutionFacts:
+    """The four sub-checks over ``calls`` (pure). ``first_pass_index`` records the
+    call index at which each passing check first passed, for first-attempt grading."""
+    if case.is_negative_control:
+        return _negative(calls, target_skill, skills_dir)
+    expected = {norm_skill(case.expected_skill or target_skill)} | {norm_skill(s) for s in case.acceptable_skills}
+    facts = ExecutionFacts(sub_scores={})
+    ev = facts.evidence
+    acts = [a for a in activations(calls, skills_dir) if norm_skill(a.skill) in expected]
+    if acts:
+        a = acts[0]
+        facts.sub_scores["activation"] = 1.0
+        facts.first_pass_index["activation"] = a.call.index
+        ev.append(Evidence(check="activation", passed=True, step_id=a.call.step_id,
+                           detail=f"skill {a.skill!r} activated at {a.call.where} ({a.how})"))
+    else:
+        facts.sub_scores["activation"] = 0.0
+        why = " (baseline: the skill is absent by design)" if condition == "baseline" else ""
+        ev.append(Evidence(check="activation", passed=False,
+                           detail=f"no activation of {sorted(expected)} (no SKILL.md read, no activation call){why}"))
+
+    script = case.expected_script
+    first_exec: int | None = None
+    if not script:
+        facts.sub_scores["execution"] = None
+        ev.append(Evidence(check="execution", passed=None, detail="not applicable: the case names no expected_script"))
+    else:
+        inv = script_invocations(calls, script, expected, skills_dir)
+        ok = [(c, p) for c, p in inv if c.failed is not True]
+        if ok:
+            c, p = ok[0]
+            facts.sub_scores["execution"] = 1.0
+            facts.first_pass_index["execution"] = c.index
+            status = "succeeded" if c.failed is False else "ran (no exit status reported)"
+            ev.append(Evidence(check="execution", passed=True, step_id=c.step_id,
+                               detail=f"{p} {status} at {c.where} ({len(inv)} invocation(s))"))
+        elif inv:
+            facts.sub_scores["execution"] = 0.5
+            ev.append(Evidence(check="execution", passed=False, step_id=inv[0][0].step_id,
+                               detail=f"{script} invoked {len(inv)} time(s), every invocation failed"))
+        else:
+            facts.sub_scores["execution"] = 0.0
+            ev.append(Evidence(check="execution", passed=False, detail=f"{script} was never invoked"))
+        first_exec = inv[0][0].index if inv else None
+
+    if not script or first_exec is None:
+        facts.sub_scores["workflow_order"] = None
+        ev.append(Evidence(check="workflow_order", passed=None,
+                           detail="not applicable: " + ("no expected_script" if not script else "the script never ran")))
+    elif acts and acts[0].call.index <= first_exec:
+        facts.sub_scores["workflow_order"] = 1.0
+        facts.first_pass_index["workflow_order"] = first_exec
+        ev.append(Evidence(check="workflow_order", passed=True, step_id=calls_by_index(calls, first_exec).step_id,
+                           detail=f"skill read at {acts[0].call.where} before the script first ran"))
+    else:
+        facts.sub_scores["workflow_order"] = 0.0
+        c = calls_by_index(calls, first_exec)
+        ev.append(Evidence(check="workflow_order", passed=False, step_id=c.step_id,
+                           detail=f"script ran at {c.where} before the skill was read"
+                                  + ("" if acts else " (the skill was never read)")))
+    if recovery:
+        score, rec_ev = error_recovery(calls)
+        facts.sub_scores["error_recovery"] = score
+        ev.extend(rec_ev)
+    else:
+        facts.sub_scores["error_recovery"] = None
+    return facts
+
+
+def calls_by_index(calls, index: int) -> Call:
+    for c in calls:
+        if c.index == index:
+            return c
+    raise KeyError(index)
+
+
+def _negative(calls, target_skill: str, skills_dir: str) -> ExecutionFacts:
+    target = norm_skill(target_skill)
+    facts = ExecutionFacts(sub_scores={})
+    acts = [a for a in activations(calls, skills_dir) if norm_skill(a.skill) == target]
+    if acts:
+        facts.sub_scores["activation"] = 0.0
+        facts.evidence.append(Evidence(check="activation", passed=False, step_id=acts[0].call.step_id,
+                                       detail=f"negative control: skill {target_skill!r} was triggered at "
+                                              f"{acts[0].call.where} ({acts[0].how})"))
+    else:
+        facts.sub_scores["activation"] = 1.0
+        facts.first_pass_index["activation"] = -1
+        facts.evidence.append(Evidence(check="activation", passed=True,
+                                       detail=f"negative control: skill {target_skill!r} was not triggered"))
+    runs = [(c, p) for c in calls for p in c.execs
+            if (r := skill_ref(p, skills_dir)) is not None and norm_skill(r.skill) == target]
+    if runs:
+        facts.sub_scores["execution"] = 0.0
+        c, p = runs[0]
+        facts.evidence.append(Evidence(check="execution", passed=False, step_id=c.step_id,
+                                       detail=f"negative control: the skill's script {p} ran at {c.where}"))
+    else:
+        facts.sub_scores["execution"] = 1.0
+        facts.first_pass_index["execution"] = -1
+        facts.evidence.append(Evidence(check="execution", passed=True,
+                                       detail="negative control: none of the skill's scripts ran"))
+    facts.sub_scores["workflow_order"] = None
+    facts.sub_scores["error_recovery"] = None
+    facts.evidence.append(Evidence(check="workflow_order", passed=None,
+                                   detail="not applicable: negative control scores on not triggering the skill"))
+    facts.evidence.append(Evidence(check="error_recovery", passed=None,
+                                   detail="not applicable: negative control scores on not triggering the skill"))
+    return facts
+
+
+def error_recovery(calls) -> tuple[float | None, list[Evidence]]:
+    """Share of failed calls the agent recovered from; None when nothing failed."""
+    active = [c for c in calls if c.kind != "control"]
+    failures = [i for i, c in enumerate(active) if c.failed is True]
+    if not failures:
+        return None, [Evidence(check="error_recovery", passed=None, detail="not applicable: no call failed")]
+    recovered = 0
+    ev: list[Evidence] = []
+    for i in failures:
+        c = active[i]
+        nxt = active[i + 1 : i + 1 + RECOVERY_WINDOW]
+        blind = bool(nxt) and nxt[0].tool == c.tool and nxt[0].text == c.text and nxt[0].failed is True
+        ok = next((n for n in nxt if n.failed is not True), None)
+        good = ok is not None and not blind
+        recovered += good
+        if len(ev) < MAX_FAILURE_EVIDENCE:
+            what = f"{c.tool} {c.text[:80]!r}" if c.text else c.tool
+            if good:
+                detail = f"{what} failed at {c.where}; recovered by {ok.tool} at {ok.where}"
+            elif blind:
+                detail = f"{what} failed at {c.where}; repeated unchanged and failed again"
+            else:
+                detail = f"{what} failed at {c.where}; no successful call followed within {RECOVERY_WINDOW} calls"
+            ev.append(Evidence(check="error_recovery", passed=good, step_id=c.step_id, detail=detail))
+    if len(failures) > MAX_FAILURE_EVIDENCE:
+        ev.append(Evidence(check="error_recovery", passed=None,
+                           detail=f"{len(failures) - MAX_FAILURE_EVIDENCE} more failures not listed"))
+    return round(recovered / len(failures), 6), ev
+
+
+def unscored(inp: GradingInput, view: TraceView | None, metric: str) -> MetricResult | None:
+    """The unscored result when the trajectory or the case is missing, else None."""
+    if view is None:
+        reason = f"no trajectory: {inp.trajectory_error or 'not provided'}"
+    elif inp.case is None:
+        reason = "no case spec: the expected skill and script are unknown"
+    else:
+        return None
+    return MetricResult(metric=metric, score=None, unscored_reason=reason, grader="deterministic")
+
+
+def result_from(facts: ExecutionFacts, metric: str = METRIC, *, details: dict | None = None) -> MetricResult:
+    return MetricResult(metric=metric, score=facts.score, sub_scores=dict(facts.sub_scores),
+                        evidence=list(facts.evidence), grader="deterministic", details=details or {})
+
+
+def grade_skill_execution(inp: GradingInput, view: TraceView | None) -> MetricResult:
+    """Score ``skill_execution`` for one trial (see the module docstring)."""
+    missing = unscored(inp, view, METRIC)
+    if missing is not None:
+        return missing
+    facts = analyse(view.calls, inp.case, inp.target_skill, inp.skills_dir, inp.condition)
+    return result_from(facts)
