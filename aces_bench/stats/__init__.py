@@ -3,17 +3,48 @@ routing premium, static-vs-live correlation, significance, design power and a
 missingness audit. Pure functions over DataFrames; ``external`` reads SkillsBench's
 registry; ``summary.study_stats`` runs everything into one ``StudyStats`` model."""
 
-from aces_bench.stats.bootstrap import BootstrapCI, bootstrap_table, cluster_bootstrap, cluster_bootstrap_difference
-from aces_bench.stats.correlation import Correlation, spearman_ci, static_lift_correlation
-from aces_bench.stats.external import ExternalHeadline, load_skillsbench_registry, registry_pass_counts, skillsbench_headline
-from aces_bench.stats.lift import lift_table, pooled_lift, summarise_lift, within_cell_sd
+from aces_bench.stats.bootstrap import (
+    BootstrapCI,
+    bootstrap_table,
+    cluster_bootstrap,
+    cluster_bootstrap_difference,
+)
+from aces_bench.stats.correlation import (
+    Correlation,
+    spearman_ci,
+    static_lift_correlation,
+)
+from aces_bench.stats.external import (
+    ExternalHeadline,
+    load_skillsbench_registry,
+    registry_pass_counts,
+    skillsbench_headline,
+)
+from aces_bench.stats.lift import (
+    lift_table,
+    pooled_lift,
+    summarise_lift,
+    within_cell_sd,
+)
 from aces_bench.stats.pairing import OUTCOMES, build_pairs, outcome_values
 from aces_bench.stats.passk import pass_at_k, pass_counts, passk_table
 from aces_bench.stats.routing import routing_premium
 from aces_bench.stats.significance import (
-    cases_needed, design_power, holm, minimum_detectable_lift, per_skill_tests, permutation_test, sign_test,
+    cases_needed,
+    design_power,
+    holm,
+    minimum_detectable_lift,
+    per_skill_tests,
+    permutation_test,
+    sign_test,
 )
-from aces_bench.stats.summary import STATS_SCHEMA_VERSION, StatsSettings, StatTable, StudyStats, study_stats
+from aces_bench.stats.summary import (
+    STATS_SCHEMA_VERSION,
+    StatsSettings,
+    StatTable,
+    StudyStats,
+    study_stats,
+)
 
 __all__ = [
     "OUTCOMES", "STATS_SCHEMA_VERSION", "BootstrapCI", "Correlation", "ExternalHeadline", "StatTable",

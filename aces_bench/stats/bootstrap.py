@@ -102,7 +102,7 @@ def cluster_bootstrap(
     """
     sums, counts = _cluster_table(values, clusters)
     n, k = int(counts.sum()), int(sums.size)
-    base = dict(n=n, n_clusters=k, n_resamples=n_resamples, seed=seed, level=level)
+    base = {"n": n, "n_clusters": k, "n_resamples": n_resamples, "seed": seed, "level": level}
     if n == 0:
         return BootstrapCI(estimate=None, ci_lo=None, ci_hi=None, boot_se=None, n_valid_resamples=0, note="no scored pairs", **base)
     estimate = float(sums.sum() / n)
@@ -141,7 +141,7 @@ def cluster_bootstrap_difference(
         np.bincount(cb, weights=b[kb], minlength=k), np.bincount(cb, minlength=k),
     ]).astype(float) if k else np.zeros((0, 4))
     n = int(ka.sum() + kb.sum())
-    base = dict(n=n, n_clusters=k, n_resamples=n_resamples, seed=seed, level=level)
+    base = {"n": n, "n_clusters": k, "n_resamples": n_resamples, "seed": seed, "level": level}
     if not ka.any() or not kb.any():
         return BootstrapCI(estimate=None, ci_lo=None, ci_hi=None, boot_se=None, n_valid_resamples=0,
                            note="one side has no scored pairs", **base)

@@ -55,8 +55,8 @@ def spearman_ci(x, y, *, x_name: str = "x", y_name: str = "y", level: float = 0.
     keep = np.isfinite(xa) & np.isfinite(ya)
     xa, ya = xa[keep], ya[keep]
     n = int(xa.size)
-    base = dict(x=x_name, y=y_name, n=n, n_dropped=int((~keep).sum()), level=level)
-    empty = dict(rho=None, p_value=None, ci_lo=None, ci_hi=None)
+    base = {"x": x_name, "y": y_name, "n": n, "n_dropped": int((~keep).sum()), "level": level}
+    empty = {"rho": None, "p_value": None, "ci_lo": None, "ci_hi": None}
     if n < 3:
         return Correlation(**base, **empty, note=f"needs 3+ complete pairs, got {n}")
     if np.ptp(xa) == 0 or np.ptp(ya) == 0:

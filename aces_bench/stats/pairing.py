@@ -6,8 +6,8 @@ is dropped here; statistics downstream use the rows whose lift is defined.
 
 Outcome columns of the paired frame, for each outcome ``o`` in ``OUTCOMES``:
 ``with_<o>``, ``base_<o>`` and ``lift_<o>`` (with minus base, NaN unless both scored).
-Per side it also carries ``present_<side>``, ``status_<side>``, ``traj_<side>`` and
-``n_visible_skills_<side>``.
+It carries the case attributes ``case_kind`` and ``negative_control``, and per side
+``present_<side>``, ``status_<side>``, ``traj_<side>`` and ``n_visible_skills_<side>``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,13 @@ import numpy as np
 import pandas as pd
 
 from aces_bench.errors import ReportError
-from aces_bench.table import CONDITIONS, METRICS, OUTCOME_METRICS, PAIR_KEY, metric_column
+from aces_bench.table import (
+    CONDITIONS,
+    METRICS,
+    OUTCOME_METRICS,
+    PAIR_KEY,
+    metric_column,
+)
 
 COMPOSITE = "composite"
 OUTCOME_ONLY = "outcome_only"
@@ -27,6 +33,7 @@ OUTCOMES = (*METRICS, COMPOSITE, OUTCOME_ONLY, REWARD)
 SIDES = {"with_skill": "with", "baseline": "base"}
 
 REQUIRED_COLUMNS = (*PAIR_KEY, "condition", "status")
+CASE_ATTRS = ("case_kind", "negative_control")
 _SIDE_EXTRAS = {"status": "status", "has_trajectory": "traj", "n_visible_skills": "n_visible_skills"}
 
 
@@ -76,9 +83,9 @@ def validate_trials(trials: pd.DataFrame, *, where: str = "trials table") -> Non
             where=f"{where}: column 'condition'",
             fix=f"every row's condition must be one of: {', '.join(CONDITIONS)}",
         )
-    dup = trials.duplicated(list((*PAIR_KEY, "condition")), keep=False)
+    dup = trials.duplicated([*PAIR_KEY, "condition"], keep=False)
     if dup.any():
-        first = trials.loc[dup, list((*PAIR_KEY, "condition"))].iloc[0]
+        first = trials.loc[dup, [*PAIR_KEY, "condition"]].iloc[0]
         key = ", ".join(f"{k}={first[k]!r}" for k in (*PAIR_KEY, "condition"))
         raise ReportError(
             f"{int(dup.sum())} rows share a pairing key with another row, first: {key}",
@@ -108,6 +115,11 @@ def build_pairs(trials: pd.DataFrame, outcomes: Sequence[str] = OUTCOMES) -> pd.
             cols[f"{tag}_{o}"] = outcome_values(part, o)
         sides.append(pd.DataFrame(cols))
     pairs = sides[0].merge(sides[1], on=list(PAIR_KEY), how="outer", sort=False)
+    # Case attributes belong to the key, not to a side: take them from whichever side ran.
+    attrs = [c for c in CASE_ATTRS if c in trials.columns]
+    if attrs:
+        info = trials[[*PAIR_KEY, *attrs]].drop_duplicates(list(PAIR_KEY))
+        pairs = pairs.merge(info, on=list(PAIR_KEY), how="left")
     for tag in SIDES.values():
         pairs[f"present_{tag}"] = pairs[f"present_{tag}"].astype("boolean").fillna(False).astype(bool)
     for o in outcomes:

@@ -77,21 +77,25 @@ def passk_table(
         if col not in wide.columns:
             wide[col] = np.nan
     wide = wide.reset_index()
-    rows = []
-    groups = wide.groupby(list(by), sort=True, dropna=False) if by else [((), wide)]
-    for key, part in groups:
-        key = key if isinstance(key, tuple) else (key,)
-        both = part["n_with_skill"].notna() & part["n_baseline"].notna()
-        one_side = int((~both).sum())
-        for k in ks:
-            ok = both & (part["n_with_skill"] >= k) & (part["n_baseline"] >= k)
-            sel = part.loc[ok]
-            row = {**dict(zip(by, key, strict=True)), "k": int(k), "n_cases": int(ok.sum()),
-                   "n_short": int((both & ~ok).sum()), "n_one_side": one_side,
-                   "pass_with": None, "pass_base": None, "lift": None}
-            if len(sel):
-                pw = pass_at_k(sel["n_with_skill"].astype(int), sel["c_with_skill"].astype(int), k)
-                pb = pass_at_k(sel["n_baseline"].astype(int), sel["c_baseline"].astype(int), k)
-                row.update(pass_with=float(pw.mean()), pass_base=float(pb.mean()), lift=float((pw - pb).mean()))
-            rows.append(row)
-    return pd.DataFrame(rows, columns=[*by, *PASSK_FIELDS])
+    both = (wide["n_with_skill"].notna() & wide["n_baseline"].notna()).to_numpy()
+    nw, nb = wide["n_with_skill"].fillna(0).astype(int).to_numpy(), wide["n_baseline"].fillna(0).astype(int).to_numpy()
+    cw, cb = wide["c_with_skill"].fillna(0).astype(int).to_numpy(), wide["c_baseline"].fillna(0).astype(int).to_numpy()
+    parts = []
+    for k in ks:
+        ok = both & (nw >= k) & (nb >= k)
+        pw, pb = pass_at_k(nw, cw, k), pass_at_k(nb, cb, k)  # NaN below k, masked by ok below
+        parts.append(wide[list(by)].assign(
+            k=int(k), n_cases=ok.astype(int), n_short=(both & ~ok).astype(int), n_one_side=(~both).astype(int),
+            pass_with=np.where(ok, pw, np.nan), pass_base=np.where(ok, pb, np.nan), lift=np.where(ok, pw - pb, np.nan),
+        ))
+    if not parts:
+        return pd.DataFrame(columns=[*by, *PASSK_FIELDS])
+    long = pd.concat(parts, ignore_index=True)
+    if not by and long.empty:  # pooled over nothing: still one explicit row per k
+        return pd.DataFrame([{"k": int(k), "n_cases": 0, "n_short": 0, "n_one_side": 0,
+                              "pass_with": None, "pass_base": None, "lift": None} for k in ks], columns=list(PASSK_FIELDS))
+    out = long.groupby([*by, "k"], sort=True, dropna=False).agg(
+        n_cases=("n_cases", "sum"), n_short=("n_short", "sum"), n_one_side=("n_one_side", "sum"),
+        pass_with=("pass_with", "mean"), pass_base=("pass_base", "mean"), lift=("lift", "mean"),
+    ).reset_index()
+    return out[[*by, *PASSK_FIELDS]]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 from aces_bench.stats.bootstrap import DEFAULT_RESAMPLES, cluster_bootstrap_difference
@@ -24,34 +25,29 @@ ROUTING_FIELDS = (
 )
 
 
-def _premium_row(part: pd.DataFrame, outcome: str, cluster_by: Sequence[str], *,
-                 n_resamples: int, seed: int, level: float) -> dict:
-    column = f"lift_{outcome}"
-    mode = part["workspace_mode"].astype(str)
-    g = part.loc[(mode == "group") & part[column].notna()]
-    i = part.loc[(mode == "isolation") & part[column].notna()]
+def _premium_row(lift: np.ndarray, group: np.ndarray, labels: np.ndarray, outcome: str, cluster_by: Sequence[str],
+                 *, n_resamples: int, seed: int, level: float) -> dict:
+    """Premium of one group of pairs given aligned arrays (lift, is-group-mode, cluster label)."""
+    scored = ~np.isnan(lift)
+    g, i = lift[scored & group], lift[scored & ~group]
     row = dict.fromkeys(ROUTING_FIELDS)
-    row.update(outcome=outcome, n_group=len(g), n_isolation=len(i), cluster_by="+".join(cluster_by), n_clusters=0)
-    if len(g):
-        row["lift_group"] = float(g[column].mean())
-    if len(i):
-        row["lift_isolation"] = float(i[column].mean())
-    if not len(g) or not len(i):
+    row.update(outcome=outcome, n_group=int(g.size), n_isolation=int(i.size), cluster_by="+".join(cluster_by), n_clusters=0)
+    if g.size:
+        row["lift_group"] = float(g.mean())
+    if i.size:
+        row["lift_isolation"] = float(i.mean())
+    if not g.size or not i.size:
         row["note"] = "needs scored pairs in both group and isolation mode"
         return row
     row["premium"] = row["lift_group"] - row["lift_isolation"]
-    if len(g) >= 2 and len(i) >= 2:
-        se = math.sqrt(g[column].var(ddof=1) / len(g) + i[column].var(ddof=1) / len(i))
+    if g.size >= 2 and i.size >= 2:
+        se = math.sqrt(g.var(ddof=1) / g.size + i.var(ddof=1) / i.size)
         half = z_value(level) * se
         row.update(se=se, ci_lo=row["premium"] - half, ci_hi=row["premium"] + half)
     else:
         row["note"] = "normal CI needs 2+ pairs per mode"
-    labels_g = g[list(cluster_by)].astype(str).agg("\x1f".join, axis=1)
-    labels_i = i[list(cluster_by)].astype(str).agg("\x1f".join, axis=1)
-    boot = cluster_bootstrap_difference(
-        g[column].to_numpy(float), labels_g.to_numpy(object), i[column].to_numpy(float), labels_i.to_numpy(object),
-        n_resamples=n_resamples, seed=seed, level=level,
-    )
+    boot = cluster_bootstrap_difference(g, labels[scored & group], i, labels[scored & ~group],
+                                        n_resamples=n_resamples, seed=seed, level=level)
     row.update(n_clusters=boot.n_clusters, boot_ci_lo=boot.ci_lo, boot_ci_hi=boot.ci_hi)
     if boot.note:
         row["note"] = "; ".join(x for x in (row["note"], f"bootstrap: {boot.note}") if x)
@@ -75,13 +71,15 @@ def routing_premium(
     """
     if cluster_by is None:
         cluster_by = ("case_id",) if "skill" in by else ("skill",)
+    group = (pairs["workspace_mode"].astype(str) == "group").to_numpy()
+    labels = pairs.groupby(list(cluster_by), dropna=False, sort=True).ngroup().to_numpy()
+    members = pairs.groupby(list(by), sort=True, dropna=False).indices if by else {(): np.arange(len(pairs))}
     rows = []
-    groups = pairs.groupby(list(by), sort=True, dropna=False) if by else [((), pairs)]
-    for key, part in groups:
+    for key, idx in members.items():
         key = key if isinstance(key, tuple) else (key,)
         for o in outcomes:
-            check_outcome(o)
-            row = _premium_row(part, o, cluster_by, n_resamples=n_resamples, seed=seed, level=level)
+            lift = pairs[f"lift_{check_outcome(o)}"].to_numpy(float)[idx]
+            row = _premium_row(lift, group[idx], labels[idx], o, cluster_by,
+                               n_resamples=n_resamples, seed=seed, level=level)
             rows.append({**dict(zip(by, key, strict=True)), **row})
     return pd.DataFrame(rows, columns=[*by, *ROUTING_FIELDS])
-

@@ -19,9 +19,20 @@ from aces_bench.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_table
 from aces_bench.stats.correlation import Correlation, static_lift_correlation
 from aces_bench.stats.lift import lift_table, within_cell_sd
 from aces_bench.stats.missingness import (
-    imputation_sensitivity, one_sided, outcome_only_partial, scored_by_condition, status_counts, trajectory_gaps,
+    imputation_sensitivity,
+    one_sided,
+    outcome_only_partial,
+    scored_by_condition,
+    status_counts,
+    trajectory_gaps,
 )
-from aces_bench.stats.pairing import COMPOSITE, OUTCOMES, REWARD, build_pairs, check_outcome
+from aces_bench.stats.pairing import (
+    COMPOSITE,
+    OUTCOMES,
+    REWARD,
+    build_pairs,
+    check_outcome,
+)
 from aces_bench.stats.passk import pass_counts, passk_table
 from aces_bench.stats.routing import routing_premium
 from aces_bench.stats.significance import design_power, per_skill_tests
@@ -91,6 +102,7 @@ class StudyStats(BaseModel):
     n_pair_keys: int
     lift_pooled: StatTable = Field(description="per outcome, over all scored pairs")
     lift_by_cell: StatTable = Field(description="per (skill, harness, model, workspace_mode) and outcome")
+    lift_by_case_kind: StatTable = Field(description="per (case_kind, negative_control) and outcome: negative controls apart")
     bootstrap: StatTable = Field(description="pooled lift with cluster bootstrap CI over skills and over cells")
     within_cell_sd: StatTable
     passk_pooled: StatTable
@@ -119,9 +131,12 @@ def study_stats(
     settings: StatsSettings | None = None,
     static_scores: pd.DataFrame | Mapping[str, float] | None = None,
     cell_key: Sequence[str] = CELL_KEY,
+    counts: pd.DataFrame | None = None,
 ) -> StudyStats:
     """Compute every statistic for ``trials`` (the tidy trials table) into a ``StudyStats``.
 
+    ``counts`` overrides the per-case pass counts used for pass@k (as from
+    ``external.registry_pass_counts``, where rows aggregate several attempts).
     Pure: reads nothing but its arguments. Seeded, so the same input gives the same
     output. Empty or degenerate input yields tables with n = 0 and None statistics.
     """
@@ -130,7 +145,8 @@ def study_stats(
         check_outcome(o)
     pairs = build_pairs(trials, outcomes=s.outcomes if s.headline_outcome in s.outcomes else (*s.outcomes, s.headline_outcome))
     cell = tuple(cell_key)
-    counts = pass_counts(trials, success=s.pass_outcome, threshold=s.pass_threshold)
+    if counts is None:
+        counts = pass_counts(trials, success=s.pass_outcome, threshold=s.pass_threshold)
     t = StatTable.from_frame
     corr, by_skill = (None, None)
     if static_scores is not None:
@@ -142,6 +158,7 @@ def study_stats(
         n_pair_keys=len(pairs),
         lift_pooled=t(lift_table(pairs, by=(), outcomes=s.outcomes, level=s.level)),
         lift_by_cell=t(lift_table(pairs, by=cell, outcomes=s.outcomes, level=s.level)),
+        lift_by_case_kind=t(lift_table(pairs, by=("case_kind", "negative_control"), outcomes=s.outcomes, level=s.level)),
         bootstrap=t(bootstrap_table(pairs, outcomes=s.outcomes, n_resamples=s.n_resamples, seed=s.seed, level=s.level)),
         within_cell_sd=t(within_cell_sd(pairs, by=cell, outcomes=s.outcomes)),
         passk_pooled=t(passk_table(counts, ks=s.ks, by=())),

@@ -10,12 +10,12 @@ from aces_bench.table import COLUMNS, METRICS, TrialRow
 
 def trial(**over) -> dict:
     """One valid trial row (validated by TrialRow) with overrides."""
-    base = dict(
-        run_id="r1", skill="s1", case_id="c1", case_kind="explicit", negative_control=False, harness="h1",
-        model="m1", workspace_mode="isolation", decoy_set="none", n_visible_skills=1, condition="with_skill",
-        attempt=0, task_id="t", trial_name="t__x", status="ok", agent_label="ref", backend="local",
-        has_trajectory=True,
-    )
+    base = {
+        "run_id": "r1", "skill": "s1", "case_id": "c1", "case_kind": "explicit", "negative_control": False, "harness": "h1",
+        "model": "m1", "workspace_mode": "isolation", "decoy_set": "none", "n_visible_skills": 1, "condition": "with_skill",
+        "attempt": 0, "task_id": "t", "trial_name": "t__x", "status": "ok", "agent_label": "ref", "backend": "local",
+        "has_trajectory": True,
+    }
     base.update(over)
     return TrialRow(**base).model_dump()
 

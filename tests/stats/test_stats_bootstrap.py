@@ -7,7 +7,11 @@ import pytest
 from stats_fixtures import make_trials
 
 import aces_bench.stats.bootstrap as boot
-from aces_bench.stats.bootstrap import bootstrap_table, cluster_bootstrap, cluster_bootstrap_difference
+from aces_bench.stats.bootstrap import (
+    bootstrap_table,
+    cluster_bootstrap,
+    cluster_bootstrap_difference,
+)
 from aces_bench.stats.pairing import build_pairs
 
 

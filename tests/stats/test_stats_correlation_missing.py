@@ -11,7 +11,12 @@ from stats_fixtures import frame, make_trials, trial
 from aces_bench.errors import ReportError
 from aces_bench.stats.correlation import spearman_ci, static_lift_correlation
 from aces_bench.stats.missingness import (
-    imputation_sensitivity, one_sided, one_sided_keys, outcome_only_partial, scored_by_condition, status_counts,
+    imputation_sensitivity,
+    one_sided,
+    one_sided_keys,
+    outcome_only_partial,
+    scored_by_condition,
+    status_counts,
     trajectory_gaps,
 )
 from aces_bench.stats.pairing import build_pairs

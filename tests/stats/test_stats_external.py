@@ -9,7 +9,11 @@ import pandas as pd
 import pytest
 
 from aces_bench.errors import ReportError
-from aces_bench.stats.external import load_skillsbench_registry, registry_pass_counts, skillsbench_headline
+from aces_bench.stats.external import (
+    load_skillsbench_registry,
+    registry_pass_counts,
+    skillsbench_headline,
+)
 from aces_bench.stats.lift import lift_table
 from aces_bench.stats.pairing import build_pairs
 from aces_bench.stats.passk import passk_table
@@ -60,6 +64,23 @@ def test_tidy_shape_and_lift_machinery_match_the_shared_paired_summary(registry)
     overall = summary[summary["harness"].isna()].iloc[0]
     assert 100 * p1["pass_base"] == pytest.approx(overall["passrate_without"], abs=1e-3)
     assert 100 * p1["pass_with"] == pytest.approx(overall["passrate_with"], abs=1e-3)
+
+
+@pytest.mark.shared
+@needs_shared
+def test_study_stats_runs_on_the_registry(registry):
+    from aces_bench.stats.external import registry_pass_counts
+    from aces_bench.stats.summary import StatsSettings, study_stats
+
+    s = study_stats(registry, settings=StatsSettings(n_resamples=500), counts=registry_pass_counts(registry))
+    reward = next(r for r in s.lift_pooled.rows if r["outcome"] == "reward")
+    assert reward["n"] == 87 * 18 and round(100 * reward["lift"], 1) == 16.6
+    skill_boot = next(r for r in s.bootstrap.rows if r["outcome"] == "reward" and r["clustering"] == "skill")
+    assert skill_boot["n_clusters"] == 87 and skill_boot["ci_lo"] < reward["lift"] < skill_boot["ci_hi"]
+    p3 = next(r for r in s.passk_pooled.rows if r["k"] == 3)
+    assert p3["n_cases"] == 87 * 18 and p3["lift"] > 0
+    traj = {r["condition"]: r["n_missing_trajectory"] for r in s.missingness.trajectories.rows}
+    assert traj == {"with_skill": 1566, "baseline": 1566}  # the registry publishes no trajectories
 
 
 def _write(tmp_path: Path, rows) -> Path:

@@ -11,7 +11,12 @@ from scipy import stats as sps
 from stats_fixtures import frame, make_trials, trial
 
 from aces_bench.errors import ReportError
-from aces_bench.stats.lift import lift_table, pooled_lift, summarise_lift, within_cell_sd
+from aces_bench.stats.lift import (
+    lift_table,
+    pooled_lift,
+    summarise_lift,
+    within_cell_sd,
+)
 from aces_bench.stats.pairing import build_pairs, outcome_values
 from aces_bench.table import PAIR_KEY
 

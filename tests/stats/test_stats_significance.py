@@ -12,7 +12,13 @@ from stats_fixtures import make_trials
 
 from aces_bench.stats.pairing import build_pairs
 from aces_bench.stats.significance import (
-    cases_needed, design_power, holm, minimum_detectable_lift, per_skill_tests, permutation_test, sign_test,
+    cases_needed,
+    design_power,
+    holm,
+    minimum_detectable_lift,
+    per_skill_tests,
+    permutation_test,
+    sign_test,
 )
 
 

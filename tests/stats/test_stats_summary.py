@@ -75,3 +75,15 @@ def test_bad_outcome_setting_is_a_user_error():
 
     with pytest.raises(ReportError, match="unknown outcome 'acuracy'"):
         study_stats(frame([]), settings=StatsSettings(outcomes=("acuracy",)))
+
+
+def test_negative_controls_get_their_own_lift_rows():
+    t = frame([
+        trial(condition="with_skill", composite=0.9), trial(condition="baseline", composite=0.5),
+        trial(case_id="n1", case_kind="negative", negative_control=True, condition="with_skill", composite=0.4),
+        trial(case_id="n1", case_kind="negative", negative_control=True, condition="baseline", composite=0.6),
+    ])
+    s = study_stats(t, settings=FAST)
+    rows = {(r["case_kind"], r["negative_control"]): r for r in s.lift_by_case_kind.rows if r["outcome"] == "composite"}
+    assert rows[("explicit", False)]["lift"] == pytest.approx(0.4)
+    assert rows[("negative", True)]["lift"] == pytest.approx(-0.2)
