@@ -180,7 +180,7 @@ def load_suite(skill_dir: Path, skill_name: str) -> EvalSuite:
     try:
         suite = EvalSuite.model_validate(raw)
     except ValidationError as err:
-        raise from_validation(err, cls=EvalsError, where=path, fix="correct the listed keys") from None
+        raise from_validation(err, cls=EvalsError, where=path, fix="correct the listed keys in evals.json") from None
     root = Path(skill_dir).resolve()
     for case in suite.evals:
         for f in case.files:

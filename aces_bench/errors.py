@@ -79,7 +79,7 @@ def validation_lines(err: ValidationError, prefix: str = "") -> list[str]:
         if e["type"] != "missing" and not isinstance(got, (dict, list)):
             shown = repr(got)
             suffix = f" (got {shown[:57] + '...' if len(shown) > 60 else shown})"
-        lines.append(f"{key}: {msg}{suffix}")
+        lines.append(f"{msg}{suffix}" if key == "<root>" else f"{key}: {msg}{suffix}")
     return lines
 
 
