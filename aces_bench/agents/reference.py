@@ -75,6 +75,10 @@ class ReferenceAgent(BaseAgent):
     async def setup(self, environment: BaseEnvironment) -> None:
         """Nothing to install: the agent only needs a POSIX shell with ls, sed, cat."""
 
+    async def set_web_tools_disabled(self, disabled: bool, environment: BaseEnvironment) -> None:
+        """The agent has no web tools, so a no-network policy needs no action (and no
+        per-trial warning, which Harbor's default logs)."""
+
     def atif_agent(self) -> Agent:
         """The ATIF ``agent`` block; ``extra`` says what kind of agent this is."""
         return Agent(
@@ -85,6 +89,7 @@ class ReferenceAgent(BaseAgent):
                 "label": AGENT_LABEL,
                 "deterministic": True,
                 "llm": False,
+                "timestamps": not self.settings.deterministic,
                 "router": "rank_bm25.BM25L over skill name + description",
                 "min_shared_terms": self.settings.min_shared_terms,
             },

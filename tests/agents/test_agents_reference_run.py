@@ -238,7 +238,8 @@ def test_deterministic_mode_gives_identical_trajectories(task):
         texts.append((agent.logs_dir / "trajectory.json").read_text())
     assert texts[0] == texts[1]
     data = json.loads(texts[0])
-    assert "timestamp" not in json.dumps(data) and "session_id" not in data
+    assert all("timestamp" not in step for step in data["steps"]) and "session_id" not in data
+    assert data["agent"]["extra"]["timestamps"] is False
 
     agent = make_agent(task)
     agent.session_id = "trial-abc__agent"
