@@ -24,10 +24,10 @@ DEFAULT_WORKDIR = "/workspace"
 ANSWER_FILENAME = "answer.txt"
 
 _SEPARATOR = re.compile(r"^\s*-{3,}\s*$")
-_WORKDIR = re.compile(r"^\s*working directory\s*:\s*(?P<path>\S.*?)\s*$", re.I)
-_INPUTS = re.compile(r"^\s*input files\s*:\s*$", re.I)
+_WORKDIR = re.compile(r"^\s*working directory\s*:\s*(?P<path>\S.*?)\s*$", re.IGNORECASE)
+_INPUTS = re.compile(r"^\s*input files\s*:\s*$", re.IGNORECASE)
 _ITEM = re.compile(r"^\s*[-*]\s+(?P<path>\S.*?)\s*$")
-_ANSWER = re.compile(r"^\s*write (?:your|the) final answer to\s+(?P<path>\S+?)\.?\s*$", re.I)
+_ANSWER = re.compile(r"^\s*write (?:your|the) final answer to\s+(?P<path>\S+?)\.?\s*$", re.IGNORECASE)
 
 
 class TaskFooter(BaseModel):

@@ -33,8 +33,19 @@ from pydantic import Field
 from aces_bench import __version__
 from aces_bench.agents.atif import BASH_TOOL_DEFINITION, TrajectoryRecorder, utc_now
 from aces_bench.agents.footer import TaskFooter, parse_instruction
-from aces_bench.agents.routing import DEFAULT_MIN_SHARED, RouteDecision, SkillCard, route
-from aces_bench.agents.usage import Invocation, UnusableUsage, build_invocation, recovery, usage_line
+from aces_bench.agents.routing import (
+    DEFAULT_MIN_SHARED,
+    RouteDecision,
+    SkillCard,
+    route,
+)
+from aces_bench.agents.usage import (
+    Invocation,
+    UnusableUsage,
+    build_invocation,
+    recovery,
+    usage_line,
+)
 from aces_bench.io import write_text
 
 AGENT_NAME = "aces-reference"
@@ -145,7 +156,7 @@ class ReferenceAgent(BaseAgent):
         if not environment.is_path_mounted(env_path, host_path):
             try:
                 await environment.upload_file(host_path, str(env_path))
-            except Exception as exc:  # the host copy is the record; this is a convenience
+            except Exception as exc:  # noqa: BLE001 - the host copy is the record; this is a convenience
                 self.logger.warning("could not copy %s into the environment: %s", TRAJECTORY_FILE, exc)
 
     def populate_context_post_run(self, context: AgentContext) -> None:

@@ -20,7 +20,7 @@ from pathlib import PurePosixPath
 from markdown_it import MarkdownIt
 from pydantic import BaseModel, ConfigDict
 
-_USAGE_HEADING = re.compile(r"^usage\b", re.I)
+_USAGE_HEADING = re.compile(r"^usage\b", re.IGNORECASE)
 _OPTIONAL = re.compile(r"\s*\[[^\[\]]*\]")
 _PLACEHOLDER = re.compile(r"<[^<>\s][^<>]*>")
 _SKILL_DIR_VARS = ("{baseDir}", "${SKILL_DIR}", "$SKILL_DIR", "${CLAUDE_SKILL_DIR}", "$CLAUDE_SKILL_DIR")

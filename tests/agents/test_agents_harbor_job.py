@@ -15,9 +15,9 @@ import pytest
 os.environ.setdefault("HARBOR_TELEMETRY", "0")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from harbor.models.task.config import EnvironmentConfig as TaskEnvironmentConfig  # noqa: E402
-from harbor.models.task.config import PackageInfo, TaskConfig  # noqa: E402
-from harbor.models.trajectories import Trajectory  # noqa: E402
+from harbor.models.task.config import EnvironmentConfig as TaskEnvironmentConfig
+from harbor.models.task.config import PackageInfo, TaskConfig
+from harbor.models.trajectories import Trajectory
 
 LOCAL_BACKEND = "aces_bench.backends.local:LocalSandboxEnvironment"
 AGENT = "aces_bench.agents.reference:ReferenceAgent"
