@@ -164,6 +164,12 @@ def test_grade_judged_end_to_end_over_litellm(llm_server, tmp_path):
 
     def route(body: dict) -> Reply:
         system = body["messages"][0]["content"]
+        user = body["messages"][1]["content"]
+        # RAGAS's own prompt texts, when the optional extra is installed
+        if "identify the user_goal" in user:
+            return Reply(as_json({"user_goal": "reconcile", "end_state": "reported 1234.50"}))
+        if "identify if they are the same" in user:
+            return Reply(as_json({"reason": "same total", "verdict": "1"}))
         if "five questions" in system:
             return Reply(as_json(accuracy))
         if "state the user_goal" in system:
