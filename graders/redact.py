@@ -54,8 +54,9 @@ def redact(text: str, patterns: PatternSet | None = None) -> str:
     if not found:
         return text
     # Overlapping matches (a key inside an assignment): mask the union, left to right,
-    # labelled by the first pattern that covers each stretch.
-    spans = sorted((s, e, c.id) for c, _, (s, e) in found)
+    # labelled by the most specific pattern (earlier in the file) starting there.
+    order = {c.id: i for i, c in enumerate((patterns or load_patterns()).secrets)}
+    spans = [(s, e, pid) for s, _, e, pid in sorted((s, order[c.id], e, c.id) for c, _, (s, e) in found)]
     out: list[str] = []
     pos = 0
     for s, e, pid in spans:

@@ -194,7 +194,10 @@ def _simple(words: list[str], acc: _Acc) -> None:
     cwd = acc.cwd
     text = " ".join(words[i:])
 
-    if "--help" in args or (args == ["-h"]) or prog in _HELP_PROGRAMS or "help(" in text:
+    # A lone -h means help for scripts and most CLIs, but "human-readable" for ls/du/df/sort.
+    short_help = "-h" in args and (args == ["-h"] or "/" in word0 or bool(_INTERPRETERS.match(prog))
+                                   or prog.endswith((".py", ".sh", ".js")))
+    if "--help" in args or short_help or prog in _HELP_PROGRAMS or "help(" in text:
         acc.flags.add("help")
     if _INSTALL.match(text.replace("sudo ", "")):
         acc.flags.add("install")
