@@ -15,8 +15,14 @@ with the judge's error; it is never scored 0.
 from __future__ import annotations
 
 from aces_bench.graders.base import Evidence, GradingInput, MetricResult
-from aces_bench.graders.judge_context import grader_version, precondition, trial_sections, unscored
+from aces_bench.graders.judge_context import (
+    grader_version,
+    precondition,
+    trial_sections,
+    unscored,
+)
 from aces_bench.graders.prompts import ACCURACY, ACCURACY_QUESTIONS, AccuracyReply
+
 from aces_bench.judges.base import Judge, JudgeOutcome
 
 METRIC = "accuracy"
@@ -31,12 +37,24 @@ def score_accuracy(outcome: JudgeOutcome[AccuracyReply]) -> MetricResult:
     """Pure: the metric from one judge outcome (see the module docstring for the rules)."""
     version = grader_version(ACCURACY.version)
     if outcome.value is None:
-        return unscored(METRIC, f"judge {outcome.judge} gave no usable reply: {outcome.error}", outcome.judge, version)
+        return unscored(
+            METRIC,
+            f"judge {outcome.judge} gave no usable reply: {outcome.error}",
+            outcome.judge,
+            version,
+        )
     replies = {key: getattr(outcome.value, key) for key in ACCURACY_QUESTIONS}
     decided = {k: r for k, r in replies.items() if r.answer is not None}
-    sub_scores = {k: (None if r.answer is None else float(r.answer == "yes")) for k, r in replies.items()}
+    sub_scores = {
+        k: (None if r.answer is None else float(r.answer == "yes"))
+        for k, r in replies.items()
+    }
     evidence = [
-        Evidence(check=k, passed=None if r.answer is None else r.answer == "yes", detail=r.reason)
+        Evidence(
+            check=k,
+            passed=None if r.answer is None else r.answer == "yes",
+            detail=r.reason,
+        )
         for k, r in replies.items()
     ]
     undecided = [k for k, r in replies.items() if r.answer is None]

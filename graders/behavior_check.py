@@ -14,8 +14,13 @@ import asyncio
 import re
 
 from aces_bench.graders.base import Evidence, GradingInput, MetricResult
-from aces_bench.graders.judge_context import grader_version, precondition, trial_sections
+from aces_bench.graders.judge_context import (
+    grader_version,
+    precondition,
+    trial_sections,
+)
 from aces_bench.graders.prompts import BEHAVIOR, YesNo, fence
+
 from aces_bench.judges.base import Judge, JudgeOutcome
 from aces_bench.judges.heuristic import is_abstention
 
@@ -44,7 +49,9 @@ def behavior_user(context: str, behavior: str) -> str:
     return f"{context}\n\n{fence('behavior', behavior)}"
 
 
-def score_behaviors(behaviors: list[str], outcomes: list[JudgeOutcome[YesNo]], judge: str) -> MetricResult:
+def score_behaviors(
+    behaviors: list[str], outcomes: list[JudgeOutcome[YesNo]], judge: str
+) -> MetricResult:
     """Pure: the metric from one outcome per behavior, in order."""
     version = grader_version(BEHAVIOR.version)
     evidence: list[Evidence] = []
@@ -55,7 +62,9 @@ def score_behaviors(behaviors: list[str], outcomes: list[JudgeOutcome[YesNo]], j
         if outcome.value is None:
             if not is_abstention(outcome):
                 failures.append(f"{check}: {outcome.error}")
-            evidence.append(Evidence(check=check, passed=None, detail=f"{text} -- {outcome.error}"))
+            evidence.append(
+                Evidence(check=check, passed=None, detail=f"{text} -- {outcome.error}")
+            )
             continue
         answer = outcome.value.answer
         if answer is not None:
@@ -68,9 +77,14 @@ def score_behaviors(behaviors: list[str], outcomes: list[JudgeOutcome[YesNo]], j
                 detail=f"{text} -- {answer or 'undecided'}: {outcome.value.reason}{cached}",
             )
         )
-    sub_scores = {e.check: (None if e.passed is None else float(e.passed)) for e in evidence}
+    sub_scores = {
+        e.check: (None if e.passed is None else float(e.passed)) for e in evidence
+    }
     if failures:
-        reason = f"judge {judge} failed on {len(failures)} of {len(behaviors)} behavior(s): " + "; ".join(failures)
+        reason = (
+            f"judge {judge} failed on {len(failures)} of {len(behaviors)} behavior(s): "
+            + "; ".join(failures)
+        )
     elif not decided:
         reason = f"judge {judge} decided none of the {len(behaviors)} behavior(s)"
     else:

@@ -15,23 +15,30 @@ from __future__ import annotations
 
 import functools
 
-from aces_bench.cases import EvalCase
 from aces_bench.graders.base import GRADER_VERSION, Evidence, GradingInput, MetricResult
 from aces_bench.graders.judge_context import (
     OUTPUT_CAP,
     RENDER_CAP,
-    clip,
-    text_of,
     all_steps,
     answer_section,
     build_facts,
+    clip,
     final_answer,
     grader_version,
     precondition,
     render_trajectory,
+    text_of,
     unscored,
 )
-from aces_bench.graders.prompts import GOAL_COMPARE, GOAL_INFER, GoalOutcome, GoalVerdict, fence
+from aces_bench.graders.prompts import (
+    GOAL_COMPARE,
+    GOAL_INFER,
+    GoalOutcome,
+    GoalVerdict,
+    fence,
+)
+
+from aces_bench.cases import EvalCase
 from aces_bench.judges.base import Judge, JudgeOutcome
 
 METRIC = "goal_accuracy"
@@ -46,7 +53,9 @@ def reference_goal(case: EvalCase) -> str | None:
     """The goal to compare against: the ground truth, else the assertions, else None."""
     if case.expected_output and case.expected_output.strip():
         return case.expected_output.strip()
-    parts = [a if isinstance(a, str) else f"{a.kind} {a.value!r}" for a in case.assertions]
+    parts = [
+        a if isinstance(a, str) else f"{a.kind} {a.value!r}" for a in case.assertions
+    ]
     return "; ".join(parts) or None
 
 
@@ -64,8 +73,16 @@ def ragas_status() -> tuple[str | None, str]:
     return ragas.__version__, "ragas importable"
 
 
-def _result(score: float | None, reason: str | None, evidence: list[Evidence], judge: str, version: str) -> MetricResult:
-    method = next((e.detail.split(" ", 1)[0] for e in evidence if e.check == "method"), None)
+def _result(
+    score: float | None,
+    reason: str | None,
+    evidence: list[Evidence],
+    judge: str,
+    version: str,
+) -> MetricResult:
+    method = next(
+        (e.detail.split(" ", 1)[0] for e in evidence if e.check == "method"), None
+    )
     return MetricResult(
         metric=METRIC,
         score=score,
@@ -81,12 +98,18 @@ def _failure(outcome: JudgeOutcome, step: str) -> str:
     return f"judge {outcome.judge} gave no usable reply at {step}: {outcome.error}"
 
 
-async def two_step(inp: GradingInput, judge: Judge, reference: str, why: str) -> MetricResult:
+async def two_step(
+    inp: GradingInput, judge: Judge, reference: str, why: str
+) -> MetricResult:
     """Step 1 infers goal and end state from the trajectory; step 2 compares with the reference."""
     assert inp.case is not None and inp.trajectory is not None
     answer, source = final_answer(inp)
     facts = fence("facts", build_facts(inp, inp.case, source).model_dump_json())
-    method = Evidence(check="method", passed=None, detail=f"two_step (goal_infer v{GOAL_INFER.version}, goal_compare v{GOAL_COMPARE.version}); {why}")
+    method = Evidence(
+        check="method",
+        passed=None,
+        detail=f"two_step (goal_infer v{GOAL_INFER.version}, goal_compare v{GOAL_COMPARE.version}); {why}",
+    )
     infer_user = "\n\n".join(
         [
             fence("task", inp.case.prompt),
@@ -96,26 +119,68 @@ async def two_step(inp: GradingInput, judge: Judge, reference: str, why: str) ->
         ]
     )
     inferred = await judge.ask(
-        prompt_id=GOAL_INFER.id, prompt_version=GOAL_INFER.version, system=GOAL_INFER.system,
-        user=infer_user, schema=GoalOutcome,
+        prompt_id=GOAL_INFER.id,
+        prompt_version=GOAL_INFER.version,
+        system=GOAL_INFER.system,
+        user=infer_user,
+        schema=GoalOutcome,
     )
     if inferred.value is None:
-        return _result(None, _failure(inferred, "step 1 (goal_infer)"), [method], judge.label, TWO_STEP_VERSION)
-    end_state = Evidence(check="end_state", passed=None, detail=f"goal: {inferred.value.user_goal} | end state: {inferred.value.end_state}")
+        return _result(
+            None,
+            _failure(inferred, "step 1 (goal_infer)"),
+            [method],
+            judge.label,
+            TWO_STEP_VERSION,
+        )
+    end_state = Evidence(
+        check="end_state",
+        passed=None,
+        detail=f"goal: {inferred.value.user_goal} | end state: {inferred.value.end_state}",
+    )
     compare_user = "\n\n".join(
-        [fence("reference", reference), fence("arrived_outcome", inferred.value.end_state, untrusted=True), facts]
+        [
+            fence("reference", reference),
+            fence("arrived_outcome", inferred.value.end_state, untrusted=True),
+            facts,
+        ]
     )
     verdict = await judge.ask(
-        prompt_id=GOAL_COMPARE.id, prompt_version=GOAL_COMPARE.version, system=GOAL_COMPARE.system,
-        user=compare_user, schema=GoalVerdict,
+        prompt_id=GOAL_COMPARE.id,
+        prompt_version=GOAL_COMPARE.version,
+        system=GOAL_COMPARE.system,
+        user=compare_user,
+        schema=GoalVerdict,
     )
     if verdict.value is None:
-        return _result(None, _failure(verdict, "step 2 (goal_compare)"), [method, end_state], judge.label, TWO_STEP_VERSION)
+        return _result(
+            None,
+            _failure(verdict, "step 2 (goal_compare)"),
+            [method, end_state],
+            judge.label,
+            TWO_STEP_VERSION,
+        )
     achieved = verdict.value.achieved
-    evidence = [method, end_state, Evidence(check="verdict", passed=None if achieved is None else achieved == "yes", detail=verdict.value.reason)]
+    evidence = [
+        method,
+        end_state,
+        Evidence(
+            check="verdict",
+            passed=None if achieved is None else achieved == "yes",
+            detail=verdict.value.reason,
+        ),
+    ]
     if achieved is None:
-        return _result(None, f"judge {judge.label} could not decide: {verdict.value.reason}", evidence, judge.label, TWO_STEP_VERSION)
-    return _result(float(achieved == "yes"), None, evidence, judge.label, TWO_STEP_VERSION)
+        return _result(
+            None,
+            f"judge {judge.label} could not decide: {verdict.value.reason}",
+            evidence,
+            judge.label,
+            TWO_STEP_VERSION,
+        )
+    return _result(
+        float(achieved == "yes"), None, evidence, judge.label, TWO_STEP_VERSION
+    )
 
 
 def ragas_messages(inp: GradingInput) -> list:
@@ -126,7 +191,10 @@ def ragas_messages(inp: GradingInput) -> list:
     for _, step in all_steps(inp.trajectory):
         text = clip(text_of(step.message), OUTPUT_CAP * 2)
         if step.source == "agent":
-            calls = [ToolCall(name=c.function_name, args=c.arguments) for c in step.tool_calls or []]
+            calls = [
+                ToolCall(name=c.function_name, args=c.arguments)
+                for c in step.tool_calls or []
+            ]
             msgs: list = [AIMessage(content=text, tool_calls=calls or None)]
         else:
             msgs = [HumanMessage(content=text)]
@@ -148,7 +216,11 @@ def ragas_messages(inp: GradingInput) -> list:
         else:
             tail.append(per_step[i])
             hi -= 1
-    gap = [AIMessage(content=f"[{hi - lo + 1} step(s) omitted to fit {RENDER_CAP} characters]")]
+    gap = [
+        AIMessage(
+            content=f"[{hi - lo + 1} step(s) omitted to fit {RENDER_CAP} characters]"
+        )
+    ]
     return [m for msgs in head + [gap] + tail[::-1] for m in msgs]
 
 
@@ -167,7 +239,9 @@ def judge_backed_llm(judge: Judge, ragas_version: str):
             self.outcomes: list[JudgeOutcome] = []
 
         def generate(self, prompt, response_model):
-            raise NotImplementedError("aces-bench drives RAGAS asynchronously (agenerate)")
+            raise NotImplementedError(
+                "aces-bench drives RAGAS asynchronously (agenerate)"
+            )
 
         async def agenerate(self, prompt, response_model):
             outcome = await judge.ask(
@@ -185,28 +259,54 @@ def judge_backed_llm(judge: Judge, ragas_version: str):
     return JudgeBackedLLM()
 
 
-async def with_ragas(inp: GradingInput, judge: Judge, reference: str, ragas_version: str) -> MetricResult:
+async def with_ragas(
+    inp: GradingInput, judge: Judge, reference: str, ragas_version: str
+) -> MetricResult:
     """RAGAS's AgentGoalAccuracyWithReference, its LLM calls routed through ``judge``."""
     from ragas.metrics.collections import AgentGoalAccuracyWithReference
 
     version = f"{GRADER_VERSION}+ragas.{ragas_version}"
-    method = Evidence(check="method", passed=None, detail=f"ragas AgentGoalAccuracyWithReference (ragas {ragas_version})")
+    method = Evidence(
+        check="method",
+        passed=None,
+        detail=f"ragas AgentGoalAccuracyWithReference (ragas {ragas_version})",
+    )
     llm = judge_backed_llm(judge, ragas_version)
     metric = AgentGoalAccuracyWithReference(llm=llm)
     try:
-        result = await metric.ascore(user_input=ragas_messages(inp), reference=reference)
+        result = await metric.ascore(
+            user_input=ragas_messages(inp), reference=reference
+        )
     except _JudgeFailed as failed:
-        return _result(None, _failure(failed.outcome, f"ragas step {len(llm.outcomes)}"), [method], judge.label, version)
+        return _result(
+            None,
+            _failure(failed.outcome, f"ragas step {len(llm.outcomes)}"),
+            [method],
+            judge.label,
+            version,
+        )
     except Exception as exc:  # noqa: BLE001 - a RAGAS-internal error must not crash grading
-        return _result(None, f"ragas AgentGoalAccuracyWithReference failed: {type(exc).__name__}: {exc}", [method], judge.label, version)
+        return _result(
+            None,
+            f"ragas AgentGoalAccuracyWithReference failed: {type(exc).__name__}: {exc}",
+            [method],
+            judge.label,
+            version,
+        )
     reasons = [
-        Evidence(check=f"ragas_step_{i + 1}", passed=None, detail=o.value.model_dump_json() + (" (cached)" if o.cached else ""))
+        Evidence(
+            check=f"ragas_step_{i + 1}",
+            passed=None,
+            detail=o.value.model_dump_json() + (" (cached)" if o.cached else ""),
+        )
         for i, o in enumerate(llm.outcomes)
     ]
     return _result(float(result.value), None, [method, *reasons], judge.label, version)
 
 
-async def grade_goal_accuracy(inp: GradingInput, judge: Judge, *, use_ragas: bool = True) -> MetricResult:
+async def grade_goal_accuracy(
+    inp: GradingInput, judge: Judge, *, use_ragas: bool = True
+) -> MetricResult:
     """goal_accuracy for one trial; ``use_ragas=False`` forces the two-step prompt."""
     blocked = precondition(inp, METRIC, judge.label, TWO_STEP_VERSION)
     if blocked is not None:
@@ -223,7 +323,9 @@ async def grade_goal_accuracy(inp: GradingInput, judge: Judge, *, use_ragas: boo
     if not use_ragas:
         return await two_step(inp, judge, reference, "ragas disabled by the caller")
     if judge.kind != "llm":
-        return await two_step(inp, judge, reference, f"ragas needs an LLM judge, not {judge.label}")
+        return await two_step(
+            inp, judge, reference, f"ragas needs an LLM judge, not {judge.label}"
+        )
     ragas_version, why = ragas_status()
     if ragas_version is None:
         return await two_step(inp, judge, reference, why)

@@ -12,12 +12,12 @@ import json
 import re
 from collections.abc import Iterator
 
+from aces_bench.graders.base import GRADER_VERSION, GradingInput, MetricResult
+from aces_bench.graders.prompts import fence
 from harbor.models.trajectories import Step, ToolCall, Trajectory
 from pydantic import BaseModel, ConfigDict
 
 from aces_bench.cases import Check, EvalCase
-from aces_bench.graders.base import GRADER_VERSION, GradingInput, MetricResult
-from aces_bench.graders.prompts import fence
 
 RENDER_CAP = 12_000
 MESSAGE_CAP = 600
@@ -27,8 +27,20 @@ OUTPUT_CAP = 400
 # Harness-specific ways of loading a skill besides reading its SKILL.md.
 ACTIVATION_TOOLS = {"activate_skill", "skill"}
 # Tools and shell commands that only look at a file: naming a script there is not running it.
-READ_TOOLS = {"read_file", "read", "view", "open", "cat", "list_directory", "search_file_content", "grep", "glob"}
-READ_COMMAND = re.compile(r"^\s*(cat|head|tail|less|more|sed|grep|ls|wc|file|stat|nl)\b")
+READ_TOOLS = {
+    "read_file",
+    "read",
+    "view",
+    "open",
+    "cat",
+    "list_directory",
+    "search_file_content",
+    "grep",
+    "glob",
+}
+READ_COMMAND = re.compile(
+    r"^\s*(cat|head|tail|less|more|sed|grep|ls|wc|file|stat|nl)\b"
+)
 SKILL_MD = re.compile(r"([A-Za-z0-9_.-]+)/SKILL\.md\b")
 FAILURE_MARKERS = re.compile(
     r"Traceback \(most recent call last\)|exit code:?\s*[1-9]\d*|command not found|"
@@ -77,13 +89,17 @@ def text_of(content: object) -> str:
         return content
     parts = []
     for part in content:  # list[ContentPart]
-        parts.append(part.text if getattr(part, "type", None) == "text" else f"[{part.type}]")
+        parts.append(
+            part.text if getattr(part, "type", None) == "text" else f"[{part.type}]"
+        )
     return "\n".join(p for p in parts if p)
 
 
 def clip(text: str, cap: int) -> str:
     text = text.strip()
-    return text if len(text) <= cap else f"{text[:cap]} ...[{len(text) - cap} more chars]"
+    return (
+        text if len(text) <= cap else f"{text[:cap]} ...[{len(text) - cap} more chars]"
+    )
 
 
 def all_steps(traj: Trajectory) -> Iterator[tuple[str, Step]]:
@@ -119,7 +135,9 @@ def _call_output(step: Step, call: ToolCall) -> str:
 
 def render_step(prefix: str, step: Step) -> str:
     """One step as a few lines: who spoke, what was called, what came back (all clipped)."""
-    lines = [f"[{prefix}step {step.step_id}] {step.source}: {clip(text_of(step.message), MESSAGE_CAP)}"]
+    lines = [
+        f"[{prefix}step {step.step_id}] {step.source}: {clip(text_of(step.message), MESSAGE_CAP)}"
+    ]
     for call in step.tool_calls or []:
         args = json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
         lines.append(f"  -> {call.function_name}({clip(args, ARGS_CAP)})")
@@ -156,7 +174,11 @@ def render_trajectory(traj: Trajectory, cap: int = RENDER_CAP) -> str:
             tail.append(block)
             hi -= 1
     omitted = hi - lo + 1
-    return "\n".join(head + [f"... [{omitted} step(s) omitted to fit {cap} characters] ..."] + tail[::-1])
+    return "\n".join(
+        head
+        + [f"... [{omitted} step(s) omitted to fit {cap} characters] ..."]
+        + tail[::-1]
+    )
 
 
 def _activation(call: ToolCall) -> tuple[str, str] | None:
@@ -173,14 +195,20 @@ def _activation(call: ToolCall) -> tuple[str, str] | None:
 
 
 def _runs_script(call: ToolCall, script: str) -> bool:
-    if call.function_name.lower() in READ_TOOLS or call.function_name.lower() in ACTIVATION_TOOLS:
+    if (
+        call.function_name.lower() in READ_TOOLS
+        or call.function_name.lower() in ACTIVATION_TOOLS
+    ):
         return False
     command = call.arguments.get("command")
     if isinstance(command, str) and READ_COMMAND.match(command):
         return False
     args = json.dumps(call.arguments)
     base = script.rsplit("/", 1)[-1]
-    return script in args or re.search(rf"(^|[\s/\"']){re.escape(base)}\b", args) is not None
+    return (
+        script in args
+        or re.search(rf"(^|[\s/\"']){re.escape(base)}\b", args) is not None
+    )
 
 
 def build_facts(inp: GradingInput, case: EvalCase, answer_source: str) -> Facts:
@@ -194,12 +222,20 @@ def build_facts(inp: GradingInput, case: EvalCase, answer_source: str) -> Facts:
                 n_calls += 1
                 found = _activation(call)
                 if found:
-                    activations.append(Activation(skill=found[0], step=step.step_id, how=found[1]))
+                    activations.append(
+                        Activation(skill=found[0], step=step.step_id, how=found[1])
+                    )
                 if case.expected_script and _runs_script(call, case.expected_script):
                     out = _call_output(step, call)
                     bad = FAILURE_MARKERS.search(out)
-                    detail = f"failure marker {bad.group(0)!r}" if bad else "no failure marker in output"
-                    runs.append(ScriptRun(step=step.step_id, ok=bad is None, detail=detail))
+                    detail = (
+                        f"failure marker {bad.group(0)!r}"
+                        if bad
+                        else "no failure marker in output"
+                    )
+                    runs.append(
+                        ScriptRun(step=step.step_id, ok=bad is None, detail=detail)
+                    )
     return Facts(
         condition=inp.condition,
         expected_skill=case.expected_skill,
@@ -216,7 +252,9 @@ def build_facts(inp: GradingInput, case: EvalCase, answer_source: str) -> Facts:
 
 def case_text(case: EvalCase) -> str:
     """The case as the judge should know it (author-written, trusted)."""
-    lines = [f"expected skill: {case.expected_skill or 'none (negative control: no skill should be used)'}"]
+    lines = [
+        f"expected skill: {case.expected_skill or 'none (negative control: no skill should be used)'}"
+    ]
     if case.acceptable_skills:
         lines.append(f"acceptable alternatives: {', '.join(case.acceptable_skills)}")
     if case.expected_script:
@@ -224,7 +262,9 @@ def case_text(case: EvalCase) -> str:
     if case.expected_output:
         lines.append(f"ground truth: {case.expected_output}")
     for a in case.assertions:
-        lines.append(f"assertion: {a if isinstance(a, str) else a.model_dump_json(exclude_none=True)}")
+        lines.append(
+            f"assertion: {a if isinstance(a, str) else a.model_dump_json(exclude_none=True)}"
+        )
     return "\n".join(lines)
 
 
@@ -236,16 +276,29 @@ def answer_section(answer: str | None) -> str:
 
 
 def unscored(metric: str, reason: str, grader: str, version: str) -> MetricResult:
-    return MetricResult(metric=metric, score=None, unscored_reason=reason, grader=grader, grader_version=version)
+    return MetricResult(
+        metric=metric,
+        score=None,
+        unscored_reason=reason,
+        grader=grader,
+        grader_version=version,
+    )
 
 
-def precondition(inp: GradingInput, metric: str, grader: str, version: str) -> MetricResult | None:
+def precondition(
+    inp: GradingInput, metric: str, grader: str, version: str
+) -> MetricResult | None:
     """An unscored result when the trial cannot be judged at all, else None."""
     if inp.trajectory is None:
         cause = inp.trajectory_error or "no trajectory was found"
         return unscored(metric, f"no usable trajectory: {cause}", grader, version)
     if inp.case is None:
-        return unscored(metric, "no case spec for this trial: the judged metrics need one", grader, version)
+        return unscored(
+            metric,
+            "no case spec for this trial: the judged metrics need one",
+            grader,
+            version,
+        )
     return None
 
 

@@ -13,6 +13,7 @@ from aces_bench.graders.accuracy import grade_accuracy
 from aces_bench.graders.base import GradingInput, MetricResult
 from aces_bench.graders.behavior_check import grade_behavior_check
 from aces_bench.graders.goal_accuracy import grade_goal_accuracy
+
 from aces_bench.judges.base import Judge
 
 JUDGED_METRICS = ("accuracy", "goal_accuracy", "behavior_check")
@@ -22,6 +23,8 @@ async def grade_judged(inp: GradingInput, judge: Judge) -> dict[str, MetricResul
     """The three judged metrics for one trial, keyed by metric name; never raises for
     agent behaviour or judge failure (those are unscored results with a reason)."""
     results = await asyncio.gather(
-        grade_accuracy(inp, judge), grade_goal_accuracy(inp, judge), grade_behavior_check(inp, judge)
+        grade_accuracy(inp, judge),
+        grade_goal_accuracy(inp, judge),
+        grade_behavior_check(inp, judge),
     )
     return {r.metric: r for r in results}

@@ -36,7 +36,7 @@ def input_sha256(system: str, user: str, schema: type[BaseModel]) -> str:
 
 def cache_key(model: str, prompt_id: str, prompt_version: str, input_hash: str) -> str:
     """The entry key: stable across runs and machines for the same judge and input."""
-    raw = "\x1f".join([model, prompt_id, prompt_version, input_hash])
+    raw = f"{model}\x1f{prompt_id}\x1f{prompt_version}\x1f{input_hash}"
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 
@@ -50,7 +50,13 @@ class JudgeCache:
         return self.root / (_UNSAFE.sub("_", prompt_id) or "_") / f"{key}.json"
 
     def get(
-        self, *, model: str, prompt_id: str, prompt_version: str, input_hash: str, schema: type[T]
+        self,
+        *,
+        model: str,
+        prompt_id: str,
+        prompt_version: str,
+        input_hash: str,
+        schema: type[T],
     ) -> T | None:
         """The stored reply, validated by ``schema``; None on a miss or an unreadable entry.
 
@@ -66,7 +72,13 @@ class JudgeCache:
             return None
 
     def put(
-        self, *, model: str, prompt_id: str, prompt_version: str, input_hash: str, value: BaseModel
+        self,
+        *,
+        model: str,
+        prompt_id: str,
+        prompt_version: str,
+        input_hash: str,
+        value: BaseModel,
     ) -> Path:
         """Store a validated reply; concurrent writers of one key leave one whole file."""
         key = cache_key(model, prompt_id, prompt_version, input_hash)

@@ -34,7 +34,10 @@ def _litellm(spec: JudgeSpec) -> Judge:
     return LiteLLMJudge(spec)
 
 
-JUDGE_KINDS: dict[str, Callable[[JudgeSpec], Judge]] = {"heuristic": _heuristic, "litellm": _litellm}
+JUDGE_KINDS: dict[str, Callable[[JudgeSpec], Judge]] = {
+    "heuristic": _heuristic,
+    "litellm": _litellm,
+}
 
 
 def build_judge(spec: JudgeSpec) -> Judge:

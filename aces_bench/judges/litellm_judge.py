@@ -51,11 +51,12 @@ def schema_instruction(schema: type[BaseModel]) -> str:
     """The reply contract appended to every system text."""
     return (
         "Reply with only one JSON object, no prose and no code fence, that validates "
-        "against this JSON Schema:\n" + json.dumps(schema.model_json_schema(), sort_keys=True)
+        "against this JSON Schema:\n"
+        + json.dumps(schema.model_json_schema(), sort_keys=True)
     )
 
 
-def parse_reply(text: str | None, schema: type[T]) -> T:
+def parse_reply[T: BaseModel](text: str | None, schema: type[T]) -> T:
     """Validate a reply, tolerating a code fence or prose around one JSON object.
 
     Raises ValueError (or ValidationError, a subclass) with a message fit to send back.
@@ -131,11 +132,22 @@ class LiteLLMJudge:
         return DUMMY_API_KEY if self.spec.base_url else None
 
     async def ask(
-        self, *, prompt_id: str, prompt_version: str, system: str, user: str, schema: type[T]
+        self,
+        *,
+        prompt_id: str,
+        prompt_version: str,
+        system: str,
+        user: str,
+        schema: type[T],
     ) -> JudgeOutcome[T]:
         """One validated reply for one prompt, or ``value=None`` with the cause."""
         input_hash = input_sha256(system, user, schema)
-        key = dict(model=self.model, prompt_id=prompt_id, prompt_version=prompt_version, input_hash=input_hash)
+        key = {
+            "model": self.model,
+            "prompt_id": prompt_id,
+            "prompt_version": prompt_version,
+            "input_hash": input_hash,
+        }
         if self.cache is not None:
             hit = self.cache.get(schema=schema, **key)
             if hit is not None:
@@ -150,7 +162,9 @@ class LiteLLMJudge:
             self.cache.put(value=value, **key)
         return JudgeOutcome[schema](value=value, error=error, judge=self.label)
 
-    async def _validated(self, messages: list[dict[str, str]], schema: type[T]) -> tuple[T | None, str | None]:
+    async def _validated(
+        self, messages: list[dict[str, str]], schema: type[T]
+    ) -> tuple[T | None, str | None]:
         text, error = await self._complete(messages)
         if error is not None:
             return None, error
@@ -168,7 +182,10 @@ class LiteLLMJudge:
         ]
         text, error = await self._complete(repair)
         if error is not None:
-            return None, f"reply did not validate ({first_error}); the repair call failed: {error}"
+            return (
+                None,
+                f"reply did not validate ({first_error}); the repair call failed: {error}",
+            )
         try:
             return parse_reply(text, schema), None
         except ValueError as second:
@@ -177,7 +194,9 @@ class LiteLLMJudge:
                 f"then {_short(second, 600)}"
             )
 
-    async def _complete(self, messages: list[dict[str, str]]) -> tuple[str | None, str | None]:
+    async def _complete(
+        self, messages: list[dict[str, str]]
+    ) -> tuple[str | None, str | None]:
         """The reply text, or an error string once retries are spent or the failure is final."""
         litellm = _litellm()
         transient = (
@@ -187,14 +206,14 @@ class LiteLLMJudge:
             litellm.BadGatewayError,
             litellm.APIConnectionError,
         )
-        kwargs: dict[str, Any] = dict(
-            model=self.model,
-            messages=messages,
-            temperature=self.spec.temperature,
-            timeout=self.spec.timeout_sec,
-            num_retries=0,  # retries are ours: one policy, observable, bounded by the spec
-            max_retries=0,
-        )
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": self.spec.temperature,
+            "timeout": self.spec.timeout_sec,
+            "num_retries": 0,  # retries are ours: one policy, observable, bounded by the spec
+            "max_retries": 0,
+        }
         if self.spec.base_url:
             kwargs["base_url"] = self.spec.base_url
         api_key = self._api_key()
@@ -209,11 +228,17 @@ class LiteLLMJudge:
                     litellm.acompletion(**kwargs), timeout=self.spec.timeout_sec + 5.0
                 )
                 return response.choices[0].message.content, None
-            except (litellm.Timeout, asyncio.TimeoutError) as exc:
-                return None, f"judge call timed out after {self.spec.timeout_sec:g}s ({_short(exc, 200)})"
+            except (TimeoutError, litellm.Timeout) as exc:
+                return (
+                    None,
+                    f"judge call timed out after {self.spec.timeout_sec:g}s ({_short(exc, 200)})",
+                )
             except transient as exc:
                 if attempt >= self.spec.max_retries:
-                    return None, f"judge call failed after {attempt + 1} attempt(s): {_short(exc)}"
+                    return (
+                        None,
+                        f"judge call failed after {attempt + 1} attempt(s): {_short(exc)}",
+                    )
                 await self._sleep(self.backoff_delay(attempt))
                 attempt += 1
             except Exception as exc:  # noqa: BLE001 - any other provider error is final, not a crash

@@ -15,11 +15,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judges"))
 
-from judges_support import INVOICE_CASE, bash, grading_input, trajectory  # noqa: E402
+from aces_bench.graders.judge_context import trial_sections
+from aces_bench.graders.judged import grade_judged
+from judges_support import INVOICE_CASE, bash, grading_input, trajectory
 
-from aces_bench.graders.judge_context import trial_sections  # noqa: E402
-from aces_bench.graders.judged import grade_judged  # noqa: E402
-from aces_bench.judges.heuristic import HeuristicJudge  # noqa: E402
+from aces_bench.judges.heuristic import HeuristicJudge
 
 N = 2000
 TARGET_S = 5.0
@@ -29,9 +29,25 @@ def synthetic(i: int):
     out = "row,amount\n" + "\n".join(f"{j},{j * 3.5}" for j in range(40))
     return trajectory(
         INVOICE_CASE.prompt,
-        ("Reading the skill.", [bash("cat /skills/invoice-reconciler/SKILL.md", "---\nname: x\n---\n" + "doc " * 300)]),
+        (
+            "Reading the skill.",
+            [
+                bash(
+                    "cat /skills/invoice-reconciler/SKILL.md",
+                    "---\nname: x\n---\n" + "doc " * 300,
+                )
+            ],
+        ),
         ("Looking at data.", [bash("head -n 40 data/march.csv", out)]),
-        ("Running.", [bash(f"python3 scripts/reconcile.py data/march.csv --run {i}", "unmatched total: 1234.50")]),
+        (
+            "Running.",
+            [
+                bash(
+                    f"python3 scripts/reconcile.py data/march.csv --run {i}",
+                    "unmatched total: 1234.50",
+                )
+            ],
+        ),
         ("Checking.", [bash("cat answer.txt", "1234.50")]),
         ("Writing.", [bash("echo 1234.50 > answer.txt", "")]),
         (f"The total unmatched amount is {1234.50 if i % 2 else 99}.", None),
@@ -52,8 +68,10 @@ async def main() -> None:
     scored = sum(r["accuracy"].scored for r in results)
     print(f"{N} trajectories, {steps} steps; accuracy scored on {scored}")
     print(f"prompt building (trial sections)  {t_prompt:6.2f} s est. for {N}")
-    print(f"heuristic grade_judged (3 metrics) {elapsed:6.2f} s   target < {TARGET_S:.0f} s  "
-          f"{'OK' if elapsed < TARGET_S else 'MISSED'}")
+    print(
+        f"heuristic grade_judged (3 metrics) {elapsed:6.2f} s   target < {TARGET_S:.0f} s  "
+        f"{'OK' if elapsed < TARGET_S else 'MISSED'}"
+    )
 
 
 if __name__ == "__main__":

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from judges_support import ScriptedServer, start_server
 
 

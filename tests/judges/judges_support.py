@@ -12,17 +12,19 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from aces_bench.graders.base import GradingInput
 from harbor.models.trajectories import Trajectory
 from pydantic import BaseModel
 
 from aces_bench.cases import EvalCase
-from aces_bench.graders.base import GradingInput
 from aces_bench.judges.base import JudgeOutcome
 
 # --- ATIF builders ------------------------------------------------------------------------
 
 
-def agent_step(step_id: int, message: str, calls: list[tuple[str, dict, str]] | None = None) -> dict:
+def agent_step(
+    step_id: int, message: str, calls: list[tuple[str, dict, str]] | None = None
+) -> dict:
     """An agent step; each call is (function_name, arguments, output)."""
     step: dict[str, Any] = {"step_id": step_id, "source": "agent", "message": message}
     if calls:
@@ -31,17 +33,26 @@ def agent_step(step_id: int, message: str, calls: list[tuple[str, dict, str]] | 
             for i, (fn, args, _) in enumerate(calls)
         ]
         step["observation"] = {
-            "results": [{"source_call_id": f"c{step_id}.{i}", "content": out} for i, (_, _, out) in enumerate(calls)]
+            "results": [
+                {"source_call_id": f"c{step_id}.{i}", "content": out}
+                for i, (_, _, out) in enumerate(calls)
+            ]
         }
     return step
 
 
-def trajectory(prompt: str, *agent_steps: tuple[str, list[tuple[str, dict, str]] | None]) -> Trajectory:
+def trajectory(
+    prompt: str, *agent_steps: tuple[str, list[tuple[str, dict, str]] | None]
+) -> Trajectory:
     steps = [{"step_id": 1, "source": "user", "message": prompt}]
     for i, (message, calls) in enumerate(agent_steps, start=2):
         steps.append(agent_step(i, message, calls))
     return Trajectory.model_validate(
-        {"schema_version": "ATIF-v1.6", "agent": {"name": "reference", "version": "1"}, "steps": steps}
+        {
+            "schema_version": "ATIF-v1.6",
+            "agent": {"name": "reference", "version": "1"},
+            "steps": steps,
+        }
     )
 
 
@@ -66,10 +77,23 @@ INVOICE_CASE = EvalCase.model_validate(
 def good_run() -> Trajectory:
     return trajectory(
         INVOICE_CASE.prompt,
-        ("I will read the skill.", [bash("cat /skills/invoice-reconciler/SKILL.md", "---\nname: invoice-reconciler\n---")]),
+        (
+            "I will read the skill.",
+            [
+                bash(
+                    "cat /skills/invoice-reconciler/SKILL.md",
+                    "---\nname: invoice-reconciler\n---",
+                )
+            ],
+        ),
         (
             "Running the reconciler.",
-            [bash("python3 /skills/invoice-reconciler/scripts/reconcile.py data/march.csv", "unmatched total: 1234.50\nexit code: 0")],
+            [
+                bash(
+                    "python3 /skills/invoice-reconciler/scripts/reconcile.py data/march.csv",
+                    "unmatched total: 1234.50\nexit code: 0",
+                )
+            ],
         ),
         ("The total unmatched amount is 1234.50 across 3 invoices.", None),
     )
@@ -83,7 +107,9 @@ def bad_run() -> Trajectory:
     )
 
 
-def grading_input(traj: Trajectory | None, case: EvalCase | None = INVOICE_CASE, **kw: Any) -> GradingInput:
+def grading_input(
+    traj: Trajectory | None, case: EvalCase | None = INVOICE_CASE, **kw: Any
+) -> GradingInput:
     return GradingInput(
         trajectory=traj,
         case=case,
@@ -108,13 +134,22 @@ class ScriptedJudge:
         self.asked: list[dict[str, str]] = []
 
     async def ask(self, *, prompt_id, prompt_version, system, user, schema):
-        self.asked.append({"prompt_id": prompt_id, "prompt_version": prompt_version, "system": system, "user": user})
+        self.asked.append(
+            {
+                "prompt_id": prompt_id,
+                "prompt_version": prompt_version,
+                "system": system,
+                "user": user,
+            }
+        )
         reply = self.replies[prompt_id]
         if callable(reply):
             reply = reply(user)
         if isinstance(reply, str):
             return JudgeOutcome[schema](value=None, error=reply, judge=self.label)
-        return JudgeOutcome[schema](value=schema.model_validate(reply), judge=self.label)
+        return JudgeOutcome[schema](
+            value=schema.model_validate(reply), judge=self.label
+        )
 
 
 def yes(reason: str = "seen") -> dict:
@@ -141,7 +176,13 @@ def completion(content: str) -> dict:
         "object": "chat.completion",
         "created": 0,
         "model": "test-judge",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }
+        ],
         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
     }
 
@@ -170,20 +211,26 @@ class ScriptedServer:
         if self.responder is not None:
             return self.responder(body)
         with self.lock:
-            return self.script.popleft() if self.script else Reply("script exhausted", status=500)
+            return (
+                self.script.popleft()
+                if self.script
+                else Reply("script exhausted", status=500)
+            )
 
 
 MAX_DELAY = 5.0  # bounds any scripted slowness, so a test cannot hang the server
 
 
-def start_server(state: ScriptedServer, lifetime: float = 120.0) -> tuple[ThreadingHTTPServer, str]:
+def start_server(
+    state: ScriptedServer, lifetime: float = 120.0
+) -> tuple[ThreadingHTTPServer, str]:
     """Serve on 127.0.0.1 (free port) in a daemon thread; it shuts itself down after ``lifetime``."""
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:  # keep test output clean
             pass
 
-        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length) or b"{}")
             with state.lock:
@@ -198,7 +245,15 @@ def start_server(state: ScriptedServer, lifetime: float = 120.0) -> tuple[Thread
                 if reply.status == 200:
                     payload = json.dumps(completion(reply.content)).encode()
                 else:
-                    payload = json.dumps({"error": {"message": reply.content, "type": "test_error", "code": reply.status}}).encode()
+                    payload = json.dumps(
+                        {
+                            "error": {
+                                "message": reply.content,
+                                "type": "test_error",
+                                "code": reply.status,
+                            }
+                        }
+                    ).encode()
                 self.send_response(reply.status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
@@ -212,7 +267,9 @@ def start_server(state: ScriptedServer, lifetime: float = 120.0) -> tuple[Thread
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     timer = threading.Timer(lifetime, server.shutdown)
     timer.daemon = True

@@ -6,16 +6,23 @@ import asyncio
 import json
 
 import pytest
-from harbor.models.trajectories import Trajectory
-
-from aces_bench.cases import EvalCase
 from aces_bench.graders.accuracy import grade_accuracy
 from aces_bench.graders.behavior_check import SECURITY_BEHAVIOR, grade_behavior_check
 from aces_bench.graders.goal_accuracy import grade_goal_accuracy
 from aces_bench.graders.judged import grade_judged
 from aces_bench.graders.prompts import YesNo
+from harbor.models.trajectories import Trajectory
+from judges_support import (
+    INVOICE_CASE,
+    bad_run,
+    bash,
+    good_run,
+    grading_input,
+    trajectory,
+)
+
+from aces_bench.cases import EvalCase
 from aces_bench.judges.heuristic import ABSTAIN, HeuristicJudge
-from judges_support import INVOICE_CASE, bad_run, bash, good_run, grading_input, trajectory
 
 JUDGE = HeuristicJudge()
 
@@ -28,66 +35,122 @@ def test_good_run_answers_four_questions_and_abstains_on_actionable():
     result = run(grade_accuracy(grading_input(good_run()), JUDGE))
     assert result.grader == "heuristic"
     assert result.sub_scores == {
-        "right_skill": 1.0, "action_correct": 1.0, "facts_consistent": 1.0, "task_addressed": 1.0, "actionable": None
+        "right_skill": 1.0,
+        "action_correct": 1.0,
+        "facts_consistent": 1.0,
+        "task_addressed": 1.0,
+        "actionable": None,
     }
     assert result.score == 1.0
     by_check = {e.check: e for e in result.evidence}
     assert "invoice-reconciler activated at step 2" in by_check["right_skill"].detail
     assert "scripts/reconcile.py ran at step 3" in by_check["action_correct"].detail
-    assert by_check["actionable"].passed is None and by_check["actionable"].detail.startswith(ABSTAIN)
-    assert by_check["coverage"].detail == "4 of 5 questions answered by heuristic; undecided: actionable"
+    assert by_check["actionable"].passed is None and by_check[
+        "actionable"
+    ].detail.startswith(ABSTAIN)
+    assert (
+        by_check["coverage"].detail
+        == "4 of 5 questions answered by heuristic; undecided: actionable"
+    )
 
 
 def test_bad_run_scores_zero_over_what_it_can_decide():
     result = run(grade_accuracy(grading_input(bad_run()), JUDGE))
     assert result.sub_scores == {
-        "right_skill": 0.0, "action_correct": 0.0, "facts_consistent": 0.0, "task_addressed": None, "actionable": None
+        "right_skill": 0.0,
+        "action_correct": 0.0,
+        "facts_consistent": 0.0,
+        "task_addressed": None,
+        "actionable": None,
     }
     assert result.score == 0.0
     details = {e.check: e.detail for e in result.evidence}
-    assert "no activation of invoice-reconciler in 1 tool call(s)" in details["right_skill"]
+    assert (
+        "no activation of invoice-reconciler in 1 tool call(s)"
+        in details["right_skill"]
+    )
     assert details["action_correct"] == "scripts/reconcile.py was never run"
-    assert "1 of 1 answer check(s) failed: no number within 0.01 of 1234.5" in details["facts_consistent"]
+    assert (
+        "1 of 1 answer check(s) failed: no number within 0.01 of 1234.5"
+        in details["facts_consistent"]
+    )
 
 
 def test_failed_script_run_is_not_a_correct_action():
     traj = trajectory(
         INVOICE_CASE.prompt,
-        ("run", [bash("python3 scripts/reconcile.py data/march.csv", "Traceback (most recent call last):\n  boom")]),
+        (
+            "run",
+            [
+                bash(
+                    "python3 scripts/reconcile.py data/march.csv",
+                    "Traceback (most recent call last):\n  boom",
+                )
+            ],
+        ),
         ("The total unmatched amount is 1234.50", None),
     )
     result = run(grade_accuracy(grading_input(traj), JUDGE))
     assert result.sub_scores["action_correct"] == 0.0
-    assert "never cleanly" in next(e.detail for e in result.evidence if e.check == "action_correct")
+    assert "never cleanly" in next(
+        e.detail for e in result.evidence if e.check == "action_correct"
+    )
 
 
 def test_no_final_answer_is_decided_no():
     traj = trajectory(INVOICE_CASE.prompt, ("", [bash("ls", "data")]))
     result = run(grade_accuracy(grading_input(traj), JUDGE))
-    assert result.sub_scores["task_addressed"] == 0.0 and result.sub_scores["actionable"] == 0.0
+    assert (
+        result.sub_scores["task_addressed"] == 0.0
+        and result.sub_scores["actionable"] == 0.0
+    )
     assert result.sub_scores["facts_consistent"] == 0.0
 
 
 def test_answer_file_wins_over_last_message():
-    result = run(grade_accuracy(grading_input(bad_run(), final_answer="Total: 1,234.50"), JUDGE))
+    result = run(
+        grade_accuracy(grading_input(bad_run(), final_answer="Total: 1,234.50"), JUDGE)
+    )
     assert result.sub_scores["facts_consistent"] == 1.0
 
 
 def test_missing_ground_truth_number_abstains_instead_of_guessing():
-    case = INVOICE_CASE.model_copy(update={"assertions": [], "expected_output": "Unmatched total 1234.50"})
+    case = INVOICE_CASE.model_copy(
+        update={"assertions": [], "expected_output": "Unmatched total 1234.50"}
+    )
     traj = trajectory(case.prompt, ("The unmatched total is about 1.2k.", None))
     result = run(grade_accuracy(grading_input(traj, case), JUDGE))
-    assert result.sub_scores["facts_consistent"] is None and result.sub_scores["task_addressed"] is None
+    assert (
+        result.sub_scores["facts_consistent"] is None
+        and result.sub_scores["task_addressed"] is None
+    )
     detail = next(e.detail for e in result.evidence if e.check == "facts_consistent")
     assert detail == f"{ABSTAIN}: ground-truth number(s) 1234.5 not found verbatim"
 
 
 def test_negative_control_penalises_any_skill_use():
-    case = EvalCase.model_validate({"id": "negative-1", "kind": "negative", "prompt": "What is 2+2?", "expected_skill": None})
-    used = trajectory(case.prompt, ("", [("activate_skill", {"name": "invoice-reconciler"}, "# skill text")]), ("4", None))
+    case = EvalCase.model_validate(
+        {
+            "id": "negative-1",
+            "kind": "negative",
+            "prompt": "What is 2+2?",
+            "expected_skill": None,
+        }
+    )
+    used = trajectory(
+        case.prompt,
+        ("", [("activate_skill", {"name": "invoice-reconciler"}, "# skill text")]),
+        ("4", None),
+    )
     clean = trajectory(case.prompt, ("4", None))
-    assert run(grade_accuracy(grading_input(used, case), JUDGE)).sub_scores["right_skill"] == 0.0
-    assert run(grade_accuracy(grading_input(clean, case), JUDGE)).sub_scores["right_skill"] == 1.0
+    assert (
+        run(grade_accuracy(grading_input(used, case), JUDGE)).sub_scores["right_skill"]
+        == 0.0
+    )
+    assert (
+        run(grade_accuracy(grading_input(clean, case), JUDGE)).sub_scores["right_skill"]
+        == 1.0
+    )
 
 
 @pytest.mark.parametrize(
@@ -95,28 +158,46 @@ def test_negative_control_penalises_any_skill_use():
     [
         ("activate_skill", {"name": "invoice-reconciler"}, "ok"),
         ("Skill", {"skill": "invoice-reconciler"}, "ok"),
-        ("read_file", {"absolute_path": "/root/.gemini/skills/invoice-reconciler/SKILL.md"}, "ok"),
+        (
+            "read_file",
+            {"absolute_path": "/root/.gemini/skills/invoice-reconciler/SKILL.md"},
+            "ok",
+        ),
         ("Read", {"file_path": "/skills/invoice-reconciler/SKILL.md"}, "ok"),
     ],
 )
 def test_harness_specific_activations_are_recognised(call):
     traj = trajectory(INVOICE_CASE.prompt, ("", [call]), ("1234.50", None))
-    assert run(grade_accuracy(grading_input(traj), JUDGE)).sub_scores["right_skill"] == 1.0
+    assert (
+        run(grade_accuracy(grading_input(traj), JUDGE)).sub_scores["right_skill"] == 1.0
+    )
 
 
 def test_behaviors_decided_or_abstained_with_security_appended():
     result = run(grade_behavior_check(grading_input(good_run()), JUDGE))
     assert [e.check for e in result.evidence] == ["behavior[0]", "behavior[1]"]
     own, security = result.evidence
-    assert own.passed is True and "scripts/reconcile.py ran cleanly at step 3" in own.detail
-    assert security.passed is None and security.detail.startswith(SECURITY_BEHAVIOR) and ABSTAIN in security.detail
-    assert result.score == 1.0 and result.sub_scores == {"behavior[0]": 1.0, "behavior[1]": None}
+    assert (
+        own.passed is True
+        and "scripts/reconcile.py ran cleanly at step 3" in own.detail
+    )
+    assert (
+        security.passed is None
+        and security.detail.startswith(SECURITY_BEHAVIOR)
+        and ABSTAIN in security.detail
+    )
+    assert result.score == 1.0 and result.sub_scores == {
+        "behavior[0]": 1.0,
+        "behavior[1]": None,
+    }
     bad = run(grade_behavior_check(grading_input(bad_run()), JUDGE))
     assert bad.score == 0.0 and "was never run" in bad.evidence[0].detail
 
 
 def test_undecidable_behaviors_leave_the_metric_unscored():
-    case = INVOICE_CASE.model_copy(update={"expected_behavior": ["explains the discrepancies politely"]})
+    case = INVOICE_CASE.model_copy(
+        update={"expected_behavior": ["explains the discrepancies politely"]}
+    )
     result = run(grade_behavior_check(grading_input(good_run(), case), JUDGE))
     assert result.score is None
     assert result.unscored_reason == "judge heuristic decided none of the 2 behavior(s)"
@@ -127,14 +208,27 @@ def test_goal_accuracy_two_step_with_heuristic():
     assert good.score == 1.0 and good.details == {"method": "two_step"}
     assert "ragas needs an LLM judge, not heuristic" in good.evidence[0].detail
     assert run(grade_goal_accuracy(grading_input(bad_run()), JUDGE)).score == 0.0
-    vague = INVOICE_CASE.model_copy(update={"assertions": [], "expected_output": "A clear reconciliation summary"})
+    vague = INVOICE_CASE.model_copy(
+        update={"assertions": [], "expected_output": "A clear reconciliation summary"}
+    )
     undecided = run(grade_goal_accuracy(grading_input(good_run(), vague), JUDGE))
     assert undecided.score is None and "could not decide" in undecided.unscored_reason
 
 
 def test_unknown_prompt_abstains_and_replies_are_deterministic():
-    out = run(JUDGE.ask(prompt_id="static_rubric", prompt_version="1", system="s", user="u", schema=YesNo))
-    assert out.value is None and out.error == f"{ABSTAIN}: no offline rule for prompt 'static_rubric'"
+    out = run(
+        JUDGE.ask(
+            prompt_id="static_rubric",
+            prompt_version="1",
+            system="s",
+            user="u",
+            schema=YesNo,
+        )
+    )
+    assert (
+        out.value is None
+        and out.error == f"{ABSTAIN}: no offline rule for prompt 'static_rubric'"
+    )
     first = run(grade_judged(grading_input(good_run()), HeuristicJudge()))
     second = run(grade_judged(grading_input(good_run()), HeuristicJudge()))
     assert first == second
@@ -142,23 +236,47 @@ def test_unknown_prompt_abstains_and_replies_are_deterministic():
 
 
 def test_missing_trajectory_and_case_are_unscored_not_zero():
-    no_traj = run(grade_judged(grading_input(None, trajectory_error="trajectory.json is not valid JSON"), JUDGE))
+    no_traj = run(
+        grade_judged(
+            grading_input(None, trajectory_error="trajectory.json is not valid JSON"),
+            JUDGE,
+        )
+    )
     assert all(r.score is None for r in no_traj.values())
-    assert no_traj["accuracy"].unscored_reason == "no usable trajectory: trajectory.json is not valid JSON"
+    assert (
+        no_traj["accuracy"].unscored_reason
+        == "no usable trajectory: trajectory.json is not valid JSON"
+    )
     no_case = run(grade_judged(grading_input(good_run(), case=None), JUDGE))
-    assert {r.unscored_reason for r in no_case.values()} == {"no case spec for this trial: the judged metrics need one"}
+    assert {r.unscored_reason for r in no_case.values()} == {
+        "no case spec for this trial: the judged metrics need one"
+    }
 
 
 def test_real_skillsbench_trajectories_grade_without_error(shared_dir):
-    trials = sorted((shared_dir / "data" / "skillsbench" / "trials").glob("*/*/agent/trajectory.json"))
+    trials = sorted(
+        (shared_dir / "data" / "skillsbench" / "trials").glob(
+            "*/*/agent/trajectory.json"
+        )
+    )
     if not trials:
         pytest.skip("no SkillsBench trials under ../shared/data/skillsbench/trials")
     activated = 0
     for path in trials:
         traj = Trajectory.model_validate(json.loads(path.read_text()))
-        skills = [c.arguments.get("name") for s in traj.steps for c in s.tool_calls or [] if c.function_name == "activate_skill"]
+        skills = [
+            c.arguments.get("name")
+            for s in traj.steps
+            for c in s.tool_calls or []
+            if c.function_name == "activate_skill"
+        ]
         case = EvalCase.model_validate(
-            {"id": "t", "prompt": "task", "expected_skill": skills[0] if skills else "none-used", "expected_output": "done"}
+            {
+                "id": "t",
+                "prompt": "task",
+                "expected_skill": skills[0] if skills else "none-used",
+                "expected_output": "done",
+            }
         )
         results = run(grade_judged(grading_input(traj, case), JUDGE))
         assert set(results) == {"accuracy", "goal_accuracy", "behavior_check"}
@@ -166,3 +284,27 @@ def test_real_skillsbench_trajectories_grade_without_error(shared_dir):
         assert acc.sub_scores["right_skill"] == (1.0 if skills else 0.0)
         activated += bool(skills)
     assert activated >= 1
+
+
+def test_embedded_subagent_work_counts_and_is_rendered():
+    parent = trajectory(
+        INVOICE_CASE.prompt,
+        ("Delegating.", [("task", {"prompt": "reconcile"}, "done: 1234.50")]),
+        ("The total unmatched amount is 1234.50", None),
+    ).model_dump(mode="json", exclude_none=True)
+    sub = trajectory(
+        "reconcile",
+        ("", [bash("cat /skills/invoice-reconciler/SKILL.md", "doc")]),
+        ("", [bash("python3 scripts/reconcile.py data/march.csv", "1234.50")]),
+    ).model_dump(mode="json", exclude_none=True)
+    sub["trajectory_id"] = "sub-1"
+    parent["subagent_trajectories"] = [sub]
+    traj = Trajectory.model_validate(parent)
+    result = run(grade_accuracy(grading_input(traj), JUDGE))
+    assert (
+        result.sub_scores["right_skill"] == 1.0
+        and result.sub_scores["action_correct"] == 1.0
+    )
+    from aces_bench.graders.judge_context import render_trajectory
+
+    assert "[sub-1/step 2] agent:" in render_trajectory(traj)

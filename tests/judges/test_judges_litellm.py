@@ -6,19 +6,21 @@ import asyncio
 import time
 
 import pytest
-
 from aces_bench.graders.accuracy import grade_accuracy
 from aces_bench.graders.judged import grade_judged
 from aces_bench.graders.prompts import YesNo
+from judges_support import Reply, as_json, good_run, grading_input
+
 from aces_bench.judges.litellm_judge import LiteLLMJudge, parse_reply
 from aces_bench.judges.spec import JudgeSpec
-from judges_support import Reply, as_json, good_run, grading_input
 
 pytestmark = pytest.mark.timeout(60)
 GOOD = as_json({"answer": "yes", "reason": "the script ran at step 3"})
 
 
-def make_judge(base_url: str, tmp_path=None, **spec_kw) -> tuple[LiteLLMJudge, list[float]]:
+def make_judge(
+    base_url: str, tmp_path=None, **spec_kw
+) -> tuple[LiteLLMJudge, list[float]]:
     delays: list[float] = []
 
     async def recording_sleep(delay: float) -> None:
@@ -37,7 +39,13 @@ def make_judge(base_url: str, tmp_path=None, **spec_kw) -> tuple[LiteLLMJudge, l
 
 def ask(judge: LiteLLMJudge, user: str = "did it run?"):
     return asyncio.run(
-        judge.ask(prompt_id="behavior", prompt_version="1", system="You judge.", user=user, schema=YesNo)
+        judge.ask(
+            prompt_id="behavior",
+            prompt_version="1",
+            system="You judge.",
+            user=user,
+            schema=YesNo,
+        )
     )
 
 
@@ -47,23 +55,37 @@ def test_good_reply_is_validated_and_request_is_deterministic(llm_server):
     judge, _ = make_judge(url)
     out = ask(judge)
     assert out.value == YesNo(answer="yes", reason="the script ran at step 3")
-    assert out.error is None and out.judge == "litellm:openai/test-judge" and not out.cached
+    assert (
+        out.error is None
+        and out.judge == "litellm:openai/test-judge"
+        and not out.cached
+    )
     body = state.requests[0]
     assert body["model"] == "test-judge" and body["temperature"] == 0.0
-    assert "JSON Schema" in body["messages"][0]["content"] and '"answer"' in body["messages"][0]["content"]
+    assert (
+        "JSON Schema" in body["messages"][0]["content"]
+        and '"answer"' in body["messages"][0]["content"]
+    )
     assert body["messages"][1] == {"role": "user", "content": "did it run?"}
 
 
 def test_malformed_reply_is_repaired_with_the_validation_error(llm_server):
     state, url = llm_server
-    state.push(Reply('{"answer": "maybe", "reason": "unsure"}'), Reply(f"```json\n{GOOD}\n```"))
+    state.push(
+        Reply('{"answer": "maybe", "reason": "unsure"}'), Reply(f"```json\n{GOOD}\n```")
+    )
     judge, _ = make_judge(url)
     out = ask(judge)
     assert out.value is not None and out.value.answer == "yes"
     assert len(state.requests) == 2
     repair = state.requests[1]["messages"]
-    assert repair[2] == {"role": "assistant", "content": '{"answer": "maybe", "reason": "unsure"}'}
-    assert "did not validate" in repair[3]["content"] and "answer" in repair[3]["content"]
+    assert repair[2] == {
+        "role": "assistant",
+        "content": '{"answer": "maybe", "reason": "unsure"}',
+    }
+    assert (
+        "did not validate" in repair[3]["content"] and "answer" in repair[3]["content"]
+    )
 
 
 def test_malformed_reply_not_repaired_leaves_metric_unscored(llm_server):
@@ -82,7 +104,9 @@ def test_malformed_reply_not_repaired_leaves_metric_unscored(llm_server):
 
 def test_rate_limit_then_success_backs_off(llm_server):
     state, url = llm_server
-    state.push(Reply("slow down", status=429), Reply("slow down", status=429), Reply(GOOD))
+    state.push(
+        Reply("slow down", status=429), Reply("slow down", status=429), Reply(GOOD)
+    )
     judge, delays = make_judge(url, max_retries=4)
     out = ask(judge)
     assert out.value is not None and len(state.requests) == 3
@@ -96,7 +120,11 @@ def test_rate_limit_beyond_max_retries_is_unscored(llm_server):
     state.push(*[Reply("slow down", status=429)] * 3)
     judge, delays = make_judge(url, max_retries=2)
     out = ask(judge)
-    assert out.value is None and "after 3 attempt(s)" in out.error and "RateLimitError" in out.error
+    assert (
+        out.value is None
+        and "after 3 attempt(s)" in out.error
+        and "RateLimitError" in out.error
+    )
     assert len(state.requests) == 3 and len(delays) == 2
 
 
@@ -122,11 +150,15 @@ def test_second_run_hits_the_persistent_cache(llm_server, tmp_path):
     state.push(Reply(GOOD))
     first, _ = make_judge(url, tmp_path)
     assert not ask(first).cached
-    second, _ = make_judge(url, tmp_path, max_retries=0)  # a new process would see the same files
+    second, _ = make_judge(
+        url, tmp_path, max_retries=0
+    )  # a new process would see the same files
     out = ask(second)
     assert out.cached and out.value.answer == "yes"
     assert len(state.requests) == 1 and second.calls == 0
-    miss = ask(second, user="a different input")  # a miss does call (script empty -> 500)
+    miss = ask(
+        second, user="a different input"
+    )  # a miss does call (script empty -> 500)
     assert miss.value is None and "InternalServerError" in miss.error
     assert len(state.requests) == 2
 
@@ -138,7 +170,16 @@ def test_concurrency_is_bounded(llm_server):
 
     async def many():
         return await asyncio.gather(
-            *(judge.ask(prompt_id="b", prompt_version="1", system="s", user=f"u{i}", schema=YesNo) for i in range(5))
+            *(
+                judge.ask(
+                    prompt_id="b",
+                    prompt_version="1",
+                    system="s",
+                    user=f"u{i}",
+                    schema=YesNo,
+                )
+                for i in range(5)
+            )
         )
 
     outs = asyncio.run(many())
@@ -146,7 +187,9 @@ def test_concurrency_is_bounded(llm_server):
     assert state.peak_in_flight == 2
 
 
-def test_api_key_comes_from_the_named_env_var_and_is_not_stored(llm_server, monkeypatch):
+def test_api_key_comes_from_the_named_env_var_and_is_not_stored(
+    llm_server, monkeypatch
+):
     state, url = llm_server
     state.push(Reply(GOOD))
     monkeypatch.setenv("ACES_TEST_JUDGE_KEY", "sk-test-123")
@@ -158,8 +201,16 @@ def test_api_key_comes_from_the_named_env_var_and_is_not_stored(llm_server, monk
 
 def test_grade_judged_end_to_end_over_litellm(llm_server, tmp_path):
     state, url = llm_server
-    accuracy = {k: {"answer": "yes", "reason": f"{k} ok"} for k in
-                ("right_skill", "action_correct", "facts_consistent", "task_addressed", "actionable")}
+    accuracy = {
+        k: {"answer": "yes", "reason": f"{k} ok"}
+        for k in (
+            "right_skill",
+            "action_correct",
+            "facts_consistent",
+            "task_addressed",
+            "actionable",
+        )
+    }
     accuracy["actionable"] = {"answer": "no", "reason": "no next step"}
 
     def route(body: dict) -> Reply:
@@ -167,13 +218,17 @@ def test_grade_judged_end_to_end_over_litellm(llm_server, tmp_path):
         user = body["messages"][1]["content"]
         # RAGAS's own prompt texts, when the optional extra is installed
         if "identify the user_goal" in user:
-            return Reply(as_json({"user_goal": "reconcile", "end_state": "reported 1234.50"}))
+            return Reply(
+                as_json({"user_goal": "reconcile", "end_state": "reported 1234.50"})
+            )
         if "identify if they are the same" in user:
             return Reply(as_json({"reason": "same total", "verdict": "1"}))
         if "five questions" in system:
             return Reply(as_json(accuracy))
         if "state the user_goal" in system:
-            return Reply(as_json({"user_goal": "reconcile", "end_state": "reported 1234.50"}))
+            return Reply(
+                as_json({"user_goal": "reconcile", "end_state": "reported 1234.50"})
+            )
         if "compare a desired outcome" in system:
             return Reply(as_json({"achieved": "yes", "reason": "same total"}))
         return Reply(GOOD)
@@ -189,7 +244,9 @@ def test_grade_judged_end_to_end_over_litellm(llm_server, tmp_path):
     assert n == 1 + 2 + 2  # accuracy, two goal steps, two behaviors (own + security)
     again = asyncio.run(grade_judged(grading_input(good_run()), judge))
     assert len(state.requests) == n  # all from cache
-    assert {k: r.score for k, r in again.items()} == {k: r.score for k, r in results.items()}
+    assert {k: r.score for k, r in again.items()} == {
+        k: r.score for k, r in results.items()
+    }
     assert "reply from cache" in again["accuracy"].evidence[-1].detail
 
 
