@@ -10,6 +10,10 @@ the five were answered. Both arms of a pair are judged by the same judge on the 
 case, so the set of decidable questions is driven by the case, and the paired lift
 stays like-for-like. No answered question -> unscored. A judge failure -> unscored
 with the judge's error; it is never scored 0.
+
+In the baseline arm the target skill is not staged, so ``right_skill`` is normally
+"no" there (except for negative controls): using the right skill is part of what a
+skill is credited with, as in the ACES method.
 """
 
 from __future__ import annotations
