@@ -1,0 +1,93 @@
+"""The evidence inventory and per-harness coverage: what a study's numbers rest on.
+
+Counts only (no statistic): skills, cells, paired cases, trajectories, steps, tool
+calls, behavior observations and what is missing. A count the stored results cannot
+give (no grades file) is None and shown as "n/a", never 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pandas as pd
+from pydantic import BaseModel
+
+from aces_bench.reports.records import GradeView
+from aces_bench.reports.summary import ReportSummary
+from aces_bench.table import CELL_KEY
+
+
+class InventoryItem(BaseModel):
+    item: str
+    count: int | None
+    note: str = ""
+
+
+class CoverageRow(BaseModel):
+    harness: str
+    models: list[str]
+    n_skills: int
+    n_cells: int
+    n_trials: int
+    n_ok: int
+    n_failed: int
+    n_scored_pairs: int
+    lift: float | None
+
+
+def _sum(frame: pd.DataFrame, column: str) -> int | None:
+    if column not in frame.columns or frame[column].isna().all():
+        return None
+    return int(pd.to_numeric(frame[column], errors="coerce").fillna(0).sum())
+
+
+def behavior_observations(grades: Iterable[GradeView]) -> int | None:
+    """Judgments of expected behaviors recorded in grades (one per behavior per trial)."""
+    total, seen = 0, False
+    for g in grades:
+        seen = True
+        m = g.metrics.get("behavior_check")
+        if m is not None:
+            total += sum(1 for e in m.evidence if e.check.startswith("behavior[") and e.passed is not None)
+    return total if seen else None
+
+
+def inventory(trials: pd.DataFrame, summary: ReportSummary, grades: list[GradeView] | None) -> list[InventoryItem]:
+    c = summary.counts
+    cells = trials.groupby(list(CELL_KEY), dropna=False).ngroups
+    scored_cells = sum(1 for r in summary.by_cell if r.outcome == summary.headline_outcome and r.n > 0)
+    has = trials["has_trajectory"].fillna(False).astype(bool)
+    return [
+        InventoryItem(item="skills", count=int(trials["skill"].nunique())),
+        InventoryItem(item="harnesses", count=int(trials["harness"].nunique())),
+        InventoryItem(item="skill-agent cells", count=int(cells), note="(skill, harness, model, workspace mode)"),
+        InventoryItem(item="cells with scored pairs", count=scored_cells, note=summary.headline_outcome),
+        InventoryItem(item="paired case keys", count=c.n_pair_keys),
+        InventoryItem(item="scored paired cases", count=c.n_scored_pairs, note=f"{summary.headline_outcome} scored on both sides"),
+        InventoryItem(item="condition runs (trials)", count=c.n_trials),
+        InventoryItem(item="trials that ran to completion", count=c.n_ok),
+        InventoryItem(item="saved ATIF trajectories", count=int(has.sum())),
+        InventoryItem(item="recorded agent steps", count=_sum(trials, "n_steps")),
+        InventoryItem(item="tool calls", count=_sum(trials, "n_tool_calls")),
+        InventoryItem(item="behavior observations", count=behavior_observations(grades) if grades is not None else None,
+                      note="decided behavior_check judgments"),
+        InventoryItem(item="missing: trials without trajectory", count=c.n_missing_trajectory),
+        InventoryItem(item="missing: failed trials", count=sum(c.failed_by_status.values()),
+                      note=", ".join(f"{k} {v}" for k, v in c.failed_by_status.items())),
+        InventoryItem(item="missing: one-sided case keys", count=c.n_one_sided, note="scored on one side only"),
+    ]
+
+
+def coverage(trials: pd.DataFrame, summary: ReportSummary) -> list[CoverageRow]:
+    lift = {r.group["harness"]: r for r in summary.by_harness if r.outcome == summary.headline_outcome}
+    rows = []
+    for h, part in trials.groupby("harness", sort=True):
+        status = part["status"].astype(str)
+        r = lift.get(str(h))
+        rows.append(CoverageRow(
+            harness=str(h), models=sorted(part["model"].astype(str).unique()), n_skills=int(part["skill"].nunique()),
+            n_cells=int(part.groupby(list(CELL_KEY), dropna=False).ngroups), n_trials=len(part),
+            n_ok=int((status == "ok").sum()), n_failed=int((status != "ok").sum()),
+            n_scored_pairs=r.n if r else 0, lift=r.lift if r else None,
+        ))
+    return rows

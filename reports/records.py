@@ -1,0 +1,192 @@
+"""Read a study's stored results: the trials table, grades, provenance, trajectories.
+
+Reads only; never reruns a trial. A results dir is one study output dir or a multirun
+dir whose subfolders are study output dirs ("members"). Every trial row is matched to
+its member through ``run_id`` so its grade and trajectory are found even when two
+members share task ids (the same task run by two harnesses).
+
+``GradeView`` is the report's read view of one ``grades.jsonl`` line: the subset of
+``aces_bench.grading.GradedTrial`` the report shows. The report does not import the
+grading package (it pulls in judges and their clients, which a report never needs);
+``tests/reports`` checks that every field here exists in ``GradedTrial`` with the
+same meaning.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import pandas as pd
+from harbor.models.trajectories import Trajectory
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from aces_bench.errors import ReportError, from_validation
+from aces_bench.graders.base import MetricResult
+from aces_bench.provenance import Provenance
+from aces_bench.tables import TABLE_PARQUET, read_trials_table
+
+GRADES_FILE = "grades.jsonl"
+PROVENANCE_FILE = "provenance.json"
+GRADES_SCHEMA_VERSIONS = ("1",)
+
+
+class GradeView(BaseModel):
+    """One graded trial as the report reads it (extra fields of newer writers are ignored)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    schema_version: str = "1"
+    task_id: str
+    attempt: int
+    skill: str
+    case_id: str
+    condition: str
+    workspace_mode: str
+    decoy_set: str
+    status: str
+    failure_cause: str | None = None
+    trial_name: str | None = None
+    trial_dir: str | None = None
+    has_trajectory: bool = False
+    trajectory_error: str | None = None
+    metrics: dict[str, MetricResult] = Field(default_factory=dict)
+    composite: float | None = None
+    first_attempt_pass: bool | None = None
+    self_correction: dict | None = None
+    final_answer: str | None = None
+
+
+@dataclass
+class Member:
+    """One study output dir inside the results dir."""
+
+    path: Path
+    run_ids: tuple[str, ...]
+    provenance: Provenance | None
+    provenance_note: str | None
+    grades: dict[tuple[str, int, str], GradeView] = field(default_factory=dict)
+    grades_note: str | None = None
+
+    @cached_property
+    def instructions(self) -> dict[str, str]:
+        """instruction.md of each emitted task, by task id (absent tasks are left out)."""
+        out = {}
+        tasks = self.path / "tasks"
+        if tasks.is_dir():
+            for p in sorted(tasks.glob("*/instruction.md")):
+                out[p.parent.name] = p.read_text(encoding="utf-8", errors="replace")
+        return out
+
+    def grade(self, task_id: str, attempt: int, condition: str) -> GradeView | None:
+        return self.grades.get((task_id, int(attempt), condition))
+
+    def trajectory_path(self, grade: GradeView | None, trial_name: str | None) -> Path | None:
+        """Where this trial's ATIF file is: the recorded trial dir, else under this member's jobs/."""
+        if grade is not None and grade.trial_dir:
+            p = Path(grade.trial_dir) / "agent" / "trajectory.json"
+            if p.is_file():
+                return p
+        name = trial_name or (grade.trial_name if grade else None)
+        if name:
+            found = sorted(self.path.glob(f"jobs/*/{name}/agent/trajectory.json"))
+            if found:
+                return found[0]
+        return None
+
+
+def load_trajectory(path: Path | None) -> tuple[Trajectory | None, str | None]:
+    """Parse an ATIF file with Harbor's model; (None, reason) when absent or invalid."""
+    if path is None:
+        return None, "no trajectory file was recorded for this trial"
+    try:
+        return Trajectory.model_validate_json(path.read_bytes()), None
+    except (OSError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return None, f"trajectory unreadable ({path.name}): {first[:200]}"
+
+
+def read_grades(path: Path) -> dict[tuple[str, int, str], GradeView]:
+    """grades.jsonl by (task_id, attempt, condition); a bad line is a user error naming it."""
+    out: dict[tuple[str, int, str], GradeView] = {}
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+            version = str(raw.get("schema_version", "1")) if isinstance(raw, dict) else "?"
+            if version not in GRADES_SCHEMA_VERSIONS:
+                raise ReportError(
+                    f"line {lineno}: grades schema_version {version!r} is not one this report reads "
+                    f"({', '.join(GRADES_SCHEMA_VERSIONS)})",
+                    where=path, fix="regenerate the report with the aces-bench version that wrote the study",
+                )
+            view = GradeView.model_validate(raw)
+        except json.JSONDecodeError as exc:
+            raise ReportError(f"line {lineno} is not JSON: {exc.msg}", where=path,
+                              fix="re-grade the study (`aces-bench grade`) or restore the file") from None
+        except ValidationError as err:
+            raise from_validation(err, cls=ReportError, where=path, prefix=f"line {lineno}",
+                                  fix="re-grade the study (`aces-bench grade`) or restore the file") from None
+        out[(view.task_id, view.attempt, view.condition)] = view
+    return out
+
+
+def read_provenance(path: Path) -> tuple[Provenance | None, str | None]:
+    """The member's provenance, or (None, why) when absent; an invalid file is a user error."""
+    if not path.is_file():
+        return None, f"{path.name} is missing: the report cannot say which config and code produced these results"
+    try:
+        return Provenance.model_validate_json(path.read_bytes()), None
+    except ValidationError as err:
+        raise from_validation(err, cls=ReportError, where=path,
+                              fix="restore provenance.json from the run, or re-run the study") from None
+
+
+def member_dirs(results_dir: Path) -> list[Path]:
+    """The study output dirs the trials table was read from (same rule as read_trials_table)."""
+    if (results_dir / TABLE_PARQUET).is_file():
+        return [results_dir]
+    return sorted(p.parent for p in results_dir.glob(f"*/{TABLE_PARQUET}"))
+
+
+@dataclass
+class StudyData:
+    """Everything stored about a study, read once."""
+
+    results_dir: Path
+    trials: pd.DataFrame
+    members: list[Member]
+
+    @cached_property
+    def member_of_run(self) -> dict[str, Member]:
+        return {rid: m for m in self.members for rid in m.run_ids}
+
+    def member_for(self, run_id: str) -> Member | None:
+        return self.member_of_run.get(str(run_id))
+
+    def grade_for(self, row: pd.Series | dict) -> GradeView | None:
+        member = self.member_for(row["run_id"])
+        return member.grade(row["task_id"], row["attempt"], row["condition"]) if member else None
+
+
+def load_study(results_dir: Path) -> StudyData:
+    """Read the trials table and every member's grades and provenance (no trajectories yet)."""
+    results_dir = Path(results_dir)
+    if not results_dir.is_dir():
+        raise ReportError("results dir does not exist", where=results_dir,
+                          fix="point at a study output dir (outputs/<study>) or a multirun dir")
+    trials = read_trials_table(results_dir)
+    members = []
+    for path in member_dirs(results_dir):
+        run_ids = tuple(sorted(pd.read_parquet(path / TABLE_PARQUET, columns=["run_id"])["run_id"].astype(str).unique()))
+        provenance, note = read_provenance(path / PROVENANCE_FILE)
+        grades_path = path / GRADES_FILE
+        grades, grades_note = ({}, f"{GRADES_FILE} is missing: per-metric evidence cannot be shown")
+        if grades_path.is_file():
+            grades, grades_note = read_grades(grades_path), None
+        members.append(Member(path=path, run_ids=run_ids, provenance=provenance, provenance_note=note,
+                              grades=grades, grades_note=grades_note))
+    return StudyData(results_dir=results_dir, trials=trials, members=members)

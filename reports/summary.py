@@ -1,0 +1,211 @@
+"""summary.json: the report's numbers in one versioned model, each naming who produced it.
+
+Every statistic comes from ``aces_bench.stats`` (``study_stats``, ``lift_table``); this
+module only selects, groups and attributes. Attribution: the agent, model and backend
+labels of the trials behind a number, and the grader of its outcome (deterministic
+graders, the judge, or the task's verifier).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+from pydantic import BaseModel, Field
+
+from aces_bench.stats import StudyStats, lift_table
+from aces_bench.stats.pairing import COMPOSITE, OUTCOME_ONLY, OUTCOMES, REWARD
+from aces_bench.table import CELL_KEY, DETERMINISTIC_METRICS, METRICS, OUTCOME_METRICS
+
+SUMMARY_SCHEMA_VERSION = "1"
+DETERMINISTIC_GRADER = "deterministic graders (aces-bench)"
+VERIFIER = "task verifier (tests/test.sh)"
+GROUPINGS: dict[str, tuple[str, ...]] = {
+    "skill": ("skill",),
+    "harness": ("harness",),
+    "model": ("model",),
+    "workspace_mode": ("workspace_mode",),
+    "cell": CELL_KEY,
+}
+LABEL_COLUMNS = {"agents": "agent_label", "models": "model", "backends": "backend", "judges": "judge_label"}
+
+
+class Attribution(BaseModel):
+    """Who produced a number: the runs behind it and the grader of its outcome."""
+
+    agents: list[str] = Field(default_factory=list)
+    models: list[str] = Field(default_factory=list)
+    backends: list[str] = Field(default_factory=list)
+    graders: list[str] = Field(default_factory=list)
+
+
+class LiftRow(BaseModel):
+    group: dict[str, str] = Field(description="grouping values; empty when pooled")
+    outcome: str
+    n: int
+    mean_with: float | None
+    mean_base: float | None
+    lift: float | None
+    sd: float | None = None
+    se: float | None = None
+    ci_lo: float | None = None
+    ci_hi: float | None = None
+    n_pos: int = 0
+    n_zero: int = 0
+    n_neg: int = 0
+    median: float | None = None
+    share_pos: float | None = None
+    produced_by: Attribution
+
+
+class Counts(BaseModel):
+    n_trials: int
+    n_by_condition: dict[str, int]
+    n_ok: int
+    failed_by_status: dict[str, int] = Field(description="trials whose status is not ok, by status")
+    n_unscored_status_ok: int = Field(description="ran fine but the headline outcome is unscored")
+    n_missing_trajectory: int
+    n_pair_keys: int
+    n_scored_pairs: int = Field(description="pair keys with the headline outcome scored on both sides")
+    n_one_sided: int = Field(description="pair keys scored on one side only (headline outcome)")
+    n_neither: int = Field(description="pair keys scored on neither side (headline outcome)")
+
+
+class Labels(BaseModel):
+    agents: list[str]
+    models: list[str]
+    backends: list[str]
+    judges: list[str]
+    harnesses: list[str]
+    graders_by_outcome: dict[str, list[str]]
+
+
+class ReportSummary(BaseModel):
+    schema_version: str = SUMMARY_SCHEMA_VERSION
+    source: str = Field(description="what was reported: an aces-bench study, or external data")
+    headline_outcome: str
+    labels: Labels
+    counts: Counts
+    pooled: list[LiftRow]
+    by_skill: list[LiftRow]
+    by_harness: list[LiftRow]
+    by_model: list[LiftRow]
+    by_workspace_mode: list[LiftRow]
+    by_cell: list[LiftRow]
+    routing_premium: list[dict[str, Any]] = Field(description="group minus isolation lift, pooled, with CIs")
+    routing_premium_by_cell: list[dict[str, Any]]
+    stats: StudyStats = Field(description="every statistic, as aces_bench.stats computed it")
+
+
+def _distinct(values: pd.Series) -> list[str]:
+    return sorted({str(v) for v in values.dropna().tolist() if str(v).strip()})
+
+
+def graders_by_outcome(trials: pd.DataFrame, grader_labels: dict[str, set[str]] | None = None) -> dict[str, list[str]]:
+    """The grader of each outcome: recorded labels from grades when known, else by kind of metric."""
+    judges = _distinct(trials["judge_label"]) if "judge_label" in trials.columns else []
+    recorded = grader_labels or {}
+    out: dict[str, list[str]] = {}
+    for m in METRICS:
+        if recorded.get(m):
+            out[m] = sorted(DETERMINISTIC_GRADER if g == "deterministic" else g for g in recorded[m])
+        elif m in DETERMINISTIC_METRICS:
+            out[m] = [DETERMINISTIC_GRADER]
+        else:
+            out[m] = [f"judge: {j}" for j in judges] or ["judge (label not recorded)"]
+    out[REWARD] = [VERIFIER]
+    out[OUTCOME_ONLY] = sorted({g for m in OUTCOME_METRICS for g in out[m]})
+    out[COMPOSITE] = sorted({g for m in METRICS for g in out[m]})
+    return out
+
+
+def _attribution(part: pd.DataFrame, graders: list[str]) -> Attribution:
+    return Attribution(
+        agents=_distinct(part["agent_label"]) if "agent_label" in part else [],
+        models=_distinct(part["model"]),
+        backends=_distinct(part["backend"]) if "backend" in part else [],
+        graders=graders,
+    )
+
+
+def lift_rows(table: pd.DataFrame, by: Sequence[str], trials: pd.DataFrame,
+              graders: dict[str, list[str]]) -> list[LiftRow]:
+    """``lift_table`` rows as ``LiftRow``s, each attributed to the trials of its group."""
+    rows = []
+    groups = {(): trials} if not by else {
+        (k if isinstance(k, tuple) else (k,)): part for k, part in trials.groupby(list(by), sort=True, dropna=False)
+    }
+    for rec in table.to_dict("records"):
+        key = tuple(rec[b] for b in by)
+        part = groups.get(key, trials.iloc[0:0])
+        values = {k: (None if isinstance(v, float) and v != v else v) for k, v in rec.items()}
+        rows.append(LiftRow(
+            group={b: str(rec[b]) for b in by}, outcome=rec["outcome"],
+            **{k: values[k] for k in LiftRow.model_fields if k in values and k not in ("group", "outcome")},
+            produced_by=_attribution(part, graders.get(rec["outcome"], [])),
+        ))
+    return rows
+
+
+def counts(trials: pd.DataFrame, stats: StudyStats) -> Counts:
+    status = trials["status"].astype(str)
+    scored = stats.missingness.scored_by_condition.frame()
+    head = scored.loc[scored["outcome"] == stats.settings.headline_outcome]
+    sided = stats.missingness.one_sided.frame()
+    sided = sided.loc[sided["outcome"] == stats.settings.headline_outcome]
+    one = sided.iloc[0] if len(sided) else None
+    has = trials["has_trajectory"].fillna(False).astype(bool) if "has_trajectory" in trials else pd.Series(False, index=trials.index)
+    return Counts(
+        n_trials=len(trials),
+        n_by_condition={str(k): int(v) for k, v in trials["condition"].value_counts().sort_index().items()},
+        n_ok=int((status == "ok").sum()),
+        failed_by_status={str(k): int(v) for k, v in status[status != "ok"].value_counts().sort_index().items()},
+        n_unscored_status_ok=int(head["n_unscored_status_ok"].sum()) if len(head) else 0,
+        n_missing_trajectory=int((~has).sum()),
+        n_pair_keys=stats.n_pair_keys,
+        n_scored_pairs=int(one["n_both"]) if one is not None else 0,
+        n_one_sided=int(one["n_with_only"] + one["n_base_only"]) if one is not None else 0,
+        n_neither=int(one["n_neither"]) if one is not None else 0,
+    )
+
+
+def build_summary(
+    trials: pd.DataFrame,
+    pairs: pd.DataFrame,
+    stats: StudyStats,
+    *,
+    source: str,
+    grader_labels: dict[str, set[str]] | None = None,
+) -> ReportSummary:
+    """The summary of one study from its trials, paired frame and ``study_stats`` result."""
+    graders = graders_by_outcome(trials, grader_labels)
+    outcomes = tuple(o for o in stats.settings.outcomes if o in OUTCOMES)
+    level = stats.settings.level
+
+    def grouped(name: str) -> list[LiftRow]:
+        by = GROUPINGS[name]
+        return lift_rows(lift_table(pairs, by=by, outcomes=outcomes, level=level), by, trials, graders)
+
+    return ReportSummary(
+        source=source,
+        headline_outcome=stats.settings.headline_outcome,
+        labels=Labels(
+            agents=_distinct(trials["agent_label"]) if "agent_label" in trials else [],
+            models=_distinct(trials["model"]),
+            backends=_distinct(trials["backend"]) if "backend" in trials else [],
+            judges=_distinct(trials["judge_label"]) if "judge_label" in trials else [],
+            harnesses=_distinct(trials["harness"]),
+            graders_by_outcome=graders,
+        ),
+        counts=counts(trials, stats),
+        pooled=lift_rows(stats.lift_pooled.frame(), (), trials, graders),
+        by_skill=grouped("skill"),
+        by_harness=grouped("harness"),
+        by_model=grouped("model"),
+        by_workspace_mode=grouped("workspace_mode"),
+        by_cell=lift_rows(stats.lift_by_cell.frame(), CELL_KEY, trials, graders),
+        routing_premium=stats.routing_pooled.rows,
+        routing_premium_by_cell=stats.routing_by_cell.rows,
+        stats=stats,
+    )
