@@ -24,7 +24,6 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -165,7 +164,7 @@ class Sandbox:
             )
         info_read, info_write = os.pipe()
         # bwrap's stderr goes to a file: a pipe nobody reads could later SIGPIPE it.
-        self._stderr = tempfile.TemporaryFile()
+        self._stderr = _memory_file("aces-bwrap-stderr")
         try:
             self._proc = await asyncio.create_subprocess_exec(
                 *bwrap_argv(self.root, self.binds, network=self.network, hostname=self.hostname, info_fd=info_write),
@@ -212,7 +211,7 @@ class Sandbox:
     ) -> ExecOutput:
         """Run ``argv`` inside the sandbox and wait for it (not for its background jobs).
 
-        Output goes to unnamed temp files rather than pipes, so a background process
+        Output goes to in-memory files rather than pipes, so a background process
         that keeps the descriptors open cannot make the call hang. On timeout or
         cancellation the command's whole process group is killed at once (killing
         ``nsenter`` alone would orphan its child); raises :class:`ExecTimeout`.
@@ -224,7 +223,7 @@ class Sandbox:
                 fix="see the trial log for why the sandbox ended",
             )
         full = enter_argv(self.pid, argv, cwd=cwd, uid=uid, gid=gid, isolate_network=isolate_network)
-        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        with _memory_file("aces-exec-stdout") as out, _memory_file("aces-exec-stderr") as err:
             proc = await asyncio.create_subprocess_exec(
                 *full,
                 stdin=subprocess.DEVNULL,
@@ -275,6 +274,11 @@ class Sandbox:
             self._stderr = None
 
 
+def _memory_file(name: str):
+    """An anonymous in-memory file (memfd): no disk traffic for every command's output."""
+    return open(os.memfd_create(name), "w+b")
+
+
 def _read_all(fd: int) -> bytes:
     chunks = []
     while chunk := os.read(fd, 65536):
@@ -296,17 +300,20 @@ class SandboxView:
     means the sandbox's ``/``, not the host's), and ``..`` stops at ``/``, so a host
     path returned here is always inside the private root or a bind source. Paths on
     the host's read-only system dirs, ``/dev`` and ``/proc`` are refused.
+    (Plain strings rather than pathlib here: this runs for every file transferred.)
     """
 
     def __init__(self, root: Path, binds: tuple[Bind, ...] = ()):
-        self.root = Path(root)
-        self.binds = sorted(binds, key=lambda b: len(b.target.parts), reverse=True)
+        self.root = str(root)
+        ordered = sorted(binds, key=lambda b: len(b.target.parts), reverse=True)
+        self._binds = [(str(b.target), str(b.source), b.read_only) for b in ordered]
+        self._refused = {"/dev", "/proc"} | {d for d in HOST_SYSTEM_DIRS if not os.path.islink(d)}
 
     def host_path(self, path: str, *, write: bool, cwd: str = "/") -> Path:
         """The host path behind sandbox ``path``; raise BackendError if it is outside."""
-        resolved = self.resolve(PurePosixPath(cwd) / path)
-        base, read_only = self._base(resolved)
-        if base is None:
+        resolved = self.resolve(path if path.startswith("/") else f"{cwd}/{path}")
+        host, read_only = self._base(resolved)
+        if host is None:
             raise BackendError(
                 f"{path} is outside the sandbox's private root (it is the host's "
                 f"read-only {_top(resolved)} or a kernel file system)",
@@ -314,43 +321,43 @@ class SandboxView:
             )
         if write and read_only:
             raise BackendError(f"{path} is on a read-only bind mount in the sandbox")
-        return base
+        return Path(host)
 
-    def resolve(self, path: PurePosixPath) -> PurePosixPath:
+    def resolve(self, path: str) -> str:
         """``path`` with every symlink and ``..`` resolved inside the sandbox's view."""
-        parts = deque(p for p in path.parts if p != "/")
-        current = PurePosixPath("/")
+        parts = deque(p for p in path.split("/") if p)
+        current: list[str] = []
         hops = 0
         while parts:
             name = parts.popleft()
-            if name in ("", "."):
+            if name == ".":
                 continue
             if name == "..":
-                current = current.parent
+                if current:
+                    current.pop()
                 continue
-            candidate = current / name
+            candidate = "/" + "/".join([*current, name])
             host, _ = self._base(candidate)
-            if host is not None and host.is_symlink():
+            if host is not None and os.path.islink(host):
                 hops += 1
                 if hops > 40:
                     raise BackendError(f"too many levels of symbolic links in {path}")
-                target = PurePosixPath(os.readlink(host))
-                if target.is_absolute():
-                    current = PurePosixPath("/")
-                parts.extendleft(reversed([p for p in target.parts if p != "/"]))
+                target = os.readlink(host)
+                if target.startswith("/"):
+                    current = []
+                parts.extendleft(reversed([p for p in target.split("/") if p]))
                 continue
-            current = candidate
-        return current
+            current.append(name)
+        return "/" + "/".join(current)
 
-    def _base(self, path: PurePosixPath) -> tuple[Path | None, bool]:
-        for bind in self.binds:
-            if path.is_relative_to(bind.target):
-                return bind.source.joinpath(*path.relative_to(bind.target).parts), bind.read_only
-        top = _top(path)
-        if top in ("/dev", "/proc") or (top in HOST_SYSTEM_DIRS and not Path(top).is_symlink()):
+    def _base(self, path: str) -> tuple[str | None, bool]:
+        for target, source, read_only in self._binds:
+            if path == target or path.startswith(target + "/"):
+                return source + path[len(target):], read_only
+        if _top(path) in self._refused:
             return None, True
-        return self.root.joinpath(*path.parts[1:]), False
+        return self.root + path, False
 
 
-def _top(path: PurePosixPath) -> str:
-    return "/" + path.parts[1] if len(path.parts) > 1 else "/"
+def _top(path: str) -> str:
+    return "/" + path.split("/")[1] if path != "/" else "/"

@@ -85,9 +85,14 @@ def make_env(
     *,
     dockerfile: str = DOCKERFILE,
     network_mode: str | None = "no-network",
+    root_parent: str | None = "",
     **kwargs,
 ) -> LocalSandboxEnvironment:
-    """A LocalSandboxEnvironment over a fresh environment dir and trial dir in tmp_path."""
+    """A LocalSandboxEnvironment over a fresh environment dir and trial dir in tmp_path.
+
+    Private roots go under tmp_path unless ``root_parent`` says otherwise (None: the
+    backend's own default).
+    """
     env_dir = write_environment(tmp_path / "task" / "environment", dockerfile)
     trial = TrialPaths(trial_dir=tmp_path / "trial")
     trial.mkdir()
@@ -102,7 +107,7 @@ def make_env(
         trial_paths=trial,
         task_env_config=config,
         network_policy=config.resolve_baseline(),
-        root_parent=str(tmp_path),
+        root_parent=str(tmp_path) if root_parent == "" else root_parent,
         **kwargs,
     )
 
