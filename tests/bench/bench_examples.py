@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
-from examples_support import run_usage, target_suites  # noqa: E402
+from examples_support import run_usage, target_suites
 
 PER_CASE_TARGET_MS = 300
 TOTAL_TARGET_S = 3.0

@@ -11,10 +11,11 @@ import subprocess
 from importlib import resources
 from pathlib import Path
 
+from aces_bench.emitters.verifier.check_answer import evaluate_check
+
 from aces_bench.agents.routing import SkillCard
 from aces_bench.agents.usage import build_invocation, usage_line
 from aces_bench.cases import EvalCase, EvalSuite, load_suite
-from aces_bench.emitters.verifier.check_answer import evaluate_check
 from aces_bench.skills import Skill, load_skill
 
 # Skill scripts run under the sandbox host's interpreter (3.11 here), not the venv's.
@@ -76,7 +77,7 @@ def run_usage(skill: Skill, case: EvalCase, workspace: Path) -> subprocess.Compl
 
 def run_script(argv: list[str], *, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=SCRIPT_TIMEOUT_SEC)
+    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=SCRIPT_TIMEOUT_SEC, check=False)
 
 
 def fallback_answer(workspace: Path, inputs: list[str]) -> str:

@@ -41,7 +41,7 @@ def test_frontmatter(skill_dir):
 @pytest.mark.parametrize("skill_dir", ALL_DIRS, ids=lambda d: d.name)
 def test_sections_present_in_order(skill_dir):
     body = load_skill(skill_dir).body
-    headings = re.findall(r"^## (.+?)\s*$", body, flags=re.M)
+    headings = re.findall(r"^## (.+?)\s*$", body, flags=re.MULTILINE)
     assert [h for h in headings if h in SECTIONS] == list(SECTIONS)
 
 

@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 
 # A sibling module: running this file puts scripts/ first on sys.path.
-from yaml_subset import YamlSubsetError, loads as yaml_loads
+from yaml_subset import YamlSubsetError
+from yaml_subset import loads as yaml_loads
 
 EXIT_USAGE = 2
 EXIT_INVALID = 1

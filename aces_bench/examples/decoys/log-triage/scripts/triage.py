@@ -23,11 +23,11 @@ _ENTRY = re.compile(
     r"^(?P<ts>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?Z?)\s+\[?(?P<level>[A-Z]+)\]?\s+(?P<msg>.*)$"
 )
 _SUBS = [
-    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), "<uuid>"),
+    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE), "<uuid>"),
     (re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"), "<ip>"),
-    (re.compile(r"\b0x[0-9a-f]+\b|\b[0-9a-f]{10,}\b", re.I), "<hex>"),
+    (re.compile(r"\b0x[0-9a-f]+\b|\b[0-9a-f]{10,}\b", re.IGNORECASE), "<hex>"),
     (re.compile(r"'[^']*'|\"[^\"]*\""), "<str>"),
-    (re.compile(r"\b\d+(?:\.\d+)?(?:ms|s|kb|mb)?\b", re.I), "<n>"),
+    (re.compile(r"\b\d+(?:\.\d+)?(?:ms|s|kb|mb)?\b", re.IGNORECASE), "<n>"),
 ]
 
 

@@ -71,7 +71,7 @@ def load_tickets(path):
 
 def find_cycle(tickets, remaining):
     """A dependency cycle among ``remaining`` ids, as a list ending where it started."""
-    start = sorted(remaining)[0]
+    start = min(remaining)
     path, seen = [start], {start}
     node = start
     while True:
@@ -89,7 +89,7 @@ def order(tickets):
     for tid, t in tickets.items():
         for d in t["deps"]:
             dependants[d].append(tid)
-    key = lambda tid: (tickets[tid]["priority"], tickets[tid]["points"], tid)  # noqa: E731
+    key = lambda tid: (tickets[tid]["priority"], tickets[tid]["points"], tid)
     ready = [key(tid) for tid, deps in waiting.items() if not deps]
     heapq.heapify(ready)
     out = []

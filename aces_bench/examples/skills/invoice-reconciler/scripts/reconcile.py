@@ -43,7 +43,7 @@ def parse_amount(raw, where):
 
 
 def fmt(amount):
-    return "{:,.2f}".format(amount)
+    return f"{amount:,.2f}"
 
 
 def find_column(header, candidates, path, role):

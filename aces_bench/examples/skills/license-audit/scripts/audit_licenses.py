@@ -56,7 +56,7 @@ def load_packages(path):
     text = read_text(path, "expected a package list as JSON or CSV")
     stripped = text.lstrip()
     packages = []
-    if stripped.startswith("[") or stripped.startswith("{"):
+    if stripped.startswith(("[", "{")):
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -135,7 +135,7 @@ def report(results):
     groups = {}
     for r in results:
         groups.setdefault(r[3], []).append(r)
-    count = lambda s: len(groups.get(s, []))  # noqa: E731
+    count = lambda s: len(groups.get(s, []))
     out = [
         "Packages audited: %d" % len(results),
         "Allowed: %d  Excepted: %d  Needs review: %d  Unknown: %d  Denied: %d"

@@ -44,7 +44,7 @@ def canonical(name):
     """Map one licence spelling to a base id, or None when it says nothing usable."""
     text = " ".join(str(name or "").split()).strip().strip(";,")
     low = text.lower()
-    if low in UNKNOWN_SPELLINGS or low.startswith("see license in") or low.startswith("see licence in"):
+    if low in UNKNOWN_SPELLINGS or low.startswith(("see license in", "see licence in")):
         return None
     if low in ALIASES:
         return ALIASES[low]
