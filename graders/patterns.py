@@ -39,12 +39,15 @@ class SecurityPattern(BaseModel):
     flags: list[Literal["IGNORECASE", "MULTILINE", "DOTALL"]] = Field(default_factory=list)
     value_groups: list[str] = Field(default_factory=list)
     ignore_values: str | None = None
+    prefilter: list[str] = Field(default_factory=list)
     builtin: str | None = None
 
     @model_validator(mode="after")
     def _regex_or_builtin(self) -> SecurityPattern:
         if (self.regex is None) == (self.builtin is None):
             raise ValueError(f"pattern {self.id!r}: give exactly one of 'regex' or 'builtin'")
+        if any(lit != lit.lower() or not lit for lit in self.prefilter):
+            raise ValueError(f"pattern {self.id!r}: prefilter literals must be non-empty and lowercase")
         if self.builtin is not None and self.builtin not in BUILTINS:
             raise ValueError(f"pattern {self.id!r}: unknown builtin {self.builtin!r} (valid: {', '.join(BUILTINS)})")
         for label, rx in (("regex", self.regex), ("ignore_values", self.ignore_values)):
@@ -94,6 +97,11 @@ class Compiled:
     rx: re.Pattern[str] | None
     ignore: re.Pattern[str] | None
     weight: float
+    prefilter: tuple[str, ...] = ()
+
+    def may_match(self, lowered: str) -> bool:
+        """False when the text (lowercased) holds none of the prefilter literals."""
+        return not self.prefilter or any(lit in lowered for lit in self.prefilter)
 
     @property
     def id(self) -> str:
@@ -109,6 +117,15 @@ class PatternSet:
     by_scope: dict[str, tuple[Compiled, ...]]
     categories: tuple[str, ...]
     secrets: tuple[Compiled, ...]
+    gate: re.Pattern[str]
+
+    def candidates(self, patterns: tuple[Compiled, ...], text: str) -> list[Compiled]:
+        """The patterns worth running on ``text``: one C-level scan for every prefilter
+        literal first, so a text holding none of them skips all prefiltered patterns."""
+        lowered = text.lower()
+        if self.gate.search(lowered) is None:
+            return [c for c in patterns if not c.prefilter]
+        return [c for c in patterns if c.may_match(lowered)]
 
     def get(self, pattern_id: str) -> Compiled:
         for p in self.patterns:
@@ -128,13 +145,16 @@ def _compile(pf: PatternFile, source: str) -> PatternSet:
             rx=re.compile(p.regex, flags) if p.regex else None,
             ignore=re.compile(p.ignore_values, re.I) if p.ignore_values else None,
             weight=pf.severity_weights[p.severity],
+            prefilter=tuple(p.prefilter),
         ))
     by_scope: dict[str, tuple[Compiled, ...]] = {}
     for scope in Scope.__args__:  # type: ignore[attr-defined]
         by_scope[scope] = tuple(c for c in compiled if scope in c.spec.scopes)
     cats = tuple(dict.fromkeys(c.spec.category for c in compiled))
     secrets = tuple(c for c in compiled if c.spec.category == "secret" and c.rx is not None)
-    return PatternSet(source, tuple(compiled), by_scope, cats, secrets)
+    literals = sorted({lit for c in compiled for lit in c.prefilter}, key=len, reverse=True)
+    gate = re.compile("|".join(map(re.escape, literals)) if literals else r"(?!)")
+    return PatternSet(source, tuple(compiled), by_scope, cats, secrets, gate)
 
 
 def load_patterns(path: Path | str | None = None) -> PatternSet:

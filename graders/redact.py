@@ -38,7 +38,7 @@ def secret_matches(text: str, patterns: PatternSet | None = None) -> list[tuple[
     """Every secret pattern match in ``text``: (pattern, match, span to mask)."""
     ps = patterns or load_patterns()
     out = []
-    for c in ps.secrets:
+    for c in ps.candidates(ps.secrets, text):
         for m in c.rx.finditer(text):  # type: ignore[union-attr]
             span = _span(c, m)
             if span is not None:

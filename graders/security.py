@@ -91,7 +91,7 @@ def scan(
     ps = patterns or load_patterns()
     found: list[Finding] = []
     for scope, where, step_id, text in _texts(view, final_answer, artifacts):
-        for c in ps.by_scope[scope]:
+        for c in ps.candidates(ps.by_scope[scope], text):
             if c.rx is None:
                 if c.spec.builtin == "write_outside_workspace" and _outside_workspace(text, workdir, skills_dir):
                     found.append(_finding(c, scope, where, step_id, text))
