@@ -65,8 +65,16 @@ class TrialRecord(BaseModel):
     def artifacts_dir(self) -> Path | None:
         if self.trial_dir is None:
             return None
-        ws = self.trial_dir / "artifacts" / "workspace"
-        return ws if ws.is_dir() else None
+        # The verifier copies the final workspace to /logs/artifacts/workspace. Mounted
+        # environments put it at artifacts/workspace; Harbor's download of a
+        # non-mounted /logs/artifacts keeps the container path under artifacts/.
+        for ws in (
+            self.trial_dir / "artifacts" / "workspace",
+            self.trial_dir / "artifacts" / "logs" / "artifacts" / "workspace",
+        ):
+            if ws.is_dir():
+                return ws
+        return None
 
 
 def classify(result: TrialResult) -> tuple[str, str | None]:

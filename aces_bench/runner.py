@@ -59,10 +59,22 @@ def job_config(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> JobConfig:
         environment=environment_config(spec),
         datasets=[DatasetConfig(path=emitted.tasks_dir)],
     )
-    payload = config.model_dump(mode="json", exclude={"job_name"})
+    payload = _canonical(config.model_dump(mode="python", exclude={"job_name"}))
     payload["task_ids"] = sorted(t.task_id for t in emitted.tasks)
     digest = hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
     return config.model_copy(update={"job_name": f"{spec.study.name}-{spec.harness.name}-{digest[:10]}"})
+
+
+def _canonical(obj):
+    """Plain data with sets sorted: Harbor keeps some options as sets, whose order
+    changes between processes, and the job name must not."""
+    if isinstance(obj, dict):
+        return {str(k): _canonical(v) for k, v in obj.items()}
+    if isinstance(obj, set | frozenset):
+        return sorted((_canonical(v) for v in obj), key=repr)
+    if isinstance(obj, list | tuple):
+        return [_canonical(v) for v in obj]
+    return obj
 
 
 def count_finished(job_dir: Path) -> int:
