@@ -21,7 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, get_args
 
-from harbor.models.trajectories import Agent, Observation, ObservationResult, Step, ToolCall, Trajectory
+from harbor.models.trajectories import (
+    Agent,
+    Observation,
+    ObservationResult,
+    Step,
+    ToolCall,
+    Trajectory,
+)
 from pydantic import ValidationError
 
 from aces_bench.errors import validation_lines
@@ -36,7 +43,7 @@ SYNTHETIC_NOTE = (
 LOG_SUFFIXES = (".txt", ".log")
 MAX_CONTINUATIONS = 100
 _PROMPT = re.compile(r"^(?:[\w.-]+@[\w.-]+:[^\s$#]*\s?[$#]|\$) (?P<cmd>\S.*)$")
-_EXIT = re.compile(r"^\[?(?:exit(?: code|_code| status)?|return code)\s*[:=]?\s*(?P<code>-?\d+)\]?\s*$", re.I)
+_EXIT = re.compile(r"^\[?(?:exit(?: code|_code| status)?|return code)\s*[:=]?\s*(?P<code>-?\d+)\]?\s*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from aces_bench.errors import ConfigError, from_validation
 
@@ -24,7 +31,7 @@ PATTERNS_SCHEMA_VERSION = "1"
 Scope = Literal["command", "response", "tool_output", "written", "artifact", "read_path", "write_path"]
 Severity = Literal["critical", "high", "medium", "low"]
 BUILTINS = ("write_outside_workspace",)
-_FLAGS = {"IGNORECASE": re.I, "MULTILINE": re.M, "DOTALL": re.S}
+_FLAGS = {"IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE, "DOTALL": re.DOTALL}
 
 
 class SecurityPattern(BaseModel):
@@ -143,7 +150,7 @@ def _compile(pf: PatternFile, source: str) -> PatternSet:
         compiled.append(Compiled(
             spec=p,
             rx=re.compile(p.regex, flags) if p.regex else None,
-            ignore=re.compile(p.ignore_values, re.I) if p.ignore_values else None,
+            ignore=re.compile(p.ignore_values, re.IGNORECASE) if p.ignore_values else None,
             weight=pf.severity_weights[p.severity],
             prefilter=tuple(p.prefilter),
         ))

@@ -13,9 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import BaseModel
-
 from aces_bench.graders.patterns import Compiled, PatternSet, load_patterns
+from pydantic import BaseModel
 
 
 def mask(pattern_id: str) -> str:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 # pieces without whitespace between them form one word (``a"b c"`` -> ``ab c``).
 _TOKEN = re.compile(
     r"""'[^']*'?|"(?:\\.|[^"\\])*"?|\\.|&&|\|\||;;|[0-9]?>>|[0-9]?>&[0-9-]?|&>>?|[0-9]?>|<<<|<<-?|<|[;|&()]|[^\s'"\\;|&<>()]+""",
-    re.S,
+    re.DOTALL,
 )
 _HEREDOC = re.compile(r"<<-?[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 _OPERATOR = re.compile(r"&&|\|\||;;|[0-9]?>>|[0-9]?>&[0-9-]?|&>>?|[0-9]?>|<<<|<<-?|<|[;|&()]")
@@ -164,7 +164,7 @@ def _pathlike(word: str) -> bool:
 
 
 class _Acc:
-    __slots__ = ("reads", "writes", "lists", "execs", "programs", "flags", "cwd")
+    __slots__ = ("cwd", "execs", "flags", "lists", "programs", "reads", "writes")
 
     def __init__(self, cwd: str):
         self.reads: list[str] = []
@@ -228,7 +228,7 @@ def _simple(words: list[str], acc: _Acc) -> None:
         if rest:
             _simple(rest, acc)
         return
-    if prog in ("sed", "perl") and any(a.startswith("-i") or a.startswith("-pi") for a in args):
+    if prog in ("sed", "perl") and any(a.startswith(("-i", "-pi")) for a in args):
         files = pos[1:] if prog == "sed" and "-e" not in args and "-f" not in args else pos
         if prog == "perl":
             files = pos[1:] if pos else []
@@ -334,9 +334,8 @@ def _line(line: str, acc: _Acc) -> None:
                 if target not in _NULL_TARGETS:
                     acc.writes.append(resolve(target, acc.cwd))
                 i += 1
-        elif text == "<":
-            if i + 1 < len(tokens) and not tokens[i + 1][0]:
-                acc.reads.append(resolve(tokens[i + 1][1], acc.cwd))
-                i += 1
+        elif text == "<" and i + 1 < len(tokens) and not tokens[i + 1][0]:
+            acc.reads.append(resolve(tokens[i + 1][1], acc.cwd))
+            i += 1
         i += 1
     _simple(words, acc)

@@ -32,7 +32,7 @@ from aces_bench.graders.tool_calls import Call, TraceView, skill_ref
 METRIC = "skill_efficiency"
 WASTE_INDICATORS = ("help_fishing", "wrong_path", "package_install", "duplicate_call")
 MAX_EXAMPLES = 3
-_NOT_FOUND = re.compile(r"No such file or directory|cannot access|does not exist|not found|ENOENT", re.I)
+_NOT_FOUND = re.compile(r"No such file or directory|cannot access|does not exist|not found|ENOENT", re.IGNORECASE)
 
 
 def skills_read(calls: tuple[Call, ...], skills_dir: str) -> dict[str, Call]:

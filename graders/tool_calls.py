@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from harbor.models.trajectories import Trajectory
-
 from aces_bench.graders.shell import parse_command, resolve
+from harbor.models.trajectories import Trajectory
 
 CallKind = Literal["shell", "read", "write", "edit", "list", "search", "activate", "web", "delegate", "control", "other"]
 
@@ -49,12 +48,12 @@ _EDITOR_TOOLS = {"str_replace_based_edit_tool", "str_replace_editor", "text_edit
 _PATH_KEYS = ("file_path", "path", "filePath", "filename", "file", "target_file", "absolute_path",
               "notebook_path", "dir_path", "directory", "dirPath")
 _SKILL_KEYS = ("name", "skill", "skill_name", "skillName", "command")
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.MULTILINE)
 
 _EXIT_LINE = re.compile(
     r"(?:^|\n)\s*(?:\[exit_code\]|exit[ _]code|exit status|process exited with code|returncode|return code)"
     r"\s*[:=]?\s*\(?(-?\d+)",
-    re.I,
+    re.IGNORECASE,
 )
 _EXIT_JSON = re.compile(r'"(?:exit_code|exitCode|returncode)"\s*:\s*(-?\d+)')
 _ERROR_FLAG = re.compile(r"(?:^|\n)\[error\] tool reported failure|^\s*(?:Error|ERROR)\b[:\s](?!\s*\(none\))")
@@ -264,13 +263,13 @@ class _Builder:
             text = _command_text(args)
             facts = parse_command(text, self.cwd)
             self.cwd = facts.cwd
-            fields = dict(reads=facts.reads, writes=facts.writes, lists=facts.lists, execs=facts.execs,
-                          flags=facts.flags)
+            fields = {"reads": facts.reads, "writes": facts.writes, "lists": facts.lists, "execs": facts.execs,
+                      "flags": facts.flags}
             kind = "shell"
         elif kind == "activate":
             name = _activated_name(args)
             text = name or ""
-            fields = dict(activated=name)
+            fields = {"activated": name}
         else:
             paths = [resolve(p, self.workdir) for p in _paths(args)]
             text = " ".join(paths) if paths else _first_string(args)

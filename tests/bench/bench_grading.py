@@ -19,11 +19,10 @@ from pathlib import Path
 from harbor.models.trajectories import Trajectory
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "graders"))
-from graders_fixtures import bash, case, tool, traj_dict  # noqa: E402
-
-from aces_bench.graders.base import GradingInput  # noqa: E402
-from aces_bench.graders.deterministic import grade_deterministic  # noqa: E402
-from aces_bench.graders.patterns import load_patterns  # noqa: E402
+from aces_bench.graders.base import GradingInput
+from aces_bench.graders.deterministic import grade_deterministic
+from aces_bench.graders.patterns import load_patterns
+from graders_fixtures import bash, case, tool, traj_dict
 
 N = 2022
 TARGET_S = 5.0

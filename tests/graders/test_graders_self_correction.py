@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from graders_fixtures import RUN, SCRIPT, SKILL, SKILL_MD, bash, good_run, inp, tool, traj
-
 from aces_bench.graders.base import GradingInput
 from aces_bench.graders.deterministic import grade_deterministic
 from aces_bench.graders.self_correction import first_attempt_pass
+from graders_fixtures import (
+    RUN,
+    SCRIPT,
+    SKILL,
+    SKILL_MD,
+    bash,
+    good_run,
+    inp,
+    tool,
+    traj,
+)
 
 
 def patched_run():

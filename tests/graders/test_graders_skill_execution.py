@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
-from graders_fixtures import NEGATIVE, RUN, SCRIPT, SKILL, SKILL_MD, bash, case, good_run, inp, tool, traj
-
-from aces_bench.cases import EvalCase
 from aces_bench.graders.skill_execution import grade_skill_execution
 from aces_bench.graders.tool_calls import build_view
+from graders_fixtures import (
+    NEGATIVE,
+    RUN,
+    SCRIPT,
+    SKILL,
+    SKILL_MD,
+    bash,
+    case,
+    good_run,
+    inp,
+    tool,
+    traj,
+)
+
+from aces_bench.cases import EvalCase
 
 
 def grade(t, **kw):
