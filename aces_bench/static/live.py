@@ -1,0 +1,108 @@
+"""Static scores against live Skill Lift: do document scans predict runtime benefit?
+
+Lift per skill comes from a trials table (``<results>/trials.parquet``, see
+aces_bench/table.py) or from a mapping given directly. Negative controls and trials
+that were not scored are left out; a skill with no scored pair has no lift (not 0).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from aces_bench.errors import ReportError
+from aces_bench.static.models import SkillResult
+from aces_bench.static.stats import correlate
+from aces_bench.table import PAIR_KEY
+
+TRIALS_FILE = "trials.parquet"
+
+
+def lift_from_trials(frame: Any) -> dict[str, float]:
+    """Mean paired (with_skill - baseline) composite per skill.
+
+    Pairs are matched on ``PAIR_KEY``; when the table lacks those columns, the
+    difference of condition means is used instead.
+    """
+    need = {"skill", "condition", "composite"}
+    missing = need - set(frame.columns)
+    if missing:
+        raise ReportError(f"trials table lacks columns {sorted(missing)}", where="trials.parquet", fix="pass the trials table written by aces-bench collect")
+    df = frame[frame["composite"].notna()]
+    if "status" in df.columns:
+        df = df[df["status"] == "ok"]
+    if "negative_control" in df.columns:
+        df = df[~df["negative_control"].fillna(False).astype(bool)]
+    keys = [k for k in PAIR_KEY if k in df.columns]
+    out: dict[str, float] = {}
+    if set(PAIR_KEY) <= set(df.columns):
+        wide = df.pivot_table(index=keys, columns="condition", values="composite", aggfunc="mean")
+        if {"with_skill", "baseline"} <= set(wide.columns):
+            diff = (wide["with_skill"] - wide["baseline"]).dropna()
+            for skill, v in diff.groupby(level="skill").mean().items():
+                out[str(skill)] = float(v)
+        return out
+    means = df.groupby(["skill", "condition"])["composite"].mean().unstack()
+    if {"with_skill", "baseline"} <= set(means.columns):
+        for skill, v in (means["with_skill"] - means["baseline"]).dropna().items():
+            out[str(skill)] = float(v)
+    return out
+
+
+def load_lift(path: Path) -> dict[str, float]:
+    """Lift per skill from a results folder, a trials parquet, or a JSON {skill: lift}."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / TRIALS_FILE
+    if not path.exists():
+        raise ReportError("no live results here", where=path, fix=f"pass a results folder holding {TRIALS_FILE}, the parquet itself, or a JSON {{skill: lift}}")
+    if path.suffix == ".json":
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ReportError(f"cannot read lift JSON: {exc}", where=path, fix="write a JSON object {skill: lift}") from None
+        if not isinstance(data, dict) or not all(isinstance(v, (int, float)) for v in data.values()):
+            raise ReportError("lift JSON must map skill names to numbers", where=path, fix="write a JSON object {skill: lift}")
+        return {str(k): float(v) for k, v in data.items() if not math.isnan(float(v))}
+    import pandas as pd
+
+    try:
+        frame = pd.read_parquet(path)
+    except (OSError, ValueError) as exc:
+        raise ReportError(f"cannot read trials table: {exc}", where=path, fix="pass the trials.parquet written by aces-bench") from None
+    return lift_from_trials(frame)
+
+
+def _keyed(results: list[SkillResult], values: Mapping[str, float]) -> dict[str, float]:
+    """Scores keyed by skill name (when unique in the corpus) and by skill id."""
+    names: dict[str, int] = {}
+    for r in results:
+        names[r.skill] = names.get(r.skill, 0) + 1
+    out = {}
+    for r in results:
+        if r.skill_id in values:
+            out[r.skill_id] = values[r.skill_id]
+            if names[r.skill] == 1:
+                out[r.skill] = values[r.skill_id]
+    return out
+
+
+def static_vs_live(results: list[SkillResult], lift: Mapping[str, float], rubric_means: Mapping[str, float] | None = None) -> dict[str, Any]:
+    """Spearman (with Fisher-z 95% CI) of Tier 1, and Tier 2 when present, against lift."""
+    tier1 = _keyed(results, {r.skill_id: r.score for r in results if r.score is not None})
+    matched = sorted(k for k in lift if k in tier1)
+    out: dict[str, Any] = {
+        "n_live_skills": len(lift),
+        "matched": matched,
+        "unmatched_live": sorted(k for k in lift if k not in tier1),
+        "tier1": correlate([tier1[k] for k in matched], [lift[k] for k in matched]),
+        "tier2": None,
+    }
+    if rubric_means:
+        tier2 = _keyed(results, rubric_means)
+        m2 = sorted(k for k in lift if k in tier2)
+        out["tier2"] = correlate([tier2[k] for k in m2], [lift[k] for k in m2])
+    return out
