@@ -24,7 +24,6 @@ import os
 import shutil
 import signal
 import subprocess
-from collections import deque
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -291,73 +290,3 @@ def _kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-
-
-class SandboxView:
-    """Maps paths inside the sandbox to host paths, the way the sandbox sees them.
-
-    Symlinks are followed as the sandbox would follow them (an absolute link target
-    means the sandbox's ``/``, not the host's), and ``..`` stops at ``/``, so a host
-    path returned here is always inside the private root or a bind source. Paths on
-    the host's read-only system dirs, ``/dev`` and ``/proc`` are refused.
-    (Plain strings rather than pathlib here: this runs for every file transferred.)
-    """
-
-    def __init__(self, root: Path, binds: tuple[Bind, ...] = ()):
-        self.root = str(root)
-        ordered = sorted(binds, key=lambda b: len(b.target.parts), reverse=True)
-        self._binds = [(str(b.target), str(b.source), b.read_only) for b in ordered]
-        self._refused = {"/dev", "/proc"} | {d for d in HOST_SYSTEM_DIRS if not os.path.islink(d)}
-
-    def host_path(self, path: str, *, write: bool, cwd: str = "/") -> Path:
-        """The host path behind sandbox ``path``; raise BackendError if it is outside."""
-        resolved = self.resolve(path if path.startswith("/") else f"{cwd}/{path}")
-        host, read_only = self._base(resolved)
-        if host is None:
-            raise BackendError(
-                f"{path} is outside the sandbox's private root (it is the host's "
-                f"read-only {_top(resolved)} or a kernel file system)",
-                fix="use a path under the workdir, /tmp, /root or /logs",
-            )
-        if write and read_only:
-            raise BackendError(f"{path} is on a read-only bind mount in the sandbox")
-        return Path(host)
-
-    def resolve(self, path: str) -> str:
-        """``path`` with every symlink and ``..`` resolved inside the sandbox's view."""
-        parts = deque(p for p in path.split("/") if p)
-        current: list[str] = []
-        hops = 0
-        while parts:
-            name = parts.popleft()
-            if name == ".":
-                continue
-            if name == "..":
-                if current:
-                    current.pop()
-                continue
-            candidate = "/" + "/".join([*current, name])
-            host, _ = self._base(candidate)
-            if host is not None and os.path.islink(host):
-                hops += 1
-                if hops > 40:
-                    raise BackendError(f"too many levels of symbolic links in {path}")
-                target = os.readlink(host)
-                if target.startswith("/"):
-                    current = []
-                parts.extendleft(reversed([p for p in target.split("/") if p]))
-                continue
-            current.append(name)
-        return "/" + "/".join(current)
-
-    def _base(self, path: str) -> tuple[str | None, bool]:
-        for target, source, read_only in self._binds:
-            if path == target or path.startswith(target + "/"):
-                return source + path[len(target):], read_only
-        if _top(path) in self._refused:
-            return None, True
-        return self.root + path, False
-
-
-def _top(path: str) -> str:
-    return "/" + path.split("/")[1] if path != "/" else "/"

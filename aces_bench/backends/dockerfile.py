@@ -350,7 +350,8 @@ class _Builder:
         *sources, dest = words
         for src in sources:
             if _URL.match(src):
-                raise self.refuse(line, instruction, f"{src!r} is a remote source; the local sandbox builds without network")
+                reason = f"{src!r} is a remote source; the local sandbox builds without network"
+                raise self.refuse(line, instruction, reason)
         resolved = [s for src in sources for s in self.context_paths(line, instruction, src)]
         into_dir = dest.endswith("/") or len(sources) > 1 or any(_has_glob(s) for s in sources)
         self.steps.append(

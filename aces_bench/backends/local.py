@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import grp
 import os
 import pwd
 import shutil
@@ -35,13 +34,23 @@ from pathlib import Path, PurePosixPath
 
 from harbor.environments.base import BaseEnvironment, ExecResult
 from harbor.environments.capabilities import EnvironmentCapabilities
-from harbor.models.task.config import NetworkMode
+from harbor.models.task.config import NetworkMode, TaskConfig
+from harbor.models.task.paths import TaskPaths
 from harbor.models.trial.paths import EnvironmentPaths
 from pydantic import BaseModel, ConfigDict
 
 from aces_bench import io
-from aces_bench.backends.bwrap import SECURITY_NOTE, Bind, Sandbox, SandboxView
-from aces_bench.backends.dockerfile import DEFAULT_PATH, CopyStep, DockerfilePlan, RunStep, WorkdirStep, is_archive, load_plan
+from aces_bench.backends.bwrap import SECURITY_NOTE, Bind, Sandbox
+from aces_bench.backends.dockerfile import (
+    DEFAULT_PATH,
+    CopyStep,
+    DockerfilePlan,
+    RunStep,
+    WorkdirStep,
+    is_archive,
+    load_plan,
+)
+from aces_bench.backends.rootfs import PrivateRoot, make_skeleton, owner_ids
 from aces_bench.errors import BackendError
 
 IMPORT_PATH = "aces_bench.backends.local:LocalSandboxEnvironment"
@@ -65,6 +74,21 @@ class SandboxProvenance(BaseModel):
     network: str
     resource_limits_enforced: bool = False
     private_root: str
+
+
+def preflight(task_dir: Path) -> DockerfilePlan:
+    """Check, before any trial runs, that backend=local can build this Harbor task.
+
+    Returns the Dockerfile plan; raises BackendError naming the file and line of the
+    first thing the local backend cannot honour. Harbor itself only reports these
+    when the trial starts, as that trial's failure.
+    """
+    paths = TaskPaths(Path(task_dir))
+    try:
+        config = TaskConfig.model_validate_toml(paths.config_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise BackendError(f"cannot read the task config: {exc}", where=paths.config_path) from exc
+    return load_plan(paths.environment_dir, config.environment.docker_image)
 
 
 class LocalSandboxEnvironment(BaseEnvironment):
@@ -94,7 +118,7 @@ class LocalSandboxEnvironment(BaseEnvironment):
         self._root_parent = root_parent
         self._plan: DockerfilePlan | None = None
         self._sandbox: Sandbox | None = None
-        self._view: SandboxView | None = None
+        self._root: PrivateRoot | None = None
         self.private_root: Path | None = None
         self.provenance: SandboxProvenance | None = None
         super().__init__(*args, auto_mounting=auto_mounting, **kwargs)
@@ -110,7 +134,7 @@ class LocalSandboxEnvironment(BaseEnvironment):
     def _validate_definition(self):
         # Dockerfile problems are raised in start(): raised here (inside Trial creation)
         # they would abort the whole Harbor job instead of failing this one trial.
-        # Runners that want them up front call dockerfile.load_plan on each task.
+        # Runners that want them up front call preflight() on each task dir.
         pass
 
     # -- properties reports and tests read -----------------------------------------
@@ -135,21 +159,22 @@ class LocalSandboxEnvironment(BaseEnvironment):
     async def start(self, force_build: bool) -> None:
         """Build the private root from the Dockerfile and start the sandbox."""
         self._plan = load_plan(self.environment_dir, self.task_env_config.docker_image)
-        self.private_root = Path(tempfile.mkdtemp(prefix="aces-sandbox-", dir=self._root_parent or _default_root_parent()))
+        parent = self._root_parent or _default_root_parent()
+        self.private_root = Path(tempfile.mkdtemp(prefix="aces-sandbox-", dir=parent))
         try:
             binds = self._binds()
-            _make_skeleton(self.private_root)
-            self._view = SandboxView(self.private_root, binds)
+            make_skeleton(self.private_root)
+            self._root = root = PrivateRoot(self.private_root, binds, workdir=self.workdir)
             for target in self._mount_targets():
                 if not any(b.target == PurePosixPath(target) for b in binds):
-                    self._mkdirs(str(target))
+                    root.mkdirs(str(target))
             self._sandbox = Sandbox(self.private_root, binds, network=self.network_enabled, hostname=HOSTNAME)
             await self._sandbox.start()
             await self._apply_plan(self._plan)
             paths = EnvironmentPaths.for_os(self.os)
             for path in (self.workdir, str(paths.tests_dir), self.task_env_config.skills_dir):
                 if path:
-                    self._mkdirs(path)
+                    root.mkdirs(path)
         except BaseException:
             await self._teardown(delete=True)
             raise
@@ -180,6 +205,7 @@ class LocalSandboxEnvironment(BaseEnvironment):
         if self._sandbox is not None:
             await self._sandbox.stop()
             self._sandbox = None
+        self._root = None
         if delete and self.private_root is not None and self.private_root.exists():
             await asyncio.to_thread(shutil.rmtree, self.private_root, ignore_errors=True)
             if self.private_root.exists():
@@ -208,7 +234,7 @@ class LocalSandboxEnvironment(BaseEnvironment):
     async def _apply_plan(self, plan: DockerfilePlan) -> None:
         for step in plan.steps:
             if isinstance(step, WorkdirStep):
-                self._mkdirs(step.path, where=f"{plan.path}:{step.line}")
+                self._require_root().mkdirs(step.path, where=f"{plan.path}:{step.line}")
             elif isinstance(step, CopyStep):
                 self._apply_copy(plan, step)
             elif isinstance(step, RunStep):
@@ -216,22 +242,23 @@ class LocalSandboxEnvironment(BaseEnvironment):
 
     def _apply_copy(self, plan: DockerfilePlan, step: CopyStep) -> None:
         where = f"{plan.path}:{step.line}"
-        owner = _owner(step.chown, where) if step.chown else None
+        root = self._require_root()
+        owner = owner_ids(step.chown, where) if step.chown else None
         for rel in step.sources:
             source = plan.context / rel
             if step.extract_archives and is_archive(source):
                 with tempfile.TemporaryDirectory() as tmp, tarfile.open(source) as archive:
                     archive.extractall(tmp, filter="data")
-                    self._copy_in(Path(tmp), step.dest, where=where, chmod=step.chmod, owner=owner)
+                    root.copy_in(Path(tmp), step.dest, where=where, chmod=step.chmod, owner=owner)
                 continue
             dest = step.dest
-            if source.is_file() and (step.into_dir or self._is_dir(dest)):
+            if source.is_file() and (step.into_dir or root.is_dir(dest)):
                 dest = str(PurePosixPath(dest) / source.name)
-            self._copy_in(source, dest, where=where, chmod=step.chmod, owner=owner)
+            root.copy_in(source, dest, where=where, chmod=step.chmod, owner=owner)
 
     async def _apply_run(self, plan: DockerfilePlan, step: RunStep) -> None:
         env = {"HOME": "/root", "HOSTNAME": HOSTNAME, **step.env}
-        self._mkdirs(step.workdir, where=f"{plan.path}:{step.line}")
+        self._require_root().mkdirs(step.workdir, where=f"{plan.path}:{step.line}")
         out = await self._require_sandbox().exec(
             ["/bin/sh", "-c", step.command],
             cwd=step.workdir,
@@ -294,112 +321,27 @@ class LocalSandboxEnvironment(BaseEnvironment):
 
     # -- file transfer -------------------------------------------------------------
     async def upload_file(self, source_path: Path | str, target_path: str):
-        self._require_view()
-        self._copy_in(Path(source_path), target_path)
+        self._require_root().copy_in(Path(source_path), target_path)
 
     async def upload_dir(self, source_dir: Path | str, target_dir: str):
-        self._require_view()
         source = Path(source_dir)
         if not source.is_dir():
             raise BackendError(f"upload source {source} is not a directory")
-        self._copy_in(source, target_dir)
+        self._require_root().copy_in(source, target_dir)
 
     async def download_file(self, source_path: str, target_path: Path | str):
-        host = self._require_view().host_path(source_path, write=False, cwd=self.workdir)
-        if not host.is_file():
-            raise BackendError(f"{source_path} is not a file in the sandbox", where=str(self.private_root))
-        target = Path(target_path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(host, target)
+        self._require_root().download_file(source_path, Path(target_path))
 
     async def download_dir(self, source_dir: str, target_dir: Path | str):
-        host = self._require_view().host_path(source_dir, write=False, cwd=self.workdir)
-        if not host.is_dir():
-            raise BackendError(f"{source_dir} is not a directory in the sandbox", where=str(self.private_root))
-        # symlinks=True copies links as links, so nothing outside the sandbox is read.
-        shutil.copytree(host, Path(target_dir), symlinks=True, dirs_exist_ok=True)
+        self._require_root().download_dir(source_dir, Path(target_dir))
 
-    def _require_view(self) -> SandboxView:
-        if self._view is None:
+    def _require_root(self) -> PrivateRoot:
+        if self._root is None:
             raise BackendError(
                 "the local sandbox is not started",
                 fix="call start() before exec/upload/download (Harbor does this itself)",
             )
-        return self._view
-
-    def _is_dir(self, path: str) -> bool:
-        return self._require_view().host_path(path, write=False).is_dir()
-
-    def _mkdirs(self, path: str, *, where: str | None = None) -> Path:
-        """Create sandbox dir ``path`` (and parents) as the sandbox would see them."""
-        try:
-            host = self._require_view().host_path(path, write=True, cwd=self.workdir)
-        except BackendError as exc:
-            raise BackendError(exc.message, where=where or exc.where, fix=exc.fix) from None
-        host.mkdir(parents=True, exist_ok=True)
-        return host
-
-    def _copy_in(
-        self,
-        source: Path,
-        dest: str,
-        *,
-        where: str | None = None,
-        chmod: int | None = None,
-        owner: tuple[int, int] | None = None,
-    ) -> None:
-        """Copy a host file, or a dir's contents, to sandbox path ``dest``.
-
-        Every target is resolved through the sandbox's view one entry at a time, so a
-        symlink the sandbox made can never redirect a write onto the host.
-        """
-        if source.is_dir() and not source.is_symlink():
-            self._mkdirs(dest, where=where)
-            for dirpath, dirnames, filenames in os.walk(source):
-                rel = PurePosixPath(Path(dirpath).relative_to(source).as_posix())
-                for name in sorted(dirnames + filenames):
-                    entry = Path(dirpath) / name
-                    target = str(PurePosixPath(dest) / rel / name)
-                    if entry.is_dir() and not entry.is_symlink():
-                        _finish(self._mkdirs(target, where=where), None, owner)
-                    else:
-                        self._copy_entry(entry, target, where=where, chmod=chmod, owner=owner)
-            return
-        self._mkdirs(str(PurePosixPath(dest).parent), where=where)
-        self._copy_entry(source, dest, where=where, chmod=chmod, owner=owner)
-
-    def _copy_entry(self, source: Path, dest: str, *, where, chmod, owner) -> None:
-        try:
-            host = self._require_view().host_path(dest, write=True, cwd=self.workdir)
-        except BackendError as exc:
-            raise BackendError(exc.message, where=where or exc.where, fix=exc.fix) from None
-        if host.is_dir() and not host.is_symlink():
-            raise BackendError(f"cannot copy {source} over the directory {dest}", where=where)
-        if source.is_symlink():
-            host.unlink(missing_ok=True)
-            os.symlink(os.readlink(source), host)
-            return
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
-        with open(source, "rb") as src, os.fdopen(os.open(host, flags, 0o644), "wb") as dst:
-            shutil.copyfileobj(src, dst)
-        shutil.copymode(source, host)
-        _finish(host, chmod, owner)
-
-
-def _finish(host: Path, chmod: int | None, owner: tuple[int, int] | None) -> None:
-    if chmod is not None:
-        os.chmod(host, chmod)
-    if owner is not None:
-        os.chown(host, *owner, follow_symlinks=False)
-
-
-def _make_skeleton(root: Path) -> None:
-    """The dirs every image has and Harbor or agents write to."""
-    for rel, mode in (("tmp", 0o1777), ("var/tmp", 0o1777), ("root", 0o700), ("home", 0o755)):
-        path = root / rel
-        path.mkdir(parents=True, exist_ok=True)
-        os.chmod(path, mode)
-    os.chmod(root, 0o755)
+        return self._root
 
 
 def _identity(user: str | int | None) -> tuple[int | None, int | None, str]:
@@ -419,24 +361,6 @@ def _identity(user: str | int | None) -> tuple[int | None, int | None, str]:
             fix="drop the user setting (commands run as root) or run this task with backend=docker",
         ) from None
     return entry.pw_uid, entry.pw_gid, entry.pw_dir
-
-
-def _owner(spec: str, where: str) -> tuple[int, int]:
-    """``user[:group]`` of COPY --chown as numeric ids, from the host's databases."""
-    user, _, group = spec.partition(":")
-    try:
-        uid = int(user) if user.isdigit() else pwd.getpwnam(user).pw_uid
-        if group:
-            gid = int(group) if group.isdigit() else grp.getgrnam(group).gr_gid
-        else:
-            gid = pwd.getpwuid(uid).pw_gid if not user.isdigit() else uid
-    except KeyError:
-        raise BackendError(
-            f"--chown={spec}: unknown user or group on this host",
-            where=where,
-            fix="use numeric ids or drop --chown",
-        ) from None
-    return uid, gid
 
 
 def _default_root_parent() -> str:

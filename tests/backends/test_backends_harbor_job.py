@@ -84,3 +84,17 @@ async def test_backends_unsupported_dockerfile_fails_the_trial_not_the_job(tmp_p
     assert f"{dockerfile}:5: USER is not supported by backend=local" in bad.exception_info.exception_message
     assert by_task["aces/fine"].verifier_result.rewards == {"reward": 1.0}
     assert os.listdir(tmp_path / "roots") == []
+
+
+def test_backends_preflight_reads_the_task_and_its_dockerfile(tmp_path):
+    from aces_bench.backends.local import preflight
+    from aces_bench.errors import BackendError
+
+    task = write_task(tmp_path / "dataset", "ok", answer="42")
+    plan = preflight(task)
+    assert plan.base_image == "ubuntu:24.04" and plan.workdir == "/workspace"
+    (task / "environment" / "Dockerfile").unlink()
+    toml = (task / "task.toml").read_text().replace('[environment]\n', '[environment]\ndocker_image = "python:3.12"\n')
+    (task / "task.toml").write_text(toml)
+    with pytest.raises(BackendError, match=r"task.toml: \[environment\].docker_image = 'python:3.12' is set"):
+        preflight(task)

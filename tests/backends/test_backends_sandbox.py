@@ -43,7 +43,7 @@ def _listener() -> socket.socket:
 def _accepted(server: socket.socket) -> bool:
     try:
         conn, _ = server.accept()
-    except (TimeoutError, socket.timeout):
+    except TimeoutError:
         return False
     conn.close()
     return True
@@ -161,7 +161,7 @@ async def test_backends_exec_timeout_kills_the_command(tmp_path):
 
 @sync
 async def test_backends_exec_result_env_cwd_and_user(tmp_path):
-    dockerfile = "FROM ubuntu:24.04\nENV GREETING=hello TOOL_HOME=/opt/tool\nWORKDIR /workspace\nCOPY skills/ /skills/\n"
+    dockerfile = "FROM ubuntu:24.04\nENV GREETING=hello TOOL_HOME=/opt/tool\nWORKDIR /workspace\n"
     async with started(make_env(tmp_path, dockerfile=dockerfile, persistent_env={"TRIAL": "t1"})) as env:
         result = await env.exec("echo out; echo err >&2; exit 7")
         assert (result.stdout, result.stderr, result.return_code) == ("out\n", "err\n", 7)
@@ -188,7 +188,9 @@ async def test_backends_dockerfile_is_replayed_into_the_root(tmp_path):
         "RUN mkdir -p /workspace/out && chmod 777 /workspace/out && echo built > /workspace/out/marker\n"
     )
     async with started(make_env(tmp_path, dockerfile=dockerfile)) as env:
-        check = await env.exec("cat /skills/demo/SKILL.md | head -1; stat -c %a /opt/in/input.csv /workspace/out; cat out/marker")
+        check = await env.exec(
+            "head -1 /skills/demo/SKILL.md; stat -c %a /opt/in/input.csv /workspace/out; cat out/marker"
+        )
         provenance = (env.trial_paths.trial_dir / PROVENANCE_FILE).read_text()
     assert check.stdout == "---\n600\n777\nbuilt\n"
     assert '"from_image": "python:3.12-slim"' in provenance and '"image_used": false' in provenance
@@ -207,7 +209,10 @@ async def test_backends_run_steps_build_without_network(tmp_path):
     with pytest.raises(BackendError) as info:
         await env.start(force_build=False)
     message = str(info.value)
-    assert message.startswith(f"{env.environment_dir / 'Dockerfile'}:3: RUN failed with exit code 1 in the local sandbox (no network, host userland):")
+    assert message.startswith(
+        f"{env.environment_dir / 'Dockerfile'}:3: RUN failed with exit code 1 "
+        "in the local sandbox (no network, host userland):"
+    )
     assert "ConnectionRefusedError" in message or "Network is unreachable" in message
     assert not _accepted(server)
     assert not env.private_root.exists(), "a failed start must clean up its private root"
@@ -245,7 +250,9 @@ async def test_backends_upload_download_map_into_the_private_root(tmp_path):
         assert (env.trial_paths.verifier_dir / "reward.txt").read_text() == "1\n"
         assert env.is_path_mounted("/logs/agent", env.trial_paths.agent_dir)
 
-        await env.exec("mkdir -p /workspace/res/sub && echo r > /workspace/res/sub/r.txt && ln -s /etc/passwd /workspace/res/link")
+        await env.exec(
+            "mkdir -p /workspace/res/sub && echo r > /workspace/res/sub/r.txt && ln -s /etc/passwd /workspace/res/link"
+        )
         out = tmp_path / "down"
         await env.download_dir("/workspace/res", out)
         await env.download_file("/workspace/res/sub/r.txt", out / "copy.txt")
@@ -267,3 +274,29 @@ async def test_backends_upload_download_map_into_the_private_root(tmp_path):
         await env.exec("ln -s data /workspace/d")
         await env.upload_file(source / "top.sh", "/workspace/d/via-link.sh")
         assert (root / "workspace" / "data" / "via-link.sh").exists()
+
+
+@sync
+async def test_backends_cancelled_exec_kills_the_command(tmp_path):
+    """Harbor's agent timeout cancels the running exec; nothing of it may survive."""
+    import asyncio
+
+    async with started(make_env(tmp_path)) as env:
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(env.exec("sleep 22.5 & sleep 23.5"), timeout=0.5)
+        await asyncio.sleep(0.1)
+        assert processes_matching("sleep 22.5") == [] and processes_matching("sleep 23.5") == []
+        assert (await env.exec("echo alive")).stdout == "alive\n"
+
+
+@sync
+async def test_backends_stop_without_delete_keeps_the_root_but_no_process(tmp_path):
+    env = make_env(tmp_path)
+    await env.start(force_build=False)
+    await env.exec("echo kept > /workspace/kept.txt; sleep 24.5 &")
+    namespace = env.sandbox.pid_namespace
+    await env.stop(delete=False)
+    assert (env.private_root / "workspace" / "kept.txt").read_text() == "kept\n"
+    assert processes_in_namespace(namespace) == [] and processes_matching("sleep 24.5") == []
+    with pytest.raises(BackendError, match="the local sandbox is not started"):
+        await env.exec("true")
