@@ -84,6 +84,8 @@ class Call:
     failed: bool | None
     status_source: Literal["exit_code", "flag", "inferred", "none"]
     reads: tuple[str, ...] = ()
+    peeks: tuple[str, ...] = ()
+    """SKILL.md reads that returned only the frontmatter: discovery, not activation."""
     writes: tuple[str, ...] = ()
     lists: tuple[str, ...] = ()
     execs: tuple[str, ...] = ()
@@ -287,11 +289,32 @@ class _Builder:
             if op:
                 fields[op] = tuple(paths)
             fields["written"] = written
+        reads = fields.get("reads", ())
+        if reads and output and frontmatter_only(output):
+            peeks = tuple(r for r in reads if posixpath.basename(r).lower() == "skill.md")
+            if peeks:
+                fields["peeks"] = peeks
+                fields["reads"] = tuple(r for r in reads if r not in peeks)
         self.calls.append(Call(
             index=len(self.calls), step_id=step_id, call_id=tc.tool_call_id, tool=tc.function_name, kind=kind,
             text=text, output=output, exit_code=exit_code, failed=failed, status_source=source,
             subagent=subagent, **fields,
         ))
+
+
+_FM_LINE = re.compile(r"^(?:---\s*|[A-Za-z_][\w.-]*\s*:.*|\s+\S.*|\s*-\s.*|\[exit code: -?\d+\])$")
+_FM_KEY = re.compile(r"^(?:name|description)\s*:", re.M)
+
+
+def frontmatter_only(output: str) -> bool:
+    """True when a SKILL.md read showed nothing but YAML frontmatter.
+
+    Harnesses discover skills by peeking at the frontmatter (name, description);
+    the body - the instructions - is what activation means. Judged from what the
+    agent saw, so it holds whatever command did the peeking.
+    """
+    lines = [ln for ln in output.splitlines() if ln.strip()]
+    return bool(lines) and _FM_KEY.search(output) is not None and all(_FM_LINE.match(ln) for ln in lines)
 
 
 def _first_string(args: dict[str, Any]) -> str:

@@ -94,3 +94,18 @@ def test_control_calls_do_not_count_and_no_calls_is_not_applicable():
 def test_unscored_without_trajectory():
     r = grade_skill_efficiency(inp(None, trajectory_error="gone"), None)
     assert r.score is None and r.unscored_reason == "no trajectory: gone"
+
+
+def test_frontmatter_peek_of_a_disallowed_skill_is_not_a_routing_error():
+    from graders_fixtures import bash, inp, traj
+
+    from aces_bench.graders.skill_efficiency import grade_skill_efficiency
+    from aces_bench.graders.tool_calls import build_view
+
+    peek = "sed -n '1,/^---$/p' /skills/log-triage/SKILL.md"
+    t = traj(bash(peek, "---\nname: log-triage\ndescription: Group error lines by signature.\n---"))
+    r = grade_skill_efficiency(inp(t), build_view(t))
+    assert r.sub_scores["routing"] == 1.0
+    t2 = traj(bash("cat /skills/log-triage/SKILL.md", "---\nname: log-triage\n---\n# Log triage\nSteps..."))
+    r2 = grade_skill_efficiency(inp(t2), build_view(t2))
+    assert r2.sub_scores["routing"] == 0.0

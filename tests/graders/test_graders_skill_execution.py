@@ -53,7 +53,7 @@ def test_activation_by_harness_tools_and_copies():
     for call in (
         tool("activate_skill", {"name": SKILL}, "<activated_skill>...</activated_skill>"),
         tool("Skill", {"skill": SKILL}, "Launching skill"),
-        tool("read_file", {"file_path": f"/root/.gemini/skills/{SKILL}/SKILL.md"}, "---\nname: x\n---"),
+        tool("read_file", {"file_path": f"/root/.gemini/skills/{SKILL}/SKILL.md"}, "---\nname: x\n---\n# Steps"),
         tool("Read", {"file_path": f"~/.claude/skills/{SKILL}/SKILL.md"}, "..."),
         bash(f"cd ~/.agents/skills/{SKILL} && sed -n 1,40p SKILL.md", "..."),
         tool("str_replace_based_edit_tool", {"command": "view", "path": f"/runtime/skills/{SKILL}/SKILL.md"}),
@@ -156,3 +156,25 @@ def test_unscored_without_case_or_trajectory():
     assert r.score is None and r.unscored_reason.startswith("no case spec")
     r2 = grade(None, trajectory_error="x/agent/trajectory.json: no trajectory file")
     assert r2.score is None and r2.unscored_reason == "no trajectory: x/agent/trajectory.json: no trajectory file"
+
+
+PEEK = f"sed -n '1{{/^---$/!q;d;}};/^---$/q;p' {SKILL_MD}"
+PEEK_OUT = "name: invoice-reconciler\ndescription: Reconcile a ledger against a bank export.\n[exit code: 0]"
+
+
+def test_frontmatter_peek_is_discovery_not_activation():
+    t = traj(bash("ls -1 /skills", "invoice-reconciler"), bash(PEEK, PEEK_OUT), bash("wc -l data/march.csv", "42"))
+    r = grade(t)
+    assert r.sub_scores["activation"] == 0.0
+    assert "no activation" in ev(r, "activation")[0].detail
+    # The same peek in a negative control is not a trigger either.
+    neg = grade(t, case_=case(**NEGATIVE))
+    assert neg.sub_scores["activation"] == 1.0
+
+
+def test_reading_the_body_after_a_peek_is_activation():
+    body = "---\nname: invoice-reconciler\n---\n# Invoice reconciler\n## Usage\npython3 scripts/reconcile.py"
+    t = traj(bash(PEEK, PEEK_OUT), bash(f"cat {SKILL_MD}", body), bash(RUN, "total: 1234.50"))
+    r = grade(t)
+    assert r.sub_scores["activation"] == 1.0
+    assert ev(r, "activation")[0].step_id == 3
