@@ -1,0 +1,92 @@
+"""Guards on everything a skill's evaluation assets point at.
+
+Evaluation assets are read from folders aces-bench did not write: a fixture path
+must stay inside the skill folder (symlinks included), files have size limits, and
+text must be UTF-8. Each refusal is an EvalsError naming the file, case and fix.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from aces_bench.errors import EvalsError
+
+MAX_ASSET_BYTES = 5_000_000  # evals.json / eval.config / EVAL.md
+MAX_FIXTURE_BYTES = 50_000_000  # one staged fixture
+MAX_CASE_FIXTURE_BYTES = 200_000_000  # all fixtures of one case
+
+
+def read_asset_text(path: Path, *, root: Path | None = None, limit: int = MAX_ASSET_BYTES) -> str:
+    """Read an evaluation asset as UTF-8 text, refusing symlinks out of ``root``, huge, binary and non-UTF-8 files."""
+    path = Path(path)
+    if root is not None and not path.resolve().is_relative_to(Path(root).resolve()):
+        raise EvalsError(
+            f"is a symlink pointing outside the skill folder (to {path.resolve()})",
+            where=path,
+            fix="replace the symlink with a regular file inside the skill folder",
+        )
+    size = path.stat().st_size
+    if size > limit:
+        raise EvalsError(
+            f"file is {size:,} bytes, above the {limit:,}-byte limit",
+            where=path,
+            fix="keep evaluation assets small; put large inputs in fixture files under evals/files/",
+        )
+    data = path.read_bytes()
+    if b"\0" in data:
+        raise EvalsError("file is binary (contains NUL bytes)", where=path, fix="use a UTF-8 text file")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise EvalsError(f"file is not UTF-8 (byte {exc.start})", where=path, fix="re-save the file as UTF-8") from None
+
+
+def check_fixture(root: Path, case_id: str, src: str, where: Path) -> int:
+    """Check one fixture of a case; return its size in bytes.
+
+    ``root`` is the resolved skill folder. Every path component is checked, so a
+    symlinked folder pointing outside is refused as well as a symlinked file.
+    """
+    path = root / src
+    probe = root
+    for part in Path(src).parts:
+        probe = probe / part
+        if probe.is_symlink() and not probe.resolve().is_relative_to(root):
+            raise EvalsError(
+                f"case {case_id!r}: fixture {src!r} goes through a symlink pointing outside the skill folder "
+                f"({probe.relative_to(root).as_posix()} -> {probe.resolve()})",
+                where=where,
+                fix="copy the file into the skill folder (for example under evals/files/) instead of linking it",
+            )
+    resolved = path.resolve()
+    if not resolved.is_relative_to(root):
+        raise EvalsError(
+            f"case {case_id!r}: fixture {src!r} resolves outside the skill folder",
+            where=where,
+            fix="keep fixtures inside the skill folder (for example under evals/files/)",
+        )
+    if not resolved.is_file():
+        raise EvalsError(
+            f"case {case_id!r}: fixture {src!r} does not exist",
+            where=where,
+            fix=f"add the file at {path} or fix the path",
+        )
+    size = resolved.stat().st_size
+    if size > MAX_FIXTURE_BYTES:
+        raise EvalsError(
+            f"case {case_id!r}: fixture {src!r} is {size:,} bytes, above the {MAX_FIXTURE_BYTES:,}-byte limit",
+            where=where,
+            fix="use a smaller sample of the input; fixtures are copied into every task directory",
+        )
+    return size
+
+
+def check_case_fixtures(root: Path, case_id: str, sources: list[str], where: Path) -> None:
+    """Check every fixture of a case and their total size."""
+    total = sum(check_fixture(root, case_id, src, where) for src in sources)
+    if total > MAX_CASE_FIXTURE_BYTES:
+        raise EvalsError(
+            f"case {case_id!r}: fixtures total {total:,} bytes, above the {MAX_CASE_FIXTURE_BYTES:,}-byte limit",
+            where=where,
+            fix="use smaller samples of the inputs",
+        )
