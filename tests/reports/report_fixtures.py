@@ -105,7 +105,7 @@ def _plant(member: str, skill: str, case: str, attempt: int) -> str | None:
     """Which planted situation (if any) this paired case carries."""
     if member == "reference-isolation" and skill == SKILLS[0] and case == "implicit-1" and attempt == 0:
         return "never_discovered"
-    if member == "reference-isolation" and skill == SKILLS[1] and case == "explicit-1" and attempt == 0:
+    if member == "reference-isolation" and skill == SKILLS[1] and case == "explicit-1":
         return "misused"
     if member == "reference-isolation" and skill == SKILLS[2] and case == "contextual-1":
         return "unstable_neg" if attempt == 0 else "unstable_pos"

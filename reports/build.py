@@ -1,0 +1,107 @@
+"""Build ``<results>/report/`` from stored results: summary.json, figures, LaTeX, HTML.
+
+Reads only what the study stored (trials table, grades, provenance, task dirs,
+trajectories); never reruns a trial. Statistics come from ``aces_bench.stats``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from aces_bench.io import write_json, write_text
+from aces_bench.reports.dimensions import DIMENSIONS, QUESTIONS
+from aces_bench.reports.figures import FigureInputs, draw_all
+from aces_bench.reports.html import environment, pretty_json, render, skill_href, svg_data_uri
+from aces_bench.reports.inventory import coverage, inventory
+from aces_bench.reports.latex import write_tables
+from aces_bench.reports.pages import StudyPages, relative
+from aces_bench.reports.records import StudyData, load_study
+from aces_bench.reports.summary import ReportSummary, build_summary
+from aces_bench.stats import StatsSettings, build_pairs, study_stats
+from aces_bench.stats.missingness import one_sided_keys
+
+REPORT_DIR = "report"
+SUMMARY_FILE = "summary.json"
+
+
+def _grader_labels(study: StudyData) -> dict[str, set[str]]:
+    labels: dict[str, set[str]] = defaultdict(set)
+    for m in study.members:
+        for g in m.grades.values():
+            for name, r in g.metrics.items():
+                if r.score is not None:
+                    labels[name].add(r.grader)
+    return labels
+
+
+def _provenance_views(study: StudyData) -> list[dict]:
+    out = []
+    for m in study.members:
+        name = m.path.name if m.path != study.results_dir else m.path.name or str(m.path)
+        config = pretty_json(m.provenance.spec.model_dump(mode="json")) if m.provenance else ""
+        out.append({"name": name, "prov": m.provenance, "missing": m.provenance_note, "config": config,
+                    "grades_note": m.grades_note})
+    return out
+
+
+def build_report(results_dir: Path, *, out_dir: Path | None = None, settings: StatsSettings | None = None) -> Path:
+    """Write the report for a study (or multirun) results dir; returns ``report/index.html``.
+
+    Promises: reads stored results only; writes summary.json, figures/ (SVG, PDF, PNG),
+    tables/ (LaTeX), index.html, triage.html and skills/<skill>.html atomically.
+    """
+    results_dir = Path(results_dir)
+    study = load_study(results_dir)
+    out = Path(out_dir) if out_dir is not None else results_dir / REPORT_DIR
+    stats = study_stats(study.trials, settings=settings)
+    pairs = build_pairs(study.trials)
+    outcome = stats.settings.headline_outcome
+    source = f"aces-bench study {results_dir.resolve().name}"
+    summary = build_summary(study.trials, pairs, stats, source=source, grader_labels=_grader_labels(study))
+    write_json(out / SUMMARY_FILE, summary)
+
+    figures = draw_all(FigureInputs(stats, pairs, study.trials), out / "figures")
+    grades = [g for m in study.members for g in m.grades.values()] if any(m.grades for m in study.members) else None
+    items, cover = inventory(study.trials, summary, grades), coverage(study.trials, summary)
+    tex = write_tables(out / "tables", summary, items, cover)
+
+    pages = StudyPages(study)
+    env = environment()
+    skills = sorted(study.trials["skill"].astype(str).unique())
+    nav = [{"name": s, "href": skill_href(s)} for s in skills]
+    _write_index(env, out, summary, figures, items, cover, pairs, outcome, study, nav, tex)
+    for skill in skills:
+        rows = [r for r in summary.by_skill if r.group.get("skill") == skill]
+        html = render(env, "skill.html.j2", title=f"{skill}: paired cases", root="../", nav_skills=nav, skill=skill,
+                      rows=rows, pairs=pages.skill_pairs(pairs, skill, outcome), outcome=outcome)
+        write_text(out / skill_href(skill), html)
+    groups = pages.triage(pairs, outcome)
+    html = render(env, "triage.html.j2", title="Negative-lift triage", root="", nav_skills=nav, groups=groups,
+                  outcome=outcome, n_negative=sum(len(g.cases) for g in groups))
+    write_text(out / "triage.html", html)
+    return out / "index.html"
+
+
+def _write_index(env, out: Path, summary: ReportSummary, figures, items, cover, pairs, outcome: str,
+                 study: StudyData, nav: list[dict], tex: list[Path]) -> Path:
+    stats = summary.stats
+    headline = next(r for r in summary.pooled if r.outcome == outcome)
+    boot = [r for r in stats.bootstrap.rows if r["outcome"] == outcome]
+    pooled = {r.outcome: r for r in summary.pooled}
+    dims = [{"dimension": d, "metric": m, "question": QUESTIONS[d], "row": pooled.get(m)}
+            for d, metrics in DIMENSIONS.items() for m in metrics]
+    fig_views = []
+    for f in figures:
+        files = [(fmt, relative(p, out)) for fmt, p in sorted(f.paths.items())]
+        fig_views.append({"name": f.name, "title": f.title, "caption": f.caption, "skipped": f.skipped,
+                          "data_uri": svg_data_uri(f.svg) if f.svg else "", "files": files})
+    keys = one_sided_keys(pairs, outcome)
+    html = render(
+        env, "index.html.j2", title=f"aces-bench report: {study.results_dir.resolve().name}", root="", nav_skills=nav,
+        s=summary, stats=stats, headline=headline, boot=boot, figures=fig_views, dimensions=dims,
+        skills=nav, inventory=items, coverage=cover, one_sided_keys=keys.to_dict("records"),
+        one_sided_cols=list(keys.columns), provenance=_provenance_views(study), results_dir=str(study.results_dir),
+        latex=[relative(p, out) for p in tex],
+    )
+    return write_text(out / "index.html", html)

@@ -1,0 +1,123 @@
+"""Assemble what each HTML page shows from the stored study (views, not statistics)."""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from pathlib import Path
+
+import pandas as pd
+from harbor.models.trajectories import Trajectory
+
+from aces_bench.reports.html import PairView, TrialView, clip, metric_views, pair_anchor, skill_href
+from aces_bench.reports.records import GradeView, StudyData, load_trajectory
+from aces_bench.reports.trajectory_view import view
+from aces_bench.reports.triage import TriageGroup, activation_from_grade, activation_from_trajectory, triage
+from aces_bench.table import PAIR_KEY
+
+
+def _clean(v):
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA else v
+
+
+class StudyPages:
+    """Per-trial lookups over a loaded study, with trajectories parsed once each."""
+
+    def __init__(self, study: StudyData):
+        self.study = study
+        self.rows: dict[tuple, dict] = {}
+        for rec in study.trials.to_dict("records"):
+            rec = {k: _clean(v) for k, v in rec.items()}
+            self.rows[(*(rec[k] for k in PAIR_KEY), rec["condition"])] = rec
+        self._trajectory = lru_cache(maxsize=None)(self._load_trajectory)
+
+    def row(self, key: dict, condition: str) -> dict | None:
+        return self.rows.get((*(key[k] for k in PAIR_KEY), condition))
+
+    def grade(self, row: dict | None) -> GradeView | None:
+        return self.study.grade_for(row) if row is not None else None
+
+    def _load_trajectory(self, run_id: str, task_id: str, attempt: int, condition: str) -> tuple[Trajectory | None, str | None]:
+        member = self.study.member_for(run_id)
+        if member is None:
+            return None, f"no study dir holds run {run_id!r}"
+        grade = member.grade(task_id, attempt, condition)
+        row = self.rows_by_trial.get((run_id, task_id, attempt, condition), {})
+        path = member.trajectory_path(grade, row.get("trial_name"))
+        if path is None:
+            recorded = grade.trajectory_error if grade is not None else None
+            return None, recorded or "no trajectory file was recorded for this trial"
+        return load_trajectory(path)
+
+    @property
+    def rows_by_trial(self) -> dict[tuple, dict]:
+        if not hasattr(self, "_by_trial"):
+            self._by_trial = {(r["run_id"], r["task_id"], int(r["attempt"]), r["condition"]): r for r in self.rows.values()}
+        return self._by_trial
+
+    def trajectory(self, row: dict) -> tuple[Trajectory | None, str | None]:
+        return self._trajectory(str(row["run_id"]), str(row["task_id"]), int(row["attempt"]), str(row["condition"]))
+
+    def trial_view(self, row: dict | None) -> TrialView | None:
+        if row is None:
+            return None
+        grade = self.grade(row)
+        traj, note = self.trajectory(row)
+        answer = grade.final_answer if grade is not None else None
+        return TrialView(
+            status=str(row["status"]), failure_cause=row.get("failure_cause"),
+            metrics=metric_views(grade.metrics if grade else {}, row),
+            composite=row.get("composite"), reward=row.get("reward"),
+            self_correction=grade.self_correction if grade else None,
+            final_answer=clip(answer) if answer else None,
+            trajectory=view(traj) if traj is not None else None,
+            trajectory_note=note or "",
+        )
+
+    def instruction(self, row: dict | None) -> str | None:
+        if row is None:
+            return None
+        member = self.study.member_for(row["run_id"])
+        return member.instructions.get(str(row["task_id"])) if member else None
+
+    def skill_pairs(self, pairs: pd.DataFrame, skill: str, outcome: str) -> list[PairView]:
+        out = []
+        for rec in pairs.loc[pairs["skill"] == skill].to_dict("records"):
+            key = {k: rec[k] for k in PAIR_KEY}
+            w, b = self.row(key, "with_skill"), self.row(key, "baseline")
+            either = w or b
+            text = self.instruction(w) or self.instruction(b)
+            lift = _clean(rec.get(f"lift_{outcome}"))
+            out.append(PairView(
+                anchor=pair_anchor(key), case_id=str(key["case_id"]), case_kind=either.get("case_kind") if either else None,
+                attempt=int(key["attempt"]), harness=str(key["harness"]), model=str(key["model"]),
+                workspace_mode=str(key["workspace_mode"]), decoy_set=str(key["decoy_set"]), lift=lift,
+                instruction=clip(text) if text else None, with_skill=self.trial_view(w), baseline=self.trial_view(b),
+            ))
+        return out
+
+    def activation(self, rec: dict) -> bool | None:
+        """Did the with-skill trial of this pair activate its target? Grader first, trajectory second."""
+        row = self.row(rec, "with_skill")
+        if row is None:
+            return None
+        found = activation_from_grade(self.grade(row))
+        if found is None:
+            traj, _ = self.trajectory(row)
+            found = activation_from_trajectory(traj, str(rec["skill"]))
+        return found
+
+    def negative_control(self, rec: dict) -> bool:
+        row = self.row(rec, "with_skill") or self.row(rec, "baseline") or {}
+        return bool(row.get("negative_control")) or row.get("case_kind") == "negative"
+
+    def triage(self, pairs: pd.DataFrame, outcome: str) -> list[TriageGroup]:
+        groups = triage(pairs, outcome=outcome, activation=self.activation, negative_control=self.negative_control)
+        for g in groups:
+            for c in g.cases:
+                c.href = f"{skill_href(str(c.key['skill']))}#{pair_anchor(c.key)}"
+        return groups
+
+
+def relative(path: Path, start: Path) -> str:
+    return path.relative_to(start).as_posix()
