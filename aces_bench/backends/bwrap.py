@@ -80,14 +80,30 @@ class ExecOutput:
     return_code: int
 
 
-def missing_tools() -> list[str]:
-    """The host tools the sandbox needs that are not on PATH."""
-    return [tool for tool in ("bwrap", "nsenter", "setpriv") if shutil.which(tool) is None]
+TOOLS = ("bwrap", "nsenter", "unshare", "setpriv", "env")
 
 
-def bwrap_argv(root: Path, binds: tuple[Bind, ...], *, network: bool, hostname: str, info_fd: int) -> list[str]:
+def find_tools() -> tuple[dict[str, str], list[str]]:
+    """Absolute paths of the host tools the sandbox needs, and the names not found.
+
+    Absolute because commands run with the task's PATH, which may not list them; the
+    in-sandbox ones (unshare, setpriv, env) live under the host /usr the sandbox shares.
+    """
+    found = {tool: shutil.which(tool) for tool in TOOLS}
+    return {k: v for k, v in found.items() if v}, [k for k, v in found.items() if not v]
+
+
+def bwrap_argv(
+    root: Path,
+    binds: tuple[Bind, ...],
+    *,
+    network: bool,
+    hostname: str,
+    info_fd: int,
+    tools: dict[str, str] | None = None,
+) -> list[str]:
     """The ``bwrap`` command line that builds the sandbox's view (see module doc)."""
-    argv = ["bwrap", "--bind", str(root), "/"]
+    argv = [tools.get("bwrap", "bwrap"), "--bind", str(root), "/"]
     for name in HOST_SYSTEM_DIRS:
         host = Path(name)
         if host.is_symlink():
@@ -115,20 +131,23 @@ def enter_argv(
     uid: int | None = None,
     gid: int | None = None,
     isolate_network: bool = False,
+    tools: dict[str, str] | None = None,
 ) -> list[str]:
     """The command line that runs ``argv`` inside the sandbox whose init is ``pid``.
 
     ``isolate_network`` gives the command a fresh empty network namespace even when
     the sandbox has network (Dockerfile RUN steps build offline).
     """
-    out = ["nsenter", "--target", str(pid), "--all", "--root", "--"]
+    tool = (tools or {}).get
+    out = [tool("nsenter", "nsenter"), "--target", str(pid), "--all", "--root", "--"]
     if isolate_network:
-        out += ["unshare", "--net", "--"]
-    out += ["setpriv", "--bounding-set=-all," + ",".join("+" + c for c in KEPT_CAPABILITIES), "--inh-caps=-all"]
+        out += [tool("unshare", "unshare"), "--net", "--"]
+    caps = "-all," + ",".join("+" + c for c in KEPT_CAPABILITIES)
+    out += [tool("setpriv", "setpriv"), f"--bounding-set={caps}", "--inh-caps=-all"]
     if uid is not None:
         out += [f"--reuid={uid}", f"--regid={gid if gid is not None else uid}", "--clear-groups"]
     # env -C changes directory inside the new root; nsenter's --wd resolves on the host.
-    out += ["--", "/usr/bin/env", "-C", cwd, *argv]
+    out += ["--", tool("env", "/usr/bin/env"), "-C", cwd, *argv]
     return out
 
 
@@ -146,6 +165,7 @@ class Sandbox:
         self._pidfd: int | None = None
         self._stderr = None
         self._groups: set[int] = set()
+        self._tools: dict[str, str] = {}
 
     @property
     def running(self) -> bool:
@@ -153,20 +173,27 @@ class Sandbox:
 
     async def start(self) -> None:
         """Start bwrap and return once commands can enter the new root."""
-        missing = missing_tools()
+        self._tools, missing = find_tools()
         if "bwrap" in missing:
             raise BackendError(BWRAP_MISSING)
         if missing:
             raise BackendError(
-                f"{', '.join(missing)} not found on PATH; the local backend needs util-linux",
-                fix="install util-linux (apt-get install util-linux) or use backend=docker",
+                f"{', '.join(missing)} not found on PATH; the local backend needs util-linux and coreutils",
+                fix="install them (apt-get install util-linux coreutils) or use backend=docker",
             )
         info_read, info_write = os.pipe()
         # bwrap's stderr goes to a file: a pipe nobody reads could later SIGPIPE it.
         self._stderr = _memory_file("aces-bwrap-stderr")
         try:
             self._proc = await asyncio.create_subprocess_exec(
-                *bwrap_argv(self.root, self.binds, network=self.network, hostname=self.hostname, info_fd=info_write),
+                *bwrap_argv(
+                    self.root,
+                    self.binds,
+                    network=self.network,
+                    hostname=self.hostname,
+                    info_fd=info_write,
+                    tools=self._tools,
+                ),
                 pass_fds=(info_write,),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
@@ -221,7 +248,9 @@ class Sandbox:
                 where=str(self.root),
                 fix="see the trial log for why the sandbox ended",
             )
-        full = enter_argv(self.pid, argv, cwd=cwd, uid=uid, gid=gid, isolate_network=isolate_network)
+        full = enter_argv(
+            self.pid, argv, cwd=cwd, uid=uid, gid=gid, isolate_network=isolate_network, tools=self._tools
+        )
         with _memory_file("aces-exec-stdout") as out, _memory_file("aces-exec-stderr") as err:
             proc = await asyncio.create_subprocess_exec(
                 *full,

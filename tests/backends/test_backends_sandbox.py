@@ -300,3 +300,12 @@ async def test_backends_stop_without_delete_keeps_the_root_but_no_process(tmp_pa
     assert processes_in_namespace(namespace) == [] and processes_matching("sleep 24.5") == []
     with pytest.raises(BackendError, match="the local sandbox is not started"):
         await env.exec("true")
+
+
+@sync
+async def test_backends_task_path_without_usr_bin_still_runs(tmp_path):
+    """The sandbox's own tools are called by absolute path, not through the task's PATH."""
+    dockerfile = "FROM ubuntu:24.04\nENV PATH=/opt/tools/bin\nWORKDIR /workspace\nRUN /usr/bin/mkdir -p /opt/x\n"
+    async with started(make_env(tmp_path, dockerfile=dockerfile)) as env:
+        result = await env.exec('echo "$PATH"; /usr/bin/id -u')
+    assert result.stdout == "/opt/tools/bin\n0\n", result
