@@ -21,7 +21,7 @@ _MCP_GUIDE = re.compile(
 _VERIFY = re.compile(r"\b(?:verif\w*|validat\w*|check\w*|confirm\w*|tests?|testing|assert\w*|inspect)\b")
 _SHELL_STRICT = re.compile(r"^\s*set\s+(?:-[a-zA-Z]*e|-o\s+errexit)", re.M)
 _VALIDATION = {
-    "py": re.compile(r"argparse|click|typer|\bfire\b|docopt|len\(sys\.argv\)|sys\.argv\[|os\.path\.exists|Path\([^)]*\)\.exists|raise (?:ValueError|SystemExit|FileNotFoundError)|sys\.exit\("),
+    "py": re.compile(r"argparse|\bclick\b|typer|\bfire\b|docopt|len\(sys\.argv\)|os\.path\.(?:exists|isfile)|\.exists\(\)|\.is_file\(\)|raise (?:ValueError|SystemExit|FileNotFoundError)|sys\.exit\("),
     "sh": re.compile(r"\$#|getopts|\$\{1:?\?|-z\s+\"?\$\{?1|\[\[?\s+-[fed]\s|usage", re.I),
     "js": re.compile(r"process\.argv\.length|commander|yargs|minimist|parseArgs|throw new Error|process\.exit\("),
 }

@@ -53,6 +53,10 @@ class Ctx:
             return None
         return self.headings_lower[self.headings_joined.count("\n", 0, m.start())][1]
 
+    def declared_top_level(self, field_name: str) -> bool:
+        """Whether the contract field itself is a top-level frontmatter key (no aliases)."""
+        return _non_empty(self.fm.get(field_name))
+
     def declared(self, field_name: str) -> bool:
         """Whether a contract field is declared under any of its catalog aliases."""
         return any(_non_empty(_lookup(self.fm, alias)) for alias in self.catalog.contract.get(field_name, [field_name]))

@@ -70,6 +70,7 @@ def summarize(results: list[SkillResult], *, roots: list[str], gate: float, stri
         dim_means[d] = round(statistics.fmean(vals), 2) if vals else None
     grades = Counter(r.grade for r in ok if r.grade)
     contract = {k: round(sum(not r.frontmatter_declared.get(k, False) for r in ok) / len(ok), 4) for k in cat.contract} if ok else {}
+    top_level = {k: round(sum(not r.frontmatter_top_level.get(k, False) for r in ok) / len(ok), 4) for k in cat.contract} if ok else {}
     not_eval = Counter(k for r in ok for k in r.not_evaluable)
     sec = Counter(s.severity for r in ok for s in r.security)
     return CorpusResult(
@@ -84,6 +85,7 @@ def summarize(results: list[SkillResult], *, roots: list[str], gate: float, stri
         top_violations=shares[:10],
         rule_shares=shares,
         contract_missing_share=contract,
+        contract_missing_top_level_share=top_level,
         not_evaluable_skills=dict(sorted(not_eval.items())),
         security_counts={s: sec.get(s, 0) for s in ("critical", "high", "medium", "low")},
         by_source=_by_source(ok),
@@ -138,5 +140,15 @@ def compare(corpus: CorpusResult, reported: dict[str, Any], cat: Catalog | None 
         ),
         "score_rows": rows,
         "violation_rows": violations,
-        "contract_missing_share": corpus.contract_missing_share,
+        "contract_rows": [
+            {"field": k, "ours_any_alias": v, "ours_top_level_key": corpus.contract_missing_top_level_share.get(k), "reported": _reported_contract(reported, k)}
+            for k, v in corpus.contract_missing_share.items()
+        ],
     }
+
+
+def _reported_contract(reported: dict[str, Any], field_name: str) -> float | None:
+    """The paper reports missing shares for some contract fields among its top violations."""
+    labels = {"tools": "tools not declared in frontmatter", "author": "author not declared", "tags": "tags not declared"}
+    label = labels.get(field_name)
+    return (reported.get("top_violations_share") or {}).get(label) if label else None

@@ -117,7 +117,8 @@ class SkillResult(_Record):
     lint: list[LintFinding] = Field(default_factory=list)
     tools: list[ToolRun] = Field(default_factory=list)
     tokens: TokenCount | None = None
-    frontmatter_declared: dict[str, bool] = Field(default_factory=dict)
+    frontmatter_declared: dict[str, bool] = Field(default_factory=dict, description="contract field -> declared under any alias")
+    frontmatter_top_level: dict[str, bool] = Field(default_factory=dict, description="contract field -> declared as a top-level key of that name")
     files_present: int = 0
     files_readable: int = 0
     rubric: list[RubricResult] = Field(default_factory=list)
@@ -157,6 +158,7 @@ class CorpusResult(_Record):
     top_violations: list[RuleShare]
     rule_shares: list[RuleShare]
     contract_missing_share: dict[str, float]
+    contract_missing_top_level_share: dict[str, float]
     not_evaluable_skills: dict[str, int]
     security_counts: dict[str, int]
     by_source: list[dict[str, Any]]

@@ -32,6 +32,13 @@ def _comparison(c: dict[str, Any]) -> list[str]:
         lines += ["Rules the paper names, share of skills violating them:", ""]
         rows = [[r["reported_label"], r["rule_id"] or "(no matching rule)", _f(r["ours"], True), _f(r["reported"], True), _f(r["difference"], True)] for r in c["violation_rows"]]
         lines += _table(["paper's wording", "rule", "this scan", "paper", "difference"], rows)
+    lines += [
+        "Frontmatter fields missing. 'any alias' counts a field as declared under the aliases in rules.yaml "
+        "(e.g. `metadata.skill-author`, `allowed-tools`); 'top-level key' counts only a key of exactly that name.",
+        "",
+    ]
+    rows = [[r["field"], _f(r["ours_any_alias"], True), _f(r["ours_top_level_key"], True), _f(r["reported"], True)] for r in c["contract_rows"]]
+    lines += _table(["field", "missing (any alias)", "missing (top-level key)", "paper"], rows)
     return lines
 
 
@@ -61,7 +68,10 @@ def render(corpus: CorpusResult, results: list[SkillResult], figures: list[str])
     lines += ["## Top-10 violated rules", ""]
     lines += _table(["rank", "rule", "title", "dimension", "skills", "share"], [[i + 1, r.rule_id, r.title, r.dimension, r.skills, _f(r.share, True)] for i, r in enumerate(corpus.top_violations)])
     lines += ["## Frontmatter contract: share of skills missing each field", ""]
-    lines += _table(["field", "missing"], [[k, _f(v, True)] for k, v in corpus.contract_missing_share.items()])
+    lines += _table(
+        ["field", "missing (any alias)", "missing (top-level key)"],
+        [[k, _f(v, True), _f(corpus.contract_missing_top_level_share.get(k), True)] for k, v in corpus.contract_missing_share.items()],
+    )
     if corpus.by_source:
         lines += ["## By source", ""]
         lines += _table(["source", "n", "mean", "median", "sd", ">= 70", ">= 80"], [[r["source"], r["n"], _f(r["mean"]), _f(r["median"]), _f(r["sd"]), _f(r["share_at_or_above_70"], True), _f(r["share_at_or_above_80"], True)] for r in corpus.by_source])

@@ -133,6 +133,7 @@ def scan_doc_result(doc: SkillDoc, *, gate_at: float = 70.0, strict: bool = Fals
         security=security,
         tokens=TokenCount(skill_md=approx_tokens(text), skill_md_words_estimate=words_tokens(text), all_text=all_text // 4),
         frontmatter_declared=declared,
+        frontmatter_top_level={k: ctx.declared_top_level(k) for k in cat.contract},
         files_present=len(doc.files),
         files_readable=sum(1 for f in doc.files if f.copied and f.problem is None),
     )
