@@ -98,3 +98,19 @@ def test_backends_preflight_reads_the_task_and_its_dockerfile(tmp_path):
     (task / "task.toml").write_text(toml)
     with pytest.raises(BackendError, match=r"task.toml: \[environment\].docker_image = 'python:3.12' is set"):
         preflight(task)
+
+
+@sync
+async def test_backends_without_auto_mounting_harbor_downloads_the_logs(tmp_path):
+    dataset = tmp_path / "dataset"
+    write_task(dataset, "solves", answer="42")
+    (tmp_path / "roots").mkdir()
+
+    result = await (await Job.create(_job_config(tmp_path, dataset, auto_mounting=False))).run()
+
+    (trial,) = result.trial_results
+    assert trial.exception_info is None, trial.exception_info
+    assert trial.verifier_result.rewards == {"reward": 1.0}
+    paths = TrialPaths(trial_dir=tmp_path / "jobs" / "local-backend" / trial.trial_name)
+    assert (paths.agent_dir / "oracle.txt").exists() and paths.test_stdout_path.exists()
+    assert os.listdir(tmp_path / "roots") == []
