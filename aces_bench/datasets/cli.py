@@ -1,0 +1,108 @@
+"""``aces-bench dataset ...``: create, refine and check a skill's evaluation cases.
+
+    aces-bench dataset create <skill-dir> [--all-buckets] [--dry-run]
+                                          [--judge-model M [--judge-base-url U] [--judge-api-key-env E] | --judge-config F]
+    aces-bench dataset create <skill-dir> --refine --from-results <dir> [--pass-threshold X] [--min-agree N]
+    aces-bench dataset check <skill-dir> [<skill-dir> ...]
+
+User errors raise AcesError; the top-level CLI prints them without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from aces_bench.datasets.formats import load_suite
+from aces_bench.errors import ConfigError, EvalsError, from_validation
+from aces_bench.judges.spec import JudgeSpec
+from aces_bench.skills import discover_skill_dirs, load_skill
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="aces-bench dataset", description="Create, refine and check a skill's evaluation cases.")
+    sub = p.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("create", help="write evals/evals.json: author cases kept, EVAL.md first, missing buckets generated")
+    c.add_argument("skill_dir", type=Path)
+    c.add_argument("--all-buckets", action="store_true", help="generate every bucket, even those author cases cover")
+    c.add_argument("--dry-run", action="store_true", help="report what would change; write nothing")
+    c.add_argument("--judge-model", help="LLM (litellm model string) that writes cases instead of offline templates")
+    c.add_argument("--judge-base-url", help="OpenAI-compatible endpoint for --judge-model")
+    c.add_argument("--judge-api-key-env", help="NAME of the env var holding the judge's key (never the key)")
+    c.add_argument("--judge-config", type=Path, help="a YAML JudgeSpec (conf/judge/*.yaml shape)")
+    c.add_argument("--refine", action="store_true", help="propose expected_behavior/expected_output from results")
+    c.add_argument("--from-results", type=Path, help="study output dir (grades.jsonl, trials.parquet)")
+    c.add_argument("--pass-threshold", type=float, default=1.0, help="reward at or above which a trial passes")
+    c.add_argument("--min-agree", type=int, default=2, help="passing trials that must give the same answer")
+    k = sub.add_parser("check", help="validate the evaluation assets of skills and summarise their cases")
+    k.add_argument("paths", type=Path, nargs="+")
+    return p
+
+
+def _judge_spec(args: argparse.Namespace) -> JudgeSpec | None:
+    if args.judge_config is not None:
+        if args.judge_model:
+            raise ConfigError("give --judge-config or --judge-model, not both", where="--judge-config", fix="drop one")
+        try:
+            raw = yaml.safe_load(args.judge_config.read_text(encoding="utf-8"))
+            return JudgeSpec.model_validate(raw)
+        except OSError as exc:
+            raise ConfigError(f"cannot read: {exc.strerror}", where=args.judge_config, fix="check the path") from None
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"not valid YAML: {exc}", where=args.judge_config, fix="fix the YAML syntax") from None
+        except ValidationError as err:
+            raise from_validation(err, where=args.judge_config, prefix="judge", fix="correct the listed keys") from None
+    if args.judge_model:
+        return JudgeSpec(kind="litellm", model=args.judge_model, base_url=args.judge_base_url,
+                         api_key_env=args.judge_api_key_env)
+    if args.judge_base_url or args.judge_api_key_env:
+        raise ConfigError("--judge-base-url/--judge-api-key-env need --judge-model", where="--judge-model",
+                          fix="name the model, e.g. --judge-model hosted_vllm/my-model")
+    return None
+
+
+def _create(args: argparse.Namespace) -> int:
+    if args.refine:
+        if args.from_results is None:
+            raise EvalsError("--refine needs the results to learn from", where="--from-results",
+                             fix="add --from-results <study output dir>")
+        from aces_bench.datasets.refine import refine_dataset
+
+        report = refine_dataset(args.skill_dir, args.from_results, pass_threshold=args.pass_threshold,
+                                min_agree=args.min_agree, dry_run=args.dry_run)
+        print(report.render())
+        return 0
+    if args.from_results is not None:
+        raise EvalsError("--from-results is only read with --refine", where="--from-results", fix="add --refine")
+    spec = _judge_spec(args)
+    judge = None
+    if spec is not None:
+        from aces_bench.judges.factory import build_judge
+
+        judge = build_judge(spec)
+    from aces_bench.datasets.create import create_dataset
+
+    report = create_dataset(args.skill_dir, judge=judge, all_buckets=args.all_buckets, dry_run=args.dry_run)
+    print(report.render())
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    for path in args.paths:
+        for skill_dir in discover_skill_dirs(path):
+            skill = load_skill(skill_dir)
+            suite = load_suite(skill_dir, skill.name)
+            kinds = Counter("negative" if c.is_negative_control else (c.kind or "unkinded") for c in suite.evals)
+            sources = Counter(c.source for c in suite.evals)
+            print(f"{skill.name}: {len(suite.evals)} case(s); "
+                  f"buckets {dict(sorted(kinds.items()))}; sources {dict(sorted(sources.items()))}")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    return _create(args) if args.command == "create" else _check(args)

@@ -1,0 +1,166 @@
+"""``aces-bench dataset create``: merge author cases, EVAL.md intent and generated cases.
+
+Order in the written suite: the author's cases as they were, then EVAL.md's questions,
+then generated cases (templates, or an LLM through the judge layer) for the buckets
+no author or EVAL.md case covers. A case without ``source: template``/``llm`` is the
+author's and is never replaced; EVAL.md and ``eval.config`` are never written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aces_bench.datasets.evalmd import EvalIntent, intent_cases, parse_eval_md
+from aces_bench.datasets.formats import DEFAULT_EVALS_FILE, EVAL_MD, Assets, read_assets, render_suite
+from aces_bench.datasets.model import EvalCase, EvalSuite
+from aces_bench.datasets.safety import read_asset_text
+from aces_bench.datasets.templates import BUCKETS, template_cases
+from aces_bench.io import write_text
+from aces_bench.judges.base import Judge
+from aces_bench.skills import Skill, load_skill
+
+
+@dataclass
+class CreateReport:
+    """What ``dataset create`` did, for the user and for tests."""
+
+    path: Path
+    written: bool = False
+    changed: bool = False
+    kept: list[str] = field(default_factory=list)
+    intent: list[str] = field(default_factory=list)
+    generated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    covered: dict[str, list[str]] = field(default_factory=dict)
+    messages: list[str] = field(default_factory=list)
+    suite: EvalSuite | None = None
+
+    def render(self) -> str:
+        state = "wrote" if self.written else ("would write" if self.changed else "unchanged")
+        lines = [f"{state}: {self.path}"]
+        if self.kept:
+            lines.append(f"kept {len(self.kept)} author-written case(s), never overwritten: {', '.join(self.kept)}")
+        if self.intent:
+            lines.append(f"EVAL.md questions, ahead of generated cases: {', '.join(self.intent)}")
+        if self.generated:
+            lines.append(f"generated: {', '.join(self.generated)}")
+        if self.removed:
+            lines.append(f"removed earlier generated case(s) no longer produced: {', '.join(self.removed)}")
+        for bucket, ids in self.covered.items():
+            lines.append(f"bucket {bucket}: covered by {', '.join(ids)} (not generated)")
+        lines += self.messages
+        return "\n".join(lines)
+
+
+def read_intent(skill_dir: Path) -> EvalIntent:
+    """EVAL.md's intent, or an empty intent when the skill has none."""
+    path = Path(skill_dir) / EVAL_MD
+    if not path.is_file():
+        return EvalIntent()
+    return parse_eval_md(read_asset_text(path, root=Path(skill_dir).resolve()), path)
+
+
+def _covered(cases: list[EvalCase]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for c in cases:
+        bucket = "negative" if c.is_negative_control else c.kind
+        if bucket:
+            out.setdefault(bucket, []).append(c.id)
+    return out
+
+
+def _carry_proposals(new: EvalCase, old: EvalCase | None) -> EvalCase:
+    """Keep what an earlier ``--refine`` proposed for a case that is re-derived with the same id."""
+    if old is None or not old.proposed:
+        return new
+    update = {name: getattr(old, name) for name in old.proposed}
+    return new.model_copy(update={**update, "proposed": list(old.proposed)})
+
+
+def merge_cases(
+    assets: Assets, intent_new: list[EvalCase], generated: list[EvalCase], report: CreateReport
+) -> list[EvalCase]:
+    """The written case list (pure apart from ``report``): author, then EVAL.md, then generated."""
+    existing = assets.evals_cases
+    old_by_id = {c.id: c for c in existing}
+    authors = [c for c in existing if c.source == "author"]
+    author_ids = {c.id for c in authors} | {c.id for c in assets.config_cases}
+    report.kept = [c.id for c in authors]
+    if assets.config_cases:
+        report.messages.append(
+            f"eval.config cases (the author's file, read but not rewritten): {', '.join(c.id for c in assets.config_cases)}"
+        )
+    out = list(authors)
+    for case in intent_new + generated:
+        if case.id in author_ids:
+            report.messages.append(
+                f"skipped {case.source} case {case.id!r}: an author-written case has that id (kept the author's)"
+            )
+            continue
+        if case.id in {c.id for c in out}:
+            report.messages.append(f"skipped {case.source} case {case.id!r}: the id is already used above")
+            continue
+        out.append(_carry_proposals(case, old_by_id.get(case.id)))
+        (report.intent if case.source == "eval_md" else report.generated).append(case.id)
+    kept_ids = {c.id for c in out}
+    report.removed = [c.id for c in existing if c.source != "author" and c.id not in kept_ids]
+    return out
+
+
+def plan_buckets(assets: Assets, intent_new: list[EvalCase], all_buckets: bool, report: CreateReport) -> list[str]:
+    """Buckets to generate: those no author or EVAL.md case covers (all with ``all_buckets``)."""
+    authored = [c for c in assets.evals_cases if c.source == "author"] + assets.config_cases + intent_new
+    covered = _covered(authored)
+    if all_buckets:
+        return list(BUCKETS)
+    report.covered = {b: covered[b] for b in BUCKETS if b in covered}
+    return [b for b in BUCKETS if b not in covered]
+
+
+def create_dataset(
+    skill_dir: Path, *, judge: Judge | None = None, all_buckets: bool = False, dry_run: bool = False
+) -> CreateReport:
+    """Write the skill's evals file with author, EVAL.md and generated cases; report what happened."""
+    skill_dir = Path(skill_dir)
+    skill = load_skill(skill_dir)
+    assets = read_assets(skill_dir, skill.name)
+    intent = read_intent(skill_dir)
+    path = assets.evals_path or skill_dir / DEFAULT_EVALS_FILE
+    report = CreateReport(path=path)
+    intent_new = intent_cases(intent, skill.name, skill_dir / EVAL_MD)
+    buckets = plan_buckets(assets, intent_new, all_buckets, report)
+    generated = _generate(skill, intent, buckets, judge, report)
+    cases = merge_cases(assets, intent_new, generated, report)
+    suite = EvalSuite(skill_name=skill.name, evals=cases, notes=list(intent.notes)) if cases else None
+    report.suite = suite
+    if suite is None:
+        report.messages.append("no cases to write")
+        return report
+    text = render_suite(suite, path.suffix)
+    current = path.read_text(encoding="utf-8") if path.is_file() else None
+    report.changed = text != current
+    if report.changed and not dry_run:
+        write_text(path, text)
+        report.written = True
+    if dry_run:
+        report.messages.append("dry run: nothing written")
+    return report
+
+
+def _generate(skill: Skill, intent: EvalIntent, buckets: list[str], judge: Judge | None, report: CreateReport) -> list[EvalCase]:
+    if not buckets:
+        return []
+    if judge is None:
+        return template_cases(skill, buckets, intent.behaviors)
+    from aces_bench.datasets.llm import generate_with_judge
+
+    cases, missing = asyncio.run(generate_with_judge(skill, intent, judge, buckets))
+    if missing:
+        report.messages.append(
+            f"the judge wrote no case for bucket(s) {', '.join(missing)}: filled them with offline templates"
+        )
+        cases += template_cases(skill, missing, intent.behaviors)
+    order = {b: i for i, b in enumerate(BUCKETS)}
+    return sorted(cases, key=lambda c: order[c.kind or "explicit"])
