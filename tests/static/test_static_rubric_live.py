@@ -103,13 +103,13 @@ def test_rotated_judges_spread_and_correlation(tmp_path):
     root, names = skills(tmp_path, 5)
     docs = [load_doc(root / n, skill_id=n, source="t") for n in names]
     base = {n: 8 - i for i, n in enumerate(names)}
-    judges = [ScriptedJudge("a", base), ScriptedJudge("b", base, offset=-2, fail={names[4]})]
+    judges = [ScriptedJudge("a", base), ScriptedJudge("b", base, offset=-2, fail={names[0]})]
     ratings = asyncio.run(rate_corpus(docs, judges, concurrency=2))
     assert [len(r) for r in ratings] == [2] * 5
     structural = {n: 100.0 - 3 * i for i, n in enumerate(names)}
     summary = summarize_rubric(structural, {n: rs for n, rs in zip(names, ratings, strict=True)})
     assert summary["status"] == "ran"
-    assert summary["judges"]["a"]["n_rated"] == 5 and summary["judges"]["b"] == {"n_rated": 4, "n_errors": 1, "mean": 45.0, "share_at_or_above_gate": 0.0}
+    assert summary["judges"]["a"]["n_rated"] == 5 and summary["judges"]["b"] == {"n_rated": 4, "n_errors": 1, "mean": 35.0, "share_at_or_above_gate": 0.0}
     assert summary["judge_spread_points_0_10"]["overall_mean"] == 2.0 and summary["judge_spread_points_0_10"]["n_skills"] == 4
     assert summary["structural_vs_rubric"]["spearman"] == 1.0 and summary["structural_vs_rubric"]["n"] == 5
 
