@@ -83,9 +83,23 @@ def count_finished(job_dir: Path) -> int:
     return sum(1 for p in job_dir.iterdir() if (p / "result.json").is_file())
 
 
+def preflight_backend(spec: RunSpec, emitted: EmitResult) -> None:
+    """Refuse, before any trial runs, tasks the local sandbox cannot build.
+
+    Inside Harbor the same problem would only fail each affected trial, late.
+    """
+    from aces_bench.backends import local
+
+    if spec.backend.import_path != local.IMPORT_PATH:
+        return
+    for task in emitted.tasks:
+        local.preflight(task.path)
+
+
 async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> Path:
     """Create (or resume) the Harbor job for this study; return its job dir."""
     set_offline_defaults()
+    preflight_backend(spec, emitted)
     config = job_config(spec, emitted, jobs_dir)
     job_dir = config.jobs_dir / config.job_name
     total = len(emitted.tasks) * spec.study.n_attempts
