@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
+
+from pydantic import AfterValidator
 
 from aces_bench.errors import EvalsError
 
@@ -57,14 +59,18 @@ def operator_reason(name: str) -> str | None:
 def check_credential_name(name: str) -> str:
     """Accept a credential name a skill may ask for; ValueError names the problem otherwise."""
     if not isinstance(name, str) or not ENV_NAME.match(name):
-        raise ValueError(f"credential {name!r} is not an environment variable name (letters, digits, '_')")
+        raise ValueError("credential is not an environment variable name (letters, digits, '_')")
     reason = operator_reason(name)
     if reason:
         raise ValueError(
-            f"credential {name!r} is {reason}; a skill cannot name or override it "
-            "(the operator configures model keys and endpoints)"
+            f"names {reason}, which a skill cannot name or override; "
+            "the operator configures model keys and endpoints"
         )
     return name
+
+
+CredentialName = Annotated[str, AfterValidator(check_credential_name)]
+"""An environment variable name a skill may ask for (validated by ``check_credential_name``)."""
 
 
 def resolve_credentials(
@@ -83,7 +89,8 @@ def resolve_credentials(
         try:
             check_credential_name(name)
         except ValueError as exc:
-            raise EvalsError(str(exc), where=f"case {case.id}", fix="remove it from the case's credentials") from None
+            raise EvalsError(f"credential {name!r}: {exc}", where=f"case {case.id}",
+                             fix="remove it from the case's credentials") from None
         if name in operators:
             raise EvalsError(
                 f"credential {name!r} is configured by the operator for the model or judge; a skill cannot name it",

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from aces_bench.datasets.credentials import check_credential_name
+from aces_bench.datasets.credentials import CredentialName
 from aces_bench.datasets.model import EvalCase, EvalSuite, FileSpec, canonical_case, canonical_suite
 from aces_bench.datasets.safety import check_case_fixtures, read_asset_text
 from aces_bench.errors import EvalsError, from_validation
@@ -86,15 +86,8 @@ class ConfigCase(BaseModel):
     id: str | None = None
     prompt: str = Field(min_length=1)
     expected: str | None = Field(default=None, description="the expected outcome, in words")
-    credentials: list[str] = Field(default_factory=list, description="names of host environment variables")
+    credentials: list[CredentialName] = Field(default_factory=list, description="names of host environment variables")
     files: list[str | FileSpec] = Field(default_factory=list)
-
-    @field_validator("credentials")
-    @classmethod
-    def _names(cls, v: list[str]) -> list[str]:
-        for name in v:
-            check_credential_name(name)
-        return v
 
 
 class EvalConfig(BaseModel):

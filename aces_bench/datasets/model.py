@@ -18,11 +18,11 @@ import hashlib
 import json
 import re
 from pathlib import PurePosixPath
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
-from aces_bench.datasets.credentials import check_credential_name
+from aces_bench.datasets.credentials import CredentialName
 from aces_bench.skills import SAFE_NAME
 
 EVALS_SCHEMA_VERSION = "2"
@@ -53,7 +53,7 @@ _V2_FIELDS = ("required_credentials", "source", "note", "proposed")
 def _relative_path(v: str, what: str) -> str:
     p = PurePosixPath(v.replace("\\", "/"))
     if not v.strip() or p.is_absolute() or ".." in p.parts:
-        raise ValueError(f"{what} {v!r} must be relative and stay inside its folder (no '..')")
+        raise ValueError(f"{what} must be relative and stay inside its folder (no '..')")
     return p.as_posix()
 
 
@@ -106,6 +106,16 @@ class FileSpec(BaseModel):
         return _relative_path(v, "path")
 
 
+def _assertion_kind(v: Any) -> str:
+    return "check" if isinstance(v, (dict, Check)) else "text"
+
+
+# A plain string is a natural-language assertion (judged); a mapping is a deterministic Check.
+Assertion = Annotated[
+    Union[Annotated[str, Tag("text")], Annotated[Check, Tag("check")]], Discriminator(_assertion_kind)
+]
+
+
 def _rename_spellings(data: dict[str, Any]) -> dict[str, Any]:
     for canonical, others in _SPELLINGS:
         for other in others:
@@ -131,13 +141,13 @@ class EvalCase(BaseModel):
     prompt: str = Field(min_length=1)
     expected_output: str | None = None
     kind: CaseKind | None = None
-    assertions: list[str | Check] = Field(default_factory=list)
+    assertions: list[Assertion] = Field(default_factory=list)
     expected_skill: str | None
     expected_script: str | None = None
     acceptable_skills: list[str] = Field(default_factory=list)
     files: list[FileSpec] = Field(default_factory=list)
     expected_behavior: list[str] = Field(default_factory=list)
-    required_credentials: list[str] = Field(default_factory=list)
+    required_credentials: list[CredentialName] = Field(default_factory=list)
     source: CaseSource = "author"
     note: str | None = None
     proposed: list[ProposedField] = Field(
@@ -167,7 +177,7 @@ class EvalCase(BaseModel):
     def _safe_id(cls, v: str) -> str:
         if not SAFE_CASE_ID.match(v):
             raise ValueError(
-                f"case id {v!r} is not a safe identifier (letters, digits, '_', '-', '.'; at most 64)"
+                "case id is not a safe identifier (letters, digits, '_', '-', '.'; at most 64)"
             )
         return v
 
@@ -175,7 +185,7 @@ class EvalCase(BaseModel):
     @classmethod
     def _safe_skill(cls, v: str | None) -> str | None:
         if v is not None and not SAFE_NAME.match(v):
-            raise ValueError(f"skill name {v!r} is not a safe identifier (letters, digits, '-', '_', '.')")
+            raise ValueError("skill name is not a safe identifier (letters, digits, '-', '_', '.')")
         return v
 
     @field_validator("acceptable_skills")
@@ -194,8 +204,6 @@ class EvalCase(BaseModel):
     @field_validator("required_credentials")
     @classmethod
     def _credential_names(cls, v: list[str]) -> list[str]:
-        for name in v:
-            check_credential_name(name)
         if len(set(v)) != len(v):
             raise ValueError("a credential is named twice")
         return v

@@ -16,7 +16,7 @@ MAX_FIXTURE_BYTES = 50_000_000  # one staged fixture
 MAX_CASE_FIXTURE_BYTES = 200_000_000  # all fixtures of one case
 
 
-def read_asset_text(path: Path, *, root: Path | None = None, limit: int = MAX_ASSET_BYTES) -> str:
+def read_asset_text(path: Path, *, root: Path | None = None, limit: int | None = None) -> str:
     """Read an evaluation asset as UTF-8 text, refusing symlinks out of ``root``, huge, binary and non-UTF-8 files."""
     path = Path(path)
     if root is not None and not path.resolve().is_relative_to(Path(root).resolve()):
@@ -25,6 +25,7 @@ def read_asset_text(path: Path, *, root: Path | None = None, limit: int = MAX_AS
             where=path,
             fix="replace the symlink with a regular file inside the skill folder",
         )
+    limit = MAX_ASSET_BYTES if limit is None else limit
     size = path.stat().st_size
     if size > limit:
         raise EvalsError(
