@@ -10,10 +10,15 @@ from harbor.models.task.task import Task
 from pydantic import BaseModel, ConfigDict
 
 from aces_bench.config.spec import RunSpec
-from aces_bench.emitters.harbor_task import emit_task
+from aces_bench.emitters.harbor_task import RenderCache, emit_task
 from aces_bench.emitters.plan import StudyPlan, TaskPlan, plan_study
 from aces_bench.errors import EmitError
 from aces_bench.io import write_json
+
+# Task ids Harbor's loader accepted, written after validation. Ids are content
+# addresses, so a re-emit of unchanged dirs needs no second validation.
+VALIDATED_INDEX = ".aces-validated.json"
+LOCAL_BACKEND = "aces_bench.backends.local:LocalSandboxEnvironment"
 
 
 class EmittedTask(BaseModel):
@@ -62,18 +67,27 @@ def emit_study(spec: RunSpec, tasks_dir: Path, plan: StudyPlan | None = None) ->
     """
     plan = plan or plan_study(spec)
     tasks_dir = Path(tasks_dir).resolve()
+    validated = _read_index(tasks_dir)
+    cache = RenderCache()
     emitted: list[EmittedTask] = []
+    to_validate: list[Path] = []
     written = 0
     for tp in plan.tasks:
-        task_id, path, was_written = emit_task(tp, spec, tasks_dir)
+        task_id, path, was_written = emit_task(tp, spec, tasks_dir, cache)
         written += was_written
+        if was_written or task_id not in validated:
+            to_validate.append(path)
         emitted.append(_record(tp, task_id, path))
     keep = {t.task_id for t in emitted}
     if tasks_dir.is_dir():
         for stale in tasks_dir.iterdir():
             if stale.is_dir() and stale.name not in keep and not stale.name.startswith("."):
                 shutil.rmtree(stale)
-    validate_task_dirs([t.path for t in emitted])
+    if to_validate:
+        validate_task_dirs(to_validate)
+    write_json(tasks_dir / VALIDATED_INDEX, sorted(keep))
+    if spec.backend.import_path == LOCAL_BACKEND:
+        preflight_local(plan.tasks, emitted)
     write_json(
         tasks_dir.parent / "tasks.json",
         [t.model_dump(mode="json") for t in emitted],
@@ -85,6 +99,35 @@ def emit_study(spec: RunSpec, tasks_dir: Path, plan: StudyPlan | None = None) ->
         reused=len(emitted) - written,
         plan=plan,
     )
+
+
+def _read_index(tasks_dir: Path) -> set[str]:
+    try:
+        data = json.loads((tasks_dir / VALIDATED_INDEX).read_text())
+    except (OSError, ValueError):
+        return set()
+    return {str(x) for x in data} if isinstance(data, list) else set()
+
+
+def preflight_local(plans: tuple[TaskPlan, ...], emitted: list[EmittedTask]) -> None:
+    """Refuse, before any trial, a task environment backend=local cannot build.
+
+    The generated default environment is the local backend's own subset; a skill's
+    custom environment (Dockerfile, Compose) or a native task is checked once per
+    source, so an unsupported instruction or a Compose sidecar stops the study with
+    the file and line instead of failing every trial.
+    """
+    from aces_bench.backends.local import preflight
+
+    seen: set[tuple[Path, Path | None]] = set()
+    for tp, task in zip(plans, emitted, strict=True):
+        key = (tp.target.path, tp.native_task)
+        if key in seen:
+            continue
+        seen.add(key)
+        custom = tp.native_task is not None or (tp.target.path / "evals" / "environment").is_dir()
+        if custom:
+            preflight(task.path)
 
 
 def _record(tp: TaskPlan, task_id: str, path: Path) -> EmittedTask:

@@ -3,6 +3,7 @@
 Files are rendered in memory first; the task id is a hash of every rendered file, so
 the same inputs give the same id and byte-identical files, and an unchanged task is
 never rewritten. Directories are written under a temp name and renamed into place.
+A ``RenderCache`` shared by one emit reads each skill, fixture and environment once.
 """
 
 from __future__ import annotations
@@ -25,13 +26,51 @@ from harbor.models.task.config import (
 
 from aces_bench import __version__
 from aces_bench.config.spec import RunSpec
+from aces_bench.emitters.environment import CustomEnvironment, dockerfile_text, load_environment
+from aces_bench.emitters.native import native_config, native_dockerfile, native_files
 from aces_bench.emitters.plan import TaskPlan
 from aces_bench.graders.base import GRADER_VERSION
-from aces_bench.skills import staged_files
+from aces_bench.skills import Skill, staged_files
 
 TASK_METADATA_KEY = "aces"
-TASK_METADATA_VERSION = "1"
+TASK_METADATA_VERSION = "2"
 _CHECKER = "check_answer.py"
+
+
+class RenderCache:
+    """Memo for one emit: every skill folder, fixture, custom environment and native
+    task is read from disk once, however many tasks stage it."""
+
+    def __init__(self) -> None:
+        self._skills: dict[tuple[Path, str], tuple[tuple[str, bytes], ...]] = {}
+        self._envs: dict[Path, CustomEnvironment | None] = {}
+        self._files: dict[Path, bytes] = {}
+        self._native: dict[Path, dict[str, bytes]] = {}
+        self._native_configs: dict[Path, TaskConfig] = {}
+        self.checker = resources.files("aces_bench.emitters.verifier").joinpath(_CHECKER).read_bytes()
+
+    def skill_files(self, skill: Skill) -> tuple[tuple[str, bytes], ...]:
+        key = (skill.path, skill.content_hash)
+        if key not in self._skills:
+            root = skill.path
+            self._skills[key] = tuple((p.relative_to(root).as_posix(), p.read_bytes()) for p in staged_files(root))
+        return self._skills[key]
+
+    def environment(self, skill: Skill) -> CustomEnvironment | None:
+        if skill.path not in self._envs:
+            self._envs[skill.path] = load_environment(skill)
+        return self._envs[skill.path]
+
+    def file(self, path: Path) -> bytes:
+        if path not in self._files:
+            self._files[path] = path.read_bytes()
+        return self._files[path]
+
+    def native(self, task_dir: Path) -> tuple[dict[str, bytes], TaskConfig]:
+        if task_dir not in self._native:
+            self._native[task_dir] = native_files(task_dir)
+            self._native_configs[task_dir] = native_config(task_dir)
+        return self._native[task_dir], self._native_configs[task_dir]
 
 
 def instruction_text(plan: TaskPlan, spec: RunSpec) -> str:
@@ -43,16 +82,6 @@ def instruction_text(plan: TaskPlan, spec: RunSpec) -> str:
         lines += [f"- {f.dest}" for f in plan.case.files]
     lines.append(f"Write your final answer to {ws.workdir.rstrip('/')}/{ws.answer_file}.")
     return "\n".join(lines) + "\n"
-
-
-def dockerfile_text(spec: RunSpec) -> str:
-    ws = spec.workspace
-    return (
-        f"FROM {ws.base_image}\n"
-        f"WORKDIR {ws.workdir}\n"
-        f"COPY skills/ {ws.skills_dir.rstrip('/')}/\n"
-        f"COPY workspace/ {ws.workdir.rstrip('/')}/\n"
-    )
 
 
 def test_sh_text(spec: RunSpec) -> str:
@@ -72,8 +101,43 @@ exit $status
 """
 
 
-def _metadata(plan: TaskPlan, spec: RunSpec) -> dict:
+def _custom_env(plan: TaskPlan, spec: RunSpec, cache: RenderCache) -> CustomEnvironment | None:
+    if plan.native_task is not None or not spec.workspace.custom_environment:
+        return None
+    return cache.environment(plan.target)
+
+
+def _environment_meta(plan: TaskPlan, env: CustomEnvironment | None, native_cfg: TaskConfig | None) -> dict:
+    if plan.native_task is not None and native_cfg is not None:
+        return {
+            "source": f"evals/harbor/{plan.native_task.name}",
+            "compose": any((plan.native_task / "environment" / c).is_file()
+                           for c in ("docker-compose.yaml", "docker-compose.yml", "compose.yaml", "compose.yml")),
+            "mcp_servers": sorted(s.name for s in native_cfg.environment.mcp_servers),
+        }
+    if env is None:
+        return {"source": "default", "compose": False, "mcp_servers": []}
+    return {
+        "source": "evals/environment",
+        "content_hash": env.content_hash,
+        "custom_dockerfile": env.dockerfile is not None,
+        "compose": env.compose_file is not None,
+        "mcp_servers": sorted(s.name for s in env.mcp_servers),
+    }
+
+
+def task_metadata(plan: TaskPlan, spec: RunSpec, cache: RenderCache | None = None) -> dict:
+    """The ``[metadata.aces]`` table: everything the task made available, with hashes."""
+    cache = cache or RenderCache()
     case = plan.case
+    with_skill = plan.condition == "with_skill"
+    env = _custom_env(plan, spec, cache)
+    native_cfg = cache.native(plan.native_task)[1] if plan.native_task is not None else None
+    workdir = spec.workspace.workdir
+    skills_dir = spec.workspace.skills_dir
+    if native_cfg is not None:
+        workdir = native_cfg.environment.workdir or ""
+        skills_dir = native_cfg.environment.skills_dir or skills_dir
     return {
         "schema_version": TASK_METADATA_VERSION,
         "aces_bench_version": __version__,
@@ -81,17 +145,23 @@ def _metadata(plan: TaskPlan, spec: RunSpec) -> dict:
         "skill": plan.target.name,
         # Only the with-skill task depends on the target's content: a baseline task
         # (and its finished trials) stays valid across revisions of the skill.
-        "skill_hash": plan.target.content_hash if plan.condition == "with_skill" else "",
-        "skill_version": (plan.target.version or "") if plan.condition == "with_skill" else "",
+        "skill_hash": plan.target.content_hash if with_skill else "",
+        "skill_version": (plan.target.version or "") if with_skill else "",
+        "intervention": plan.intervention_name,
+        "intervention_kind": plan.intervention_kind,
+        "intervention_members": list(plan.intervention_members or (plan.target.name,)),
         "case_id": case.id,
         "case_kind": case.kind or "",
         "case_hash": case.content_hash(),
+        "case_source": "native_harbor_task" if plan.native_task is not None else case.source,
         "negative_control": case.is_negative_control,
         "expected_skill": case.expected_skill or "",
         "expected_script": case.expected_script or "",
         "condition": plan.condition,
         "workspace_mode": plan.workspace_mode,
         "decoy_set": plan.decoy_set,
+        "decoy_size": plan.decoy_size if plan.decoy_size is not None else -1,
+        "decoy_seed": plan.decoy_seed if plan.decoy_seed is not None else -1,
         "n_visible_skills": len(plan.staged),
         "allowed_skills": list(plan.allowed_skills),
         "staged_skills": [
@@ -103,20 +173,27 @@ def _metadata(plan: TaskPlan, spec: RunSpec) -> dict:
             }
             for s in plan.staged
         ],
-        "workdir": spec.workspace.workdir,
-        "skills_dir": spec.workspace.skills_dir,
-        "answer_file": spec.workspace.answer_file,
+        "environment": _environment_meta(plan, env, native_cfg),
+        "workdir": workdir,
+        "skills_dir": skills_dir,
+        "answer_file": spec.workspace.answer_file if plan.native_task is None else "",
     }
 
 
-def task_config(plan: TaskPlan, spec: RunSpec, task_id: str) -> TaskConfig:
+def _description(plan: TaskPlan) -> str:
+    return f"{plan.intervention_name} / {plan.case.id} / {plan.condition} / {plan.workspace_mode}"
+
+
+def task_config(plan: TaskPlan, spec: RunSpec, task_id: str, cache: RenderCache | None = None) -> TaskConfig:
+    cache = cache or RenderCache()
+    metadata = {TASK_METADATA_KEY: task_metadata(plan, spec, cache)}
+    if plan.native_task is not None:
+        return _native_task_config(plan, spec, task_id, metadata, cache)
     ws = spec.workspace
+    env = _custom_env(plan, spec, cache)
     return TaskConfig(
-        task=PackageInfo(
-            name=f"aces/{task_id}",
-            description=f"{plan.target.name} / {plan.case.id} / {plan.condition} / {plan.workspace_mode}",
-        ),
-        metadata={TASK_METADATA_KEY: _metadata(plan, spec)},
+        task=PackageInfo(name=f"aces/{task_id}", description=_description(plan)),
+        metadata=metadata,
         verifier=VerifierConfig(timeout_sec=ws.verifier_timeout_sec),
         agent=AgentConfig(timeout_sec=ws.agent_timeout_sec),
         environment=EnvironmentConfig(
@@ -125,30 +202,70 @@ def task_config(plan: TaskPlan, spec: RunSpec, task_id: str) -> TaskConfig:
             skills_dir=ws.skills_dir,
             workdir=ws.workdir,
             network_mode=ws.network,
+            mcp_servers=list(env.mcp_servers) if env else [],
         ),
     )
 
 
-def render_files(plan: TaskPlan, spec: RunSpec) -> dict[str, bytes]:
+def _native_task_config(plan: TaskPlan, spec: RunSpec, task_id: str, metadata: dict,
+                        cache: RenderCache) -> TaskConfig:
+    assert plan.native_task is not None
+    config = cache.native(plan.native_task)[1]
+    env_update: dict = {"skills_dir": config.environment.skills_dir or spec.workspace.skills_dir}
+    if not (plan.native_task / "environment" / "Dockerfile").is_file():
+        env_update["docker_image"] = None  # replaced by the emitted Dockerfile FROM it
+    author_desc = config.task.description if config.task is not None else ""
+    return config.model_copy(
+        update={
+            "task": PackageInfo(name=f"aces/{task_id}", description=author_desc or _description(plan)),
+            "metadata": {**config.metadata, **metadata},
+            "environment": config.environment.model_copy(update=env_update),
+        }
+    )
+
+
+def _staged_skill_files(plan: TaskPlan, cache: RenderCache) -> dict[str, bytes]:
+    files = {}
+    for staged in plan.staged:
+        for rel, data in cache.skill_files(staged.skill):
+            files[f"environment/skills/{staged.skill.name}/{rel}"] = data
+    return files
+
+
+def render_files(plan: TaskPlan, spec: RunSpec, cache: RenderCache | None = None) -> dict[str, bytes]:
     """Every file of the task except task.toml, keyed by task-relative posix path."""
+    cache = cache or RenderCache()
+    if plan.native_task is not None:
+        return _render_native(plan, spec, cache)
+    ws = spec.workspace
+    env = _custom_env(plan, spec, cache)
     files: dict[str, bytes] = {
         "instruction.md": instruction_text(plan, spec).encode(),
-        "environment/Dockerfile": dockerfile_text(spec).encode(),
+        "environment/Dockerfile": dockerfile_text(ws.base_image, ws.workdir, ws.skills_dir, env).encode(),
         "tests/test.sh": test_sh_text(spec).encode(),
-        f"tests/{_CHECKER}": resources.files("aces_bench.emitters.verifier").joinpath(_CHECKER).read_bytes(),
+        f"tests/{_CHECKER}": cache.checker,
     }
+    if env is not None:
+        files.update({f"environment/{rel}": data for rel, data in env.context.items()})
     case_json = {
         "id": plan.case.id,
-        "answer_file": spec.workspace.answer_file,
+        "answer_file": ws.answer_file,
         "checks": [c.model_dump(mode="json") for c in plan.case.checks],
     }
     files["tests/case.json"] = (json.dumps(case_json, indent=2, sort_keys=True) + "\n").encode()
-    for staged in plan.staged:
-        root = staged.skill.path
-        for p in staged_files(root):
-            files[f"environment/skills/{staged.skill.name}/{p.relative_to(root).as_posix()}"] = p.read_bytes()
+    files.update(_staged_skill_files(plan, cache))
     for f in plan.case.files:
-        files[f"environment/workspace/{f.dest}"] = (plan.target.path / f.src).read_bytes()
+        files[f"environment/workspace/{f.dest}"] = cache.file(plan.target.path / f.src)
+    return files
+
+
+def _render_native(plan: TaskPlan, spec: RunSpec, cache: RenderCache) -> dict[str, bytes]:
+    assert plan.native_task is not None
+    native, config = cache.native(plan.native_task)
+    skills_dir = config.environment.skills_dir or spec.workspace.skills_dir
+    files = dict(native)
+    files["environment/Dockerfile"] = native_dockerfile(native, config, skills_dir, plan.native_task)
+    files.update(_staged_skill_files(plan, cache))
     return files
 
 
@@ -162,28 +279,46 @@ def _digest(files: dict[str, bytes], metadata: dict) -> str:
 
 def task_slug(plan: TaskPlan) -> str:
     cond = "skill" if plan.condition == "with_skill" else "base"
-    return f"{plan.target.name}.{plan.case.id}.{plan.workspace_mode}.{cond}"
+    return f"{plan.intervention_name}.{plan.case.id}.{plan.workspace_mode}.{cond}"
 
 
-def emit_task(plan: TaskPlan, spec: RunSpec, tasks_root: Path) -> tuple[str, Path, bool]:
+def _mode(rel: str, native_task: Path | None) -> int:
+    if rel.endswith(".sh") or "/scripts/" in rel:
+        return 0o755
+    # A native task's other files keep their author's executable bit (a test.py the
+    # verifier runs directly, say).
+    if native_task is not None:
+        source = native_task / rel
+        if source.is_file() and os.access(source, os.X_OK):
+            return 0o755
+    return 0o644
+
+
+def emit_task(plan: TaskPlan, spec: RunSpec, tasks_root: Path, cache: RenderCache | None = None) -> tuple[str, Path, bool]:
     """Write the task dir if absent. Returns (task_id, path, written)."""
-    files = render_files(plan, spec)
-    digest = _digest(files, _metadata(plan, spec))
+    cache = cache or RenderCache()
+    files = render_files(plan, spec, cache)
+    digest = _digest(files, task_metadata(plan, spec, cache))
     task_id = f"{task_slug(plan)}-{digest[:12]}"
     final = tasks_root / task_id
-    if final.is_dir() and (final / "task.toml").is_file():
+    if (final / "task.toml").is_file():
         return task_id, final, False
-    files["task.toml"] = task_config(plan, spec, task_id).model_dump_toml().encode()
+    files["task.toml"] = task_config(plan, spec, task_id, cache).model_dump_toml().encode()
     tasks_root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{task_id}.", dir=tasks_root))
     try:
+        made: set[Path] = {tmp}
         for rel in sorted(files):
             path = tmp / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(files[rel])
-            os.chmod(path, 0o755 if rel.endswith(".sh") or "/scripts/" in rel else 0o644)
-        (tmp / "environment" / "skills").mkdir(parents=True, exist_ok=True)
-        (tmp / "environment" / "workspace").mkdir(parents=True, exist_ok=True)
+            if path.parent not in made:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                made.update(path.parents)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            os.fchmod(fd, _mode(rel, plan.native_task))  # explicit: not subject to the umask
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(files[rel])
+        for sub in ("environment/skills", "environment/workspace") if plan.native_task is None else ("environment/skills",):
+            (tmp / sub).mkdir(parents=True, exist_ok=True)
         if final.exists():
             shutil.rmtree(final)  # a leftover without task.toml: never a finished task
         os.replace(tmp, final)

@@ -1,13 +1,15 @@
 """From a run spec to the list of paired tasks to emit.
 
-One ``TaskPlan`` per (target skill, case, condition) for the spec's workspace mode
-and decoy set. The with-skill and baseline plans of a case differ only in whether the
-target skill is staged; everything else (support and decoy skills, fixtures,
-instruction, verifier) is identical, which is what makes the pair a paired sample.
+One ``TaskPlan`` per (intervention case, condition) for the spec's workspace mode and
+decoy set. The with-skill and baseline plans of a case differ only in whether the
+intervention (one skill, a bundle or a plugin's skills) is staged; everything else
+(prerequisite/helper/reference/decoy skills, fixtures, instruction, environment,
+verifier) is identical, which is what makes the pair a paired sample.
 """
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from typing import Literal
 
@@ -15,11 +17,17 @@ from pydantic import BaseModel, ConfigDict
 
 from aces_bench.cases import EvalCase, load_suite
 from aces_bench.config.spec import RunSpec
+from aces_bench.datasets.formats import EVAL_CONFIG, EVALS_FILES
+from aces_bench.emitters.interventions import Intervention, load_interventions, load_skills
+from aces_bench.emitters.native import find_native_tasks, native_case
 from aces_bench.errors import SkillError
-from aces_bench.skills import Skill, discover_skill_dirs, load_skill
+from aces_bench.skills import Skill
 
 Condition = Literal["with_skill", "baseline"]
-Role = Literal["target", "support", "decoy"]
+Role = Literal["target", "prerequisite", "helper", "reference", "decoy"]
+# Roles the agent may read without a routing penalty: everything staged on purpose
+# to help. Decoys are there to be ignored.
+ALLOWED_ROLES: tuple[str, ...] = ("target", "prerequisite", "helper", "reference")
 
 
 class StagedSkill(BaseModel):
@@ -30,6 +38,10 @@ class StagedSkill(BaseModel):
 
 
 class TaskPlan(BaseModel):
+    """One task to emit. ``target`` is the skill whose case this is (for a bundle or a
+    plugin, the member that owns the case); ``intervention`` is what the lift is
+    attributed to (the target's own name for a single skill)."""
+
     model_config = ConfigDict(frozen=True)
 
     target: Skill
@@ -38,6 +50,17 @@ class TaskPlan(BaseModel):
     workspace_mode: Literal["isolation", "group"]
     decoy_set: str
     staged: tuple[StagedSkill, ...]
+    intervention: str = ""
+    intervention_kind: Literal["skill", "bundle", "plugin"] = "skill"
+    intervention_members: tuple[str, ...] = ()
+    native_task: Path | None = None
+    """A bring-your-own Harbor task dir (``evals/harbor/<task>``) this plan pairs."""
+    decoy_seed: int | None = None
+    decoy_size: int | None = None
+
+    @property
+    def intervention_name(self) -> str:
+        return self.intervention or self.target.name
 
     @property
     def staged_names(self) -> tuple[str, ...]:
@@ -46,7 +69,7 @@ class TaskPlan(BaseModel):
     @property
     def allowed_skills(self) -> tuple[str, ...]:
         """Skills the agent may read without a routing penalty."""
-        allowed = [s.skill.name for s in self.staged if s.role in ("target", "support")]
+        allowed = [s.skill.name for s in self.staged if s.role in ALLOWED_ROLES]
         allowed += [a for a in self.case.acceptable_skills if a not in allowed]
         return tuple(allowed)
 
@@ -58,69 +81,126 @@ class StudyPlan(BaseModel):
     support: tuple[Skill, ...]
     decoys: tuple[Skill, ...]
     tasks: tuple[TaskPlan, ...]
+    interventions: tuple[Intervention, ...] = ()
+    support_roles: dict[str, str] = {}
+    decoy_pool: tuple[str, ...] = ()
+    """Names of every skill the decoys were drawn from (empty in isolation mode)."""
 
 
-def _load_all(paths: list[Path]) -> list[Skill]:
-    skills: dict[str, Skill] = {}
-    for path in paths:
-        for skill_dir in discover_skill_dirs(path):
-            skill = load_skill(skill_dir)
-            if skill.name in skills and skills[skill.name].path != skill.path:
-                raise SkillError(
-                    f"two skills are named {skill.name!r} ({skills[skill.name].path} and {skill.path})",
-                    where=skill.path / "SKILL.md",
-                    fix="give each skill a unique 'name' in its frontmatter",
-                )
-            skills[skill.name] = skill
-    return [skills[n] for n in sorted(skills)]
+def select_decoys(pool: list[Skill], size: int | None, seed: int = 0) -> list[Skill]:
+    """``size`` decoys drawn from ``pool`` with ``seed`` (all when size is None), by name.
 
-
-def select_decoys(pool: list[Skill], size: int | None) -> list[Skill]:
-    """The first ``size`` decoys by name (all when size is None): deterministic."""
+    The draw is a seeded shuffle of the pool sorted by name, cut at ``size``: the same
+    seed gives the same set on every machine, and the sets of one seed are nested
+    (size 5 holds the size-1 decoy), so a sweep over sizes varies only the count.
+    """
+    ordered = sorted(pool, key=lambda s: s.name)
     if size is None:
-        return pool
-    if size > len(pool):
+        return ordered
+    if size > len(ordered):
         raise SkillError(
-            f"decoys.size={size} but the decoy pool holds only {len(pool)} skills",
+            f"decoys.size={size} but the decoy pool holds only {len(ordered)} skills",
             where="decoys.paths",
-            fix=f"lower decoys.size to at most {len(pool)} or add decoy folders to decoys.paths",
+            fix=f"lower decoys.size to at most {len(ordered)} or add decoy folders to decoys.paths",
         )
-    return pool[:size]
+    shuffled = list(ordered)
+    random.Random(seed).shuffle(shuffled)
+    return sorted(shuffled[:size], key=lambda s: s.name)
+
+
+def decoy_set_name(spec: RunSpec) -> str:
+    """The decoy-set label of the spec's tasks: the option name, with size and seed
+    when drawn, so sweep members over sizes never share a pairing key."""
+    if spec.workspace.mode != "group":
+        return "none"
+    d = spec.decoys
+    return d.name if d.size is None else f"{d.name}-n{d.size}-s{d.seed}"
+
+
+def _has_evals(skill: Skill) -> bool:
+    return any((skill.path / f).is_file() for f in (*EVALS_FILES, EVAL_CONFIG))
+
+
+def _cases(member: Skill, spec: RunSpec) -> list[tuple[EvalCase, Path | None]]:
+    """The member's generated cases, then its native Harbor tasks (as cases)."""
+    native = find_native_tasks(member) if spec.skill.harbor_tasks else []
+    out: list[tuple[EvalCase, Path | None]] = []
+    if _has_evals(member) or not native:
+        out += [(c, None) for c in load_suite(member.path, member.name).evals]
+    out += [(native_case(d, member), d) for d in native]
+    return out
+
+
+def _support(spec: RunSpec, exclude: set[str]) -> tuple[list[Skill], dict[str, str]]:
+    skills: list[Skill] = []
+    roles: dict[str, str] = {}
+    for entry in spec.skill.support:
+        for skill in load_skills([entry.path]):
+            if skill.name in exclude:
+                continue
+            if skill.name in roles and roles[skill.name] != entry.role:
+                raise SkillError(
+                    f"support skill {skill.name!r} is given two roles ({roles[skill.name]} and {entry.role})",
+                    where="skill.support",
+                    fix="list each support skill once, with one role",
+                )
+            if skill.name not in roles:
+                skills.append(skill)
+                roles[skill.name] = entry.role
+    return sorted(skills, key=lambda s: s.name), roles
 
 
 def plan_study(spec: RunSpec) -> StudyPlan:
     """Load every skill and case the spec names and lay out the paired tasks."""
-    targets = _load_all(spec.skill.paths)
-    support = _load_all(spec.skill.support)
+    interventions = load_interventions(spec)
+    targets = sorted({m.name: m for i in interventions for m in i.members}.values(), key=lambda s: s.name)
     target_names = {t.name for t in targets}
-    support = [s for s in support if s.name not in target_names]
-    support_names = {s.name for s in support}
+    support, roles = _support(spec, target_names)
     decoys: list[Skill] = []
-    if spec.workspace.mode == "group":
-        pool = [d for d in _load_all(spec.decoys.paths) if d.name not in target_names | support_names]
-        decoys = select_decoys(pool, spec.decoys.size)
+    pool: list[Skill] = []
+    if spec.workspace.mode == "group" and spec.decoys.paths:
+        pool = [d for d in load_skills(spec.decoys.paths) if d.name not in target_names | set(roles)]
+        decoys = select_decoys(pool, spec.decoys.size, spec.decoys.seed)
+    drawn = spec.workspace.mode == "group" and spec.decoys.size is not None
+    decoy_set = decoy_set_name(spec)
 
+    shared = [StagedSkill(skill=s, role=roles[s.name]) for s in support]  # type: ignore[arg-type]
+    shared += [StagedSkill(skill=d, role="decoy") for d in decoys]
     tasks: list[TaskPlan] = []
-    for target in targets:
-        suite = load_suite(target.path, target.name)
-        cases = [c for c in suite.evals if not spec.skill.cases or c.id in spec.skill.cases]
-        for case in cases:
-            for condition in ("with_skill", "baseline"):
-                staged = [StagedSkill(skill=s, role="support") for s in support]
-                staged += [StagedSkill(skill=d, role="decoy") for d in decoys]
-                if condition == "with_skill":
-                    staged.append(StagedSkill(skill=target, role="target"))
-                staged.sort(key=lambda s: s.skill.name)
-                tasks.append(
-                    TaskPlan(
-                        target=target,
-                        case=case,
-                        condition=condition,
-                        workspace_mode=spec.workspace.mode,
-                        decoy_set=spec.decoys.name if spec.workspace.mode == "group" else "none",
-                        staged=tuple(staged),
+    for iv in interventions:
+        members_staged = [StagedSkill(skill=m, role="target") for m in iv.members]
+        seen: dict[str, str] = {}
+        for member in iv.members:
+            for case, native in _cases(member, spec):
+                if spec.skill.cases and case.id not in spec.skill.cases:
+                    continue
+                if case.id in seen:
+                    raise SkillError(
+                        f"case id {case.id!r} is used by both {seen[case.id]!r} and {member.name!r} "
+                        f"in intervention {iv.name!r}",
+                        where=member.path,
+                        fix="give the cases of a bundle's skills distinct ids",
                     )
-                )
+                seen[case.id] = member.name
+                for condition in ("with_skill", "baseline"):
+                    staged = list(shared) + (members_staged if condition == "with_skill" else [])
+                    staged.sort(key=lambda s: s.skill.name)
+                    tasks.append(
+                        TaskPlan(
+                            target=member,
+                            case=case,
+                            condition=condition,
+                            workspace_mode=spec.workspace.mode,
+                            decoy_set=decoy_set,
+                            staged=tuple(staged),
+                            intervention=iv.name,
+                            intervention_kind=iv.kind,
+                            intervention_members=tuple(m.name for m in iv.members),
+                            native_task=native,
+                            decoy_seed=spec.decoys.seed if drawn else None,
+                            decoy_size=spec.decoys.size if drawn else None,
+                        )
+                    )
     if spec.skill.cases:
         known = {t.case.id for t in tasks}
         unknown = sorted(set(spec.skill.cases) - known)
@@ -130,4 +210,12 @@ def plan_study(spec: RunSpec) -> StudyPlan:
                 where="skill.cases",
                 fix="use ids from the skills' evals/evals.json, or leave skill.cases empty",
             )
-    return StudyPlan(targets=tuple(targets), support=tuple(support), decoys=tuple(decoys), tasks=tuple(tasks))
+    return StudyPlan(
+        targets=tuple(targets),
+        support=tuple(support),
+        decoys=tuple(decoys),
+        tasks=tuple(tasks),
+        interventions=tuple(interventions),
+        support_roles=roles,
+        decoy_pool=tuple(sorted(p.name for p in pool)),
+    )

@@ -19,10 +19,17 @@ METRIC_NAMES = ["security", "skill_execution", "skill_efficiency", "accuracy", "
 class SkillConf:
     paths: list[str] = MISSING
     """Skill folders, or folders holding skill folders."""
-    support: list[str] = field(default_factory=list)
-    """Supporting skills staged in both conditions."""
+    support: list[Any] = field(default_factory=list)
+    """Non-target skills staged in both conditions: a path (role 'helper') or
+    ``{path: ..., role: prerequisite|helper|reference|decoy}``."""
     cases: list[str] = field(default_factory=list)
     """Only these case ids (empty: all)."""
+    intervention: str = "skill"
+    """What is added or withheld: 'skill' (each target alone), 'bundle' (all targets
+    together, named ``intervention_name``) or 'plugin' (each path is a plugin folder)."""
+    intervention_name: Optional[str] = None
+    harbor_tasks: bool = True
+    """Pair the native Harbor tasks under each target's ``evals/harbor/<task>/``."""
 
 
 @dataclass
@@ -51,6 +58,8 @@ class WorkspaceConf:
     skills_dir: str = "/skills"
     answer_file: str = "answer.txt"
     base_image: str = "python:3.12-slim"
+    custom_environment: bool = True
+    """Build on a target's ``evals/environment/`` (Dockerfile, Compose, MCP servers) when present."""
     network: str = "no-network"
     cpus: int = 1
     memory_mb: int = 2048
@@ -63,6 +72,9 @@ class DecoysConf:
     name: str = MISSING
     paths: list[str] = field(default_factory=list)
     size: Optional[int] = None
+    """How many decoys to draw from the pool (None: all of it)."""
+    seed: int = 0
+    """Seed of the draw: sizes drawn with one seed are nested (size 5 holds size 1's)."""
 
 
 @dataclass
@@ -103,6 +115,10 @@ class StudyConf:
     n_attempts: int = 1
     n_concurrent: int = 2
     seed: int = 0
+    pass_threshold: float = 1.0
+    """An attempt passes when its verifier reward is at least this."""
+    stop_on_pass: bool = False
+    """Skip a case's later attempts once one passes (recorded as skipped)."""
 
 
 @dataclass

@@ -13,7 +13,7 @@ from harbor.models.agent.name import AgentName
 from harbor.models.environment_type import EnvironmentType
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from aces_bench.config.schema import METRIC_NAMES
 from aces_bench.errors import ConfigError, from_validation
@@ -28,10 +28,42 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+SupportRole = Literal["prerequisite", "helper", "reference", "decoy"]
+SUPPORT_ROLES: tuple[str, ...] = SupportRole.__args__  # type: ignore[attr-defined]
+_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+
+
+class SupportSkill(_Frozen):
+    """A non-target skill staged in both conditions, with the role it plays."""
+
+    path: Path
+    role: SupportRole = "helper"
+
+
 class SkillSpec(_Frozen):
     paths: list[Path] = Field(min_length=1)
-    support: list[Path] = Field(default_factory=list)
+    support: list[SupportSkill] = Field(default_factory=list)
     cases: list[str] = Field(default_factory=list)
+    intervention: Literal["skill", "bundle", "plugin"] = "skill"
+    intervention_name: str | None = Field(default=None, pattern=_NAME)
+    harbor_tasks: bool = True
+
+    @field_validator("support", mode="before")
+    @classmethod
+    def _plain_paths(cls, v: Any) -> Any:
+        # A plain path keeps working: it is a helper skill.
+        if isinstance(v, list):
+            return [{"path": e} if isinstance(e, str | Path) else e for e in v]
+        return v
+
+    @model_validator(mode="after")
+    def _bundle_named(self) -> SkillSpec:
+        if self.intervention == "bundle" and not self.intervention_name:
+            raise ValueError(
+                "skill.intervention is 'bundle' but skill.intervention_name is not set: "
+                "add skill.intervention_name=<name the lift is attributed to>"
+            )
+        return self
 
 
 class HarnessSpec(_Frozen):
@@ -73,6 +105,7 @@ class WorkspaceSpec(_Frozen):
     skills_dir: str = Field(default="/skills", pattern=r"^/[^\s]*$")
     answer_file: str = Field(default="answer.txt", pattern=r"^[A-Za-z0-9_.-]+$")
     base_image: str = Field(min_length=1)
+    custom_environment: bool = True
     network: Literal["no-network", "public"] = "no-network"
     cpus: int = Field(default=1, ge=1)
     memory_mb: int = Field(default=2048, ge=128)
@@ -84,6 +117,7 @@ class DecoySpec(_Frozen):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     paths: list[Path] = Field(default_factory=list)
     size: int | None = Field(default=None, ge=0)
+    seed: int = 0
 
 
 class GradingSpec(_Frozen):
@@ -135,6 +169,8 @@ class StudySpec(_Frozen):
     n_attempts: int = Field(default=1, ge=1)
     n_concurrent: int = Field(default=2, ge=1)
     seed: int = 0
+    pass_threshold: float = Field(default=1.0, ge=0)
+    stop_on_pass: bool = False
 
 
 class RunSpec(_Frozen):

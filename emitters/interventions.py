@@ -1,0 +1,105 @@
+"""What a study adds or withholds: one skill, a bundle of skills, or a plugin.
+
+The with-skill condition stages every member of the intervention, the baseline none;
+lift is attributed to the intervention's name. A plugin is a folder in the Claude
+Code plugin layout (``.claude-plugin/plugin.json`` naming it, skills under
+``skills/``); a folder without the manifest is named after itself.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from aces_bench.config.spec import RunSpec
+from aces_bench.errors import SkillError
+from aces_bench.skills import SAFE_NAME, Skill, discover_skill_dirs, load_skill
+
+PLUGIN_MANIFEST = ".claude-plugin/plugin.json"
+
+
+class Intervention(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    kind: Literal["skill", "bundle", "plugin"]
+    members: tuple[Skill, ...]
+
+
+def load_skills(paths: list[Path]) -> list[Skill]:
+    """Every skill under ``paths`` (skill folders or folders of them), sorted by name.
+
+    Two different folders with one skill name are refused: staging would collide.
+    """
+    skills: dict[str, Skill] = {}
+    for path in paths:
+        for skill_dir in discover_skill_dirs(path):
+            skill = load_skill(skill_dir)
+            if skill.name in skills and skills[skill.name].path != skill.path:
+                raise SkillError(
+                    f"two skills are named {skill.name!r} ({skills[skill.name].path} and {skill.path})",
+                    where=skill.path / "SKILL.md",
+                    fix="give each skill a unique 'name' in its frontmatter",
+                )
+            skills[skill.name] = skill
+    return [skills[n] for n in sorted(skills)]
+
+
+def plugin_name(path: Path) -> str:
+    """The plugin's name from its manifest, else the folder's name."""
+    manifest = path / PLUGIN_MANIFEST
+    name = path.resolve().name
+    if manifest.is_file():
+        try:
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise SkillError(f"plugin manifest is not valid JSON: {exc}", where=manifest,
+                             fix="fix the JSON (it needs at least a \"name\")") from None
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+            raise SkillError("plugin manifest has no string 'name'", where=f"{manifest}:name",
+                             fix='add "name": "<plugin-name>"')
+        name = data["name"]
+    if not SAFE_NAME.match(name):
+        raise SkillError(f"plugin name {name!r} is not a safe identifier", where=manifest,
+                         fix="use letters, digits, '-', '_' and '.' only")
+    return name
+
+
+def load_plugin(path: Path) -> Intervention:
+    path = Path(path)
+    if not path.is_dir():
+        raise SkillError("plugin folder does not exist", where=path, fix="point skill.paths at plugin folders")
+    skills_root = path / "skills" if (path / "skills").is_dir() else path
+    members = load_skills([skills_root])
+    return Intervention(name=plugin_name(path), kind="plugin", members=tuple(members))
+
+
+def load_interventions(spec: RunSpec) -> list[Intervention]:
+    """The spec's interventions, in a stable order; member names are unique across them."""
+    kind = spec.skill.intervention
+    if kind == "plugin":
+        out = [load_plugin(p) for p in spec.skill.paths]
+    elif kind == "bundle":
+        out = [Intervention(name=spec.skill.intervention_name or "", kind="bundle",
+                            members=tuple(load_skills(spec.skill.paths)))]
+    else:
+        out = [Intervention(name=s.name, kind="skill", members=(s,)) for s in load_skills(spec.skill.paths)]
+    owner: dict[str, str] = {}
+    names: set[str] = set()
+    for iv in out:
+        if iv.name in names:
+            raise SkillError(f"two interventions are named {iv.name!r}", where="skill.paths",
+                             fix="give each plugin a unique name in .claude-plugin/plugin.json")
+        names.add(iv.name)
+        for m in iv.members:
+            if m.name in owner:
+                raise SkillError(
+                    f"skill {m.name!r} belongs to both {owner[m.name]!r} and {iv.name!r}",
+                    where=m.path,
+                    fix="an intervention's skills must not appear in another one",
+                )
+            owner[m.name] = iv.name
+    return sorted(out, key=lambda i: i.name)
