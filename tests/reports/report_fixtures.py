@@ -118,14 +118,15 @@ def _plant(member: str, skill: str, case: str, attempt: int) -> str | None:
     return None
 
 
-def write_member(root: Path, plan: MemberPlan, *, seed: int = 0) -> Path:
+def write_member(root: Path, plan: MemberPlan, *, seed: int = 0, skills: tuple[str, ...] = SKILLS,
+                 cases: tuple[tuple[str, str], ...] = CASES) -> Path:
     out = root / plan.name
     spec = compose_spec(list(plan.overrides), output_dir=out)
     judge = judge_label(spec)
     rng = np.random.default_rng(seed)
     rows, grades = [], []
-    for skill in SKILLS:
-        for case, kind in CASES:
+    for skill in skills:
+        for case, kind in cases:
             for attempt in range(plan.attempts):
                 planted = _plant(plan.name, skill, case, attempt)
                 for condition in ("with_skill", "baseline"):
@@ -210,14 +211,18 @@ def write_member(root: Path, plan: MemberPlan, *, seed: int = 0) -> Path:
     write_frame(out / "trials.parquet", frame)
     write_frame(out / "trials.csv", frame)
     write_text(out / "grades.jsonl", "\n".join(json.dumps(g) for g in grades) + "\n")
-    skills = [SkillProvenance(name=s, role="target", content_hash=hashlib.sha256(s.encode()).hexdigest(), path=f"/skills/{s}")
-              for s in SKILLS]
-    write_json(out / "provenance.json", build_provenance(spec, skills, out / "jobs" / "job-1"))
+    staged = [SkillProvenance(name=s, role="target", content_hash=hashlib.sha256(s.encode()).hexdigest(), path=f"/skills/{s}")
+              for s in skills]
+    write_json(out / "provenance.json", build_provenance(spec, staged, out / "jobs" / "job-1"))
     return out
 
 
-def make_study(root: Path, members: tuple[MemberPlan, ...] = MEMBERS) -> Path:
-    """A multirun dir at ``root`` with one study output dir per member; returns ``root``."""
+def make_study(root: Path, members: tuple[MemberPlan, ...] = MEMBERS, *, skills: tuple[str, ...] = SKILLS,
+               cases: tuple[tuple[str, str], ...] = CASES) -> Path:
+    """A multirun dir at ``root`` with one study output dir per member; returns ``root``.
+
+    ``skills`` must start with the three names the planted situations use (``SKILLS``).
+    """
     for i, plan in enumerate(members):
-        write_member(root, plan, seed=i)
+        write_member(root, plan, seed=i, skills=skills, cases=cases)
     return root

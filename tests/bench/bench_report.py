@@ -1,0 +1,54 @@
+"""Speed targets of the reporting layer. Run: .venv/bin/python tests/bench/bench_report.py
+
+A synthetic multirun study of 1,020 paired cases (10 skills x 17 cases x 6 attempts
+over five sweep members, ATIF trajectories included) is written to a temp dir; then:
+statistics with 10,000 bootstrap resamples (target < 2 s) and the full report:
+summary, figures, LaTeX and HTML (target < 30 s), on 2 cores.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reports"))
+
+from report_fixtures import CASES, SKILLS, make_study  # noqa: E402
+
+from aces_bench.reports import build_report  # noqa: E402
+from aces_bench.reports.records import load_study  # noqa: E402
+from aces_bench.stats import StatsSettings, build_pairs, study_stats  # noqa: E402
+
+SKILL_NAMES = (*SKILLS, *(f"bench-skill-{i}" for i in range(7)))
+CASE_LIST = (*CASES, *((f"extra-{i}", "implicit") for i in range(13)))
+TARGETS = {"statistics (10,000 resamples)": 2.0, "full report": 30.0}
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory(prefix="aces-bench-report-") as tmp:
+        t0 = time.perf_counter()
+        root = make_study(Path(tmp), skills=SKILL_NAMES, cases=CASE_LIST)
+        setup = time.perf_counter() - t0
+        trials = load_study(root).trials
+        n_pairs = len(build_pairs(trials))
+        t0 = time.perf_counter()
+        study_stats(trials, settings=StatsSettings(n_resamples=10_000))
+        timings = {"statistics (10,000 resamples)": time.perf_counter() - t0}
+        t0 = time.perf_counter()
+        index = build_report(root)
+        timings["full report"] = time.perf_counter() - t0
+        size = sum(p.stat().st_size for p in index.parent.rglob("*") if p.is_file())
+    print(f"study: {len(trials)} trials, {n_pairs} paired cases (written in {setup:.1f} s); report {size / 1e6:.1f} MB")
+    failed = False
+    for name, seconds in timings.items():
+        target = TARGETS[name]
+        ok = seconds < target
+        failed |= not ok
+        print(f"  {name:<32} {seconds:6.2f} s   target < {target:.0f} s   {'ok' if ok else 'SLOWER THAN TARGET'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
