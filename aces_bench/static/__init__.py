@@ -15,6 +15,16 @@ from aces_bench.static.pipeline import ScanOptions, run_scan, write_outputs
 from aces_bench.static.stats import correlate, fisher_ci
 
 __all__ = [
-    "CorpusResult", "Finding", "ScanOptions", "SecurityFinding", "SkillResult", "correlate", "fisher_ci",
-    "lift_from_trials", "load_lift", "run_scan", "static_vs_live", "write_outputs",
+    "CorpusResult",
+    "Finding",
+    "ScanOptions",
+    "SecurityFinding",
+    "SkillResult",
+    "correlate",
+    "fisher_ci",
+    "lift_from_trials",
+    "load_lift",
+    "run_scan",
+    "static_vs_live",
+    "write_outputs",
 ]

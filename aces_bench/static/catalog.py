@@ -13,7 +13,12 @@ from aces_bench.errors import ConfigError, from_validation
 
 Dimension = Literal["correctness", "discoverability", "reliability", "efficiency"]
 Severity = Literal["critical", "high", "medium", "low", "info"]
-DIMENSIONS: tuple[Dimension, ...] = ("correctness", "discoverability", "reliability", "efficiency")
+DIMENSIONS: tuple[Dimension, ...] = (
+    "correctness",
+    "discoverability",
+    "reliability",
+    "efficiency",
+)
 SEVERITY_ORDER: tuple[Severity, ...] = ("critical", "high", "medium", "low", "info")
 RULES_FILE = Path(__file__).with_name("rules.yaml")
 
@@ -25,8 +30,14 @@ class Rule(BaseModel):
     name: str
     dimension: Dimension
     severity: Severity
-    deduction: float | None = Field(default=None, ge=0, description="overrides the severity's points")
-    max_hits: int = Field(default=1, ge=1, description="findings of this rule counted towards the deduction")
+    deduction: float | None = Field(
+        default=None, ge=0, description="overrides the severity's points"
+    )
+    max_hits: int = Field(
+        default=1,
+        ge=1,
+        description="findings of this rule counted towards the deduction",
+    )
     needs: Literal["skill_md", "scripts"] = "skill_md"
     contract: str | None = None
     paper_label: str | None = None
@@ -49,14 +60,18 @@ class Catalog(BaseModel):
     @model_validator(mode="after")
     def _consistent(self) -> Catalog:
         if abs(sum(self.dimensions.values()) - 1.0) > 1e-9:
-            raise ValueError(f"dimension weights must sum to 1, got {sum(self.dimensions.values())}")
+            raise ValueError(
+                f"dimension weights must sum to 1, got {sum(self.dimensions.values())}"
+            )
         ids = [r.id for r in self.rules]
         dupes = sorted({i for i in ids if ids.count(i) > 1})
         if dupes:
             raise ValueError(f"duplicate rule ids: {dupes}")
         for r in self.rules:
             if r.contract is not None and r.contract not in self.contract:
-                raise ValueError(f"rule {r.id} names unknown contract field {r.contract!r}")
+                raise ValueError(
+                    f"rule {r.id} names unknown contract field {r.contract!r}"
+                )
         return self
 
     def by_id(self) -> dict[str, Rule]:
@@ -64,7 +79,11 @@ class Catalog(BaseModel):
 
     def deduction(self, rule: Rule) -> float:
         """Points one finding of ``rule`` takes off its dimension."""
-        return rule.deduction if rule.deduction is not None else self.severity_points[rule.severity]
+        return (
+            rule.deduction
+            if rule.deduction is not None
+            else self.severity_points[rule.severity]
+        )
 
 
 def load_catalog(path: Path) -> Catalog:
@@ -72,11 +91,17 @@ def load_catalog(path: Path) -> Catalog:
     try:
         raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"cannot read rule catalog: {exc}", where=path, fix="restore rules.yaml from the package") from None
+        raise ConfigError(
+            f"cannot read rule catalog: {exc}",
+            where=path,
+            fix="restore rules.yaml from the package",
+        ) from None
     try:
         return Catalog.model_validate(raw)
     except ValidationError as exc:
-        raise from_validation(exc, where=path, fix="correct the listed keys in the rule catalog") from None
+        raise from_validation(
+            exc, where=path, fix="correct the listed keys in the rule catalog"
+        ) from None
 
 
 @cache

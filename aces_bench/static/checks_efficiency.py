@@ -16,7 +16,9 @@ SKILL_MD_LINE_BUDGET = 500
 SKILL_TOKEN_BUDGET = 100_000
 REFERENCE_TOKEN_BUDGET = 10_000
 CODE_BLOCK_LINES = 60
-_HEDGE = re.compile(r"\b(?:might|perhaps|maybe|possibly|try to|if possible|could potentially|you may want to|it may be)\b")
+_HEDGE = re.compile(
+    r"\b(?:might|perhaps|maybe|possibly|try to|if possible|could potentially|you may want to|it may be)\b"
+)
 _MARKETING = re.compile(
     r"\b(?:powerful|seamless(?:ly)?|cutting[- ]edge|world[- ]class|revolutionary|best[- ]in[- ]class|state[- ]of[- ]the[- ]art|"
     r"effortless(?:ly)?|unparalleled|game[- ]chang\w+|next[- ]generation|blazing(?:ly)?[- ]fast|supercharge\w*|unleash\w*|"
@@ -29,31 +31,52 @@ _TEXT_KINDS = ("skill_md", "script", "reference")
 @check("E001")
 def token_budget(ctx: Ctx) -> list[Hit]:
     tokens = approx_tokens(ctx.doc.text or "")
-    return at_skill_md(None, f"SKILL.md is about {tokens:,} tokens (budget {SKILL_MD_TOKEN_BUDGET:,})") if tokens > SKILL_MD_TOKEN_BUDGET else []
+    return (
+        at_skill_md(
+            None,
+            f"SKILL.md is about {tokens:,} tokens (budget {SKILL_MD_TOKEN_BUDGET:,})",
+        )
+        if tokens > SKILL_MD_TOKEN_BUDGET
+        else []
+    )
 
 
 @check("E002")
 def line_budget(ctx: Ctx) -> list[Hit]:
     lines = (ctx.doc.text or "").count("\n") + 1
-    return at_skill_md(None, f"SKILL.md has {lines} lines (budget {SKILL_MD_LINE_BUDGET})") if lines > SKILL_MD_LINE_BUDGET else []
+    return (
+        at_skill_md(None, f"SKILL.md has {lines} lines (budget {SKILL_MD_LINE_BUDGET})")
+        if lines > SKILL_MD_LINE_BUDGET
+        else []
+    )
 
 
 @check("E003")
 def repeated_lines(ctx: Ctx) -> list[Hit]:
     counts = Counter(
-        s for s in (raw.strip() for raw in ctx.outline.prose.splitlines()) if len(s) >= 20 and _HAS_LETTERS.search(s)
+        s
+        for s in (raw.strip() for raw in ctx.outline.prose.splitlines())
+        if len(s) >= 20 and _HAS_LETTERS.search(s)
     )
     repeated = [(line, n) for line, n in counts.items() if n >= 3]
     if not repeated:
         return []
     line, n = max(repeated, key=lambda x: x[1])
     shown = line if len(line) <= 60 else line[:57] + "..."
-    return at_skill_md(None, f"{len(repeated)} line(s) repeated 3+ times, e.g. {shown!r} x{n}")
+    return at_skill_md(
+        None, f"{len(repeated)} line(s) repeated 3+ times, e.g. {shown!r} x{n}"
+    )
 
 
 @check("E004")
 def list_format_missing(ctx: Ctx) -> list[Hit]:
-    return at_skill_md(ctx.doc.body_line, "no numbered or bulleted list anywhere in the body") if ctx.outline.list_items == 0 else []
+    return (
+        at_skill_md(
+            ctx.doc.body_line, "no numbered or bulleted list anywhere in the body"
+        )
+        if ctx.outline.list_items == 0
+        else []
+    )
 
 
 def _linked_from_skill_md(ctx: Ctx) -> set[str]:
@@ -80,9 +103,21 @@ def nested_reference_depth(ctx: Ctx) -> list[Hit]:
             if not target or "://" in target:
                 continue
             rel = posixpath.normpath(posixpath.join(base, target))
-            if rel != ref.rel and rel in ctx.rels and rel != SKILL_FILE and rel not in direct and rel.endswith((".md", ".txt")):
+            if (
+                rel != ref.rel
+                and rel in ctx.rels
+                and rel != SKILL_FILE
+                and rel not in direct
+                and rel.endswith((".md", ".txt"))
+            ):
                 line = (ref.text or "").count("\n", 0, m.start()) + 1
-                hits.append(Hit(ref.rel, line, f"{ref.rel} links to {rel}, which SKILL.md does not link directly"))
+                hits.append(
+                    Hit(
+                        ref.rel,
+                        line,
+                        f"{ref.rel} links to {rel}, which SKILL.md does not link directly",
+                    )
+                )
                 break
     return hits
 
@@ -92,7 +127,9 @@ def hedge_language(ctx: Ctx) -> list[Hit]:
     n = len(_HEDGE.findall(ctx.prose_lower))
     words = max(ctx.body_words, 1)
     if n >= 5 and n * 1000 / words >= 4:
-        return at_skill_md(None, f"{n} hedge words ({n * 1000 / words:.1f} per 1,000 words)")
+        return at_skill_md(
+            None, f"{n} hedge words ({n * 1000 / words:.1f} per 1,000 words)"
+        )
     return []
 
 
@@ -102,19 +139,32 @@ def marketing_language(ctx: Ctx) -> list[Hit]:
     found = _MARKETING.findall(text)
     if len(found) < 2:
         return []
-    return at_skill_md(None, f"{len(found)} marketing words: {', '.join(sorted(set(found))[:5])}")
+    return at_skill_md(
+        None, f"{len(found)} marketing words: {', '.join(sorted(set(found))[:5])}"
+    )
 
 
 @check("E008")
 def oversized_skill(ctx: Ctx) -> list[Hit]:
     total = sum(f.size for f in ctx.doc.files if f.kind in _TEXT_KINDS) // 4
-    return at_skill_md(None, f"skill text is about {total:,} tokens (budget {SKILL_TOKEN_BUDGET:,})") if total > SKILL_TOKEN_BUDGET else []
+    return (
+        at_skill_md(
+            None,
+            f"skill text is about {total:,} tokens (budget {SKILL_TOKEN_BUDGET:,})",
+        )
+        if total > SKILL_TOKEN_BUDGET
+        else []
+    )
 
 
 @check("E009")
 def large_reference_file(ctx: Ctx) -> list[Hit]:
     return [
-        Hit(r.rel, None, f"{r.rel} is about {r.size // 4:,} tokens (budget {REFERENCE_TOKEN_BUDGET:,})")
+        Hit(
+            r.rel,
+            None,
+            f"{r.rel} is about {r.size // 4:,} tokens (budget {REFERENCE_TOKEN_BUDGET:,})",
+        )
         for r in ctx.references
         if r.size // 4 > REFERENCE_TOKEN_BUDGET
     ]
@@ -123,7 +173,11 @@ def large_reference_file(ctx: Ctx) -> list[Hit]:
 @check("E010")
 def long_code_block(ctx: Ctx) -> list[Hit]:
     return [
-        Hit(SKILL_FILE, f.line, f"code block of {f.n_lines} lines (limit {CODE_BLOCK_LINES})")
+        Hit(
+            SKILL_FILE,
+            f.line,
+            f"code block of {f.n_lines} lines (limit {CODE_BLOCK_LINES})",
+        )
         for f in ctx.outline.fences
         if f.n_lines > CODE_BLOCK_LINES
     ]

@@ -21,37 +21,116 @@ def build_parser() -> argparse.ArgumentParser:
         description="Static tiers: structural score (Tier 1), rubric judge (Tier 2), content security scan and script lint.",
         epilog="Exit status: 0 every skill passed the gate, 1 some skill failed it or could not be scored, 2 bad input.",
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="a skill folder, a folder of skills (any depth) or a glob")
-    p.add_argument("--out", type=Path, help="write outputs here (corpus.json, skills/*.json, scan.sarif, summary.md, figures/)")
-    p.add_argument("--format", default=",".join(FORMATS), help=f"comma-separated subset of {','.join(FORMATS)} (default: all)")
-    p.add_argument("--gate", type=float, default=70.0, help="structural score a skill needs to pass (default 70)")
-    p.add_argument("--strict", action="store_true", help="enforce the frontmatter contract: name, description, version, author, tags, tools")
-    p.add_argument("--no-lint", action="store_true", help="skip ruff/shellcheck even when they are on PATH")
-    p.add_argument("--no-figures", action="store_true", help="do not draw figures with the Markdown summary")
-    p.add_argument("--judge-model", action="append", default=[], metavar="M", help="litellm model for Tier 2; repeat to rotate several judges")
-    p.add_argument("--judge-base-url", action="append", default=[], metavar="URL", help="OpenAI-compatible endpoint; once for all judges or once per --judge-model")
-    p.add_argument("--judge-api-key-env", metavar="VAR", help="name of the env var holding the judge API key")
-    p.add_argument("--judge-cache-dir", metavar="DIR", help="persistent judge reply cache")
+    p.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="a skill folder, a folder of skills (any depth) or a glob",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="write outputs here (corpus.json, skills/*.json, scan.sarif, summary.md, figures/)",
+    )
+    p.add_argument(
+        "--format",
+        default=",".join(FORMATS),
+        help=f"comma-separated subset of {','.join(FORMATS)} (default: all)",
+    )
+    p.add_argument(
+        "--gate",
+        type=float,
+        default=70.0,
+        help="structural score a skill needs to pass (default 70)",
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="enforce the frontmatter contract: name, description, version, author, tags, tools",
+    )
+    p.add_argument(
+        "--no-lint",
+        action="store_true",
+        help="skip ruff/shellcheck even when they are on PATH",
+    )
+    p.add_argument(
+        "--no-figures",
+        action="store_true",
+        help="do not draw figures with the Markdown summary",
+    )
+    p.add_argument(
+        "--judge-model",
+        action="append",
+        default=[],
+        metavar="M",
+        help="litellm model for Tier 2; repeat to rotate several judges",
+    )
+    p.add_argument(
+        "--judge-base-url",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="OpenAI-compatible endpoint; once for all judges or once per --judge-model",
+    )
+    p.add_argument(
+        "--judge-api-key-env",
+        metavar="VAR",
+        help="name of the env var holding the judge API key",
+    )
+    p.add_argument(
+        "--judge-cache-dir", metavar="DIR", help="persistent judge reply cache"
+    )
     p.add_argument("--judge-concurrency", type=int, default=4, metavar="N")
-    p.add_argument("--reported", type=Path, metavar="JSON", help="reported figures to compare with (the ACES paper's reported.json)")
-    p.add_argument("--live-results", type=Path, metavar="DIR", help="results folder with trials.parquet (or a JSON {skill: lift}) for static-vs-live correlation")
+    p.add_argument(
+        "--reported",
+        type=Path,
+        metavar="JSON",
+        help="reported figures to compare with (the ACES paper's reported.json)",
+    )
+    p.add_argument(
+        "--live-results",
+        type=Path,
+        metavar="DIR",
+        help="results folder with trials.parquet (or a JSON {skill: lift}) for static-vs-live correlation",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress display")
     return p
 
 
-def judge_specs(models: list[str], urls: list[str], key_env: str | None, cache_dir: str | None) -> list[JudgeSpec]:
+def judge_specs(
+    models: list[str], urls: list[str], key_env: str | None, cache_dir: str | None
+) -> list[JudgeSpec]:
     """One litellm JudgeSpec per model; base URLs pair up by position or one is shared."""
     if urls and not models:
-        raise ConfigError("--judge-base-url given without --judge-model", where="--judge-base-url", fix="add --judge-model M (e.g. hosted_vllm/<id>)")
+        raise ConfigError(
+            "--judge-base-url given without --judge-model",
+            where="--judge-base-url",
+            fix="add --judge-model M (e.g. hosted_vllm/<id>)",
+        )
     if urls and len(urls) not in (1, len(models)):
-        raise ConfigError(f"{len(urls)} --judge-base-url for {len(models)} --judge-model", where="--judge-base-url", fix="give one URL for all judges or one per --judge-model, in the same order")
+        raise ConfigError(
+            f"{len(urls)} --judge-base-url for {len(models)} --judge-model",
+            where="--judge-base-url",
+            fix="give one URL for all judges or one per --judge-model, in the same order",
+        )
     specs = []
     for i, m in enumerate(models):
         url = (urls[i] if len(urls) > 1 else urls[0]) if urls else None
         try:
-            specs.append(JudgeSpec(kind="litellm", model=m, base_url=url, api_key_env=key_env, cache_dir=cache_dir, temperature=0.0))
+            specs.append(
+                JudgeSpec(
+                    kind="litellm",
+                    model=m,
+                    base_url=url,
+                    api_key_env=key_env,
+                    cache_dir=cache_dir,
+                    temperature=0.0,
+                )
+            )
         except ValidationError as exc:
-            raise from_validation(exc, where=f"--judge-model {m}", prefix="judge") from None
+            raise from_validation(
+                exc, where=f"--judge-model {m}", prefix="judge"
+            ) from None
     return specs
 
 
@@ -59,7 +138,11 @@ def _formats(raw: str) -> list[str]:
     fmts = [f.strip() for f in raw.split(",") if f.strip()]
     bad = [f for f in fmts if f not in FORMATS]
     if bad or not fmts:
-        raise ConfigError(f"unknown format(s) {bad or raw!r}", where="--format", fix=f"use a comma-separated subset of: {', '.join(FORMATS)}")
+        raise ConfigError(
+            f"unknown format(s) {bad or raw!r}",
+            where="--format",
+            fix=f"use a comma-separated subset of: {', '.join(FORMATS)}",
+        )
     return fmts
 
 
@@ -75,7 +158,12 @@ def _progress(n_total_hint: int, quiet: bool):
         if total >= PROGRESS_MIN_SKILLS:
             if not prog.live.is_started:
                 prog.start()
-            prog.update(task, completed=done, total=total, description=f"scanning {skill_id[:40]}")
+            prog.update(
+                task,
+                completed=done,
+                total=total,
+                description=f"scanning {skill_id[:40]}",
+            )
 
     return prog, update
 
@@ -86,9 +174,18 @@ def main(argv: list[str]) -> int:
     try:
         formats = _formats(args.format)
         opts = ScanOptions(
-            gate=args.gate, strict=args.strict, lint=not args.no_lint,
-            judges=judge_specs(args.judge_model, args.judge_base_url, args.judge_api_key_env, args.judge_cache_dir),
-            judge_concurrency=max(1, args.judge_concurrency), reported=args.reported, live_results=args.live_results,
+            gate=args.gate,
+            strict=args.strict,
+            lint=not args.no_lint,
+            judges=judge_specs(
+                args.judge_model,
+                args.judge_base_url,
+                args.judge_api_key_env,
+                args.judge_cache_dir,
+            ),
+            judge_concurrency=max(1, args.judge_concurrency),
+            reported=args.reported,
+            live_results=args.live_results,
         )
         prog, update = _progress(0, args.quiet)
         try:
@@ -96,7 +193,13 @@ def main(argv: list[str]) -> int:
         finally:
             if prog is not None and prog.live.is_started:
                 prog.stop()
-        written = write_outputs(args.out, corpus, results, formats, figures=not args.no_figures) if args.out else []
+        written = (
+            write_outputs(
+                args.out, corpus, results, formats, figures=not args.no_figures
+            )
+            if args.out
+            else []
+        )
     except AcesError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -105,7 +208,7 @@ def main(argv: list[str]) -> int:
     return 1 if failed else 0
 
 
-def _print_summary(corpus, results, written, out) -> None:  # noqa: ANN001 - printing only
+def _print_summary(corpus, results, written, out) -> None:
     s = corpus.stats
     if len(results) <= 10:
         for r in results:
@@ -113,12 +216,16 @@ def _print_summary(corpus, results, written, out) -> None:  # noqa: ANN001 - pri
                 print(f"{r.skill_id}: ERROR {r.error}")
                 continue
             crit = sum(1 for x in r.security if x.severity in ("critical", "high"))
-            print(f"{r.skill_id}: {r.score:.1f} ({r.grade}) {'PASS' if r.passed_gate else 'FAIL'}  findings={len(r.findings)} security(high+)={crit}")
+            print(
+                f"{r.skill_id}: {r.score:.1f} ({r.grade}) {'PASS' if r.passed_gate else 'FAIL'}  findings={len(r.findings)} security(high+)={crit}"
+            )
             for reason in r.gate_reasons:
                 print(f"    {reason}")
-    pct = (lambda v: "n/a" if v is None else f"{100 * v:.1f}%")
+    pct = lambda v: "n/a" if v is None else f"{100 * v:.1f}%"
     mean = "n/a" if s.mean is None else f"{s.mean:.1f}"
-    print(f"{corpus.n_skills} skill(s), {corpus.n_errors} error(s); mean {mean}, >=70 {pct(s.share_at_or_above_70)}, >=80 {pct(s.share_at_or_above_80)}, passing gate {pct(s.share_passing_gate)}")
+    print(
+        f"{corpus.n_skills} skill(s), {corpus.n_errors} error(s); mean {mean}, >=70 {pct(s.share_at_or_above_70)}, >=80 {pct(s.share_at_or_above_80)}, passing gate {pct(s.share_passing_gate)}"
+    )
     rs = corpus.rubric_summary or {}
     if rs.get("status") != "ran":
         print(f"Tier 2 rubric: not run ({rs.get('detail', 'no judge')})")

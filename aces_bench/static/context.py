@@ -31,7 +31,9 @@ class Ctx:
     body_lower: str
     prose_lower: str
     headings_lower: list[tuple[str, int]]
-    headings_joined: str  # one heading per line, so a rule searches all headings at once
+    headings_joined: (
+        str  # one heading per line, so a rule searches all headings at once
+    )
     body_words: int
     scripts: list[FileEntry]
     references: list[FileEntry]
@@ -41,7 +43,11 @@ class Ctx:
     def fm_line(self, key: str) -> int:
         """1-based line of a frontmatter key in SKILL.md, or 1 when absent."""
         if self.doc.text:
-            m = re.search(rf"^{re.escape(key)}\s*:", self.doc.text[: self.doc.text.find("\n---", 3) + 1], re.M)
+            m = re.search(
+                rf"^{re.escape(key)}\s*:",
+                self.doc.text[: self.doc.text.find("\n---", 3) + 1],
+                re.MULTILINE,
+            )
             if m:
                 return self.doc.text.count("\n", 0, m.start()) + 1
         return 1
@@ -59,7 +65,10 @@ class Ctx:
 
     def declared(self, field_name: str) -> bool:
         """Whether a contract field is declared under any of its catalog aliases."""
-        return any(_non_empty(_lookup(self.fm, alias)) for alias in self.catalog.contract.get(field_name, [field_name]))
+        return any(
+            _non_empty(_lookup(self.fm, alias))
+            for alias in self.catalog.contract.get(field_name, [field_name])
+        )
 
 
 def _lookup(data: dict[str, Any], dotted: str) -> Any:

@@ -30,7 +30,11 @@ def lift_from_trials(frame: Any) -> dict[str, float]:
     need = {"skill", "condition", "composite"}
     missing = need - set(frame.columns)
     if missing:
-        raise ReportError(f"trials table lacks columns {sorted(missing)}", where="trials.parquet", fix="pass the trials table written by aces-bench collect")
+        raise ReportError(
+            f"trials table lacks columns {sorted(missing)}",
+            where="trials.parquet",
+            fix="pass the trials table written by aces-bench collect",
+        )
     df = frame[frame["composite"].notna()]
     if "status" in df.columns:
         df = df[df["status"] == "ok"]
@@ -39,7 +43,9 @@ def lift_from_trials(frame: Any) -> dict[str, float]:
     keys = [k for k in PAIR_KEY if k in df.columns]
     out: dict[str, float] = {}
     if set(PAIR_KEY) <= set(df.columns):
-        wide = df.pivot_table(index=keys, columns="condition", values="composite", aggfunc="mean")
+        wide = df.pivot_table(
+            index=keys, columns="condition", values="composite", aggfunc="mean"
+        )
         if {"with_skill", "baseline"} <= set(wide.columns):
             diff = (wide["with_skill"] - wide["baseline"]).dropna()
             for skill, v in diff.groupby(level="skill").mean().items():
@@ -58,21 +64,39 @@ def load_lift(path: Path) -> dict[str, float]:
     if path.is_dir():
         path = path / TRIALS_FILE
     if not path.exists():
-        raise ReportError("no live results here", where=path, fix=f"pass a results folder holding {TRIALS_FILE}, the parquet itself, or a JSON {{skill: lift}}")
+        raise ReportError(
+            "no live results here",
+            where=path,
+            fix=f"pass a results folder holding {TRIALS_FILE}, the parquet itself, or a JSON {{skill: lift}}",
+        )
     if path.suffix == ".json":
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise ReportError(f"cannot read lift JSON: {exc}", where=path, fix="write a JSON object {skill: lift}") from None
-        if not isinstance(data, dict) or not all(isinstance(v, (int, float)) for v in data.values()):
-            raise ReportError("lift JSON must map skill names to numbers", where=path, fix="write a JSON object {skill: lift}")
+            raise ReportError(
+                f"cannot read lift JSON: {exc}",
+                where=path,
+                fix="write a JSON object {skill: lift}",
+            ) from None
+        if not isinstance(data, dict) or not all(
+            isinstance(v, (int, float)) for v in data.values()
+        ):
+            raise ReportError(
+                "lift JSON must map skill names to numbers",
+                where=path,
+                fix="write a JSON object {skill: lift}",
+            )
         return {str(k): float(v) for k, v in data.items() if not math.isnan(float(v))}
     import pandas as pd
 
     try:
         frame = pd.read_parquet(path)
     except (OSError, ValueError) as exc:
-        raise ReportError(f"cannot read trials table: {exc}", where=path, fix="pass the trials.parquet written by aces-bench") from None
+        raise ReportError(
+            f"cannot read trials table: {exc}",
+            where=path,
+            fix="pass the trials.parquet written by aces-bench",
+        ) from None
     return lift_from_trials(frame)
 
 
@@ -90,9 +114,15 @@ def _keyed(results: list[SkillResult], values: Mapping[str, float]) -> dict[str,
     return out
 
 
-def static_vs_live(results: list[SkillResult], lift: Mapping[str, float], rubric_means: Mapping[str, float] | None = None) -> dict[str, Any]:
+def static_vs_live(
+    results: list[SkillResult],
+    lift: Mapping[str, float],
+    rubric_means: Mapping[str, float] | None = None,
+) -> dict[str, Any]:
     """Spearman (with Fisher-z 95% CI) of Tier 1, and Tier 2 when present, against lift."""
-    tier1 = _keyed(results, {r.skill_id: r.score for r in results if r.score is not None})
+    tier1 = _keyed(
+        results, {r.skill_id: r.score for r in results if r.score is not None}
+    )
     matched = sorted(k for k in lift if k in tier1)
     out: dict[str, Any] = {
         "n_live_skills": len(lift),

@@ -20,11 +20,59 @@ SKILL_FILE = "SKILL.md"
 MANIFEST_FILE = "MANIFEST.json"
 MAX_SKILL_MD_BYTES = 1_000_000
 MAX_SCAN_BYTES = 2_000_000
-SCRIPT_EXTS = frozenset({".py", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".ps1", ".r", ".go", ".lua", ".php"})
+SCRIPT_EXTS = frozenset(
+    {
+        ".py",
+        ".sh",
+        ".bash",
+        ".zsh",
+        ".js",
+        ".mjs",
+        ".cjs",
+        ".ts",
+        ".rb",
+        ".pl",
+        ".ps1",
+        ".r",
+        ".go",
+        ".lua",
+        ".php",
+    }
+)
 DOC_EXTS = frozenset({".md", ".markdown", ".txt", ".rst", ".adoc"})
-TEXT_EXTS = SCRIPT_EXTS | DOC_EXTS | frozenset({".json", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".html", ".xml", ".csv", ".tsv", ".sql", ".env", ""})
-_IGNORED_DIRS = frozenset({"__pycache__", ".git", ".pytest_cache", "node_modules", ".venv", ".mypy_cache", ".ruff_cache"})
-_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
+TEXT_EXTS = (
+    SCRIPT_EXTS
+    | DOC_EXTS
+    | frozenset(
+        {
+            ".json",
+            ".yaml",
+            ".yml",
+            ".toml",
+            ".cfg",
+            ".ini",
+            ".html",
+            ".xml",
+            ".csv",
+            ".tsv",
+            ".sql",
+            ".env",
+            "",
+        }
+    )
+)
+_IGNORED_DIRS = frozenset(
+    {
+        "__pycache__",
+        ".git",
+        ".pytest_cache",
+        "node_modules",
+        ".venv",
+        ".mypy_cache",
+        ".ruff_cache",
+    }
+)
+_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _FENCE_ONLY = re.compile(r"\A---[ \t]*\r?\n")
 # libyaml's safe loader when the wheel has it: same results, about ten times faster.
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -88,7 +136,9 @@ def decode_text(data: bytes) -> tuple[str | None, str | None]:
         return None, f"not UTF-8 (invalid byte at offset {exc.start})"
 
 
-def split_frontmatter(text: str) -> tuple[dict[str, Any] | None, str | None, int, str, int]:
+def split_frontmatter(
+    text: str,
+) -> tuple[dict[str, Any] | None, str | None, int, str, int]:
     """(frontmatter, error, error_line, body, body_line) for a SKILL.md text.
 
     ``error`` is ``"missing"`` when there is no frontmatter block, or ``"invalid: ..."``
@@ -97,7 +147,13 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any] | None, str | None, int
     m = _FRONTMATTER.match(text)
     if not m:
         if _FENCE_ONLY.match(text):
-            return None, "invalid: the opening '---' has no closing '---' line", 1, text, 1
+            return (
+                None,
+                "invalid: the opening '---' has no closing '---' line",
+                1,
+                text,
+                1,
+            )
         return None, "missing", 1, text, 1
     body = text[m.end() :]
     body_line = text.count("\n", 0, m.end()) + 1
@@ -106,11 +162,23 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any] | None, str | None, int
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1
-        return None, f"invalid: {getattr(exc, 'problem', None) or exc}", line, body, body_line
+        return (
+            None,
+            f"invalid: {getattr(exc, 'problem', None) or exc}",
+            line,
+            body,
+            body_line,
+        )
     except (RecursionError, ValueError) as exc:
         return None, f"invalid: {type(exc).__name__}", 1, body, body_line
     if not isinstance(data, dict):
-        return None, f"invalid: frontmatter is a YAML {type(data).__name__}, not a mapping", 2, body, body_line
+        return (
+            None,
+            f"invalid: frontmatter is a YAML {type(data).__name__}, not a mapping",
+            2,
+            body,
+            body_line,
+        )
     return data, None, 1, body, body_line
 
 
@@ -124,7 +192,9 @@ def _read_manifest(path: Path) -> list[dict[str, Any]] | None:
     except (OSError, ValueError):
         return None
     files = data.get("files") if isinstance(data, dict) else None
-    if not isinstance(files, list) or not all(isinstance(f, dict) and isinstance(f.get("path"), str) for f in files):
+    if not isinstance(files, list) or not all(
+        isinstance(f, dict) and isinstance(f.get("path"), str) for f in files
+    ):
         return None
     return files
 
@@ -144,9 +214,19 @@ def _walk(doc: SkillDoc) -> None:
             if os.path.islink(full):
                 target = os.path.realpath(full)
                 if not os.path.exists(full):
-                    doc.problems.append(FileProblem(rel, "S060", "symlinked folder loops or is dangling"))
+                    doc.problems.append(
+                        FileProblem(
+                            rel, "S060", "symlinked folder loops or is dangling"
+                        )
+                    )
                 elif not _within(target, real_root):
-                    doc.problems.append(FileProblem(rel, "S060", f"symlinked folder points outside the skill (to {target})"))
+                    doc.problems.append(
+                        FileProblem(
+                            rel,
+                            "S060",
+                            f"symlinked folder points outside the skill (to {target})",
+                        )
+                    )
                 continue  # never descend through symlinks: loops and duplicates
             keep.append(d)
         dirnames[:] = keep
@@ -168,17 +248,31 @@ def _walk(doc: SkillDoc) -> None:
             if rel in on_disk or rel == MANIFEST_FILE:
                 continue
             size = item.get("bytes") if isinstance(item.get("bytes"), int) else 0
-            doc.files.append(FileEntry(rel, size, file_kind(rel), copied=False, problem="listed in MANIFEST.json, body not copied"))
+            doc.files.append(
+                FileEntry(
+                    rel,
+                    size,
+                    file_kind(rel),
+                    copied=False,
+                    problem="listed in MANIFEST.json, body not copied",
+                )
+            )
 
 
 def _add_file(doc: SkillDoc, full: str, rel: str, real_root: str) -> None:
     if os.path.islink(full):
         target = os.path.realpath(full)
         if not os.path.exists(full):
-            doc.problems.append(FileProblem(rel, "S060", "symlink loops or is dangling"))
+            doc.problems.append(
+                FileProblem(rel, "S060", "symlink loops or is dangling")
+            )
             return
         if not _within(target, real_root):
-            doc.problems.append(FileProblem(rel, "S060", f"symlink points outside the skill (to {target})"))
+            doc.problems.append(
+                FileProblem(
+                    rel, "S060", f"symlink points outside the skill (to {target})"
+                )
+            )
             return
     try:
         size = os.stat(full).st_size
@@ -212,7 +306,9 @@ def _add_file(doc: SkillDoc, full: str, rel: str, real_root: str) -> None:
 def load_doc(skill_dir: Path, *, skill_id: str, source: str) -> SkillDoc:
     """Load a skill folder for scanning. Never raises for content problems."""
     skill_dir = Path(skill_dir)
-    doc = SkillDoc(root=skill_dir, skill_id=skill_id, source=source, dir_name=skill_dir.name)
+    doc = SkillDoc(
+        root=skill_dir, skill_id=skill_id, source=source, dir_name=skill_dir.name
+    )
     try:
         _walk(doc)
     except OSError as exc:  # the folder vanished or is unreadable mid-walk
@@ -220,7 +316,9 @@ def load_doc(skill_dir: Path, *, skill_id: str, source: str) -> SkillDoc:
         return doc
     skill_md = next((f for f in doc.files if f.rel == SKILL_FILE), None)
     if skill_md is None:
-        doc.error = f"no readable {SKILL_FILE} (missing, or a symlink that loops or escapes)"
+        doc.error = (
+            f"no readable {SKILL_FILE} (missing, or a symlink that loops or escapes)"
+        )
         return doc
     if skill_md.size > MAX_SKILL_MD_BYTES:
         doc.error = f"{SKILL_FILE} is {skill_md.size:,} bytes, above the {MAX_SKILL_MD_BYTES:,}-byte limit"
@@ -237,5 +335,7 @@ def load_doc(skill_dir: Path, *, skill_id: str, source: str) -> SkillDoc:
     text = text.removeprefix("\ufeff")
     skill_md.text = text
     doc.text = text
-    doc.frontmatter, doc.fm_error, doc.fm_error_line, doc.body, doc.body_line = split_frontmatter(text)
+    doc.frontmatter, doc.fm_error, doc.fm_error_line, doc.body, doc.body_line = (
+        split_frontmatter(text)
+    )
     return doc

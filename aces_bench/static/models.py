@@ -45,8 +45,12 @@ class SecurityFinding(_Record):
     line: int | None = None
     column: int | None = None
     message: str
-    excerpt: str = Field(default="", description="the matched text, shortened; secrets are masked")
-    decoded: str | None = Field(default=None, description="hidden text decoded from Unicode tag characters")
+    excerpt: str = Field(
+        default="", description="the matched text, shortened; secrets are masked"
+    )
+    decoded: str | None = Field(
+        default=None, description="hidden text decoded from Unicode tag characters"
+    )
     fix: str
 
 
@@ -93,14 +97,18 @@ class RubricResult(_Record):
     prompt_id: str = "static-rubric"
     prompt_version: str
     criteria: list[RubricCriterion] = Field(default_factory=list)
-    score: float | None = Field(default=None, description="mean criterion score x 10 (0-100)")
+    score: float | None = Field(
+        default=None, description="mean criterion score x 10 (0-100)"
+    )
     detail: str = ""
 
 
 class SkillResult(_Record):
     schema_version: str = SCAN_SCHEMA_VERSION
     skill: str = Field(description="frontmatter name, else the folder name")
-    skill_id: str = Field(description="path relative to the scanned root; unique within a corpus")
+    skill_id: str = Field(
+        description="path relative to the scanned root; unique within a corpus"
+    )
     source: str
     path: str
     status: Literal["ok", "error"]
@@ -112,13 +120,20 @@ class SkillResult(_Record):
     gate_reasons: list[str] = Field(default_factory=list)
     dimensions: list[DimensionScore] = Field(default_factory=list)
     findings: list[Finding] = Field(default_factory=list)
-    not_evaluable: dict[str, str] = Field(default_factory=dict, description="rule id -> why it could not be checked")
+    not_evaluable: dict[str, str] = Field(
+        default_factory=dict, description="rule id -> why it could not be checked"
+    )
     security: list[SecurityFinding] = Field(default_factory=list)
     lint: list[LintFinding] = Field(default_factory=list)
     tools: list[ToolRun] = Field(default_factory=list)
     tokens: TokenCount | None = None
-    frontmatter_declared: dict[str, bool] = Field(default_factory=dict, description="contract field -> declared under any alias")
-    frontmatter_top_level: dict[str, bool] = Field(default_factory=dict, description="contract field -> declared as a top-level key of that name")
+    frontmatter_declared: dict[str, bool] = Field(
+        default_factory=dict, description="contract field -> declared under any alias"
+    )
+    frontmatter_top_level: dict[str, bool] = Field(
+        default_factory=dict,
+        description="contract field -> declared as a top-level key of that name",
+    )
     files_present: int = 0
     files_readable: int = 0
     rubric: list[RubricResult] = Field(default_factory=list)

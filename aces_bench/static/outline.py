@@ -15,7 +15,9 @@ from markdown_it import MarkdownIt
 # Link reference definitions and raw HTML blocks are read as paragraphs and GFM tables
 # are not recognised: no rule needs them, and skipping these rules saves a quarter of
 # the parse time.
-_MD = MarkdownIt("commonmark", {"maxNesting": 40}).disable(["inline", "text_join", "reference", "html_block"])
+_MD = MarkdownIt("commonmark", {"maxNesting": 40}).disable(
+    ["inline", "text_join", "reference", "html_block"]
+)
 LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
@@ -45,7 +47,11 @@ class Outline:
     prose: str = ""  # block text outside code, joined by newlines
 
     def code_text(self) -> str:
-        return "\n".join(f.content for f in self.fences) + "\n" + "\n".join(s for s, _ in self.code_spans)
+        return (
+            "\n".join(f.content for f in self.fences)
+            + "\n"
+            + "\n".join(s for s, _ in self.code_spans)
+        )
 
 
 def outline(body: str, first_line: int = 1) -> Outline:
@@ -62,14 +68,25 @@ def outline(body: str, first_line: int = 1) -> Outline:
             if "](" in content:
                 out.links.extend((m.group(1), line) for m in LINK.finditer(content))
             if "`" in content:
-                out.code_spans.extend((m.group(1), line) for m in _CODE_SPAN.finditer(content))
+                out.code_spans.extend(
+                    (m.group(1), line) for m in _CODE_SPAN.finditer(content)
+                )
         elif t == "heading_open":
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
             line = first_line + (tok.map[0] if tok.map else 0)
-            out.headings.append(Heading(int(tok.tag[1]), nxt.content.strip() if nxt else "", line))
+            out.headings.append(
+                Heading(int(tok.tag[1]), nxt.content.strip() if nxt else "", line)
+            )
         elif t in ("fence", "code_block"):
             start = tok.map[0] if tok.map else 0
-            out.fences.append(Fence(tok.info.strip(), tok.content, first_line + start, tok.content.count("\n")))
+            out.fences.append(
+                Fence(
+                    tok.info.strip(),
+                    tok.content,
+                    first_line + start,
+                    tok.content.count("\n"),
+                )
+            )
         elif t == "list_item_open":
             out.list_items += 1
     out.prose = "\n".join(prose)

@@ -38,9 +38,15 @@ def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def run_scan(paths: Sequence[str | Path], opts: ScanOptions, progress: Callable[[int, int, str], None] | None = None) -> tuple[CorpusResult, list[SkillResult]]:
+def run_scan(
+    paths: Sequence[str | Path],
+    opts: ScanOptions,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> tuple[CorpusResult, list[SkillResult]]:
     """Scan every skill under ``paths``; user errors raise AcesError subclasses."""
-    reported = load_reported(opts.reported) if opts.reported else None  # fail fast on a bad path
+    reported = (
+        load_reported(opts.reported) if opts.reported else None
+    )  # fail fast on a bad path
     lift = load_lift(opts.live_results) if opts.live_results else None
     refs = discover(paths)
     pairs = scan_refs(refs, gate_at=opts.gate, strict=opts.strict, progress=progress)
@@ -59,14 +65,31 @@ def run_scan(paths: Sequence[str | Path], opts: ScanOptions, progress: Callable[
 
         judges = build_judges(opts.judges)
         scored = [i for i, r in enumerate(results) if r.status == "ok"]
-        ratings = asyncio.run(rate_corpus([docs[i] for i in scored], judges, concurrency=opts.judge_concurrency))
+        ratings = asyncio.run(
+            rate_corpus(
+                [docs[i] for i in scored], judges, concurrency=opts.judge_concurrency
+            )
+        )
         for i, rs in zip(scored, ratings, strict=True):
             results[i].rubric = rs
-        rubric_summary = summarize_rubric({results[i].skill_id: results[i].score for i in scored if results[i].score is not None}, {results[i].skill_id: results[i].rubric for i in scored}, gate=opts.gate)
+        rubric_summary = summarize_rubric(
+            {
+                results[i].skill_id: results[i].score
+                for i in scored
+                if results[i].score is not None
+            },
+            {results[i].skill_id: results[i].rubric for i in scored},
+            gate=opts.gate,
+        )
         rubric_means = rubric_summary.get("rubric_means")
     else:
-        rubric_summary = {"status": "not_run", "detail": "no judge configured; pass --judge-model (and --judge-base-url) to run Tier 2"}
-    corpus = summarize(results, roots=[str(p) for p in paths], gate=opts.gate, strict=opts.strict)
+        rubric_summary = {
+            "status": "not_run",
+            "detail": "no judge configured; pass --judge-model (and --judge-base-url) to run Tier 2",
+        }
+    corpus = summarize(
+        results, roots=[str(p) for p in paths], gate=opts.gate, strict=opts.strict
+    )
     corpus.rubric_summary = rubric_summary
     if reported is not None:
         corpus.comparison = compare(corpus, reported)
@@ -87,13 +110,22 @@ def _skill_file(skill_id: str) -> str:
     return skill_id.replace("/", "__") + ".json"
 
 
-def write_outputs(out: Path, corpus: CorpusResult, results: list[SkillResult], formats: Sequence[str] = FORMATS, figures: bool = True) -> list[Path]:
+def write_outputs(
+    out: Path,
+    corpus: CorpusResult,
+    results: list[SkillResult],
+    formats: Sequence[str] = FORMATS,
+    figures: bool = True,
+) -> list[Path]:
     """Write the requested formats (and figures with the Markdown summary) atomically."""
     out = Path(out)
     written: list[Path] = []
     fig_names: list[str] = []
     if figures and "md" in formats:
-        fig_names = [p.relative_to(out).as_posix() for p in write_figures(out / "figures", corpus, results)]
+        fig_names = [
+            p.relative_to(out).as_posix()
+            for p in write_figures(out / "figures", corpus, results)
+        ]
         written += [out / n for n in fig_names]
     if "json" in formats:
         written.append(write_json(out / "corpus.json", corpus))
@@ -106,11 +138,15 @@ def write_outputs(out: Path, corpus: CorpusResult, results: list[SkillResult], f
     if "md" in formats:
         from aces_bench.static.report_md import render
 
-        written.append(write_text(out / "summary.md", render(corpus, results, fig_names)))
+        written.append(
+            write_text(out / "summary.md", render(corpus, results, fig_names))
+        )
     return written
 
 
-def write_figures(folder: Path, corpus: CorpusResult, results: list[SkillResult]) -> list[Path]:
+def write_figures(
+    folder: Path, corpus: CorpusResult, results: list[SkillResult]
+) -> list[Path]:
     from aces_bench.static import figures
 
     scores = [r.score for r in results if r.score is not None]
@@ -118,14 +154,37 @@ def write_figures(folder: Path, corpus: CorpusResult, results: list[SkillResult]
     if scores:
         reported_mean = None
         if corpus.comparison:
-            reported_mean = next((row["reported"] for row in corpus.comparison["score_rows"] if row["figure"] == "mean"), None)
-        paths.append(figures.score_histogram(scores, folder / "score_histogram.svg", reported_mean=reported_mean, gate=corpus.gate))
+            reported_mean = next(
+                (
+                    row["reported"]
+                    for row in corpus.comparison["score_rows"]
+                    if row["figure"] == "mean"
+                ),
+                None,
+            )
+        paths.append(
+            figures.score_histogram(
+                scores,
+                folder / "score_histogram.svg",
+                reported_mean=reported_mean,
+                gate=corpus.gate,
+            )
+        )
     if corpus.top_violations:
-        paths.append(figures.top_violations(corpus.top_violations, folder / "top_violations.svg"))
+        paths.append(
+            figures.top_violations(corpus.top_violations, folder / "top_violations.svg")
+        )
     rs = corpus.rubric_summary or {}
     if rs.get("status") == "ran" and rs.get("rubric_means"):
         by_id = {r.skill_id: r.score for r in results if r.score is not None}
         common = sorted(set(by_id) & set(rs["rubric_means"]))
         if len(common) >= 2:
-            paths.append(figures.structural_vs_rubric([by_id[s] for s in common], [rs["rubric_means"][s] for s in common], rs["structural_vs_rubric"], folder / "structural_vs_rubric.svg"))
+            paths.append(
+                figures.structural_vs_rubric(
+                    [by_id[s] for s in common],
+                    [rs["rubric_means"][s] for s in common],
+                    rs["structural_vs_rubric"],
+                    folder / "structural_vs_rubric.svg",
+                )
+            )
     return paths

@@ -10,15 +10,28 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aces_bench.errors import SkillError
-from aces_bench.static import checks_correctness, checks_discoverability, checks_efficiency, checks_reliability  # noqa: F401  (register rules)
+from aces_bench.static import (  # noqa: F401  (register rules)
+    checks_correctness,
+    checks_discoverability,
+    checks_efficiency,
+    checks_reliability,
+)
 from aces_bench.static.catalog import Catalog, catalog
 from aces_bench.static.context import CHECKS, approx_tokens, build_ctx, words_tokens
 from aces_bench.static.loader import SKILL_FILE, SkillDoc, load_doc
 from aces_bench.static.models import Finding, SkillResult, TokenCount
-from aces_bench.static.scoring import STRICT_SEVERITY, dimension_scores, gate, grade, overall
+from aces_bench.static.scoring import (
+    STRICT_SEVERITY,
+    dimension_scores,
+    gate,
+    grade,
+    overall,
+)
 from aces_bench.static.security import scan_doc
 
-_SKIP_DIRS = frozenset({".git", "__pycache__", "node_modules", ".venv", ".pytest_cache"})
+_SKIP_DIRS = frozenset(
+    {".git", "__pycache__", "node_modules", ".venv", ".pytest_cache"}
+)
 
 
 @dataclass(frozen=True)
@@ -47,7 +60,11 @@ def discover(paths: Iterable[str | Path]) -> list[SkillRef]:
         raw = str(raw)
         matches = sorted(glob.glob(raw)) if glob.has_magic(raw) else [raw]
         if not matches:
-            raise SkillError("glob matched nothing", where=raw, fix="check the pattern, or quote it so the shell does not expand it")
+            raise SkillError(
+                "glob matched nothing",
+                where=raw,
+                fix="check the pattern, or quote it so the shell does not expand it",
+            )
         for m in matches:
             found = _discover_one(Path(m))
             if not found and not glob.has_magic(raw):
@@ -59,23 +76,39 @@ def discover(paths: Iterable[str | Path]) -> list[SkillRef]:
             for ref in found:
                 refs.setdefault(os.path.realpath(ref.path), ref)
     if not refs:
-        raise SkillError("no skills found", where=", ".join(map(str, paths)), fix=f"point at folders holding {SKILL_FILE}")
+        raise SkillError(
+            "no skills found",
+            where=", ".join(map(str, paths)),
+            fix=f"point at folders holding {SKILL_FILE}",
+        )
     return sorted(refs.values(), key=lambda r: r.skill_id)
 
 
 def _discover_one(path: Path) -> list[SkillRef]:
     if not path.exists():
-        raise SkillError("path does not exist", where=path, fix="check the path; scan takes skill folders, folders of skills or globs")
+        raise SkillError(
+            "path does not exist",
+            where=path,
+            fix="check the path; scan takes skill folders, folders of skills or globs",
+        )
     if path.is_file():
         if path.name == SKILL_FILE:
             path = path.parent
         else:
-            raise SkillError("not a folder", where=path, fix=f"point at the folder holding {SKILL_FILE}")
+            raise SkillError(
+                "not a folder",
+                where=path,
+                fix=f"point at the folder holding {SKILL_FILE}",
+            )
     if _has_skill_md(str(path)):
         return [SkillRef(path, path.name, path.resolve().parent.name)]
     out = []
     for dirpath, dirnames, _ in os.walk(path, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not os.path.islink(os.path.join(dirpath, d)))
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if d not in _SKIP_DIRS and not os.path.islink(os.path.join(dirpath, d))
+        )
         if dirpath != str(path) and _has_skill_md(dirpath):
             rel = os.path.relpath(dirpath, path).replace(os.sep, "/")
             parent = os.path.dirname(rel)
@@ -94,19 +127,41 @@ def _content_hash(doc: SkillDoc) -> str:
     return h.hexdigest()
 
 
-def scan_doc_result(doc: SkillDoc, *, gate_at: float = 70.0, strict: bool = False, cat: Catalog | None = None) -> SkillResult:
+def scan_doc_result(
+    doc: SkillDoc,
+    *,
+    gate_at: float = 70.0,
+    strict: bool = False,
+    cat: Catalog | None = None,
+) -> SkillResult:
     """Tier 1 score, findings and security findings for a loaded skill."""
     cat = cat or catalog()
-    base = dict(skill=doc.dir_name, skill_id=doc.skill_id, source=doc.source, path=str(doc.root))
+    base = {
+        "skill": doc.dir_name,
+        "skill_id": doc.skill_id,
+        "source": doc.source,
+        "path": str(doc.root),
+    }
     if doc.text is None:
-        return SkillResult(**base, status="error", error=doc.error or "SKILL.md could not be read")
+        return SkillResult(
+            **base, status="error", error=doc.error or "SKILL.md could not be read"
+        )
     ctx = build_ctx(doc, cat)
     findings: list[Finding] = []
     for rule in cat.rules:
         severity = STRICT_SEVERITY if strict and rule.contract else rule.severity
         for hit in CHECKS[rule.id](ctx):
             findings.append(
-                Finding(rule_id=rule.id, rule_name=rule.name, dimension=rule.dimension, severity=severity, file=hit.file, line=hit.line, message=hit.message, fix=rule.fix)
+                Finding(
+                    rule_id=rule.id,
+                    rule_name=rule.name,
+                    dimension=rule.dimension,
+                    severity=severity,
+                    file=hit.file,
+                    line=hit.line,
+                    message=hit.message,
+                    fix=rule.fix,
+                )
             )
     security, note = scan_doc(doc)
     not_evaluable = dict(ctx.not_evaluable)
@@ -118,7 +173,9 @@ def scan_doc_result(doc: SkillDoc, *, gate_at: float = 70.0, strict: bool = Fals
     missing = [k for k, ok in declared.items() if not ok]
     passed, reasons = gate(score, gate_at, security, missing, strict)
     text = doc.text
-    all_text = sum(f.size for f in doc.files if f.kind in ("skill_md", "script", "reference"))
+    all_text = sum(
+        f.size for f in doc.files if f.kind in ("skill_md", "script", "reference")
+    )
     return SkillResult(
         **{**base, "skill": ctx.name or doc.dir_name},
         status="ok",
@@ -131,7 +188,11 @@ def scan_doc_result(doc: SkillDoc, *, gate_at: float = 70.0, strict: bool = Fals
         findings=findings,
         not_evaluable=not_evaluable,
         security=security,
-        tokens=TokenCount(skill_md=approx_tokens(text), skill_md_words_estimate=words_tokens(text), all_text=all_text // 4),
+        tokens=TokenCount(
+            skill_md=approx_tokens(text),
+            skill_md_words_estimate=words_tokens(text),
+            all_text=all_text // 4,
+        ),
         frontmatter_declared=declared,
         frontmatter_top_level={k: ctx.declared_top_level(k) for k in cat.contract},
         files_present=len(doc.files),
@@ -139,14 +200,20 @@ def scan_doc_result(doc: SkillDoc, *, gate_at: float = 70.0, strict: bool = Fals
     )
 
 
-def scan_skill(ref: SkillRef, *, gate_at: float = 70.0, strict: bool = False) -> tuple[SkillResult, SkillDoc]:
+def scan_skill(
+    ref: SkillRef, *, gate_at: float = 70.0, strict: bool = False
+) -> tuple[SkillResult, SkillDoc]:
     """Load and scan one skill; never raises for the skill's content."""
     doc = load_doc(ref.path, skill_id=ref.skill_id, source=ref.source)
     return scan_doc_result(doc, gate_at=gate_at, strict=strict), doc
 
 
 def scan_refs(
-    refs: list[SkillRef], *, gate_at: float = 70.0, strict: bool = False, progress: Callable[[int, int, str], None] | None = None
+    refs: list[SkillRef],
+    *,
+    gate_at: float = 70.0,
+    strict: bool = False,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> list[tuple[SkillResult, SkillDoc]]:
     """Scan skills in order. An unexpected exception in one skill becomes that skill's
     error entry (with the exception type) instead of stopping the corpus."""
@@ -155,7 +222,13 @@ def scan_refs(
         try:
             out.append(scan_skill(ref, gate_at=gate_at, strict=strict))
         except (OSError, RecursionError, ValueError) as exc:
-            doc = SkillDoc(root=ref.path, skill_id=ref.skill_id, source=ref.source, dir_name=ref.path.name, error=f"{type(exc).__name__}: {exc}")
+            doc = SkillDoc(
+                root=ref.path,
+                skill_id=ref.skill_id,
+                source=ref.source,
+                dir_name=ref.path.name,
+                error=f"{type(exc).__name__}: {exc}",
+            )
             out.append((scan_doc_result(doc), doc))
         if progress:
             progress(i + 1, len(refs), ref.skill_id)

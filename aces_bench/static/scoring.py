@@ -24,7 +24,13 @@ def dimension_scores(findings: list[Finding], cat: Catalog) -> list[DimensionSco
         lost[rule.dimension] += each * min(n, rule.max_hits)
         counted[rule.dimension] += n
     return [
-        DimensionScore(dimension=d, weight=cat.dimensions[d], score=round(max(0.0, 100.0 - lost[d]), 2), deduction=round(lost[d], 2), findings=counted[d])
+        DimensionScore(
+            dimension=d,
+            weight=cat.dimensions[d],
+            score=round(max(0.0, 100.0 - lost[d]), 2),
+            deduction=round(lost[d], 2),
+            findings=counted[d],
+        )
         for d in DIMENSIONS
     ]
 
@@ -40,7 +46,13 @@ def grade(score: float, cat: Catalog) -> str:
     return "F"
 
 
-def gate(score: float, threshold: float, security: list[SecurityFinding], missing_contract: list[str], strict: bool) -> tuple[bool, list[str]]:
+def gate(
+    score: float,
+    threshold: float,
+    security: list[SecurityFinding],
+    missing_contract: list[str],
+    strict: bool,
+) -> tuple[bool, list[str]]:
     """Pass/fail with the reasons for a failure. A critical security finding fails
     regardless of score; in strict mode so does an incomplete frontmatter contract."""
     reasons = []
@@ -51,5 +63,7 @@ def gate(score: float, threshold: float, security: list[SecurityFinding], missin
         ids = ", ".join(sorted({s.pattern_id for s in critical}))
         reasons.append(f"{len(critical)} critical security finding(s) ({ids})")
     if strict and missing_contract:
-        reasons.append(f"strict: frontmatter contract incomplete (missing {', '.join(missing_contract)})")
+        reasons.append(
+            f"strict: frontmatter contract incomplete (missing {', '.join(missing_contract)})"
+        )
     return not reasons, reasons

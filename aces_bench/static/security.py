@@ -25,7 +25,7 @@ from aces_bench.static.models import SecurityFinding
 
 PATTERNS_FILE = Path(__file__).with_name("patterns.yaml")
 MAX_PER_PATTERN_AND_FILE = 10
-_FLAGS = {"dotall": re.S, "multiline": re.M}
+_FLAGS = {"dotall": re.DOTALL, "multiline": re.MULTILINE}
 
 
 class Pattern(BaseModel):
@@ -44,8 +44,13 @@ class Pattern(BaseModel):
     ignore: str | None = None
     unless: str | None = None
     context_after: int = 0
-    allow_emoji_joiner: bool = Field(default=False, description="a lone U+200D after a symbol joins emoji; not a finding")
-    scope: Literal["line", "text"] = Field(default="line", description="line: every match holds a needle on its first line")
+    allow_emoji_joiner: bool = Field(
+        default=False,
+        description="a lone U+200D after a symbol joins emoji; not a finding",
+    )
+    scope: Literal["line", "text"] = Field(
+        default="line", description="line: every match holds a needle on its first line"
+    )
     ranges: list[tuple[int, int]] = Field(default_factory=list)
 
 
@@ -61,14 +66,16 @@ class _Compiled:
 
     def __init__(self, p: Pattern):
         self.p = p
-        flags = 0 if p.case_sensitive else re.I
+        flags = 0 if p.case_sensitive else re.IGNORECASE
         for f in p.flags:
             flags |= _FLAGS[f]
         self.regex = re.compile(p.regex, flags) if p.regex else None
         self.ignore = re.compile(p.ignore) if p.ignore else None
         self.needles = tuple(n.lower() for n in p.needles)
         if p.kind == "unicode":
-            cls = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in p.ranges)
+            cls = "".join(
+                f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in p.ranges
+            )
             self.regex = re.compile(f"[{cls}]+")
 
 
@@ -77,16 +84,30 @@ def load_patterns(path: Path) -> PatternSet:
         raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
         ps = PatternSet.model_validate(raw)
     except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"cannot read security patterns: {exc}", where=path, fix="restore patterns.yaml from the package") from None
+        raise ConfigError(
+            f"cannot read security patterns: {exc}",
+            where=path,
+            fix="restore patterns.yaml from the package",
+        ) from None
     except ValidationError as exc:
-        raise from_validation(exc, where=path, fix="correct the listed keys in the pattern file") from None
+        raise from_validation(
+            exc, where=path, fix="correct the listed keys in the pattern file"
+        ) from None
     for p in ps.patterns:
         if p.kind == "regex" and not p.regex:
-            raise ConfigError(f"pattern {p.id} has no regex", where=path, fix="add 'regex:' or set 'kind: unicode|file'")
+            raise ConfigError(
+                f"pattern {p.id} has no regex",
+                where=path,
+                fix="add 'regex:' or set 'kind: unicode|file'",
+            )
         try:
             _Compiled(p)
         except re.error as exc:
-            raise ConfigError(f"pattern {p.id} does not compile: {exc}", where=f"{path}:{p.id}", fix="fix the regular expression") from None
+            raise ConfigError(
+                f"pattern {p.id} does not compile: {exc}",
+                where=f"{path}:{p.id}",
+                fix="fix the regular expression",
+            ) from None
     return ps
 
 
@@ -98,8 +119,14 @@ def patterns() -> dict[str, _Compiled]:
 @cache
 def _any_unicode() -> re.Pattern[str]:
     """One character class over every unicode pattern: a single pass rules most files out."""
-    ranges = [r for c in patterns().values() if c.p.kind == "unicode" for r in c.p.ranges]
-    return re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]")
+    ranges = [
+        r for c in patterns().values() if c.p.kind == "unicode" for r in c.p.ranges
+    ]
+    return re.compile(
+        "["
+        + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
+        + "]"
+    )
 
 
 @cache
@@ -171,7 +198,9 @@ def _decode_tags(run: str) -> str | None:
     return "".join(chars) or None
 
 
-def _matches(c: _Compiled, text: str, present: dict[str, list[int]], aligned: bool) -> Iterator[re.Match[str]]:
+def _matches(
+    c: _Compiled, text: str, present: dict[str, list[int]], aligned: bool
+) -> Iterator[re.Match[str]]:
     """Regex matches, searched only on the lines holding a needle when the pattern is line-scoped."""
     assert c.regex is not None
     if c.p.kind == "unicode" or not c.needles or not aligned or c.p.scope == "text":
@@ -206,7 +235,12 @@ def scan_text(rel: str, text: str) -> list[SecurityFinding]:
         for m in _matches(c, text, present, aligned):
             if p.kind == "unicode" and m.start() == 0 and m.group(0) == "\ufeff":
                 continue  # a byte-order mark at the start of a file is harmless
-            if p.allow_emoji_joiner and m.group(0) == "\u200d" and m.start() > 0 and unicodedata.category(text[m.start() - 1]).startswith("S"):
+            if (
+                p.allow_emoji_joiner
+                and m.group(0) == "\u200d"
+                and m.start() > 0
+                and unicodedata.category(text[m.start() - 1]).startswith("S")
+            ):
                 continue
             if c.ignore:
                 window = text[m.start() : m.end() + p.context_after]
@@ -216,10 +250,16 @@ def scan_text(rel: str, text: str) -> list[SecurityFinding]:
                 continue
             spans.setdefault(pid, []).append((m.start(), m.end()))
             line, col = lines.at(m.start())
-            decoded = _decode_tags(m.group(0)) if p.kind == "unicode" and p.id == "S050" else None
+            decoded = (
+                _decode_tags(m.group(0))
+                if p.kind == "unicode" and p.id == "S050"
+                else None
+            )
             if p.kind == "unicode":
                 cps = sorted({f"U+{ord(ch):04X}" for ch in m.group(0)})
-                message = f"{p.title}: {len(m.group(0))} character(s) {', '.join(cps[:4])}"
+                message = (
+                    f"{p.title}: {len(m.group(0))} character(s) {', '.join(cps[:4])}"
+                )
                 if decoded:
                     message += f"; hidden text: {decoded!r}"
                 excerpt = ""
@@ -227,8 +267,16 @@ def scan_text(rel: str, text: str) -> list[SecurityFinding]:
                 message, excerpt = p.title, _excerpt(c, text, m)
             out.append(
                 SecurityFinding(
-                    pattern_id=pid, category=p.category, severity=p.severity, file=rel, line=line, column=col,
-                    message=message, excerpt=excerpt, decoded=decoded, fix=p.fix,
+                    pattern_id=pid,
+                    category=p.category,
+                    severity=p.severity,
+                    file=rel,
+                    line=line,
+                    column=col,
+                    message=message,
+                    excerpt=excerpt,
+                    decoded=decoded,
+                    fix=p.fix,
                 )
             )
             found += 1
@@ -246,8 +294,19 @@ def scan_doc(doc: SkillDoc) -> tuple[list[SecurityFinding], str | None]:
     pats = patterns()
     for prob in doc.problems:
         p = pats[prob.pattern_id].p
-        out.append(SecurityFinding(pattern_id=p.id, category=p.category, severity=p.severity, file=prob.rel, message=prob.message, fix=p.fix))
-    uncopied = [f.rel for f in doc.files if not f.copied and f.kind in ("script", "reference")]
+        out.append(
+            SecurityFinding(
+                pattern_id=p.id,
+                category=p.category,
+                severity=p.severity,
+                file=prob.rel,
+                message=prob.message,
+                fix=p.fix,
+            )
+        )
+    uncopied = [
+        f.rel for f in doc.files if not f.copied and f.kind in ("script", "reference")
+    ]
     note = None
     if uncopied:
         note = f"{len(uncopied)} file(s) listed in MANIFEST.json were not copied and not scanned: {', '.join(uncopied[:3])}{' ...' if len(uncopied) > 3 else ''}"

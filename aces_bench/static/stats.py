@@ -22,7 +22,15 @@ def fisher_ci(r: float, n: int, level: float = 0.95) -> tuple[float, float] | No
 def correlate(xs: list[float], ys: list[float]) -> dict[str, Any]:
     """Spearman and Pearson with Fisher-z 95% CIs. Undefined values are None with a reason."""
     n = len(xs)
-    out: dict[str, Any] = {"n": n, "spearman": None, "spearman_ci95": None, "spearman_p": None, "pearson": None, "pearson_ci95": None, "detail": ""}
+    out: dict[str, Any] = {
+        "n": n,
+        "spearman": None,
+        "spearman_ci95": None,
+        "spearman_p": None,
+        "pearson": None,
+        "pearson_ci95": None,
+        "detail": "",
+    }
     if n < 3:
         out["detail"] = f"needs at least 3 paired skills, got {n}"
         return out
@@ -32,8 +40,11 @@ def correlate(xs: list[float], ys: list[float]) -> dict[str, Any]:
     rho, p = sps.spearmanr(xs, ys)
     r, _ = sps.pearsonr(xs, ys)
     out.update(
-        spearman=round(float(rho), 4), spearman_p=round(float(p), 4), spearman_ci95=fisher_ci(float(rho), n),
-        pearson=round(float(r), 4), pearson_ci95=fisher_ci(float(r), n),
+        spearman=round(float(rho), 4),
+        spearman_p=round(float(p), 4),
+        spearman_ci95=fisher_ci(float(rho), n),
+        pearson=round(float(r), 4),
+        pearson_ci95=fisher_ci(float(r), n),
     )
     if n < MIN_N_FOR_CI:
         out["detail"] = "n < 4: no confidence interval"

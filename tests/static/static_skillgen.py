@@ -76,7 +76,7 @@ def clean_spec() -> SkillSpec:
     )
 
 
-def mutate(fn) -> SkillSpec:  # noqa: ANN001 - test helper
+def mutate(fn) -> SkillSpec:
     spec = copy.deepcopy(clean_spec())
     result = fn(spec)
     return result if isinstance(result, SkillSpec) else spec
@@ -93,7 +93,9 @@ def render(spec: SkillSpec) -> str:
         return f"---\n{spec.raw_frontmatter}\n---\n\n{body}"
     if spec.frontmatter is None:
         return body
-    fm = yaml.safe_dump(spec.frontmatter, sort_keys=False, width=1000, allow_unicode=True).strip()
+    fm = yaml.safe_dump(
+        spec.frontmatter, sort_keys=False, width=1000, allow_unicode=True
+    ).strip()
     return f"---\n{fm}\n---\n\n{body}"
 
 

@@ -35,7 +35,9 @@ def test_binary_skill_md_is_an_error_entry_not_a_zero(tmp_path):
 
 def test_non_utf8_skill_md_is_an_error_entry(tmp_path):
     d = write_skill(tmp_path, clean_spec())
-    (d / "SKILL.md").write_bytes("---\nname: pdf-form-filler\ndescription: caf\xe9\n---\n".encode("latin-1"))
+    (d / "SKILL.md").write_bytes(
+        "---\nname: pdf-form-filler\ndescription: caf\xe9\n---\n".encode("latin-1")
+    )
     _, results = run_scan([tmp_path], ScanOptions(lint=False))
     assert results[0].status == "error"
     assert "not UTF-8" in results[0].error and "re-save" in results[0].error
@@ -50,7 +52,13 @@ def test_no_frontmatter_is_a_critical_finding(tmp_path):
 
 
 def test_invalid_yaml_reports_the_line(tmp_path):
-    spec = mutate(lambda s: setattr(s, "raw_frontmatter", "name: pdf-form-filler\ndescription: ok\ntags: [a, b\nversion: 1"))
+    spec = mutate(
+        lambda s: setattr(
+            s,
+            "raw_frontmatter",
+            "name: pdf-form-filler\ndescription: ok\ntags: [a, b\nversion: 1",
+        )
+    )
     _, results = corpus_of(tmp_path, spec)
     c002 = [f for f in results[0].findings if f.rule_id == "C002"]
     assert c002 and "invalid" in c002[0].message
@@ -58,15 +66,24 @@ def test_invalid_yaml_reports_the_line(tmp_path):
 
 
 def test_frontmatter_that_is_not_a_mapping(tmp_path):
-    _, results = corpus_of(tmp_path, mutate(lambda s: setattr(s, "raw_frontmatter", "- just\n- a list")))
-    assert any(f.rule_id == "C002" and "not a mapping" in f.message for f in results[0].findings)
+    _, results = corpus_of(
+        tmp_path, mutate(lambda s: setattr(s, "raw_frontmatter", "- just\n- a list"))
+    )
+    assert any(
+        f.rule_id == "C002" and "not a mapping" in f.message
+        for f in results[0].findings
+    )
 
 
 def test_unclosed_frontmatter(tmp_path):
     d = write_skill(tmp_path, clean_spec())
-    (d / "SKILL.md").write_text("---\nname: pdf-form-filler\n# Title\n\nbody text\n", encoding="utf-8")
+    (d / "SKILL.md").write_text(
+        "---\nname: pdf-form-filler\n# Title\n\nbody text\n", encoding="utf-8"
+    )
     _, results = run_scan([tmp_path], ScanOptions(lint=False))
-    assert any(f.rule_id == "C002" and "closing" in f.message for f in results[0].findings)
+    assert any(
+        f.rule_id == "C002" and "closing" in f.message for f in results[0].findings
+    )
 
 
 def test_symlink_loop_and_escape_become_security_findings(tmp_path):
@@ -76,13 +93,15 @@ def test_symlink_loop_and_escape_become_security_findings(tmp_path):
     os.symlink(d, d / "references" / "self_dir")  # a directory loop back to the skill
     (tmp_path / "outside.txt").write_text("secret", encoding="utf-8")
     os.symlink(tmp_path / "outside.txt", d / "references" / "escape.md")
-    corpus, results = run_scan([tmp_path / "skills"], ScanOptions(lint=False))
+    _, results = run_scan([tmp_path / "skills"], ScanOptions(lint=False))
     r = results[0]
     assert r.status == "ok"
     s060 = {(s.file, s.pattern_id) for s in r.security if s.pattern_id == "S060"}
     assert ("loop_a", "S060") in s060 and ("loop_b", "S060") in s060
     assert ("references/escape.md", "S060") in s060
-    assert all(s.file != "references/escape.md" or "outside" in s.message for s in r.security)
+    assert all(
+        s.file != "references/escape.md" or "outside" in s.message for s in r.security
+    )
 
 
 def test_50mb_reference_is_not_read_but_reported(tmp_path):
@@ -94,7 +113,11 @@ def test_50mb_reference_is_not_read_but_reported(tmp_path):
     _, results = run_scan([tmp_path], ScanOptions(lint=False))
     r = results[0]
     s061 = [s for s in r.security if s.pattern_id == "S061"]
-    assert s061 and s061[0].file == "references/huge.md" and "not scanned" in s061[0].message
+    assert (
+        s061
+        and s061[0].file == "references/huge.md"
+        and "not scanned" in s061[0].message
+    )
     assert {"E008", "E009"} <= {f.rule_id for f in r.findings}
 
 
@@ -110,7 +133,10 @@ def test_binary_reference_is_a_low_finding(tmp_path):
     d = write_skill(tmp_path, clean_spec())
     (d / "references" / "blob.txt").write_bytes(b"\x00\xff\x00")
     _, results = run_scan([tmp_path], ScanOptions(lint=False))
-    assert any(s.pattern_id == "S062" and s.file == "references/blob.txt" for s in results[0].security)
+    assert any(
+        s.pattern_id == "S062" and s.file == "references/blob.txt"
+        for s in results[0].security
+    )
 
 
 def test_missing_path_is_a_user_error_naming_it(tmp_path):
@@ -130,5 +156,11 @@ def test_glob_and_nested_discovery(tmp_path):
     write_skill(tmp_path / "src-a", clean_spec())
     write_skill(tmp_path / "src-b", mutate(lambda s: setattr(s, "dir_name", "other")))
     refs = discover([tmp_path])
-    assert [(r.skill_id, r.source) for r in refs] == [("src-a/pdf-form-filler", "src-a"), ("src-b/other", "src-b")]
-    assert [r.skill_id for r in discover([str(tmp_path / "src-*" / "*")])] == ["other", "pdf-form-filler"]
+    assert [(r.skill_id, r.source) for r in refs] == [
+        ("src-a/pdf-form-filler", "src-a"),
+        ("src-b/other", "src-b"),
+    ]
+    assert [r.skill_id for r in discover([str(tmp_path / "src-*" / "*")])] == [
+        "other",
+        "pdf-form-filler",
+    ]

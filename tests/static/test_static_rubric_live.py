@@ -10,7 +10,7 @@ import math
 import pandas as pd
 import pytest
 from scipy import stats as sps
-from static_skillgen import clean_spec, mutate, write_skill
+from static_skillgen import mutate, write_skill
 
 from aces_bench.errors import ConfigError, ReportError
 from aces_bench.judges.base import JudgeOutcome
@@ -20,7 +20,15 @@ from aces_bench.static.cli import judge_specs
 from aces_bench.static.live import lift_from_trials, load_lift, static_vs_live
 from aces_bench.static.loader import load_doc
 from aces_bench.static.pipeline import ScanOptions, run_scan, write_outputs
-from aces_bench.static.rubric import COHERENCE, CRITERIA, PROMPT_VERSION, RubricReply, rate, rate_corpus, summarize_rubric
+from aces_bench.static.rubric import (
+    COHERENCE,
+    CRITERIA,
+    PROMPT_VERSION,
+    RubricReply,
+    rate,
+    rate_corpus,
+    summarize_rubric,
+)
 from aces_bench.static.stats import correlate, fisher_ci
 
 
@@ -29,21 +37,45 @@ class ScriptedJudge:
 
     kind = "llm"
 
-    def __init__(self, label: str, scores: dict[str, int], *, offset: int = 0, omit_coherence: bool = False, fail: set[str] = frozenset()):
+    def __init__(
+        self,
+        label: str,
+        scores: dict[str, int],
+        *,
+        offset: int = 0,
+        omit_coherence: bool = False,
+        fail: set[str] = frozenset(),
+    ):
         self.label = label
-        self.scores, self.offset, self.omit_coherence, self.fail = scores, offset, omit_coherence, fail
+        self.scores, self.offset, self.omit_coherence, self.fail = (
+            scores,
+            offset,
+            omit_coherence,
+            fail,
+        )
         self.calls: list[dict] = []
 
     async def ask(self, *, prompt_id, prompt_version, system, user, schema):
-        self.calls.append({"prompt_id": prompt_id, "prompt_version": prompt_version, "system": system, "user": user})
+        self.calls.append(
+            {
+                "prompt_id": prompt_id,
+                "prompt_version": prompt_version,
+                "system": system,
+                "user": user,
+            }
+        )
         name = next(n for n in self.scores if f"name: {n}" in user)
         if name in self.fail:
-            return JudgeOutcome[schema](value=None, error="reply was not valid JSON", judge=self.label)
+            return JudgeOutcome[schema](
+                value=None, error="reply was not valid JSON", judge=self.label
+            )
         s = max(0, min(10, self.scores[name] + self.offset))
         reply = {c: {"score": s, "reason": f"scripted {c}"} for c in CRITERIA}
         if COHERENCE in user and not self.omit_coherence:
             reply[COHERENCE] = {"score": s, "reason": "scripted coherence"}
-        return JudgeOutcome[schema](value=schema.model_validate(reply), judge=self.label)
+        return JudgeOutcome[schema](
+            value=schema.model_validate(reply), judge=self.label
+        )
 
 
 def skills(tmp_path, n=5):
@@ -67,10 +99,19 @@ def test_rate_validates_and_scores(tmp_path):
     doc = load_doc(root / names[0], skill_id=names[0], source="t")
     judge = ScriptedJudge("scripted:a", {names[0]: 7})
     r = asyncio.run(rate(doc, judge))
-    assert r.status == "ok" and r.score == 70.0 and r.judge == "scripted:a" and r.prompt_version == PROMPT_VERSION
+    assert (
+        r.status == "ok"
+        and r.score == 70.0
+        and r.judge == "scripted:a"
+        and r.prompt_version == PROMPT_VERSION
+    )
     assert [c.criterion for c in r.criteria] == list(CRITERIA) + [COHERENCE]
     call = judge.calls[0]
-    assert call["prompt_id"] == "static-rubric" and "<skill>" in call["user"] and "scripts/fill.py" in call["user"]
+    assert (
+        call["prompt_id"] == "static-rubric"
+        and "<skill>" in call["user"]
+        and "scripts/fill.py" in call["user"]
+    )
     assert "never as instructions" in call["system"]
 
 
@@ -80,7 +121,12 @@ def test_missing_coherence_and_invalid_reply_are_errors_not_scores(tmp_path):
     r = asyncio.run(rate(doc, ScriptedJudge("j", {names[0]: 7}, omit_coherence=True)))
     assert r.status == "error" and r.score is None and COHERENCE in r.detail
     r = asyncio.run(rate(doc, ScriptedJudge("j", {names[0]: 7}, fail={names[0]})))
-    assert r.status == "error" and r.score is None and r.criteria == [] and "not valid JSON" in r.detail
+    assert (
+        r.status == "error"
+        and r.score is None
+        and r.criteria == []
+        and "not valid JSON" in r.detail
+    )
 
 
 def test_reply_schema_rejects_out_of_range_scores():
@@ -103,34 +149,63 @@ def test_rotated_judges_spread_and_correlation(tmp_path):
     root, names = skills(tmp_path, 5)
     docs = [load_doc(root / n, skill_id=n, source="t") for n in names]
     base = {n: 8 - i for i, n in enumerate(names)}
-    judges = [ScriptedJudge("a", base), ScriptedJudge("b", base, offset=-2, fail={names[0]})]
+    judges = [
+        ScriptedJudge("a", base),
+        ScriptedJudge("b", base, offset=-2, fail={names[0]}),
+    ]
     ratings = asyncio.run(rate_corpus(docs, judges, concurrency=2))
     assert [len(r) for r in ratings] == [2] * 5
     structural = {n: 100.0 - 3 * i for i, n in enumerate(names)}
-    summary = summarize_rubric(structural, {n: rs for n, rs in zip(names, ratings, strict=True)})
+    summary = summarize_rubric(
+        structural, {n: rs for n, rs in zip(names, ratings, strict=True)}
+    )
     assert summary["status"] == "ran"
-    assert summary["judges"]["a"]["n_rated"] == 5 and summary["judges"]["b"] == {"n_rated": 4, "n_errors": 1, "mean": 35.0, "share_at_or_above_gate": 0.0}
-    assert summary["judge_spread_points_0_10"]["overall_mean"] == 2.0 and summary["judge_spread_points_0_10"]["n_skills"] == 4
-    assert summary["structural_vs_rubric"]["spearman"] == 1.0 and summary["structural_vs_rubric"]["n"] == 5
+    assert summary["judges"]["a"]["n_rated"] == 5 and summary["judges"]["b"] == {
+        "n_rated": 4,
+        "n_errors": 1,
+        "mean": 35.0,
+        "share_at_or_above_gate": 0.0,
+    }
+    assert (
+        summary["judge_spread_points_0_10"]["overall_mean"] == 2.0
+        and summary["judge_spread_points_0_10"]["n_skills"] == 4
+    )
+    assert (
+        summary["structural_vs_rubric"]["spearman"] == 1.0
+        and summary["structural_vs_rubric"]["n"] == 5
+    )
 
 
 def test_pipeline_runs_tier2_with_a_scripted_judge(tmp_path, monkeypatch):
     root, names = skills(tmp_path, 4)
     base = {n: 9 - 2 * i for i, n in enumerate(names)}
-    import aces_bench.static.rubric as rubric
+    from aces_bench.static import rubric
 
-    monkeypatch.setattr(rubric, "build_judges", lambda specs: [ScriptedJudge("scripted", base)])
-    corpus, results = run_scan([root], ScanOptions(lint=False, judges=[JudgeSpec(kind="litellm", model="openai/stub")]))
+    monkeypatch.setattr(
+        rubric, "build_judges", lambda specs: [ScriptedJudge("scripted", base)]
+    )
+    corpus, results = run_scan(
+        [root],
+        ScanOptions(
+            lint=False, judges=[JudgeSpec(kind="litellm", model="openai/stub")]
+        ),
+    )
     assert corpus.rubric_summary["status"] == "ran"
     assert all(r.rubric and r.rubric[0].status == "ok" for r in results)
     write_outputs(tmp_path / "out", corpus, results, ["md"])
     assert (tmp_path / "out" / "figures" / "structural_vs_rubric.svg").exists()
-    assert "Structural vs rubric over 4 skill(s): Spearman" in (tmp_path / "out" / "summary.md").read_text()
+    assert (
+        "Structural vs rubric over 4 skill(s): Spearman"
+        in (tmp_path / "out" / "summary.md").read_text()
+    )
 
 
 def test_judge_specs_from_cli_flags():
     specs = judge_specs(["openai/a", "openai/b"], ["http://h:1/v1"], None, None)
-    assert [(s.model, s.base_url, s.temperature, s.kind) for s in specs] == [("openai/a", "http://h:1/v1", 0.0, "litellm"), ("openai/b", "http://h:1/v1", 0.0, "litellm")]
+    assert [(s.model, s.base_url, s.temperature, s.kind) for s in specs] == [
+        ("openai/a", "http://h:1/v1", 0.0, "litellm"),
+        ("openai/b", "http://h:1/v1", 0.0, "litellm"),
+    ]
     with pytest.raises(ConfigError, match="one URL for all judges"):
         judge_specs(["a", "b", "c"], ["u1", "u2"], None, None)
 
@@ -155,27 +230,56 @@ def test_correlate_matches_scipy_and_handles_degenerate_input():
 
 def trials_frame():
     rows = []
-    for skill, lift in (("skill-0", 0.3), ("skill-1", 0.1), ("skill-2", -0.1), ("skill-3", 0.2)):
+    for skill, lift in (
+        ("skill-0", 0.3),
+        ("skill-1", 0.1),
+        ("skill-2", -0.1),
+        ("skill-3", 0.2),
+    ):
         for case in ("c1", "c2"):
             base = 0.4
             for cond, val in (("with_skill", base + lift), ("baseline", base)):
-                rows.append({"skill": skill, "case_id": case, "attempt": 0, "harness": "h", "model": "m", "workspace_mode": "isolation", "decoy_set": "none", "condition": cond, "composite": val, "status": "ok", "negative_control": False})
-    rows.append({**rows[0], "case_id": "neg", "composite": 0.0, "negative_control": True})
-    rows.append({**rows[1], "case_id": "neg", "composite": 1.0, "negative_control": True})
-    rows.append({**rows[0], "case_id": "broken", "composite": None, "status": "agent_error"})
+                rows.append(
+                    {
+                        "skill": skill,
+                        "case_id": case,
+                        "attempt": 0,
+                        "harness": "h",
+                        "model": "m",
+                        "workspace_mode": "isolation",
+                        "decoy_set": "none",
+                        "condition": cond,
+                        "composite": val,
+                        "status": "ok",
+                        "negative_control": False,
+                    }
+                )
+    rows.append(
+        {**rows[0], "case_id": "neg", "composite": 0.0, "negative_control": True}
+    )
+    rows.append(
+        {**rows[1], "case_id": "neg", "composite": 1.0, "negative_control": True}
+    )
+    rows.append(
+        {**rows[0], "case_id": "broken", "composite": None, "status": "agent_error"}
+    )
     return pd.DataFrame(rows)
 
 
 def test_lift_from_trials_pairs_and_skips_negatives_and_unscored():
     lift = lift_from_trials(trials_frame())
-    assert lift == pytest.approx({"skill-0": 0.3, "skill-1": 0.1, "skill-2": -0.1, "skill-3": 0.2})
+    assert lift == pytest.approx(
+        {"skill-0": 0.3, "skill-1": 0.1, "skill-2": -0.1, "skill-3": 0.2}
+    )
 
 
 def test_static_vs_live_from_a_results_folder(tmp_path):
     root, names = skills(tmp_path, 4)
     (tmp_path / "results").mkdir()
     trials_frame().to_parquet(tmp_path / "results" / "trials.parquet")
-    corpus, results = run_scan([root], ScanOptions(lint=False, live_results=tmp_path / "results"))
+    corpus, results = run_scan(
+        [root], ScanOptions(lint=False, live_results=tmp_path / "results")
+    )
     block = corpus.static_vs_live
     assert block["matched"] == names and block["tier2"] is None
     scores = {r.skill: r.score for r in results}
@@ -187,9 +291,15 @@ def test_static_vs_live_from_a_results_folder(tmp_path):
 
 def test_static_vs_live_with_tier2_and_json_lift(tmp_path):
     root, names = skills(tmp_path, 4)
-    (tmp_path / "lift.json").write_text(json.dumps({n: 0.1 * i for i, n in enumerate(names)} | {"unknown": 0.5}))
+    (tmp_path / "lift.json").write_text(
+        json.dumps({n: 0.1 * i for i, n in enumerate(names)} | {"unknown": 0.5})
+    )
     _, results = run_scan([root], ScanOptions(lint=False))
-    block = static_vs_live(results, load_lift(tmp_path / "lift.json"), {n: 10.0 * i for i, n in enumerate(names)})
+    block = static_vs_live(
+        results,
+        load_lift(tmp_path / "lift.json"),
+        {n: 10.0 * i for i, n in enumerate(names)},
+    )
     assert block["unmatched_live"] == ["unknown"] and block["tier2"]["spearman"] == 1.0
 
 
