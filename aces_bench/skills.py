@@ -14,6 +14,8 @@ from aces_bench.errors import SkillError
 
 SKILL_FILE = "SKILL.md"
 MAX_SKILL_MD_BYTES = 1_000_000
+MAX_STAGED_FILE_BYTES = 50_000_000  # one file copied into every with-skill task
+MAX_STAGED_TOTAL_BYTES = 200_000_000  # the whole staged skill folder
 _IGNORED_PARTS = {"__pycache__", ".git", ".DS_Store", ".pytest_cache"}
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
 NOT_STAGED = frozenset({"evals"})
@@ -65,7 +67,24 @@ def staged_files(root: Path) -> list[Path]:
     Staging ``evals/`` would hand the agent the expected answers.
     """
     root = root.resolve()
-    return [p for p in iter_files(root) if p.relative_to(root).parts[0] not in NOT_STAGED]
+    files = [p for p in iter_files(root) if p.relative_to(root).parts[0] not in NOT_STAGED]
+    total = 0
+    for p in files:
+        size = p.stat().st_size
+        if size > MAX_STAGED_FILE_BYTES:
+            raise SkillError(
+                f"{p.relative_to(root)} is {size:,} bytes, above the {MAX_STAGED_FILE_BYTES:,}-byte limit for a staged file",
+                where=root,
+                fix="keep large data out of the skill folder (fetch it at run time, or ship a smaller sample)",
+            )
+        total += size
+    if total > MAX_STAGED_TOTAL_BYTES:
+        raise SkillError(
+            f"the staged files total {total:,} bytes, above the {MAX_STAGED_TOTAL_BYTES:,}-byte limit",
+            where=root,
+            fix="move large material out of the skill folder; every with-skill task copies it",
+        )
+    return files
 
 
 def hash_tree(root: Path) -> str:
