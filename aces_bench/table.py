@@ -56,6 +56,8 @@ class TrialRow(BaseModel):
     metric_behavior_check: float | None = None
     composite: float | None = None
     first_attempt_pass: bool | None = None
+    final_pass: bool | None = None
+    author_score: float | None = None
     has_trajectory: bool = False
     n_steps: int | None = None
     n_tool_calls: int | None = None

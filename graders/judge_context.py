@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 from aces_bench.graders.base import GRADER_VERSION, GradingInput, MetricResult
 from aces_bench.graders.prompts import fence
+from aces_bench.graders.tool_calls import frontmatter_only
 from harbor.models.trajectories import Step, ToolCall, Trajectory
 from pydantic import BaseModel, ConfigDict
 
@@ -181,7 +182,9 @@ def render_trajectory(traj: Trajectory, cap: int = RENDER_CAP) -> str:
     )
 
 
-def _activation(call: ToolCall) -> tuple[str, str] | None:
+def _activation(call: ToolCall, output: str = "") -> tuple[str, str] | None:
+    """(skill, how) when ``call`` activated a skill. A SKILL.md read whose output is
+    only the frontmatter is discovery, not activation (as in ``tool_calls``)."""
     name = call.function_name.lower()
     if name in ACTIVATION_TOOLS:
         for key in ("name", "skill", "skill_name", "command"):
@@ -189,7 +192,7 @@ def _activation(call: ToolCall) -> tuple[str, str] | None:
             if isinstance(value, str) and value.strip():
                 return value.strip(), f"{call.function_name} tool"
     match = SKILL_MD.search(json.dumps(call.arguments))
-    if match:
+    if match and not (output and frontmatter_only(output)):
         return match.group(1), f"{call.function_name} of {match.group(0)}"
     return None
 
@@ -220,7 +223,7 @@ def build_facts(inp: GradingInput, case: EvalCase, answer_source: str) -> Facts:
         for _, step in all_steps(inp.trajectory):
             for call in step.tool_calls or []:
                 n_calls += 1
-                found = _activation(call)
+                found = _activation(call, _call_output(step, call))
                 if found:
                     activations.append(
                         Activation(skill=found[0], step=step.step_id, how=found[1])

@@ -3,6 +3,10 @@
 ``grade_judged`` runs the three concurrently with one judge; the judge's own
 semaphore bounds how many calls are in flight. Every result carries the judge's
 label in ``grader`` and the prompt version in ``grader_version``.
+
+A judge that sends prompts off the host (``kind == "llm"``) only ever receives them
+redacted (``RedactingJudge``): the judge never sees a raw secret from a trajectory,
+an answer or an artifact. The offline heuristic judge reads them unmasked.
 """
 
 from __future__ import annotations
@@ -14,14 +18,39 @@ from aces_bench.graders.base import GradingInput, MetricResult
 from aces_bench.graders.behavior_check import grade_behavior_check
 from aces_bench.graders.goal_accuracy import grade_goal_accuracy
 
-from aces_bench.judges.base import Judge
+from aces_bench.graders.redact import redact
+from aces_bench.judges.base import Judge, JudgeOutcome, T
 
 JUDGED_METRICS = ("accuracy", "goal_accuracy", "behavior_check")
 
 
+class RedactingJudge:
+    """A judge whose prompts are redacted before they reach ``inner``; same label and kind."""
+
+    def __init__(self, inner: Judge):
+        self.inner = inner
+        self.label = inner.label
+        self.kind = inner.kind
+
+    async def ask(
+        self, *, prompt_id: str, prompt_version: str, system: str, user: str, schema: type[T]
+    ) -> JudgeOutcome[T]:
+        return await self.inner.ask(prompt_id=prompt_id, prompt_version=prompt_version, system=redact(system),
+                                    user=redact(user), schema=schema)
+
+
+def guarded(judge: Judge) -> Judge:
+    """``judge`` itself when it stays on the host (heuristic), else wrapped in ``RedactingJudge``."""
+    if judge.kind == "heuristic" or isinstance(judge, RedactingJudge):
+        return judge
+    return RedactingJudge(judge)
+
+
 async def grade_judged(inp: GradingInput, judge: Judge) -> dict[str, MetricResult]:
     """The three judged metrics for one trial, keyed by metric name; never raises for
-    agent behaviour or judge failure (those are unscored results with a reason)."""
+    agent behaviour or judge failure (those are unscored results with a reason).
+    Prompts to a non-heuristic judge are redacted first."""
+    judge = guarded(judge)
     results = await asyncio.gather(
         grade_accuracy(inp, judge),
         grade_goal_accuracy(inp, judge),

@@ -82,7 +82,7 @@ def good_run() -> Trajectory:
             [
                 bash(
                     "cat /skills/invoice-reconciler/SKILL.md",
-                    "---\nname: invoice-reconciler\n---",
+                    "---\nname: invoice-reconciler\n---\n# Invoice reconciler\nRun scripts/reconcile.py on the ledger.",
                 )
             ],
         ),

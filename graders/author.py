@@ -1,0 +1,308 @@
+"""Author graders: a skill's own reward contract, run on the host after each trial.
+
+Contract (what a skill author writes):
+
+- **Where**: ``<skill>/evals/graders/<name>.py`` or ``<name>.sh``. Each file is one
+  metric, recorded as ``author:<name>``. Files whose name starts with ``_`` or ``.``
+  are helpers, not graders; other suffixes are ignored. ``.py`` runs with the Python
+  that runs aces-bench, ``.sh`` with ``bash`` (``sh`` when bash is absent).
+- **When and where it runs**: on the host, after the trial, never in the agent's
+  sandbox; in both conditions (the paired difference needs both). Its working
+  directory is a fresh, read-only *copy* of the retained final workspace
+  (``TrialRecord.artifacts_dir``: the answer file *and* every intermediate file the
+  agent left), so a grader can neither change what is graded nor the retained
+  artifacts. Root ignores permission bits; the copy is what protects the original.
+- **Inputs** (environment variables; the host environment is *not* inherited, so no
+  judge or provider credential reaches author code):
+  ``ACES_WORKSPACE`` (the copy, = cwd), ``ACES_WORKSPACE_RETAINED`` (``1``/``0``),
+  ``ACES_FINAL_ANSWER`` (file with the final answer, empty when none),
+  ``ACES_TRAJECTORY`` (copy of the ATIF trajectory, unset when there is none),
+  ``ACES_CASE`` (the case as JSON, unset without a case spec), ``ACES_CONTEXT``
+  (JSON: skill, case id, condition, trial name, reward), ``ACES_SKILL_DIR`` (the
+  skill folder, for reference data), ``ACES_CONDITION``, ``ACES_CASE_ID``, ``HOME``
+  and ``TMPDIR`` (private scratch folders), ``PATH``.
+- **Output**: exit 0 and print either a number in 0..1 or a JSON object
+  ``{"score": 0..1, "passed": bool, "details": ...}`` (``score`` or ``passed``
+  required; ``passed`` alone gives score 1 or 0). The whole stdout is tried first,
+  then its last non-empty line, so a grader may log before its verdict.
+- **Failure**: a non-zero exit, a timeout (default ``AUTHOR_TIMEOUT_SEC``), or
+  output outside the contract leaves that metric unscored with the cause; never 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from aces_bench.cases import EvalCase
+from aces_bench.errors import EvalsError, validation_lines
+from aces_bench.graders.base import Evidence, MetricResult
+from aces_bench.graders.redact import redact, redact_value
+
+GRADERS_DIR = "evals/graders"
+PREFIX = "author:"
+AUTHOR_TIMEOUT_SEC = 60.0
+TAIL_CHARS = 600
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorGrader:
+    name: str
+    path: Path
+    argv: tuple[str, ...]
+    content_hash: str
+
+    @property
+    def metric(self) -> str:
+        return PREFIX + self.name
+
+
+@dataclass(frozen=True)
+class AuthorContext:
+    """What one trial gives its author graders (all read, never written)."""
+
+    skill: str
+    skill_dir: Path | None
+    case: EvalCase | None
+    case_id: str
+    condition: str
+    trial_name: str | None
+    reward: float | None
+    workspace: Path | None
+    trajectory_path: Path | None
+    final_answer: str | None
+
+
+class AuthorReply(BaseModel):
+    """The JSON object an author grader prints."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    score: float | None = Field(default=None, ge=0, le=1)
+    passed: bool | None = None
+    details: Any = None
+
+    @model_validator(mode="after")
+    def _one_verdict(self) -> AuthorReply:
+        if self.score is None and self.passed is None:
+            raise ValueError("give 'score' (0..1) or 'passed' (true/false)")
+        return self
+
+
+def _interpreter(suffix: str) -> tuple[str, ...]:
+    if suffix == ".py":
+        return (sys.executable,)
+    return (shutil.which("bash") or "/bin/sh",)
+
+
+def discover_author_graders(skill_dir: Path | None) -> list[AuthorGrader]:
+    """The author graders of a skill, sorted by name; [] when it has none.
+
+    Raises EvalsError when two graders share a name (``x.py`` and ``x.sh``) or a name
+    is not a safe identifier (it becomes a metric and a column label).
+    """
+    if skill_dir is None:
+        return []
+    folder = Path(skill_dir) / GRADERS_DIR
+    if not folder.is_dir():
+        return []
+    found: dict[str, AuthorGrader] = {}
+    for p in sorted(folder.iterdir()):
+        if not p.is_file() or p.suffix not in (".py", ".sh") or p.name.startswith(("_", ".")):
+            continue
+        name = p.stem
+        if not _SAFE_NAME.match(name):
+            raise EvalsError(f"author grader name {name!r} is not a safe identifier", where=p,
+                             fix="rename the file with letters, digits, '-', '_' and '.' only")
+        if name in found:
+            raise EvalsError(f"two author graders are named {name!r} ({found[name].path.name} and {p.name})",
+                             where=folder, fix="rename one of them: each file is one metric, author:<name>")
+        digest = hashlib.sha256(p.read_bytes()).hexdigest()[:12]
+        found[name] = AuthorGrader(name, p.resolve(), (*_interpreter(p.suffix), str(p.resolve())), digest)
+    return [found[n] for n in sorted(found)]
+
+
+def parse_reply(stdout: str) -> AuthorReply:
+    """The verdict in a grader's stdout; ValueError with a message fit for ``unscored_reason``."""
+    text = stdout.strip()
+    if not text:
+        raise ValueError("printed nothing on stdout")
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    candidates = [text] if len(lines) == 1 else [text, lines[-1]]
+    last_error = ""
+    for candidate in candidates:
+        try:
+            data = json.loads(candidate)
+        except json.JSONDecodeError:
+            last_error = f"not a number or a JSON object: {_tail(lines[-1], 120)!r}"
+            continue
+        if isinstance(data, bool):
+            return AuthorReply(passed=data)
+        if isinstance(data, (int, float)):
+            data = {"score": data}
+        if not isinstance(data, dict):
+            last_error = f"printed JSON {type(data).__name__}, expected a number or an object"
+            continue
+        try:
+            return AuthorReply.model_validate(data)
+        except ValidationError as err:
+            raise ValueError("reply outside the contract: " + "; ".join(validation_lines(err))) from None
+    raise ValueError(last_error)
+
+
+def _tail(text: str, n: int = TAIL_CHARS) -> str:
+    text = text.strip()
+    return text if len(text) <= n else "…" + text[-n:]
+
+
+def _set_read_only(root: Path) -> None:
+    for dirpath, dirnames, filenames in os.walk(root, topdown=False):
+        for f in filenames:
+            p = Path(dirpath, f)
+            if not p.is_symlink():
+                p.chmod(0o444)
+        Path(dirpath).chmod(0o555)
+
+
+def _set_writable(root: Path) -> None:
+    for dirpath, _, _ in os.walk(root):
+        Path(dirpath).chmod(0o755)
+
+
+@contextmanager
+def staged_inputs(ctx: AuthorContext) -> Iterator[tuple[Path, dict[str, str]]]:
+    """A private folder holding the read-only workspace copy and input files; yields (cwd, env)."""
+    tmp = Path(tempfile.mkdtemp(prefix="aces-author-"))
+    try:
+        ws = tmp / "workspace"
+        if ctx.workspace is not None and Path(ctx.workspace).is_dir():
+            # symlinks are copied as links: a link in the workspace is evidence, not a path to follow.
+            shutil.copytree(ctx.workspace, ws, symlinks=True)
+        else:
+            ws.mkdir()
+        inputs = tmp / "inputs"
+        inputs.mkdir()
+        for d in ("home", "tmp"):
+            (tmp / d).mkdir()
+        answer = inputs / "final_answer.txt"
+        answer.write_text(ctx.final_answer or "", encoding="utf-8")
+        context = {"skill": ctx.skill, "case_id": ctx.case_id, "condition": ctx.condition,
+                   "trial_name": ctx.trial_name, "reward": ctx.reward,
+                   "workspace_retained": ctx.workspace is not None and Path(ctx.workspace).is_dir()}
+        (inputs / "context.json").write_text(json.dumps(context, indent=2), encoding="utf-8")
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            "HOME": str(tmp / "home"),
+            "TMPDIR": str(tmp / "tmp"),
+            "LANG": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "ACES_WORKSPACE": str(ws),
+            "ACES_WORKSPACE_RETAINED": "1" if context["workspace_retained"] else "0",
+            "ACES_FINAL_ANSWER": str(answer),
+            "ACES_CONTEXT": str(inputs / "context.json"),
+            "ACES_CONDITION": ctx.condition,
+            "ACES_CASE_ID": ctx.case_id,
+        }
+        if ctx.skill_dir is not None:
+            env["ACES_SKILL_DIR"] = str(ctx.skill_dir)
+        if ctx.trajectory_path is not None and Path(ctx.trajectory_path).is_file():
+            shutil.copyfile(ctx.trajectory_path, inputs / "trajectory.json")
+            env["ACES_TRAJECTORY"] = str(inputs / "trajectory.json")
+        if ctx.case is not None:
+            (inputs / "case.json").write_text(ctx.case.model_dump_json(indent=2), encoding="utf-8")
+            env["ACES_CASE"] = str(inputs / "case.json")
+        _set_read_only(ws)
+        _set_read_only(inputs)
+        yield ws, env
+    finally:
+        _set_writable(tmp)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _unscored(g: AuthorGrader, reason: str, details: dict[str, Any]) -> MetricResult:
+    reason = redact(reason)
+    return MetricResult(metric=g.metric, score=None, unscored_reason=reason, grader="author",
+                        grader_version=g.content_hash, details=redact_value(details),
+                        evidence=[Evidence(check=g.metric, passed=None, detail=reason)])
+
+
+async def run_author_grader(
+    g: AuthorGrader, ctx: AuthorContext, *, timeout_sec: float = AUTHOR_TIMEOUT_SEC
+) -> MetricResult:
+    """Run one author grader for one trial; never raises for the grader's behaviour."""
+    with staged_inputs(ctx) as (cwd, env):
+        details: dict[str, Any] = {"script": str(g.path), "workspace_retained": env["ACES_WORKSPACE_RETAINED"] == "1"}
+        started = time.monotonic()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *g.argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
+            )
+        except OSError as exc:
+            return _unscored(g, f"could not start {g.path.name}: {exc.strerror or exc}", details)
+        try:
+            out, err = await asyncio.wait_for(proc.communicate(), timeout=timeout_sec)
+        except TimeoutError:
+            # The grader's own children die with it: it runs in its own session.
+            _kill_group(proc.pid)
+            await proc.wait()
+            details["duration_sec"] = round(time.monotonic() - started, 3)
+            return _unscored(g, f"{g.path.name} timed out after {timeout_sec:g}s", details)
+        details["duration_sec"] = round(time.monotonic() - started, 3)
+        details["exit_code"] = proc.returncode
+        stdout = out.decode("utf-8", errors="replace")
+        stderr = err.decode("utf-8", errors="replace")
+        if stderr.strip():
+            details["stderr_tail"] = _tail(stderr)
+        if proc.returncode != 0:
+            return _unscored(g, f"{g.path.name} exited with code {proc.returncode}: "
+                                f"{_tail(stderr or stdout, 300) or 'no output'}", details)
+        try:
+            reply = parse_reply(stdout)
+        except ValueError as exc:
+            return _unscored(g, f"{g.path.name} {exc}", details)
+    score = reply.score if reply.score is not None else (1.0 if reply.passed else 0.0)
+    details.update({"passed": reply.passed, "details": reply.details})
+    verdict = "" if reply.passed is None else (" passed" if reply.passed else " failed")
+    evidence = [Evidence(check=g.metric, passed=reply.passed, detail=f"{g.path.name}{verdict}, score {score:g}")]
+    return MetricResult(metric=g.metric, score=score, grader="author", grader_version=g.content_hash,
+                        details=redact_value(details), evidence=evidence)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+async def run_author_graders(
+    graders: list[AuthorGrader], ctx: AuthorContext, *, timeout_sec: float = AUTHOR_TIMEOUT_SEC,
+    limit: asyncio.Semaphore | None = None,
+) -> dict[str, MetricResult]:
+    """Every author grader for one trial, keyed ``author:<name>``; ``limit`` bounds processes in flight."""
+
+    async def one(g: AuthorGrader) -> MetricResult:
+        if limit is None:
+            return await run_author_grader(g, ctx, timeout_sec=timeout_sec)
+        async with limit:
+            return await run_author_grader(g, ctx, timeout_sec=timeout_sec)
+
+    results = await asyncio.gather(*(one(g) for g in graders))
+    return {r.metric: r for r in results}
