@@ -95,6 +95,11 @@ def test_pattern_fires_and_near_miss_is_quiet(pid):
     assert pid not in {f.pattern_id for f in scan_text("SKILL.md", miss)}
 
 
+def test_env_var_names_are_not_secrets():
+    # Seen in a real skill: the placeholder is the name of the variable to read.
+    assert scan_text("a.md", 'client = OpenAI(api_key="PARALLEL_API_KEY")') == []
+
+
 def test_line_and_column_and_masking():
     text = "intro\n\nkey: AKIAQWERTYUIOPASDFGH\n"
     (f,) = [f for f in scan_text("a.md", text) if f.pattern_id == "S011"]
