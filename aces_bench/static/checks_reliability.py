@@ -131,11 +131,24 @@ def troubleshooting_section_missing(ctx: Ctx) -> list[Hit]:
     )
 
 
+def _strings(value: object) -> list[str]:
+    """A frontmatter value as strings: a string, or the strings of a flat list.
+
+    Anything else (mappings, nested or aliased structures) is not stringified, so a
+    hostile YAML value cannot blow up the scan."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    return []
+
+
 @check("R006")
 def mcp_connection_guidance_missing(ctx: Ctx) -> list[Hit]:
     declared = any("mcp" in str(k).lower() for k in ctx.fm) or any(
-        "mcp" in str(ctx.fm.get(k, "")).lower()
+        "mcp" in v.lower()
         for k in ("tools", "allowed-tools", "allowed_tools", "dependencies", "requires")
+        for v in _strings(ctx.fm.get(k))
     )
     if not declared or _MCP_GUIDE.search(ctx.body_lower):
         return []

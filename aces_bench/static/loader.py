@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,7 +94,7 @@ class FileEntry:
 @dataclass
 class FileProblem:
     rel: str
-    pattern_id: str  # S060 symlink, S061 too large, S062 binary / not UTF-8
+    pattern_id: str  # S060 symlink, S061 too large, S062 binary / not UTF-8, S063 unreadable or special
     message: str
 
 
@@ -275,10 +276,19 @@ def _add_file(doc: SkillDoc, full: str, rel: str, real_root: str) -> None:
             )
             return
     try:
-        size = os.stat(full).st_size
+        st = os.stat(full)
     except OSError as exc:
-        doc.problems.append(FileProblem(rel, "S060", f"cannot stat: {exc.strerror}"))
+        doc.problems.append(FileProblem(rel, "S063", f"cannot stat: {exc.strerror}"))
         return
+    if not stat.S_ISREG(st.st_mode):
+        # Opening a FIFO would block the scan; devices and sockets are not skill content.
+        doc.problems.append(
+            FileProblem(
+                rel, "S063", "not a regular file (pipe, device or socket); not read"
+            )
+        )
+        return
+    size = st.st_size
     entry = FileEntry(rel, size, file_kind(rel))
     doc.files.append(entry)
     if rel == SKILL_FILE:
@@ -295,7 +305,7 @@ def _add_file(doc: SkillDoc, full: str, rel: str, real_root: str) -> None:
             data = fh.read()
     except OSError as exc:
         entry.problem = f"cannot read: {exc.strerror}"
-        doc.problems.append(FileProblem(rel, "S060", entry.problem))
+        doc.problems.append(FileProblem(rel, "S063", entry.problem))
         return
     entry.text, why = decode_text(data)
     if why:

@@ -164,3 +164,31 @@ def test_glob_and_nested_discovery(tmp_path):
         "other",
         "pdf-form-filler",
     ]
+
+
+def test_fifo_is_reported_and_never_opened(tmp_path):
+    d = write_skill(tmp_path, clean_spec())
+    os.mkfifo(d / "references" / "pipe.md")
+    _, results = run_scan([tmp_path], ScanOptions(lint=False))
+    assert any(
+        s.pattern_id == "S063" and s.file == "references/pipe.md"
+        for s in results[0].security
+    )
+
+
+def test_yaml_alias_bomb_does_not_hang(tmp_path):
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+        for i in range(8)
+    )
+    spec = mutate(
+        lambda s: setattr(
+            s,
+            "raw_frontmatter",
+            "name: pdf-form-filler\ndescription: Fills PDF forms. Use when asked to fill a form.\n"
+            + bomb
+            + "tools: *i\nallowed-tools: *i",
+        )
+    )
+    _, results = corpus_of(tmp_path, spec)
+    assert results[0].status == "ok"
