@@ -70,6 +70,7 @@ class TrialView:
     composite: float | None
     reward: float | None
     self_correction: dict | None
+    self_correction_check: MetricView | None
     final_answer: Clip | None
     trajectory: TrajectoryView | None
     trajectory_note: str
@@ -106,6 +107,17 @@ def metric_views(metrics: dict[str, MetricResult], row: dict) -> list[MetricView
             out.append(MetricView(name, score, "(no grades file)", None if score is not None else "not in grades",
                                   {}, [], judged=False))
     return out
+
+
+def self_correction_view(raw: dict | None) -> tuple[dict | None, MetricView | None]:
+    """Graders store self-correction as a MetricResult; show it as one. Anything else as key/values."""
+    if not raw:
+        return None, None
+    try:
+        m = MetricResult.model_validate(raw)
+    except ValueError:
+        return raw, None
+    return None, MetricView(m.metric, m.score, m.grader, m.unscored_reason, dict(m.sub_scores), list(m.evidence), judged=False)
 
 
 def render(env: jinja2.Environment, template: str, **ctx: Any) -> str:

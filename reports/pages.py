@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 from harbor.models.trajectories import Trajectory
 
-from aces_bench.reports.html import PairView, TrialView, clip, metric_views, pair_anchor, skill_href
+from aces_bench.reports.html import PairView, TrialView, clip, metric_views, pair_anchor, self_correction_view, skill_href
 from aces_bench.reports.records import GradeView, StudyData, load_trajectory
 from aces_bench.reports.trajectory_view import view
 from aces_bench.reports.triage import TriageGroup, activation_from_grade, activation_from_trajectory, triage
@@ -64,11 +64,12 @@ class StudyPages:
         grade = self.grade(row)
         traj, note = self.trajectory(row)
         answer = grade.final_answer if grade is not None else None
+        correction, correction_check = self_correction_view(grade.self_correction if grade else None)
         return TrialView(
             status=str(row["status"]), failure_cause=row.get("failure_cause"),
             metrics=metric_views(grade.metrics if grade else {}, row),
             composite=row.get("composite"), reward=row.get("reward"),
-            self_correction=grade.self_correction if grade else None,
+            self_correction=correction, self_correction_check=correction_check,
             final_answer=clip(answer) if answer else None,
             trajectory=view(traj) if traj is not None else None,
             trajectory_note=note or "",

@@ -8,6 +8,7 @@ gives byte-identical SVG (and PDF) files.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -40,6 +41,10 @@ SERIES = [OKABE_ITO[k] for k in ("blue", "orange", "green", "vermillion", "purpl
 DIVERGING = matplotlib.colors.LinearSegmentedColormap.from_list(
     "aces_lift", [OKABE_ITO["vermillion"], "#FFFFFF", OKABE_ITO["blue"]]
 )
+
+# Font subsetting for PDF logs every table it prunes at INFO; under Hydra's root INFO
+# logging that floods a study's log.
+logging.getLogger("fontTools").setLevel(logging.WARNING)
 
 FORMATS = ("svg", "pdf", "png")
 SVG_SALT = "aces-bench"

@@ -107,9 +107,15 @@ def graders_by_outcome(trials: pd.DataFrame, grader_labels: dict[str, set[str]] 
     judges = _distinct(trials["judge_label"]) if "judge_label" in trials.columns else []
     recorded = grader_labels or {}
     out: dict[str, list[str]] = {}
+    def full(label: str) -> str:
+        # Graders record a judge's short label ("heuristic"); the table carries its full one.
+        if label == "deterministic":
+            return DETERMINISTIC_GRADER
+        return next((j for j in judges if j == label or j.startswith(f"{label} ")), label)
+
     for m in METRICS:
         if recorded.get(m):
-            out[m] = sorted(DETERMINISTIC_GRADER if g == "deterministic" else g for g in recorded[m])
+            out[m] = sorted({full(g) for g in recorded[m]})
         elif m in DETERMINISTIC_METRICS:
             out[m] = [DETERMINISTIC_GRADER]
         else:

@@ -86,7 +86,7 @@ def _metrics(rng: np.random.Generator, level: float, *, activated: bool, judge: 
     out = {}
     for m in METRICS:
         score = float(np.clip(rng.normal(level, 0.12), 0.0, 1.0).round(3))
-        grader = "deterministic" if m in DETERMINISTIC_METRICS else judge
+        grader = "deterministic" if m in DETERMINISTIC_METRICS else judge.split(" ")[0]  # graders record the short label
         evidence = [Evidence(check="summary", passed=score >= 0.5, detail=f"{m} scored {score:.2f} ({condition})", step_id=2)]
         sub = {}
         if m == "skill_execution":
@@ -180,8 +180,13 @@ def write_member(root: Path, plan: MemberPlan, *, seed: int = 0, skills: tuple[s
                                "Write your final answer to /workspace/answer.txt.\n")
                     self_correction = None
                     if planted == "unstable_pos" and with_skill:
-                        self_correction = {"first_attempt_pass": False, "first_attempt_errors": ["scripts/run.py exited 1"],
-                                           "changes": ["edited /skills/x/scripts/run.py"], "affected_checks": ["execution"]}
+                        # The graders' shape: a MetricResult whose evidence lists errors and skill edits.
+                        self_correction = MetricResult(
+                            metric="self_correction", score=0.0, grader="deterministic", sub_scores={"execution": 0.0},
+                            evidence=[Evidence(check="self_correction", passed=False,
+                                               detail="first attempt failed; passed after the agent patched the skill"),
+                                      Evidence(check="skill_edit", passed=None, detail="edited /skills/x/scripts/run.py", step_id=4)],
+                        ).model_dump(mode="json")
                     wall = float(30 + 20 * visible + rng.normal(0, 3)) if status != "infra_error" else None
                     row = TrialRow(
                         run_id=plan.name, skill=skill, case_id=case, case_kind=kind, negative_control=kind == "negative",
@@ -189,7 +194,7 @@ def write_member(root: Path, plan: MemberPlan, *, seed: int = 0, skills: tuple[s
                         decoy_set=spec.decoys.name, n_visible_skills=visible, condition=condition, attempt=attempt,
                         task_id=task_id, trial_name=trial, status=status, failure_cause=cause, reward=reward,
                         **{f"metric_{m}": metrics[m].score for m in METRICS}, composite=composite,
-                        first_attempt_pass=None if self_correction is None else self_correction["first_attempt_pass"],
+                        first_attempt_pass=None if self_correction is None else False,
                         has_trajectory=has_traj, n_steps=n_steps, n_tool_calls=n_calls, wall_sec=wall,
                         agent_label=spec.harness.display, judge_label=judge, backend=spec.backend.display,
                         trial_dir=str(trial_dir),

@@ -52,7 +52,8 @@ def test_skill_page_shows_pairs_side_by_side_with_evidence(report_dir):
     assert "<details><summary>instruction</summary>" in page
     assert "trajectory: " in page and "tool call" in page
     access = (report_dir / "skills" / "access-log-latency.html").read_text()
-    assert "self-correction" in access and "edited /skills/x/scripts/run.py" in access
+    assert "self-correction: 0.00 · first attempt failed; passed after the agent patched the skill" in access
+    assert "edited /skills/x/scripts/run.py" in access
     invoice = (report_dir / "skills" / "invoice-reconciler.html").read_text()
     assert "target SKILL.md never read" in invoice
     assert "EnvironmentStartTimeoutError: sandbox did not start" in invoice
