@@ -7,6 +7,7 @@ and figures are timed separately; they are not part of the target.
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 import time
@@ -28,6 +29,8 @@ def main() -> int:
     if not CORPUS.is_dir():
         print(f"skip: shared corpus absent ({CORPUS})")
         return 0
+    load = os.getloadavg()[0]
+    print(f"machine load (1 min)        {load:6.2f}   (timings on a shared machine rise with load)")
     t0 = time.perf_counter()
     from aces_bench.static.pipeline import ScanOptions, run_scan, write_outputs
 
