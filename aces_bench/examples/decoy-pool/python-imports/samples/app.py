@@ -1,0 +1,5 @@
+import os, sys
+import requests
+from collections import Counter
+from . import models
+from yaml import safe_load
