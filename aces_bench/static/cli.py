@@ -149,9 +149,12 @@ def _formats(raw: str) -> list[str]:
 def _progress(n_total_hint: int, quiet: bool):
     if quiet or not sys.stderr.isatty():
         return None, None
+    from rich.console import Console
     from rich.progress import Progress
 
-    prog = Progress(transient=True, console=None)
+    prog = Progress(
+        transient=True, console=Console(stderr=True)
+    )  # stdout stays clean for the summary
     task = prog.add_task("scanning", total=n_total_hint or None)
 
     def update(done: int, total: int, skill_id: str) -> None:
