@@ -63,6 +63,7 @@ class Counts(BaseModel):
     n_trials: int
     n_by_condition: dict[str, int]
     n_ok: int
+    n_scored_by_condition: dict[str, int] = Field(description="trials with the headline outcome scored, per condition")
     failed_by_status: dict[str, int] = Field(description="trials whose status is not ok, by status")
     n_unscored_status_ok: int = Field(description="ran fine but the headline outcome is unscored")
     n_missing_trajectory: int
@@ -166,6 +167,7 @@ def counts(trials: pd.DataFrame, stats: StudyStats) -> Counts:
         n_trials=len(trials),
         n_by_condition={str(k): int(v) for k, v in trials["condition"].value_counts().sort_index().items()},
         n_ok=int((status == "ok").sum()),
+        n_scored_by_condition={str(r["condition"]): int(r["n_scored"]) for r in head.to_dict("records")},
         failed_by_status={str(k): int(v) for k, v in status[status != "ok"].value_counts().sort_index().items()},
         n_unscored_status_ok=int(head["n_unscored_status_ok"].sum()) if len(head) else 0,
         n_missing_trajectory=int((~has).sum()),
