@@ -231,7 +231,10 @@ def compare(
         "reported_source": reported.get("source"),
         "note": (
             "Different corpora: the paper scanned its own production skills; this scan covers the skills given here. "
-            "Rule deductions are set by principle in rules.yaml, not fitted to the paper's figures, so differences are expected."
+            "Rule deductions are set by principle in rules.yaml (per finding: "
+            + ", ".join(f"{k} {v:g}" for k, v in cat.severity_points.items() if v)
+            + " points off the rule's dimension), not fitted to the paper's figures, so differences are expected. "
+            + _severity_mix(corpus)
         ),
         "score_rows": rows,
         "violation_rows": violations,
@@ -245,6 +248,20 @@ def compare(
             for k, v in corpus.contract_missing_share.items()
         ],
     }
+
+
+def _severity_mix(corpus: CorpusResult) -> str:
+    """'Findings by severity here: low 61%, medium 33%, ...', read from the rule shares."""
+    if not corpus.rule_shares:
+        return ""
+    cat = catalog()
+    rules = cat.by_id()
+    weight = Counter()
+    for share in corpus.rule_shares:
+        weight[rules[share.rule_id].severity] += share.skills
+    total = sum(weight.values())
+    mix = ", ".join(f"{sev} {100 * n / total:.0f}%" for sev, n in weight.most_common())
+    return f"Rule violations here by severity (skill x rule pairs): {mix}."
 
 
 def _reported_contract(reported: dict[str, Any], field_name: str) -> float | None:
