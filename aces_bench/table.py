@@ -20,7 +20,7 @@ CONDITIONS = ("with_skill", "baseline")
 CELL_KEY = ("skill", "harness", "model", "workspace_mode")
 PAIR_KEY = ("skill", "case_id", "attempt", "harness", "model", "workspace_mode", "decoy_set")
 
-Status = Literal["ok", "agent_error", "verifier_error", "timeout", "infra_error", "not_run"]
+Status = Literal["ok", "agent_error", "verifier_error", "timeout", "infra_error", "not_run", "skipped"]
 
 
 def metric_column(metric: str) -> str:

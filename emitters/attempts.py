@@ -1,0 +1,157 @@
+"""Attempts: ``study.n_attempts``, a pass threshold, stop-on-pass, pass@k.
+
+Attempt content is identical (a task dir is emitted once and reused), so attempts
+only change how trials are scheduled. Without stop-on-pass, Harbor runs all
+``n_attempts`` in one job (``runner.run_job``). With it, attempts run as successive
+Harbor jobs of one attempt each, the k-th over the tasks with no passing attempt
+yet; every later attempt of a passed task is recorded as ``skipped`` (with the
+attempt that passed), never as missing.
+
+pass@k over attempts that stop on a pass is exact: a case passes within k attempts
+iff one of its first k passed, and a skipped attempt only ever follows a pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from harbor.job import Job
+from harbor.models.job.config import DatasetConfig, JobConfig
+from pydantic import BaseModel, ConfigDict
+
+from aces_bench.collect import TrialRecord, classify, collect_job, read_trials
+from aces_bench.config.spec import RunSpec
+from aces_bench.emitters.emit import EmitResult
+from aces_bench.emitters.plan import TaskPlan
+from aces_bench.errors import RunError
+
+SKIPPED = "skipped"
+
+
+class AttemptPolicy(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    n_attempts: int
+    pass_threshold: float
+    stop_on_pass: bool
+
+    @classmethod
+    def from_spec(cls, spec: RunSpec) -> AttemptPolicy:
+        s = spec.study
+        return cls(n_attempts=s.n_attempts, pass_threshold=s.pass_threshold, stop_on_pass=s.stop_on_pass)
+
+    def passed(self, record: TrialRecord) -> bool | None:
+        """True/False for a scored attempt; None when it produced no reward."""
+        if record.status != "ok" or record.reward is None:
+            return None
+        return record.reward >= self.pass_threshold
+
+
+def attempt_job_config(base: JobConfig, attempt: int, task_ids: Sequence[str]) -> JobConfig:
+    """The Harbor job of one stop-on-pass round: one attempt of ``task_ids``."""
+    dataset = base.datasets[0].model_copy(update={"task_names": sorted(task_ids)})
+    return base.model_copy(update={
+        "n_attempts": 1,
+        "datasets": [dataset],
+        "job_name": f"{base.job_name}-attempt{attempt}",
+    })
+
+
+def _one_attempt(job_dir: Path, task_id: str, plan: TaskPlan, attempt: int) -> TrialRecord | None:
+    """The trial of ``task_id`` in a one-attempt job dir (None if there is none)."""
+    for trial_dir, result in read_trials(job_dir)[0]:
+        name = Path(str(result.config.task.path)).name if result.config.task.path else result.task_name
+        if name.removeprefix("aces/") == task_id:
+            status, cause = classify(result)
+            return TrialRecord(task_id=task_id, attempt=attempt, plan=plan, status=status, failure_cause=cause,
+                               trial_name=result.trial_name, trial_dir=trial_dir, result=result)
+    return None
+
+
+def collect_attempts(job_dirs: Sequence[Path], plans: dict[str, TaskPlan], policy: AttemptPolicy) -> list[TrialRecord]:
+    """One record per (task, attempt) from stop-on-pass rounds (``job_dirs[k-1]`` is attempt k).
+
+    An attempt after a pass is ``skipped``; an attempt whose round never ran it (an
+    interrupted sweep) is collected as the single-job collector would (``not_run``).
+    """
+    records: list[TrialRecord] = []
+    for task_id in sorted(plans):
+        plan = plans[task_id]
+        passed_at: int | None = None
+        for attempt in range(1, policy.n_attempts + 1):
+            if passed_at is not None:
+                records.append(TrialRecord(
+                    task_id=task_id, attempt=attempt, plan=plan, status=SKIPPED,
+                    failure_cause=f"skipped: attempt {passed_at} passed (study.stop_on_pass, "
+                                  f"reward >= {policy.pass_threshold})",
+                ))
+                continue
+            if attempt > len(job_dirs):
+                records.append(TrialRecord(task_id=task_id, attempt=attempt, plan=plan, status="not_run",
+                                           failure_cause="no trial was started for this task attempt"))
+                continue
+            record = _one_attempt(job_dirs[attempt - 1], task_id, plan, attempt)
+            if record is None:
+                # Interrupted or never started: the single-job collector says which.
+                missing = collect_job(job_dirs[attempt - 1], {task_id: plan}, 1)[0]
+                records.append(missing.model_copy(update={"attempt": attempt}))
+                continue
+            records.append(record)
+            if policy.passed(record):
+                passed_at = attempt
+    return records
+
+
+async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> list[Path]:
+    """Run the study's attempts; returns the job dir of each round (attempt order).
+
+    Without stop-on-pass this is the single Harbor job of ``runner.run_job``.
+    Re-running resumes: each round's job name is derived from the study's job name.
+    """
+    from aces_bench.runner import job_config, run_job, set_offline_defaults
+
+    policy = AttemptPolicy.from_spec(spec)
+    if not policy.stop_on_pass:
+        return [await run_job(spec, emitted, jobs_dir)]
+    set_offline_defaults()
+    base = job_config(spec, emitted, jobs_dir)
+    plans = {t.task_id: tp for t, tp in zip(emitted.tasks, emitted.plan.tasks, strict=True)}
+    remaining = sorted(plans)
+    job_dirs: list[Path] = []
+    for attempt in range(1, policy.n_attempts + 1):
+        config = attempt_job_config(base, attempt, remaining)
+        job_dir = config.jobs_dir / config.job_name
+        job_dirs.append(job_dir)
+        if not remaining:
+            continue  # nothing left to try: the round's records are all "skipped"
+        try:
+            job = await Job.create(config)
+        except (FileExistsError, ValueError) as exc:
+            raise RunError(f"Harbor refused attempt {attempt}'s job: {exc}", where=job_dir,
+                           fix="delete that job dir to start the round over") from None
+        await job.run()
+        still = []
+        for task_id in remaining:
+            record = _one_attempt(job_dir, task_id, plans[task_id], attempt)
+            if record is None or not policy.passed(record):
+                still.append(task_id)
+        remaining = still
+    return job_dirs
+
+
+def pass_at_k(outcomes: Sequence[bool | None], k: int) -> float | None:
+    """1.0 when one of the first ``k`` attempts passed, 0.0 when all k were scored and
+    failed, None (unscored, not 0) when no pass and some of them produced no score.
+
+    ``outcomes`` are one case's attempts in order (skipped attempts after a pass may
+    be given as None: a pass precedes them).
+    """
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    first = list(outcomes[:k])
+    if any(o is True for o in first):
+        return 1.0
+    if len(first) < k or any(o is None for o in first):
+        return None
+    return 0.0

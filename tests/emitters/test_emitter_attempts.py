@@ -1,0 +1,73 @@
+"""Attempts: stop-on-pass rounds as successive Harbor jobs, skipped attempts recorded, pass@k."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+
+import pytest
+
+from aces_bench.config.compose import compose_spec
+from aces_bench.emitters import emit_study
+from aces_bench.emitters.attempts import AttemptPolicy, attempt_job_config, collect_attempts, pass_at_k, run_attempts
+from aces_bench.grading import grade_records
+from aces_bench.runner import job_config
+
+SKILLS = "skill.paths=[tests/fixtures/skills]"
+
+
+def test_pass_at_k_never_scores_missing_as_zero():
+    assert pass_at_k([False, True], 1) == 0.0
+    assert pass_at_k([False, True], 2) == 1.0
+    assert pass_at_k([True, None, None], 3) == 1.0  # later attempts skipped after the pass
+    assert pass_at_k([False, None], 2) is None  # second attempt produced no score
+    assert pass_at_k([False], 2) is None  # fewer attempts than k
+    with pytest.raises(ValueError):
+        pass_at_k([True], 0)
+
+
+def test_round_job_config_runs_one_attempt_of_the_remaining_tasks(tmp_path):
+    spec = compose_spec(["skill=custom", SKILLS, "study.n_attempts=3", "study.stop_on_pass=true"], output_dir=tmp_path)
+    emitted = emit_study(spec, tmp_path / "tasks")
+    base = job_config(spec, emitted, tmp_path / "jobs")
+    ids = [t.task_id for t in emitted.tasks][:2]
+    round2 = attempt_job_config(base, 2, ids)
+    assert round2.n_attempts == 1 and base.n_attempts == 3
+    assert round2.job_name == f"{base.job_name}-attempt2"
+    assert round2.datasets[0].task_names == sorted(ids)
+    assert round2.datasets[0].path == emitted.tasks_dir
+
+
+@pytest.mark.sandbox
+def test_stop_on_pass_skips_later_attempts_and_records_them(tmp_path):
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap (bwrap) is not installed")
+    spec = compose_spec(
+        ["skill=custom", SKILLS, "skill.cases=[explicit-1]", "study.n_attempts=2", "study.stop_on_pass=true",
+         "study.pass_threshold=1.0"],
+        output_dir=tmp_path,
+    )
+    emitted = emit_study(spec, tmp_path / "tasks")
+    job_dirs = asyncio.run(run_attempts(spec, emitted, tmp_path / "jobs"))
+    assert len(job_dirs) == 2
+    plans = {t.task_id: tp for t, tp in zip(emitted.tasks, emitted.plan.tasks, strict=True)}
+    records = collect_attempts(job_dirs, plans, AttemptPolicy.from_spec(spec))
+    by = {(r.plan.condition, r.attempt): r for r in records}
+    assert len(records) == 4
+    # The with-skill arm passes at once: its second attempt is skipped, with the reason.
+    assert by[("with_skill", 1)].status == "ok" and by[("with_skill", 1)].reward == 1.0
+    assert by[("with_skill", 2)].status == "skipped"
+    assert "attempt 1 passed" in by[("with_skill", 2)].failure_cause
+    # The baseline (no skill) does not pass, so it gets its second attempt.
+    assert by[("baseline", 1)].reward is not None and by[("baseline", 1)].reward < 1.0
+    assert by[("baseline", 2)].status == "ok"
+    # Round 2 ran only the task that had not passed.
+    assert sum(1 for p in job_dirs[1].iterdir() if (p / "result.json").is_file()) == 1
+    # Skipped attempts reach the trials table as rows with unscored metrics.
+    graded = asyncio.run(grade_records(records, spec))
+    rows = {(g.condition, g.attempt): g.to_row(spec) for g in graded}
+    skipped = rows[("with_skill", 2)]
+    assert skipped.status == "skipped" and skipped.metric_security is None and skipped.composite is None
+    # Re-running resumes every round instead of redoing it.
+    again = asyncio.run(run_attempts(spec, emitted, tmp_path / "jobs"))
+    assert again == job_dirs
