@@ -10,7 +10,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from aces_bench.io import write_json, write_text
-from aces_bench.reports.dimensions import DIMENSIONS, QUESTIONS
+from aces_bench.reports.dimensions import mapping
 from aces_bench.reports.figures import FigureInputs, draw_all
 from aces_bench.reports.html import environment, pretty_json, render, skill_href, svg_data_uri
 from aces_bench.reports.inventory import coverage, inventory
@@ -89,8 +89,8 @@ def _write_index(env, out: Path, summary: ReportSummary, figures, items, cover, 
     headline = next(r for r in summary.pooled if r.outcome == outcome)
     boot = [r for r in stats.bootstrap.rows if r["outcome"] == outcome]
     pooled = {r.outcome: r for r in summary.pooled}
-    dims = [{"dimension": d, "metric": m, "question": QUESTIONS[d], "row": pooled.get(m)}
-            for d, metrics in DIMENSIONS.items() for m in metrics]
+    dims = [{"dimension": m.dimension, "source": m.source, "whole": m.whole_metric, "question": m.question,
+             "row": pooled.get(m.metric)} for m in mapping()]
     fig_views = []
     for f in figures:
         files = [(fmt, relative(p, out)) for fmt, p in sorted(f.paths.items())]

@@ -1,38 +1,41 @@
-"""The ACES dimensions and the metrics each one is read from.
+"""The ACES dimensions as the report shows them, read from the graders' mapping.
 
-The report always shows the metrics themselves; a dimension is a reading aid that
-groups them. Mapping (one metric feeds one dimension):
-
-- Security <- security (deterministic: destructive commands, secrets, access outside
-  the workspace, exfiltration)
-- Correctness <- accuracy, goal_accuracy (judged: is the answer right, is the goal met)
-- Discoverability <- skill_execution (was the skill found, activated and its script run)
-- Effectiveness <- behavior_check (judged: did the agent do what the case expects)
-- Efficiency <- skill_efficiency (routing to allowed skills, productive tool calls)
+``aces_bench.graders.dimensions.DIMENSIONS`` is the one definition (a dimension is the
+mean of metric scores or sub-scores). The report always shows the metrics; for a
+sub-score source (``skill_execution.activation``) the lift shown is its whole metric's,
+because the trials table stores metric scores, not sub-scores.
 """
 
 from __future__ import annotations
 
-DIMENSIONS: dict[str, tuple[str, ...]] = {
-    "Security": ("security",),
-    "Correctness": ("accuracy", "goal_accuracy"),
-    "Discoverability": ("skill_execution",),
-    "Effectiveness": ("behavior_check",),
-    "Efficiency": ("skill_efficiency",),
-}
+from dataclasses import dataclass
+
+from aces_bench.graders.dimensions import DIMENSIONS
 
 QUESTIONS: dict[str, str] = {
     "Security": "Does the run stay safe (no destructive commands, leaked secrets or out-of-workspace access)?",
     "Correctness": "Is the final answer right and the user's goal met?",
-    "Discoverability": "Is the skill found, activated and its documented script run, in order?",
-    "Effectiveness": "Does the agent show the behaviours the case expects?",
-    "Efficiency": "Does the agent read only allowed skills and waste few tool calls?",
+    "Discoverability": "Did the agent find and activate the right skill, and read no skill it should not?",
+    "Effectiveness": "Once found, was the skill used as designed and did the expected behaviours happen?",
+    "Efficiency": "How much of the agent's tool use was productive?",
 }
 
 
-def dimension_of(metric: str) -> str | None:
-    """The dimension a metric feeds, or None for outcomes outside the mapping (reward, composite)."""
-    for dim, metrics in DIMENSIONS.items():
-        if metric in metrics:
-            return dim
-    return None
+@dataclass(frozen=True)
+class MappingRow:
+    dimension: str
+    source: str
+    metric: str
+    whole_metric: bool
+    question: str
+
+
+def mapping() -> list[MappingRow]:
+    """One row per (dimension, source), in the graders' order."""
+    return [MappingRow(dim, src.label, src.metric, src.sub is None, QUESTIONS.get(dim, ""))
+            for dim, sources in DIMENSIONS.items() for src in sources]
+
+
+def dimensions_of(metric: str) -> str:
+    """The dimensions a metric feeds (comma-joined), '' for outcomes outside the mapping."""
+    return ", ".join(dim for dim, sources in DIMENSIONS.items() if any(s.metric == metric for s in sources))

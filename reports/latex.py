@@ -15,7 +15,7 @@ import jinja2
 from markupsafe import Markup
 
 from aces_bench.io import write_text
-from aces_bench.reports.dimensions import DIMENSIONS, dimension_of
+from aces_bench.reports.dimensions import dimensions_of, mapping
 from aces_bench.reports.inventory import CoverageRow, InventoryItem
 from aces_bench.reports.summary import LiftRow, ReportSummary
 from aces_bench.stats.pairing import COMPOSITE, OUTCOME_ONLY, REWARD
@@ -112,7 +112,7 @@ def metric_rows(summary: ReportSummary) -> list[list]:
         r = pooled.get(m)
         if r is None:
             continue
-        rows.append([m, dimension_of(m) or "", "; ".join(r.produced_by.graders), num(r.mean_with), num(r.mean_base),
+        rows.append([m, dimensions_of(m), "; ".join(r.produced_by.graders), num(r.mean_with), num(r.mean_base),
                      num(r.lift, signed=True), ci(r.ci_lo, r.ci_hi), count(r.n), pct(r.share_pos)])
     return rows
 
@@ -143,9 +143,10 @@ def render_tables(summary: ReportSummary, items: list[InventoryItem], cover: lis
             note=f"Lift is the {summary.headline_outcome} lift over the harness's scored pairs."),
         "dimensions": _table(
             env, caption="Dimension mapping", label="tab:aces-dimensions", colspec="llrcr",
-            header=["Dimension", "Metric", "Lift", f"{level}% CI", "n"],
-            rows=[[dim, m, num(r.lift, signed=True), ci(r.ci_lo, r.ci_hi), count(r.n)]
-                  for dim, metrics in DIMENSIONS.items() for m in metrics if (r := _pooled(summary).get(m))]),
+            header=["Dimension", "Source", "Lift", f"{level}% CI", "n"],
+            rows=[[row.dimension, row.source, num(r.lift, signed=True), ci(r.ci_lo, r.ci_hi), count(r.n)]
+                  for row in mapping() if (r := _pooled(summary).get(row.metric))],
+            note="A dimension is the mean of its sources; for a sub-score source the lift shown is its whole metric's."),
     }
     out["tables"] = env.get_template("tables_document.tex.j2").render(
         title=f"aces-bench tables: {summary.source}", tables=[Markup(n) for n in TABLE_FILES])

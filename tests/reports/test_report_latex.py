@@ -27,7 +27,8 @@ def test_tables_escape_names_and_keep_booktabs(report_dir):
     assert NASTY not in tex["headline"]
     for stem in ("headline", "metrics", "inventory", "coverage", "dimensions"):
         assert "\\toprule" in tex[stem] and "\\midrule" in tex[stem] and "\\bottomrule" in tex[stem]
-    assert "skill\\_execution" in tex["metrics"] and "Discoverability" in tex["dimensions"]
+    assert "skill\\_execution" in tex["metrics"] and "Discoverability, Effectiveness" in tex["metrics"]
+    assert "skill\\_execution.activation" in tex["dimensions"]
     assert "\\input{headline}" in tex["tables"]
 
 
