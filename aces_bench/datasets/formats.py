@@ -227,9 +227,10 @@ def read_assets(skill_dir: Path, skill_name: str) -> Assets:
 def check_fixtures(assets: Assets) -> None:
     """Every fixture of every case exists inside the skill folder and is within limits."""
     root = assets.skill_dir.resolve()
-    for case in assets.evals_cases + assets.config_cases:
-        where = assets.origin(case.id) or assets.skill_dir
-        check_case_fixtures(root, case.id, [f.src for f in case.files], where)
+    seen: dict[str, int] = {}  # a fixture shared by many cases is checked once
+    for cases, where in ((assets.evals_cases, assets.evals_path), (assets.config_cases, assets.config_path)):
+        for case in cases:
+            check_case_fixtures(root, case.id, [f.src for f in case.files], where or assets.skill_dir, seen)
 
 
 def load_suite(skill_dir: Path, skill_name: str) -> EvalSuite:

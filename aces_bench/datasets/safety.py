@@ -82,9 +82,16 @@ def check_fixture(root: Path, case_id: str, src: str, where: Path) -> int:
     return size
 
 
-def check_case_fixtures(root: Path, case_id: str, sources: list[str], where: Path) -> None:
-    """Check every fixture of a case and their total size."""
-    total = sum(check_fixture(root, case_id, src, where) for src in sources)
+def check_case_fixtures(
+    root: Path, case_id: str, sources: list[str], where: Path, seen: dict[str, int] | None = None
+) -> None:
+    """Check every fixture of a case and their total size; ``seen`` caches sizes of fixtures already checked."""
+    seen = {} if seen is None else seen
+    total = 0
+    for src in sources:
+        if src not in seen:
+            seen[src] = check_fixture(root, case_id, src, where)
+        total += seen[src]
     if total > MAX_CASE_FIXTURE_BYTES:
         raise EvalsError(
             f"case {case_id!r}: fixtures total {total:,} bytes, above the {MAX_CASE_FIXTURE_BYTES:,}-byte limit",
