@@ -48,6 +48,22 @@ sandbox: ## Make sure bubblewrap (the local sandbox backend) is installed
 	  echo "error: the local backend needs bubblewrap (bwrap). Install it: 'sudo apt-get install bubblewrap' (Debian/Ubuntu), 'sudo dnf install bubblewrap' (Fedora), or run with backend=docker." >&2; exit 1; \
 	fi
 
+# Debian packages the full test suite uses: the sandbox, headless Chromium (report
+# browser test), pdflatex with booktabs (LaTeX tables), shellcheck (script lint).
+TEST_DEBS := bubblewrap chromium texlive-latex-base texlive-latex-recommended shellcheck
+TEST_BINS := bwrap chromium pdflatex shellcheck
+
+.PHONY: test-deps
+test-deps: sandbox ## Install the Debian packages the tests use (root + apt), or say what is missing
+	@missing=""; for b in $(TEST_BINS); do command -v $$b >/dev/null 2>&1 || missing="$$missing $$b"; done; \
+	[ -z "$$missing" ] && exit 0; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing test packages:$(TEST_DEBS) (apt-get)"; \
+	  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(TEST_DEBS) >/dev/null; \
+	else \
+	  echo "note: missing$$missing; the tests that need them will skip. Install: apt-get install --no-install-recommends $(TEST_DEBS)" >&2; \
+	fi
+
 .PHONY: demo
 demo: install sandbox ## Run the demo study offline (reference agent, local sandbox, heuristic judge) and write its report
 	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV)/bin/aces-bench study=demo
@@ -58,7 +74,7 @@ sweep: install sandbox ## Example multirun: isolation vs group (paper decoys) wi
 	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV)/bin/aces-bench -m study=demo workspace=isolation,group decoys=paper
 
 .PHONY: test
-test: install sandbox ## Run the test suite
+test: install test-deps ## Run the test suite
 	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) -m pytest -q $(PYTEST_ARGS)
 
 .PHONY: bench
