@@ -18,6 +18,8 @@ NEEDS = {
     ("model", "openai-compatible"): ["model.name=openai/test", "model.base_url=http://127.0.0.1:9/v1"],
     ("workspace", "group"): ["decoys=paper"],
     ("judge", "litellm"): ["judge.model=openai/test"],
+    ("backend", "gke"): ["backend.kwargs.cluster_name=c", "backend.kwargs.region=us-central1",
+                         "backend.kwargs.registry_name=r"],
 }
 LLM_HARNESSES = {"terminus-2", "claude-code", "codex", "opencode"}
 
