@@ -17,7 +17,7 @@ MAX_SKILL_MD_BYTES = 1_000_000
 MAX_STAGED_FILE_BYTES = 50_000_000  # one file copied into every with-skill task
 MAX_STAGED_TOTAL_BYTES = 200_000_000  # the whole staged skill folder
 _IGNORED_PARTS = {"__pycache__", ".git", ".DS_Store", ".pytest_cache"}
-_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
+_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 NOT_STAGED = frozenset({"evals"})
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 

@@ -13,7 +13,13 @@ from __future__ import annotations
 
 from aces_bench.datasets.credentials import check_credential_name, resolve_credentials
 from aces_bench.datasets.formats import load_suite, read_assets, write_suite
-from aces_bench.datasets.model import EVALS_SCHEMA_VERSION, Check, EvalCase, EvalSuite, FileSpec
+from aces_bench.datasets.model import (
+    EVALS_SCHEMA_VERSION,
+    Check,
+    EvalCase,
+    EvalSuite,
+    FileSpec,
+)
 
 __all__ = [
     "EVALS_SCHEMA_VERSION",

@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aces_bench.datasets.evalmd import EvalIntent, intent_cases, parse_eval_md
-from aces_bench.datasets.formats import DEFAULT_EVALS_FILE, EVAL_MD, Assets, read_assets, render_suite
+from aces_bench.datasets.formats import (
+    DEFAULT_EVALS_FILE,
+    EVAL_MD,
+    Assets,
+    read_assets,
+    render_suite,
+)
 from aces_bench.datasets.model import EvalCase, EvalSuite
 from aces_bench.datasets.safety import read_asset_text
 from aces_bench.datasets.templates import BUCKETS, template_cases

@@ -48,7 +48,7 @@ def operator_reason(name: str) -> str | None:
     for prefix in _PREFIXES:
         if upper.startswith(prefix):
             return f"an operator setting ({prefix}*)"
-    if upper.endswith("_BASE_URL") or upper.endswith("_API_BASE"):
+    if upper.endswith(("_BASE_URL", "_API_BASE")):
         return "a model endpoint (*_BASE_URL / *_API_BASE)"
     m = _SECRET_SUFFIX.search(upper)
     if m and upper[: m.start()] in LLM_PROVIDERS:

@@ -18,7 +18,13 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from aces_bench.datasets.credentials import CredentialName
-from aces_bench.datasets.model import EvalCase, EvalSuite, FileSpec, canonical_case, canonical_suite
+from aces_bench.datasets.model import (
+    EvalCase,
+    EvalSuite,
+    FileSpec,
+    canonical_case,
+    canonical_suite,
+)
 from aces_bench.datasets.safety import check_case_fixtures, read_asset_text
 from aces_bench.errors import EvalsError, from_validation
 from aces_bench.io import write_text

@@ -18,9 +18,17 @@ import hashlib
 import json
 import re
 from pathlib import PurePosixPath
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 from aces_bench.datasets.credentials import CredentialName
 from aces_bench.skills import SAFE_NAME
@@ -112,7 +120,7 @@ def _assertion_kind(v: Any) -> str:
 
 # A plain string is a natural-language assertion (judged); a mapping is a deterministic Check.
 Assertion = Annotated[
-    Union[Annotated[str, Tag("text")], Annotated[Check, Tag("check")]], Discriminator(_assertion_kind)
+    Annotated[str, Tag("text")] | Annotated[Check, Tag("check")], Discriminator(_assertion_kind)
 ]
 
 

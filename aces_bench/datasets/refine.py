@@ -12,6 +12,7 @@ is generated, or an earlier refine proposed it; ``proposed`` records which). Cas
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +21,12 @@ from pydantic import ValidationError
 from aces_bench.datasets.create import read_intent
 from aces_bench.datasets.evalmd import EvalIntent, intent_cases
 from aces_bench.datasets.formats import EVAL_MD, read_assets, render_suite
-from aces_bench.datasets.lift import aligned_answer, common_steps, normalise_answer, trial_steps
+from aces_bench.datasets.lift import (
+    aligned_answer,
+    common_steps,
+    normalise_answer,
+    trial_steps,
+)
 from aces_bench.datasets.model import EvalCase, EvalSuite
 from aces_bench.errors import EvalsError, validation_lines
 from aces_bench.graders.atif import load_trial_trajectory
@@ -116,7 +122,7 @@ def read_outcomes(results_dir: Path, skill_name: str) -> list[TrialOutcome]:
         reward = r.get("reward")
         out.append(TrialOutcome(
             case_id=str(r["case_id"]), condition=str(r["condition"]), status=str(r["status"]),
-            reward=None if reward is None or reward != reward else float(reward),  # NaN -> None
+            reward=None if reward is None or math.isnan(reward) else float(reward),
             trial_dir=trial_dir, final_answer=answer,
         ))
     return out

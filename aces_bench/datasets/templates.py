@@ -33,7 +33,7 @@ _OFF_TOPIC = (
     ("How many metres are there in 5 kilometres? Write just the number.", "5000", 5000.0),
 )
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset("a the of in to from is are what how many there write just number".split())
+_STOP = frozenset(["a", "the", "of", "in", "to", "from", "is", "are", "what", "how", "many", "there", "write", "just", "number"])
 
 
 def template_id(bucket: str) -> str:

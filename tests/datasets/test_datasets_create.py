@@ -13,7 +13,12 @@ from datasets_support import GOLDEN, SKILL_NAME, skill_copy
 
 from aces_bench.datasets import load_suite
 from aces_bench.datasets.create import create_dataset
-from aces_bench.datasets.llm import PROMPT_ID, PROMPT_VERSION, GeneratedCase, GeneratedCases
+from aces_bench.datasets.llm import (
+    PROMPT_ID,
+    PROMPT_VERSION,
+    GeneratedCase,
+    GeneratedCases,
+)
 from aces_bench.datasets.templates import BUCKETS
 from aces_bench.errors import EvalsError
 from aces_bench.judges.base import JudgeOutcome
@@ -178,7 +183,7 @@ def test_heuristic_judge_cannot_write_cases(tmp_path):
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "aces_bench.cli", "dataset", *args],
-                          capture_output=True, text=True, timeout=60, cwd=cwd)
+                          capture_output=True, text=True, timeout=60, cwd=cwd, check=False)
 
 
 def test_cli_create_check_and_bad_input(tmp_path):

@@ -11,7 +11,13 @@ from datasets_support import GOLDEN, SKILL_NAME, skill_copy
 
 from aces_bench.cases import EvalCase as ReExportedCase
 from aces_bench.cases import load_suite as reexported_load_suite
-from aces_bench.datasets import EvalCase, EvalSuite, load_suite, resolve_credentials, write_suite
+from aces_bench.datasets import (
+    EvalCase,
+    EvalSuite,
+    load_suite,
+    resolve_credentials,
+    write_suite,
+)
 from aces_bench.datasets.formats import derived_id, render_suite
 from aces_bench.errors import EvalsError
 
