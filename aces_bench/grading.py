@@ -37,6 +37,7 @@ from aces_bench.graders.dimensions import dimension_scores, outcome_only, weight
 from aces_bench.graders.judged import JUDGED_METRICS, grade_judged
 from aces_bench.graders.modes import decide, runs_author_graders
 from aces_bench.graders.redact import redact
+from aces_bench.graders.skill_efficiency import without_routing
 from aces_bench.graders.self_correction import first_attempt_pass as first_attempt_from
 from aces_bench.io import write_text
 from aces_bench.judges.factory import build_judge
@@ -179,6 +180,7 @@ class TrialSubject:
     skill_dir: Path | None = None  # the target skill's folder: where its author graders live
     labels: dict[str, str | None] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    routing_known: bool = True  # False: nothing says which skills the agent may read
 
 
 def subject_from_record(record: TrialRecord, spec: RunSpec) -> TrialSubject:
@@ -258,6 +260,8 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         )
         det = grade_deterministic(inp)
         self_correction = det.pop("self_correction", None)
+        if not subject.routing_known and "skill_efficiency" in det:
+            det["skill_efficiency"] = without_routing(det["skill_efficiency"], "the skills this trial may read are unknown")
         metrics.update({k: v for k, v in det.items() if k in grading.metrics})
         wanted_judged = [m for m in JUDGED_METRICS if m in grading.metrics]
         if wanted_judged:

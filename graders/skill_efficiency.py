@@ -126,3 +126,16 @@ def grade_skill_efficiency(inp: GradingInput, view: TraceView | None) -> MetricR
                "waste": {n: sum(1 for v in wasted.values() if v == n) for n in WASTE_INDICATORS}}
     return MetricResult(metric=METRIC, score=score, sub_scores=subs, evidence=ev, grader="deterministic",
                         details=details)
+
+
+def without_routing(r: MetricResult, reason: str) -> MetricResult:
+    """``r`` with routing left unscored (the allowed skills are unknown): the score is
+    tool efficiency alone, or unscored when that is not applicable either."""
+    subs = {**r.sub_scores, "routing": None}
+    ev = [e for e in r.evidence if e.check != "routing"]
+    ev.insert(0, Evidence(check="routing", passed=None, detail=f"not scored: {reason}"))
+    score = subs.get("tool_efficiency")
+    update = {"sub_scores": subs, "evidence": ev, "score": score}
+    if score is None and r.score is not None:
+        update["unscored_reason"] = f"routing not scored ({reason}) and tool efficiency not applicable"
+    return r.model_copy(update=update)

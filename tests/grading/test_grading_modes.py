@@ -1,0 +1,104 @@
+"""Dimensions, composite weights, outcome-only view and the three grading modes."""
+
+from __future__ import annotations
+
+import pytest
+
+from aces_bench.config.spec import GradingSpec
+from aces_bench.errors import ConfigError
+from aces_bench.graders.base import MetricResult
+from aces_bench.graders.dimensions import DIMENSIONS, dimension_scores, outcome_only, weighted_composite
+from aces_bench.graders.modes import author_aggregate, check_author_graders, decide
+from aces_bench.table import METRICS
+
+
+def m(name: str, score: float | None, subs: dict | None = None, **details) -> MetricResult:
+    return MetricResult(metric=name, score=score, sub_scores=subs or {}, grader="t", details=details,
+                        unscored_reason=None if score is not None else "because")
+
+
+METRICS_FULL = {
+    "security": m("security", 1.0),
+    "skill_execution": m("skill_execution", 0.5, {"activation": 1.0, "execution": 0.0, "workflow_order": None,
+                                                  "error_recovery": 0.5}),
+    "skill_efficiency": m("skill_efficiency", 0.75, {"routing": 0.5, "tool_efficiency": 1.0}),
+    "accuracy": m("accuracy", 0.8),
+    "goal_accuracy": m("goal_accuracy", None),
+    "behavior_check": m("behavior_check", 1.0),
+}
+
+
+def test_every_metric_feeds_a_dimension_and_the_mapping_is_data():
+    used = {s.metric for srcs in DIMENSIONS.values() for s in srcs}
+    assert used == set(METRICS)
+    assert list(DIMENSIONS) == ["Security", "Correctness", "Discoverability", "Effectiveness", "Efficiency"]
+
+
+def test_dimensions_average_scored_sources_only():
+    d = dimension_scores(METRICS_FULL)
+    assert d == {
+        "Security": 1.0,
+        "Correctness": 0.8,  # goal_accuracy unscored: left out, not 0
+        "Discoverability": 0.75,  # activation 1.0, routing 0.5
+        "Effectiveness": 0.5,  # execution 0, error_recovery 0.5, behavior 1.0 (workflow n/a)
+        "Efficiency": 1.0,
+    }
+    assert dimension_scores({})["Security"] is None
+
+
+def test_outcome_only_is_the_mean_of_scored_outcome_metrics():
+    assert outcome_only(METRICS_FULL) == 0.8
+    assert outcome_only({**METRICS_FULL, "goal_accuracy": m("goal_accuracy", 0.4)}) == 0.6
+    assert outcome_only({"security": m("security", 1.0)}) is None
+
+
+def test_composite_default_equal_weights_and_configured_weights():
+    equal = GradingSpec(mode="aces_default")
+    assert equal.weight_of("security") == pytest.approx(1 / 6)
+    scored = [1.0, 0.5, 0.75, 0.8, 1.0]
+    assert weighted_composite(METRICS_FULL, equal.metrics, equal.weight_of) == pytest.approx(sum(scored) / 5)
+    weighted = GradingSpec(mode="aces_default", weights={"security": 3.0, "accuracy": 1.0})
+    assert weighted_composite(METRICS_FULL, weighted.metrics, weighted.weight_of) == pytest.approx((3 + 0.8) / 4)
+    assert weighted_composite({}, equal.metrics, equal.weight_of) is None
+
+
+def test_modes_decide_composite_and_pass():
+    author = {"author:a": m("author:a", 0.9, passed=True), "author:b": m("author:b", 0.5)}
+    metrics = {**METRICS_FULL, **author}
+    default = decide(GradingSpec(mode="aces_default"), metrics, reward=0.4)
+    plus = decide(GradingSpec(mode="aces_plus_custom"), metrics, reward=0.4)
+    custom = decide(GradingSpec(mode="custom_only"), metrics, reward=0.4)
+    assert default.composite == plus.composite == pytest.approx(4.05 / 5)
+    assert default.author_score is None and default.final_pass is False
+    assert plus.author_score == 0.7 and plus.final_pass is False  # reward still decides pass
+    assert custom.composite == custom.author_score == 0.7
+    assert custom.final_pass is True  # a: passed; b: 0.5 >= threshold 0.5
+    strict = decide(GradingSpec(mode="custom_only", pass_threshold=0.6), metrics, reward=1.0)
+    assert strict.final_pass is False
+    assert decide(GradingSpec(mode="aces_default"), METRICS_FULL, reward=None).final_pass is None
+
+
+def test_one_unscored_author_grader_leaves_the_contract_unscored():
+    author = {"author:a": m("author:a", 1.0), "author:b": m("author:b", None)}
+    assert author_aggregate(author, 0.5) == (None, None, "author grader author:b unscored: because")
+    v = decide(GradingSpec(mode="custom_only"), {**METRICS_FULL, **author}, reward=1.0)
+    assert v.composite is None and v.final_pass is None
+    assert v.note == "custom_only: author grader author:b unscored: because"
+    none = decide(GradingSpec(mode="custom_only"), METRICS_FULL, reward=1.0)
+    assert none.composite is None and none.note == "custom_only: the skill has no author graders"
+
+
+def test_modes_needing_author_graders_refuse_skills_without_them(tmp_path):
+    with_graders = tmp_path / "a"
+    (with_graders / "evals" / "graders").mkdir(parents=True)
+    (with_graders / "evals" / "graders" / "g.py").write_text("print(1)")
+    without = tmp_path / "b"
+    without.mkdir()
+    check_author_graders("aces_default", {"b": without})
+    check_author_graders("aces_plus_custom", {"a": with_graders, "b": without})
+    with pytest.raises(ConfigError) as err:
+        check_author_graders("custom_only", {"a": with_graders, "b": without})
+    assert "grading.mode=custom_only but skill(s) b have no author graders" in str(err.value)
+    assert "evals/graders/<name>.py" in str(err.value)
+    with pytest.raises(ConfigError):
+        check_author_graders("aces_plus_custom", {"b": without})
