@@ -10,17 +10,26 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
+import shutil
 from pathlib import Path
 
 from harbor.job import Job
 from harbor.models.job.config import DatasetConfig, JobConfig
 from harbor.models.trial.config import AgentConfig, EnvironmentConfig
+from harbor.models.trial.result import TrialResult
+from pydantic import ValidationError
 
 from aces_bench.config.spec import RunSpec
 from aces_bench.emitters import EmitResult
 from aces_bench.errors import RunError
 from aces_bench.progress import TrialProgress
+
+log = logging.getLogger("aces_bench.run")
+
+# Harbor's exception type for a trial cut short by cancellation (an interrupted job).
+CANCELLED = "CancelledError"
 
 OFFLINE_ENV = {"HARBOR_TELEMETRY": "0", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
@@ -96,6 +105,31 @@ def preflight_backend(spec: RunSpec, emitted: EmitResult) -> None:
         local.preflight(task.path)
 
 
+def discard_cancelled(job_dir: Path) -> list[str]:
+    """Remove the trial dirs of trials that were cancelled (the run was interrupted);
+    return their names.
+
+    Harbor writes a ``result.json`` with a ``CancelledError`` for trials running when
+    the job is interrupted, and its resume keeps any trial that has a result, so
+    without this they would never run again. ``harbor job resume`` drops them the
+    same way before resuming.
+    """
+    dropped: list[str] = []
+    if not job_dir.is_dir():
+        return dropped
+    for trial_dir in sorted(p for p in job_dir.iterdir() if p.is_dir()):
+        result_path = trial_dir / "result.json"
+        try:
+            result = TrialResult.model_validate_json(result_path.read_text())
+        except (OSError, ValidationError, ValueError):
+            continue  # no or unreadable result: Harbor itself redoes or reports it
+        info = result.exception_info
+        if info is not None and info.exception_type == CANCELLED:
+            shutil.rmtree(trial_dir)
+            dropped.append(trial_dir.name)
+    return dropped
+
+
 async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> Path:
     """Create (or resume) the Harbor job for this study; return its job dir."""
     set_offline_defaults()
@@ -103,6 +137,9 @@ async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> Path:
     config = job_config(spec, emitted, jobs_dir)
     job_dir = config.jobs_dir / config.job_name
     total = len(emitted.tasks) * spec.study.n_attempts
+    dropped = discard_cancelled(job_dir)
+    if dropped:
+        log.info("resuming: %d trial(s) cancelled by an interrupted run will run again", len(dropped))
     try:
         job = await Job.create(config)
     except FileExistsError as exc:
