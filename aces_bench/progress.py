@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import sys
 import time
 
 from harbor.trial.hooks import TrialHookEvent
@@ -14,26 +13,31 @@ log = logging.getLogger("aces_bench.run")
 class TrialProgress:
     """Counts trials done, running and failed, with an ETA from the mean trial time."""
 
-    def __init__(self, total: int, *, already_done: int = 0, stream=None):
+    def __init__(self, total: int, *, already_done: int = 0, console=None):
+        from rich import get_console
+
         self.total = total
         self.done = already_done
         self.failed = 0
         self.running = 0
         self._started = time.monotonic()
         self._resumed = already_done
-        self._stream = stream or sys.stderr
+        # Rich's global console by default: Harbor draws its own progress bar there even
+        # when quiet, and two live displays on one terminal overwrite each other's line,
+        # while lives on one console nest (the first draws both).
+        self._console = console or get_console()
         self._live = None
-        self._is_tty = bool(getattr(self._stream, "isatty", lambda: False)())
+        self._is_tty = self._console.is_terminal
 
     def __enter__(self) -> TrialProgress:
         if self._is_tty:
-            from rich.console import Console
             from rich.live import Live
 
-            self._live = Live(self._render(), console=Console(file=self._stream), refresh_per_second=4, transient=False)
+            self._live = Live(self._render(), console=self._console, refresh_per_second=4, transient=False)
             self._live.__enter__()
         else:
-            log.info("trials: %d to run (%d already done)", self.total, self.done)
+            log.info("trials: %d in this job, %d already done, %d to run", self.total, self.done,
+                     self.total - self.done)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -77,6 +81,6 @@ class TrialProgress:
 
     def _refresh(self, line: str | None) -> None:
         if self._live is not None:
-            self._live.update(self._render())
+            self._live.update(self._render(), refresh=True)
         elif line is not None:
             log.info("%s (%s)", line, self.summary())
