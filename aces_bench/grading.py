@@ -30,15 +30,24 @@ from aces_bench.collect import TrialRecord
 from aces_bench.config.spec import GradingSpec, RunSpec
 from aces_bench.errors import ReportError
 from aces_bench.graders.atif import load_trial_trajectory
-from aces_bench.graders.author import AUTHOR_TIMEOUT_SEC, AuthorContext, discover_author_graders, run_author_graders
+from aces_bench.graders.author import (
+    AUTHOR_TIMEOUT_SEC,
+    AuthorContext,
+    discover_author_graders,
+    run_author_graders,
+)
 from aces_bench.graders.base import GradingInput, MetricResult
 from aces_bench.graders.deterministic import grade_deterministic
-from aces_bench.graders.dimensions import dimension_scores, outcome_only, weighted_composite
+from aces_bench.graders.dimensions import (
+    dimension_scores,
+    outcome_only,
+    weighted_composite,
+)
 from aces_bench.graders.judged import JUDGED_METRICS, grade_judged
 from aces_bench.graders.modes import decide, runs_author_graders
 from aces_bench.graders.redact import redact
-from aces_bench.graders.skill_efficiency import without_routing
 from aces_bench.graders.self_correction import first_attempt_pass as first_attempt_from
+from aces_bench.graders.skill_efficiency import without_routing
 from aces_bench.io import write_text
 from aces_bench.judges.factory import build_judge
 from aces_bench.provenance import judge_label

@@ -17,15 +17,15 @@ import argparse
 import asyncio
 from pathlib import Path
 
+from aces_bench.graders.author import AUTHOR_TIMEOUT_SEC
+from aces_bench.graders.external import find_trials, load_cases, subjects_for
+from aces_bench.graders.modes import MODES, check_author_graders
+from aces_bench.graders.summary import summary_markdown
 from pydantic import ValidationError
 
 from aces_bench.config.spec import GradingSpec
 from aces_bench.errors import ConfigError, RunError, from_validation
 from aces_bench.grading import GradingContext, grade_subjects, write_grades
-from aces_bench.graders.author import AUTHOR_TIMEOUT_SEC
-from aces_bench.graders.external import find_trials, load_cases, subjects_for
-from aces_bench.graders.modes import MODES, check_author_graders
-from aces_bench.graders.summary import summary_markdown
 from aces_bench.io import write_frame, write_text
 from aces_bench.judges.factory import build_judge
 from aces_bench.judges.spec import JudgeSpec
@@ -110,6 +110,8 @@ def run(args: argparse.Namespace) -> Path:
         f"source: `{root}` ({len(found)} trials" + (f"; {len(broken)} unreadable trial dirs skipped" if broken else "")
         + ")",
         f"mode: {grading.mode}; judge: {judge.label}; pass threshold: {grading.pass_threshold:g}",
+        "composite: " + ("the author graders' score" if grading.mode == "custom_only"
+                         else "weighted mean of the metrics scored on each trial (weights renormalised)"),
         f"cases: {cases.source} ({matched} of {len(subjects)} trials matched)" if cases
         else "cases: none given, so only case-independent checks ran (security, tool efficiency)",
     ] + [f"unreadable: `{p}`: {why}" for p, why in broken[:5]]

@@ -7,11 +7,16 @@ import json
 from pathlib import Path
 
 import pytest
+from aces_bench.graders.author import (
+    AuthorContext,
+    discover_author_graders,
+    parse_reply,
+    run_author_graders,
+)
 from grading_support import skill_with_graders
 
 from aces_bench.cases import EvalCase
 from aces_bench.errors import EvalsError
-from aces_bench.graders.author import AuthorContext, discover_author_graders, parse_reply, run_author_graders
 
 CASE = EvalCase.model_validate({"id": "explicit-1", "prompt": "p", "expected_skill": "invoice-reconciler"})
 
@@ -28,8 +33,9 @@ print(json.dumps({"score": 1.0 if ok else 0.25, "passed": ok, "details": {"unmat
 
 
 def ctx(workspace: Path | None, skill_dir: Path, answer: str = "total 1400.07", **kw) -> AuthorContext:
-    base = dict(skill="invoice-reconciler", skill_dir=skill_dir, case=CASE, case_id=CASE.id, condition="with_skill",
-                trial_name="t__1", reward=1.0, workspace=workspace, trajectory_path=None, final_answer=answer)
+    base = {"skill": "invoice-reconciler", "skill_dir": skill_dir, "case": CASE, "case_id": CASE.id,
+            "condition": "with_skill", "trial_name": "t__1", "reward": 1.0, "workspace": workspace,
+            "trajectory_path": None, "final_answer": answer}
     return AuthorContext(**{**base, **kw})
 
 

@@ -6,13 +6,27 @@ import asyncio
 import json
 
 import pytest
-from grading_support import SCRIPT, SKILL, bash, judges_support, trajectory, trial_result, write_trial
+from aces_bench.graders.judged import RedactingJudge, guarded
+from grading_support import (
+    SCRIPT,
+    SKILL,
+    bash,
+    judges_support,
+    trajectory,
+    trial_result,
+    write_trial,
+)
 from harbor.models.trial.result import TrialResult
 
 from aces_bench.cases import EvalCase
 from aces_bench.config.spec import GradingSpec
-from aces_bench.grading import GradingContext, TrialSubject, grade_subject, read_grades, write_grades
-from aces_bench.graders.judged import RedactingJudge, guarded
+from aces_bench.grading import (
+    GradingContext,
+    TrialSubject,
+    grade_subject,
+    read_grades,
+    write_grades,
+)
 from aces_bench.judges.factory import build_judge
 from aces_bench.judges.heuristic import HeuristicJudge
 from aces_bench.judges.spec import JudgeSpec
