@@ -277,6 +277,8 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
             judged = await grade_judged(inp, ctx.judge)  # type: ignore[arg-type]
             metrics.update({k: v for k, v in judged.items() if k in wanted_judged})
         if runs_author_graders(grading.mode):
+            if subject.skill_dir is None:
+                notes.append("author graders not run: no skill folder is known for this trial (no case matched)")
             graders = discover_author_graders(subject.skill_dir)
             actx = AuthorContext(
                 skill=subject.skill, skill_dir=subject.skill_dir, case=subject.case, case_id=subject.case_id,
