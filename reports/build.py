@@ -17,6 +17,7 @@ from aces_bench.reports.inventory import coverage, inventory
 from aces_bench.reports.latex import write_tables
 from aces_bench.reports.pages import StudyPages, relative
 from aces_bench.reports.records import StudyData, load_study
+from aces_bench.reports.static_live import scan_targets, section, structural_frame
 from aces_bench.reports.summary import ReportSummary, build_summary
 from aces_bench.stats import StatsSettings, build_pairs, study_stats
 from aces_bench.stats.missingness import one_sided_keys
@@ -45,23 +46,31 @@ def _provenance_views(study: StudyData) -> list[dict]:
     return out
 
 
-def build_report(results_dir: Path, *, out_dir: Path | None = None, settings: StatsSettings | None = None) -> Path:
+def build_report(results_dir: Path, *, out_dir: Path | None = None, settings: StatsSettings | None = None,
+                 static: bool = True) -> Path:
     """Write the report for a study (or multirun) results dir; returns ``report/index.html``.
 
-    Promises: reads stored results only; writes summary.json, figures/ (SVG, PDF, PNG),
-    tables/ (LaTeX), index.html, triage.html and skills/<skill>.html atomically.
+    Promises: reads stored results only (trials are never rerun); scans the study's
+    target skill folders still on disk for the static-vs-live section unless
+    ``static=False``; writes summary.json, figures/ (SVG, PDF, PNG), tables/ (LaTeX),
+    index.html, triage.html and skills/<skill>.html atomically.
     """
     results_dir = Path(results_dir)
     study = load_study(results_dir)
     out = Path(out_dir) if out_dir is not None else results_dir / REPORT_DIR
-    stats = study_stats(study.trials, settings=settings)
+    scores = scan_targets(study) if static else None
+    static_scores = structural_frame(scores) if scores is not None and scores.structural else None
+    stats = study_stats(study.trials, settings=settings, static_scores=static_scores)
     pairs = build_pairs(study.trials)
     outcome = stats.settings.headline_outcome
     source = f"aces-bench study {results_dir.resolve().name}"
-    summary = build_summary(study.trials, pairs, stats, source=source, grader_labels=_grader_labels(study))
+    static_section = section(scores, stats.static_correlation, study, outcome, stats.settings.level,
+                             skip_reason=None if static else "static scan turned off for this report")
+    summary = build_summary(study.trials, pairs, stats, source=source, grader_labels=_grader_labels(study),
+                            static_vs_live=static_section)
     write_json(out / SUMMARY_FILE, summary)
 
-    figures = draw_all(FigureInputs(stats, pairs, study.trials), out / "figures")
+    figures = draw_all(FigureInputs(stats, pairs, study.trials, static_section), out / "figures")
     grades = [g for m in study.members for g in m.grades.values()] if any(m.grades for m in study.members) else None
     items, cover = inventory(study.trials, summary, grades), coverage(study.trials, summary)
     tex = write_tables(out / "tables", summary, items, cover)

@@ -1,28 +1,47 @@
 """``aces-bench report``: regenerate a report from stored results, or report SkillsBench's registry.
 
-    aces-bench report <results-dir> [--out DIR]
+    aces-bench report <results-dir> [--out DIR] [--fail-under-lift X [--outcome O] [--lower-bound]]
     aces-bench report --skillsbench <results-registry.json> [--out DIR]
+
+With ``--fail-under-lift`` the command is a CI gate: exit 1, one line per failing
+skill, when a skill's lift (or its 95% CI lower bound) is below X; exit 0 otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from aces_bench.errors import ReportError
+from aces_bench.stats.pairing import COMPOSITE, OUTCOMES
 
 DEFAULT_SKILLSBENCH_OUT = Path("outputs/skillsbench/report")
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="aces-bench report",
-                                description="Regenerate the report from stored results (no trial is rerun).")
+    p = argparse.ArgumentParser(
+        prog="aces-bench report", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Regenerate the report from stored results (no trial is rerun).",
+        epilog="CI gate for skill changes:\n"
+               "  aces-bench report outputs/my-study --fail-under-lift 0.05\n"
+               "  aces-bench report outputs/my-study --fail-under-lift 0 --lower-bound --outcome reward\n"
+               "exits 1 and prints 'FAIL <skill>: <reason>' for each skill whose lift (with --lower-bound:\n"
+               "the lower end of its 95% paired CI) is below the threshold, or cannot be computed\n"
+               "(no scored pair, or no CI); exits 0 when every skill passes. The report is written either way.")
     p.add_argument("results_dir", nargs="?", type=Path,
                    help="a study output dir (outputs/<study>) or a multirun dir whose subfolders are study dirs")
     p.add_argument("--skillsbench", type=Path, metavar="REGISTRY",
                    help="report SkillsBench's public results-registry.json instead of a study")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help=f"where to write the report (default: <results-dir>/report, or {DEFAULT_SKILLSBENCH_OUT})")
+    gate = p.add_argument_group("CI gate")
+    gate.add_argument("--fail-under-lift", type=float, metavar="X",
+                      help="exit 1 when any skill's lift is below X (on the outcome's scale, e.g. 0.05)")
+    gate.add_argument("--outcome", choices=OUTCOMES, default=COMPOSITE,
+                      help=f"outcome the gate checks (default: {COMPOSITE})")
+    gate.add_argument("--lower-bound", action="store_true",
+                      help="compare the lower bound of each skill's 95%% paired CI with X instead of the lift")
     return p
 
 
@@ -32,7 +51,14 @@ def main(argv: list[str]) -> int:
         raise ReportError("give either a results dir or --skillsbench <results-registry.json>, not both or neither",
                           where="aces-bench report",
                           fix="e.g. `aces-bench report outputs/demo` or `aces-bench report --skillsbench results-registry.json`")
+    gating = args.fail_under_lift is not None
+    if not gating and (args.lower_bound or args.outcome != COMPOSITE):
+        raise ReportError("--outcome and --lower-bound only apply to the CI gate", where="aces-bench report",
+                          fix="add --fail-under-lift X, or drop them")
     if args.skillsbench is not None:
+        if gating:
+            raise ReportError("--fail-under-lift gates a study's skills; SkillsBench's registry has no skills to gate",
+                              where="aces-bench report --skillsbench", fix="gate a study dir instead")
         from aces_bench.reports.external import build_skillsbench_report, headline_text
 
         index, headline = build_skillsbench_report(args.skillsbench, args.out or DEFAULT_SKILLSBENCH_OUT)
@@ -43,4 +69,24 @@ def main(argv: list[str]) -> int:
 
     index = build_report(args.results_dir, out_dir=args.out)
     print(f"report: {index}")
+    if not gating:
+        return 0
+    return _gate(index.parent, args.fail_under_lift, args.outcome, args.lower_bound)
+
+
+def _gate(report_dir: Path, threshold: float, outcome: str, lower_bound: bool) -> int:
+    from aces_bench.reports.build import SUMMARY_FILE
+    from aces_bench.reports.gate import gate_failures
+    from aces_bench.reports.summary import ReportSummary
+
+    summary = ReportSummary.model_validate_json((report_dir / SUMMARY_FILE).read_bytes())
+    failures = gate_failures(summary, threshold=threshold, outcome=outcome, lower_bound=lower_bound)
+    what = "CI lower bound" if lower_bound else "lift"
+    for f in failures:
+        print(f.line(), file=sys.stderr)
+    n = len({r.group["skill"] for r in summary.by_skill})
+    if failures:
+        print(f"gate: {len(failures)} of {n} skill(s) below {outcome} {what} {threshold:+.3f}", file=sys.stderr)
+        return 1
+    print(f"gate: all {n} skill(s) at or above {outcome} {what} {threshold:+.3f}")
     return 0

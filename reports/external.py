@@ -36,7 +36,7 @@ def build_skillsbench_report(registry: Path, out_dir: Path) -> tuple[Path, Exter
     settings = StatsSettings(outcomes=(REWARD,), headline_outcome=REWARD, pass_outcome=REWARD)
     stats = study_stats(frame, settings=settings)
     pairs = build_pairs(frame, outcomes=(REWARD,))
-    summary = build_summary(frame, pairs, stats, source=SOURCE)
+    summary = build_summary(frame, pairs, stats, source=SOURCE, with_pass_rates=False)
     out_dir = Path(out_dir)
     write_json(out_dir / "summary.json", summary)
     write_json(out_dir / "headline.json", headline)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import TwoSlopeNorm
 
+from aces_bench.reports.static_live import StaticLiveSection
 from aces_bench.reports.style import (
     BASELINE, DIVERGING, LIFT, NEGATIVE, OKABE_ITO, WITH_SKILL, new_figure, paper_style, save_figure,
 )
@@ -42,6 +43,7 @@ class FigureInputs:
     stats: StudyStats
     pairs: pd.DataFrame
     trials: pd.DataFrame
+    static: StaticLiveSection | None = None
 
     @property
     def outcome(self) -> str:
@@ -254,8 +256,50 @@ def routing_stress(inp: FigureInputs, out: Path) -> FigureOutcome:
     return FigureOutcome(name, title, "Lift (paired-case CI) and mean with-skill wall time by the number of visible skills." + note, paths)
 
 
+def _corr_text(c) -> str:
+    if c is None or c.rho is None:
+        return f"Spearman rho undefined ({c.note if c is not None and c.note else 'no data'}), n = {c.n if c else 0}"
+    ci = (f"{int(c.level * 100)}% CI [{c.ci_lo:+.2f}, {c.ci_hi:+.2f}]" if c.ci_lo is not None
+          else "no CI (Fisher-z needs n >= 4)")
+    return f"Spearman rho = {c.rho:+.2f}, {ci}, n = {c.n}"
+
+
+def static_vs_live(inp: FigureInputs, out: Path) -> FigureOutcome:
+    """Tier 1 structural score against live lift, one point per skill."""
+    name, title = "static_vs_live", f"Structural score vs {inp.outcome} lift"
+    sec = inp.static
+    if sec is None or sec.status != "ran" or inp.stats.static_by_skill is None:
+        return FigureOutcome(name, title, skipped=(sec.reason if sec is not None and sec.reason else "no static scan ran"))
+    table = inp.stats.static_by_skill.frame().dropna(subset=["static", "lift"])
+    if table.empty:
+        return FigureOutcome(name, title, skipped="no skill has both a structural score and a scored pair")
+    with paper_style():
+        fig = new_figure(5.2, 3.4)
+        ax = fig.subplots()
+        x, y = table["static"].astype(float).to_numpy(), table["lift"].astype(float).to_numpy()
+        ax.scatter(x, y, s=36, color=WITH_SKILL, edgecolor="black", linewidth=0.5, zorder=3)
+        for xi, yi, label in zip(x, y, table["skill"], strict=True):
+            ax.annotate(str(label), (xi, yi), xytext=(4, 3), textcoords="offset points", fontsize=7)
+        ax.axhline(0, color="black", linewidth=0.6)
+        lo, hi = float(x.min()), float(x.max())
+        ax.set_xlim(min(lo - 5, 65), max(hi + 5, 100) + 2)
+        ax.axvline(70, color=NEGATIVE, linewidth=0.8, linestyle=":", label="default gate (70)")
+        ax.set_xlabel("Tier 1 structural score (0-100)")
+        ax.set_ylabel(f"mean {inp.outcome} lift")
+        ax.grid(axis="x", color="#DDDDDD")
+        ax.legend(loc="best")
+        ax.set_title(title)
+        ax.text(0.0, -0.28, _corr_text(sec.tier1), transform=ax.transAxes, fontsize=8)
+        paths = save_figure(fig, out, name)
+    caption = f"One point per target skill. {_corr_text(sec.tier1)}."
+    if sec.caveat:
+        caption += f" Caveat: {sec.caveat}."
+    return FigureOutcome(name, title, caption, paths)
+
+
 FIGURES: tuple[Callable[[FigureInputs, Path], FigureOutcome], ...] = (
     metric_lift, skill_harness_heatmap, harness_paired_bars, harness_model_cells, model_sweep, routing_stress,
+    static_vs_live,
 )
 
 

@@ -60,6 +60,7 @@ class MetricView:
     sub_scores: dict[str, float | None]
     evidence: list[Any]
     judged: bool
+    details: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -71,6 +72,8 @@ class TrialView:
     reward: float | None
     self_correction: dict | None
     self_correction_check: MetricView | None
+    final_pass: bool | None
+    first_attempt_pass: bool | None
     final_answer: Clip | None
     trajectory: TrajectoryView | None
     trajectory_note: str
@@ -110,14 +113,16 @@ def metric_views(metrics: dict[str, MetricResult], row: dict) -> list[MetricView
 
 
 def self_correction_view(raw: dict | None) -> tuple[dict | None, MetricView | None]:
-    """Graders store self-correction as a MetricResult; show it as one. Anything else as key/values."""
+    """Graders store self-correction as a MetricResult; show it as one (its ``details`` hold the
+    section: changes, first-attempt errors, retries, affected checks). Anything else as key/values."""
     if not raw:
         return None, None
     try:
         m = MetricResult.model_validate(raw)
     except ValueError:
         return raw, None
-    return None, MetricView(m.metric, m.score, m.grader, m.unscored_reason, dict(m.sub_scores), list(m.evidence), judged=False)
+    return None, MetricView(m.metric, m.score, m.grader, m.unscored_reason, dict(m.sub_scores), list(m.evidence),
+                            judged=False, details=dict(m.details.get("self_correction") or {}))
 
 
 def render(env: jinja2.Environment, template: str, **ctx: Any) -> str:

@@ -30,7 +30,7 @@ _TEX_SPECIAL = {
 }
 _TEX_RE = re.compile("|".join(re.escape(k) for k in _TEX_SPECIAL))
 _NON_ASCII = re.compile(r"[^\x20-\x7e]")
-TABLE_FILES = ("headline", "metrics", "inventory", "coverage", "dimensions")
+TABLE_FILES = ("headline", "metrics", "pass_rates", "inventory", "coverage", "dimensions")
 DOCUMENT = "tables.tex"
 
 
@@ -117,6 +117,21 @@ def metric_rows(summary: ReportSummary) -> list[list]:
     return rows
 
 
+def rate(k: int, n: int, x: float | None) -> Markup:
+    """A rate with its counts, e.g. ``75\\% (3/4)``; an en dash when nothing is known."""
+    return Markup("--") if x is None else Markup(f"{100 * x:.0f}\\% ({k}/{n})")
+
+
+def pass_rate_rows(summary: ReportSummary) -> list[list]:
+    rows = []
+    for r in [*summary.pass_rates, *summary.pass_rates_by_skill]:
+        unknown = r.n_trials - r.n_skipped - r.n_final_known
+        rows.append([r.group.get("skill", "all skills"), r.condition.replace("_", " "), count(r.n_trials),
+                     rate(r.n_final_pass, r.n_final_known, r.final_rate),
+                     rate(r.n_first_pass, r.n_first_known, r.first_rate), count(r.n_passed_after_patch), count(unknown)])
+    return rows
+
+
 def render_tables(summary: ReportSummary, items: list[InventoryItem], cover: list[CoverageRow]) -> dict[str, str]:
     """Every table's LaTeX source by file stem, plus the ``tables`` document that inputs them."""
     env = environment()
@@ -132,6 +147,13 @@ def render_tables(summary: ReportSummary, items: list[InventoryItem], cover: lis
             env, caption="Skill Lift per metric", label="tab:aces-metrics", colspec="lllrrrcrr",
             header=["Metric", "Dimension", "Grader", "With skill", "Baseline", "Lift", f"{level}% CI", "n", "Positive"],
             rows=metric_rows(summary), note="Unscored trials are left out of a metric, never scored 0."),
+        "pass_rates": _table(
+            env, caption="Final vs first-attempt pass rate", label="tab:aces-pass-rates", colspec="llrrrrr",
+            header=["Skill", "Condition", "Trials", "Final pass", "First-attempt pass", "After patch", "Unknown"],
+            rows=pass_rate_rows(summary),
+            note=("First-attempt pass counts a trial that only passed after the agent edited the skill as failed. "
+                  + (f"Final pass: {summary.pass_rates[0].final_source}. " if summary.pass_rates else "")
+                  + "Unknown: final pass not recorded (failed or unscored trials), never counted as a failure.")),
         "inventory": _table(
             env, caption="Evidence inventory", label="tab:aces-inventory", colspec="lrl",
             header=["Item", "Count", "Note"], rows=[[i.item, count(i.count), i.note] for i in items]),

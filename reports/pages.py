@@ -20,6 +20,11 @@ def _clean(v):
     return None if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA else v
 
 
+def _flag(v) -> bool | None:
+    v = _clean(v)
+    return None if v is None else bool(v)
+
+
 class StudyPages:
     """Per-trial lookups over a loaded study, with trajectories parsed once each."""
 
@@ -70,6 +75,7 @@ class StudyPages:
             metrics=metric_views(grade.metrics if grade else {}, row),
             composite=row.get("composite"), reward=row.get("reward"),
             self_correction=correction, self_correction_check=correction_check,
+            final_pass=_flag(row.get("final_pass")), first_attempt_pass=_flag(row.get("first_attempt_pass")),
             final_answer=clip(answer) if answer else None,
             trajectory=view(traj) if traj is not None else None,
             trajectory_note=note or "",

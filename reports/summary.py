@@ -14,6 +14,8 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, Field
 
+from aces_bench.reports.pass_rates import PassRateRow, pass_rates
+from aces_bench.reports.static_live import StaticLiveSection
 from aces_bench.stats import StudyStats, lift_table
 from aces_bench.stats.pairing import COMPOSITE, OUTCOME_ONLY, OUTCOMES, REWARD
 from aces_bench.table import CELL_KEY, DETERMINISTIC_METRICS, METRICS, OUTCOME_METRICS
@@ -96,6 +98,11 @@ class ReportSummary(BaseModel):
     by_cell: list[LiftRow]
     routing_premium: list[dict[str, Any]] = Field(description="group minus isolation lift, pooled, with CIs")
     routing_premium_by_cell: list[dict[str, Any]]
+    pass_rates: list[PassRateRow] = Field(default_factory=list,
+                                          description="final vs first-attempt pass rate per condition, pooled")
+    pass_rates_by_skill: list[PassRateRow] = Field(default_factory=list)
+    static_vs_live: StaticLiveSection | None = Field(
+        default=None, description="static scan of the target skills against their live lift; None for external data")
     stats: StudyStats = Field(description="every statistic, as aces_bench.stats computed it")
 
 
@@ -185,8 +192,15 @@ def build_summary(
     *,
     source: str,
     grader_labels: dict[str, set[str]] | None = None,
+    static_vs_live: StaticLiveSection | None = None,
+    with_pass_rates: bool = True,
 ) -> ReportSummary:
-    """The summary of one study from its trials, paired frame and ``study_stats`` result."""
+    """The summary of one study from its trials, paired frame and ``study_stats`` result.
+
+    ``with_pass_rates=False`` for external data whose rows are not single trials (a
+    pass rate over aggregated rewards would be meaningless).
+    """
+    threshold = stats.settings.pass_threshold
     graders = graders_by_outcome(trials, grader_labels)
     outcomes = tuple(o for o in stats.settings.outcomes if o in OUTCOMES)
     level = stats.settings.level
@@ -215,5 +229,8 @@ def build_summary(
         by_cell=lift_rows(stats.lift_by_cell.frame(), CELL_KEY, trials, graders),
         routing_premium=stats.routing_pooled.rows,
         routing_premium_by_cell=stats.routing_by_cell.rows,
+        pass_rates=pass_rates(trials, threshold=threshold) if with_pass_rates else [],
+        pass_rates_by_skill=pass_rates(trials, by=("skill",), threshold=threshold) if with_pass_rates else [],
+        static_vs_live=static_vs_live,
         stats=stats,
     )

@@ -8,7 +8,13 @@ and ``jobs/<job>/<trial>/agent/trajectory.json`` (Harbor's ATIF ``Trajectory``).
 Planted on purpose: failed and unscored trials, missing trajectories, one-sided pairs,
 repeated attempts that disagree, a with-skill arm that never activated its skill, one
 that activated it and still did worse, a with-skill arm that timed out but was graded,
-a long observation (for "show more"), and ``<script>alert(1)</script>`` in a trajectory.
+a long observation (for "show more"), ``<script>alert(1)</script>`` in a trajectory, and
+a with-skill trial whose script fails, which the agent patches and then passes (its
+``self_correction`` section and ``first_attempt_pass`` come from the real graders).
+
+Target skill folders are written under ``<root>/_skills/`` with SKILL.md files of
+different quality (so their Tier 1 structural scores differ), and provenance.json
+records their real content hashes, as a study run on them would.
 """
 
 from __future__ import annotations
@@ -21,10 +27,14 @@ from pathlib import Path
 import numpy as np
 from harbor.models.trajectories import Agent, Observation, ObservationResult, Step, ToolCall, Trajectory
 
+from aces_bench.cases import EvalCase
 from aces_bench.config.compose import compose_spec
-from aces_bench.graders.base import Evidence, MetricResult
+from aces_bench.graders.base import Evidence, GradingInput, MetricResult
+from aces_bench.graders.deterministic import grade_deterministic
+from aces_bench.graders.self_correction import first_attempt_pass
 from aces_bench.io import write_frame, write_json, write_text
 from aces_bench.provenance import SkillProvenance, build_provenance, judge_label
+from aces_bench.skills import hash_tree
 from aces_bench.table import DETERMINISTIC_METRICS, METRICS, TrialRow
 from aces_bench.tables import rows_to_frame
 
@@ -33,6 +43,8 @@ SKILLS = ("invoice-reconciler", "semver-bump", "access-log-latency")
 CASES = (("explicit-1", "explicit"), ("implicit-1", "implicit"), ("contextual-1", "contextual"),
          ("negative-1", "negative"))
 JUDGED = ("accuracy", "goal_accuracy", "behavior_check")
+SKILLS_DIR = "_skills"
+PASS_THRESHOLD = 1.0
 
 
 @dataclass(frozen=True)
@@ -58,14 +70,30 @@ def _task_id(member: str, skill: str, case: str, condition: str) -> str:
     return f"{skill}-{case}-{condition}-{digest}"
 
 
-def trajectory(skill: str, *, activated: bool, script_ok: bool, plant: bool, long_output: bool, answer: str) -> Trajectory:
-    """A reference-agent-style ATIF trajectory built with Harbor's models."""
+def _result(call_id: str, output: str) -> ObservationResult:
+    # The reference agent reports each command's exit status in the result's extra.
+    code = 1 if "[exit code: 1]" in output else 0
+    return ObservationResult(source_call_id=call_id, content=output, extra={"exit_code": code})
+
+
+def trajectory(skill: str, *, activated: bool, script_ok: bool, plant: bool, long_output: bool, answer: str,
+               patched: bool = False) -> Trajectory:
+    """A reference-agent-style ATIF trajectory built with Harbor's models.
+
+    ``patched``: the skill's script fails, the agent edits it and reruns it successfully.
+    """
     steps = [Step(step_id=1, source="user", message=f"Use the data in /workspace/data to answer. ({skill})")]
     calls = [("ls /skills", "\n".join(SKILLS))]
+    run = f"python3 /skills/{skill}/scripts/run.py data/input.csv"
     if activated:
         calls.append((f"cat /skills/{skill}/SKILL.md", f"---\nname: {skill}\n---\nRun scripts/run.py on the input."))
-        out = "total: 1234.50\n[exit code: 0]" if script_ok else "Traceback (most recent call last):\nValueError\n[exit code: 1]"
-        calls.append((f"python3 /skills/{skill}/scripts/run.py data/input.csv", out))
+        if patched:
+            calls.append((run, "Traceback (most recent call last):\nValueError: could not convert '12.5'\n[exit code: 1]"))
+            calls.append((f"sed -i 's/int(/float(/' /skills/{skill}/scripts/run.py", "[exit code: 0]"))
+            calls.append((run, "total: 1234.50\n[exit code: 0]"))
+        else:
+            out = "total: 1234.50\n[exit code: 0]" if script_ok else "Traceback (most recent call last):\nValueError\n[exit code: 1]"
+            calls.append((run, out))
     else:
         calls.append(("grep -r total data/", "data/input.csv: total?\n[exit code: 0]"))
     if plant:
@@ -75,11 +103,43 @@ def trajectory(skill: str, *, activated: bool, script_ok: bool, plant: bool, lon
     for i, (command, output) in enumerate(calls, start=1):
         call = ToolCall(tool_call_id=f"call_{i}", function_name="bash", arguments={"command": command})
         steps.append(Step(step_id=len(steps) + 1, source="agent", message=f"Step {i}: running a command.",
-                          tool_calls=[call],
-                          observation=Observation(results=[ObservationResult(source_call_id=f"call_{i}", content=output)]),
+                          tool_calls=[call], observation=Observation(results=[_result(f"call_{i}", output)]),
                           llm_call_count=0))
     steps.append(Step(step_id=len(steps) + 1, source="agent", message=answer, llm_call_count=0))
     return Trajectory(session_id=f"s-{skill}", agent=Agent(name="reference", version="1"), steps=steps)
+
+
+def self_correction(traj: Trajectory, skill: str, case: str, kind: str, condition: str) -> MetricResult:
+    """The real graders' self_correction result for this trajectory."""
+    negative = kind == "negative"
+    spec = EvalCase(id=case, kind=kind, prompt="Reconcile the data.", expected_skill=None if negative else skill,
+                    expected_script=None if negative else "scripts/run.py")
+    staged = (skill,) if condition == "with_skill" else ()
+    inp = GradingInput(trajectory=traj, case=spec, condition=condition, target_skill=skill, allowed_skills=staged,
+                       staged_skills=staged)
+    return grade_deterministic(inp)["self_correction"]
+
+
+SKILL_DOCS = (
+    # From thorough to sparse, so the structural scores differ.
+    "---\nname: {name}\ndescription: Use when you need to reconcile {name} records from CSV exports; computes "
+    "totals and flags mismatches. Not for PDFs.\nversion: 1.0.0\nauthor: aces\ntags: [csv]\ntools: [bash]\n---\n"
+    "# {name}\n\n## When to use\nUse this skill for CSV exports.\n\n## Instructions\n1. Run `python3 scripts/run.py "
+    "data/input.csv`.\n2. Report the total.\n\n## Prerequisites\nPython 3.\n\n## Limitations\nCSV only.\n\n"
+    "## Troubleshooting\nIf the script fails with an error, check the delimiter.\n",
+    "---\nname: {name}\ndescription: Reconciles records and computes totals for {name} inputs.\n---\n# {name}\n\n"
+    "## Instructions\nRun `python3 scripts/run.py data/input.csv` and report the total.\n",
+    "---\nname: {name}\ndescription: Does stuff.\n---\nMaybe you could perhaps try running things. It is the best, "
+    "most amazing tool ever.\n",
+)
+
+
+def write_skill(root: Path, name: str, quality: int) -> Path:
+    """A small real skill folder (SKILL.md + script); ``quality`` picks one of ``SKILL_DOCS``."""
+    folder = root / name
+    write_text(folder / "SKILL.md", SKILL_DOCS[quality % len(SKILL_DOCS)].format(name=name))
+    write_text(folder / "scripts" / "run.py", "import sys\nprint(sum(float(x) for x in open(sys.argv[1]).read().split()))\n")
+    return folder
 
 
 def _metrics(rng: np.random.Generator, level: float, *, activated: bool, judge: str, condition: str) -> dict[str, MetricResult]:
@@ -143,6 +203,8 @@ def write_member(root: Path, plan: MemberPlan, *, seed: int = 0, skills: tuple[s
                         level = 0.1
                     if planted in ("misused", "unstable_neg", "never_discovered") and not with_skill:
                         level = 0.8
+                    if planted == "unstable_pos" and with_skill:
+                        level = 0.95  # passes in the end, after patching the skill
                     if planted == "arm_failed":
                         level = 0.15 if with_skill else 0.7
                         if with_skill:
@@ -164,29 +226,26 @@ def write_member(root: Path, plan: MemberPlan, *, seed: int = 0, skills: tuple[s
                     scored = [r.score for r in metrics.values() if r.score is not None]
                     composite = float(np.mean(scored)) if scored else None
                     reward = None if not scored else float(composite >= 0.5)
+                    final_pass = None if reward is None else reward >= PASS_THRESHOLD
                     trial_dir = out / "jobs" / "job-1" / trial
                     answer = "total: 1234.50" if level > 0.5 else "I could not find a total."
                     n_steps = n_calls = None
+                    correction = first_pass = None
                     if has_traj:
                         traj = trajectory(skill, activated=activated, script_ok=planted != "misused",
                                           plant=(plan.name == "reference-isolation" and skill == SKILLS[0]
                                                  and case == "explicit-1" and with_skill and attempt == 0),
-                                          long_output=(skill == SKILLS[1] and case == "contextual-1"), answer=answer)
+                                          long_output=(skill == SKILLS[1] and case == "contextual-1"), answer=answer,
+                                          patched=planted == "unstable_pos" and with_skill)
+                        if status == "ok":
+                            correction = self_correction(traj, skill, case, kind, condition)
+                            first_pass = first_attempt_pass(final_pass, correction)
                         write_json(trial_dir / "agent" / "trajectory.json", traj.to_json_dict())
                         n_steps = len(traj.steps)
                         n_calls = sum(len(s.tool_calls or []) for s in traj.steps)
                     write_text(out / "tasks" / task_id / "instruction.md",
                                f"Reconcile the data for case {case}.\n\n---\nWorking directory: /workspace\n"
                                "Write your final answer to /workspace/answer.txt.\n")
-                    self_correction = None
-                    if planted == "unstable_pos" and with_skill:
-                        # The graders' shape: a MetricResult whose evidence lists errors and skill edits.
-                        self_correction = MetricResult(
-                            metric="self_correction", score=0.0, grader="deterministic", sub_scores={"execution": 0.0},
-                            evidence=[Evidence(check="self_correction", passed=False,
-                                               detail="first attempt failed; passed after the agent patched the skill"),
-                                      Evidence(check="skill_edit", passed=None, detail="edited /skills/x/scripts/run.py", step_id=4)],
-                        ).model_dump(mode="json")
                     wall = float(30 + 20 * visible + rng.normal(0, 3)) if status != "infra_error" else None
                     row = TrialRow(
                         run_id=plan.name, skill=skill, case_id=case, case_kind=kind, negative_control=kind == "negative",
@@ -194,7 +253,7 @@ def write_member(root: Path, plan: MemberPlan, *, seed: int = 0, skills: tuple[s
                         decoy_set=spec.decoys.name, n_visible_skills=visible, condition=condition, attempt=attempt,
                         task_id=task_id, trial_name=trial, status=status, failure_cause=cause, reward=reward,
                         **{f"metric_{m}": metrics[m].score for m in METRICS}, composite=composite,
-                        first_attempt_pass=None if self_correction is None else False,
+                        first_attempt_pass=first_pass, final_pass=final_pass,
                         has_trajectory=has_traj, n_steps=n_steps, n_tool_calls=n_calls, wall_sec=wall,
                         agent_label=spec.harness.display, judge_label=judge, backend=spec.backend.display,
                         trial_dir=str(trial_dir),
@@ -208,7 +267,8 @@ def write_member(root: Path, plan: MemberPlan, *, seed: int = 0, skills: tuple[s
                         "reward": reward, "has_trajectory": has_traj,
                         "trajectory_error": None if has_traj else "no trajectory.json in the trial dir",
                         "metrics": {k: v.model_dump(mode="json") for k, v in metrics.items()}, "composite": composite,
-                        "first_attempt_pass": row.first_attempt_pass, "self_correction": self_correction,
+                        "first_attempt_pass": first_pass, "final_pass": final_pass,
+                        "self_correction": correction.model_dump(mode="json") if correction is not None else None,
                         "n_steps": n_steps, "n_tool_calls": n_calls, "wall_sec": wall,
                         "final_answer": answer if status != "infra_error" else None,
                     })
@@ -216,7 +276,8 @@ def write_member(root: Path, plan: MemberPlan, *, seed: int = 0, skills: tuple[s
     write_frame(out / "trials.parquet", frame)
     write_frame(out / "trials.csv", frame)
     write_text(out / "grades.jsonl", "\n".join(json.dumps(g) for g in grades) + "\n")
-    staged = [SkillProvenance(name=s, role="target", content_hash=hashlib.sha256(s.encode()).hexdigest(), path=f"/skills/{s}")
+    folders = {s: root / SKILLS_DIR / s for s in skills}
+    staged = [SkillProvenance(name=s, role="target", content_hash=hash_tree(folders[s]), path=str(folders[s]))
               for s in skills]
     write_json(out / "provenance.json", build_provenance(spec, staged, out / "jobs" / "job-1"))
     return out
@@ -227,7 +288,10 @@ def make_study(root: Path, members: tuple[MemberPlan, ...] = MEMBERS, *, skills:
     """A multirun dir at ``root`` with one study output dir per member; returns ``root``.
 
     ``skills`` must start with the three names the planted situations use (``SKILLS``).
+    Their folders are written to ``root/_skills/`` (skill i gets ``SKILL_DOCS[i % 3]``).
     """
+    for i, name in enumerate(skills):
+        write_skill(root / SKILLS_DIR, name, i)
     for i, plan in enumerate(members):
         write_member(root, plan, seed=i, skills=skills, cases=cases)
     return root

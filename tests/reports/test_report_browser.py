@@ -147,7 +147,7 @@ def test_index_renders_offline_without_console_errors(browser, server):
     facts = asyncio.run(_visit(browser, f"{server}/index.html"))
     _check_clean(facts, server)
     assert [u for u in facts["requests"] if not u.startswith("data:")] == [f"{server}/index.html"]
-    assert facts["n_images"] == 6 and facts["images_ok"]
+    assert facts["n_images"] == 7 and facts["images_ok"]
     assert "Skill Lift per metric" in facts["text"] and "Missingness" in facts["text"]
 
 

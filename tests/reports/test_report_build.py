@@ -17,7 +17,8 @@ from aces_bench.reports.records import GradeView
 from aces_bench.reports.summary import ReportSummary
 from aces_bench.table import METRICS, PAIR_KEY
 
-FIGURES = ("metric_lift", "skill_harness_heatmap", "harness_paired_bars", "harness_model_cells", "model_sweep", "routing_stress")
+FIGURES = ("metric_lift", "skill_harness_heatmap", "harness_paired_bars", "harness_model_cells", "model_sweep", "routing_stress",
+           "static_vs_live")
 
 
 def _trials(study_dir: Path) -> pd.DataFrame:
@@ -35,7 +36,7 @@ def test_report_writes_every_artifact(report_dir):
         for fmt in ("svg", "pdf", "png"):
             assert (report_dir / "figures" / f"{stem}.{fmt}").stat().st_size > 1000, (stem, fmt)
     assert sorted(p.stem for p in (report_dir / "tables").glob("*.tex")) == sorted(
-        ["headline", "metrics", "inventory", "coverage", "dimensions", "tables"])
+        ["headline", "metrics", "pass_rates", "inventory", "coverage", "dimensions", "tables"])
     assert sorted(p.name for p in (report_dir / "skills").glob("*.html")) == [
         "access-log-latency.html", "invoice-reconciler.html", "semver-bump.html"]
 

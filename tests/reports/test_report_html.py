@@ -28,7 +28,7 @@ def test_pages_are_self_contained_and_forbid_requests(report_dir):
             assert not re.match(r"^(https?:)?//", attr), (name, attr)
         assert "<link" not in html, name
     index = _pages(report_dir)["index.html"]
-    assert index.count('src="data:image/svg+xml;base64,') == 6
+    assert index.count('src="data:image/svg+xml;base64,') == 7
 
 
 def test_index_shows_headline_provenance_and_missingness(report_dir):
@@ -52,8 +52,16 @@ def test_skill_page_shows_pairs_side_by_side_with_evidence(report_dir):
     assert "<details><summary>instruction</summary>" in page
     assert "trajectory: " in page and "tool call" in page
     access = (report_dir / "skills" / "access-log-latency.html").read_text()
-    assert "self-correction: 0.00 · first attempt failed; passed after the agent patched the skill" in access
-    assert "edited /skills/x/scripts/run.py" in access
+    # The planted trial: the script fails, the agent patches it, then passes (graded by the real graders).
+    assert ('self-correction: <span class="tag bad">the agent changed the skill</span>first-attempt skill_execution 0.83'
+            " · first attempt ends at step 5, the first change to the target skill; checks that only passed after it:"
+            " execution") in access
+    assert '<span class="tag ok">final pass: yes</span> <span class="tag bad">first-attempt pass: no</span>' in access
+    assert ("<strong>Checks affected</strong> (passed in the end, not on the first attempt): "
+            '<span class="tag bad">execution</span>') in access
+    assert "<code>/skills/access-log-latency/scripts/run.py</code> by bash at step 5" in access
+    assert "<code>/skills/access-log-latency/scripts/run.py</code> via bash failed at step 4 (exit 1)" in access
+    assert "of the action that failed at step 4: <span class=\"tag ok\">succeeded</span>" in access
     invoice = (report_dir / "skills" / "invoice-reconciler.html").read_text()
     assert "target SKILL.md never read" in invoice
     assert "EnvironmentStartTimeoutError: sandbox did not start" in invoice

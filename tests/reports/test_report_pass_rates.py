@@ -1,0 +1,87 @@
+"""First-attempt vs final pass rate: summary.json, index.html, LaTeX, against a direct count."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from aces_bench.reports.pass_rates import pass_rates
+from aces_bench.reports.summary import ReportSummary
+
+
+def _trials(study_dir: Path) -> pd.DataFrame:
+    return pd.concat([pd.read_parquet(p) for p in sorted(study_dir.glob("*/trials.parquet"))], ignore_index=True)
+
+
+def _summary(report_dir: Path) -> ReportSummary:
+    return ReportSummary.model_validate_json((report_dir / "summary.json").read_text())
+
+
+def _direct(part: pd.DataFrame, column: str) -> tuple[int, int]:
+    known = [bool(v) for v in part[column] if v is not None and v == v]
+    return sum(known), len(known)
+
+
+def test_pooled_and_per_skill_rates_match_a_direct_count(report_dir, study_dir):
+    s, trials = _summary(report_dir), _trials(study_dir)
+    assert [(r.group, r.condition) for r in s.pass_rates] == [({}, "with_skill"), ({}, "baseline")]
+    for r in [*s.pass_rates, *s.pass_rates_by_skill]:
+        part = trials.loc[trials["condition"] == r.condition]
+        if r.group:
+            part = part.loc[part["skill"] == r.group["skill"]]
+        assert r.n_trials == len(part)
+        assert (r.n_final_pass, r.n_final_known) == _direct(part, "final_pass")
+        assert (r.n_first_pass, r.n_first_known) == _direct(part, "first_attempt_pass")
+        assert r.final_rate == pytest.approx(r.n_final_pass / r.n_final_known)
+        assert r.first_rate == pytest.approx(r.n_first_pass / r.n_first_known)
+        assert r.final_source == "final_pass (recorded by grading)"
+    with_skill = s.pass_rates[0]
+    # The one planted trial that passed only after the agent patched the skill.
+    assert with_skill.n_passed_after_patch == 1
+    patched = {r.group["skill"]: r.n_passed_after_patch for r in s.pass_rates_by_skill if r.condition == "with_skill"}
+    assert patched == {"access-log-latency": 1, "invoice-reconciler": 0, "semver-bump": 0}
+    # Unknowns are counted, not scored as failures: failed trials have no final pass.
+    assert with_skill.n_final_known < with_skill.n_trials
+
+
+def test_index_and_latex_show_both_rates(report_dir):
+    s = _summary(report_dir)
+    w = s.pass_rates[0]
+    index = (report_dir / "index.html").read_text()
+    assert '<h2 id="pass-rates">First-attempt vs final pass rate</h2>' in index
+    final = f'{100 * w.final_rate:.0f}% <span class="muted">({w.n_final_pass}/{w.n_final_known})</span>'
+    first = f'{100 * w.first_rate:.0f}% <span class="muted">({w.n_first_pass}/{w.n_first_known})</span>'
+    assert final in index and first in index
+    assert '<span class="tag bad">1 only after patching</span>' in index
+    tex = (report_dir / "tables" / "pass_rates.tex").read_text()
+    assert "Final pass & First-attempt pass & After patch" in tex
+    row = (f"all skills & with skill & {w.n_trials} & {100 * w.final_rate:.0f}\\% ({w.n_final_pass}/{w.n_final_known}) & "
+           f"{100 * w.first_rate:.0f}\\% ({w.n_first_pass}/{w.n_first_known}) & 1 & {w.n_trials - w.n_final_known}")
+    assert row in tex
+    assert "\\input{pass_rates}" in (report_dir / "tables" / "tables.tex").read_text()
+
+
+def test_skipped_attempts_unknowns_and_the_reward_fallback():
+    rows = [
+        # condition, status, reward, final_pass, first_attempt_pass
+        ("with_skill", "ok", 1.0, True, True),
+        ("with_skill", "ok", 1.0, True, False),  # passed only after patching the skill
+        ("with_skill", "ok", 0.0, False, False),
+        ("with_skill", "agent_error", None, None, None),
+        ("with_skill", "skipped", None, None, None),  # stop-on-pass: never run
+        ("baseline", "ok", 0.0, False, None),  # no trajectory: first attempt unknown
+    ]
+    frame = pd.DataFrame(rows, columns=["condition", "status", "reward", "final_pass", "first_attempt_pass"])
+    frame["skill"] = "s"
+    w, b = pass_rates(frame)
+    assert (w.n_trials, w.n_skipped, w.n_final_known, w.n_final_pass, w.n_first_known, w.n_first_pass) == (5, 1, 3, 2, 3, 1)
+    assert w.final_rate == pytest.approx(2 / 3) and w.first_rate == pytest.approx(1 / 3)
+    assert w.n_passed_after_patch == 1
+    assert (b.n_final_known, b.final_rate, b.n_first_known, b.first_rate) == (1, 0.0, 0, None)
+    # A table written before final_pass existed: reward >= threshold, and the label says so.
+    old = frame.drop(columns=["final_pass"])
+    w_old, _ = pass_rates(old, threshold=1.0)
+    assert (w_old.n_final_known, w_old.n_final_pass) == (3, 2)
+    assert w_old.final_source == "reward >= 1 (no final_pass recorded)"

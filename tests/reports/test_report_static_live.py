@@ -1,0 +1,86 @@
+"""Static vs live in the study report: scan of the target skills, Spearman with a Fisher-z CI, skips."""
+
+from __future__ import annotations
+
+import math
+import shutil
+
+import pytest
+from report_fixtures import MEMBERS, SKILLS, SKILLS_DIR, make_study
+from scipy.stats import spearmanr
+
+from aces_bench.reports import build_report
+from aces_bench.reports.records import load_study
+from aces_bench.reports.static_live import scan_targets
+from aces_bench.reports.summary import ReportSummary
+from aces_bench.static import ScanOptions, run_scan
+
+
+def _summary(report_dir) -> ReportSummary:
+    return ReportSummary.model_validate_json((report_dir / "summary.json").read_text())
+
+
+def _skill_lift(s: ReportSummary) -> dict[str, float]:
+    return {r.group["skill"]: r.lift for r in s.by_skill if r.outcome == s.headline_outcome}
+
+
+def test_target_skills_are_scanned_and_correlated_with_their_lift(report_dir, study_dir):
+    s = _summary(report_dir)
+    sl = s.static_vs_live
+    assert sl.status == "ran" and sl.outcome == "composite"
+    _, direct = run_scan([study_dir / SKILLS_DIR / k for k in SKILLS], ScanOptions(lint=False))
+    expected = {r.skill: r.score for r in direct}
+    assert {k.skill: k.structural for k in sl.skills} == expected
+    assert len(set(expected.values())) == 3  # the fixture's SKILL.md files differ in quality
+    lift = _skill_lift(s)
+    names = sorted(expected)
+    rho = spearmanr([expected[n] for n in names], [lift[n] for n in names]).statistic
+    assert sl.tier1.n == 3 and sl.tier1.rho == pytest.approx(rho)
+    assert sl.tier1.ci_lo is None and sl.tier1.ci_hi is None  # Fisher-z needs n >= 4
+    assert "the Fisher-z interval needs 4 or more" in sl.caveat
+    assert sl.tier2 is None and sl.tier2_status.startswith("not run: the study's judge is the offline heuristic judge")
+    assert s.stats.static_correlation == sl.tier1
+
+
+def test_index_shows_the_section_the_caveat_and_the_scatter(report_dir):
+    index = (report_dir / "index.html").read_text()
+    assert '<h2 id="static-vs-live">Static vs live</h2>' in index
+    assert "Fisher-z interval needs 4+ pairs" in index
+    assert "<strong>Caveat</strong>: only 3 skills with both a structural score and a lift" in index
+    assert '<figure id="fig-static_vs_live">' in index
+    assert (report_dir / "figures" / "static_vs_live.svg").stat().st_size > 1000
+
+
+def test_four_or_more_skills_give_a_fisher_z_interval(tmp_path):
+    skills = (*SKILLS, "extra-one", "extra-two")
+    root = make_study(tmp_path / "s", members=(MEMBERS[0],), skills=skills)
+    sl = _summary(build_report(root).parent).static_vs_live
+    c = sl.tier1
+    assert c.n == 5 and c.rho is not None
+    half = 1.959963984540054 / math.sqrt(c.n - 3)
+    assert c.ci_lo == pytest.approx(math.tanh(math.atanh(c.rho) - half))
+    assert c.ci_hi == pytest.approx(math.tanh(math.atanh(c.rho) + half))
+    assert sl.caveat == "n = 5 skills: the interval is wide; read it as uninformative unless it excludes 0"
+
+
+def test_gone_or_changed_skill_folders_are_skipped_with_the_reason(tmp_path):
+    root = make_study(tmp_path / "s", members=(MEMBERS[0],))
+    folder = root / SKILLS_DIR / SKILLS[1]
+    (folder / "SKILL.md").write_text((folder / "SKILL.md").read_text() + "\nEdited after the study.\n")
+    scores = scan_targets(load_study(root))
+    by_name = {k.skill: k for k in scores.skills}
+    assert by_name[SKILLS[1]].status == "skipped"
+    assert by_name[SKILLS[1]].reason == "the folder changed since the study (content hash differs from provenance.json)"
+    assert sorted(scores.structural) == sorted({SKILLS[0], SKILLS[2]})
+
+    shutil.rmtree(root / SKILLS_DIR)
+    index = build_report(root)
+    sl = _summary(index.parent).static_vs_live
+    assert sl.status == "skipped" and sl.tier1 is None
+    assert sl.reason.startswith("no target skill could be scanned")
+    assert {k.status for k in sl.skills} == {"skipped"}
+    assert all(k.reason.startswith("skill folder is gone") for k in sl.skills)
+    html = index.read_text()
+    assert "<strong>Static vs live</strong>: not computed because no target skill could be scanned" in html
+    assert "<strong>Structural score vs composite lift</strong>: not drawn because no target skill could be scanned" in html
+    assert not (index.parent / "figures" / "static_vs_live.svg").exists()
