@@ -10,6 +10,7 @@ from aces_bench.collect import collect_job
 from aces_bench.config.spec import RunSpec
 from aces_bench.emitters import emit_study
 from aces_bench.emitters.plan import plan_study
+from aces_bench.graders.modes import check_author_graders
 from aces_bench.grading import grade_records, write_grades
 from aces_bench.io import write_json
 from aces_bench.provenance import SkillProvenance, build_provenance
@@ -24,6 +25,8 @@ def run_study(spec: RunSpec) -> Path:
     out = Path(spec.output_dir).resolve()
     out.mkdir(parents=True, exist_ok=True)
     plan = plan_study(spec)
+    # A mode that needs author graders must find them before any trial runs.
+    check_author_graders(spec.grading.mode, {s.name: s.path for s in plan.targets})
     emitted = emit_study(spec, out / "tasks", plan)
     log.info("emitted %d task dirs (%d new, %d reused) in %s", len(emitted.tasks), emitted.written,
              emitted.reused, emitted.tasks_dir)

@@ -18,7 +18,7 @@ TABLE_CSV = "trials.csv"
 def rows_to_frame(rows: list[TrialRow]) -> pd.DataFrame:
     frame = pd.DataFrame([r.model_dump() for r in rows], columns=list(COLUMNS))
     for col in frame.columns:
-        if col.startswith("metric_") or col in ("reward", "composite", "cost_usd", "wall_sec"):
+        if col.startswith("metric_") or col in ("reward", "composite", "cost_usd", "wall_sec", "author_score"):
             frame[col] = frame[col].astype("float64")
     return frame
 
