@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from harbor.models.task.task import Task
@@ -41,22 +42,35 @@ class EmitResult(BaseModel):
     plan: StudyPlan
 
 
-def validate_task_dirs(paths: list[Path]) -> None:
-    """Load each dir with Harbor's own Task loader; Harbor would silently skip a bad one."""
-    problems = []
-    for path in paths:
-        try:
-            Task(path)
-            if not Task.is_valid_dir(path):
-                raise ValueError("Task.is_valid_dir() is false")
-        except Exception as exc:  # Harbor raises many kinds; all mean "would be skipped"
-            problems.append(f"{path.name}: {type(exc).__name__}: {exc}")
+def task_dir_problem(path: Path) -> str | None:
+    """None when Harbor's local dataset would load ``path``, else why not.
+
+    ``Task.is_valid_dir`` is the gate Harbor uses to silently drop a task; for a dir
+    that fails it, Harbor's Task loader says why.
+    """
+    if Task.is_valid_dir(path):
+        return None
+    try:
+        Task(path)
+        reason = "Task.is_valid_dir() is false"
+    except Exception as exc:  # Harbor raises many kinds; all mean "would be skipped"
+        reason = f"{type(exc).__name__}: {exc}"
+    return f"{path.name}: {reason}"
+
+
+def _raise_problems(problems: list[str], where: Path) -> None:
     if problems:
         raise EmitError(
             f"{len(problems)} emitted task dir(s) do not load in Harbor:\n    " + "\n    ".join(problems),
-            where=paths[0].parent,
+            where=where,
             fix="this is an aces-bench bug or an unusual skill file; report it with the listed error",
         )
+
+
+def validate_task_dirs(paths: list[Path]) -> None:
+    """Check every dir as Harbor's local dataset would; raise naming each that fails."""
+    if paths:
+        _raise_problems([p for p in map(task_dir_problem, paths) if p], paths[0].parent)
 
 
 def emit_study(spec: RunSpec, tasks_dir: Path, plan: StudyPlan | None = None) -> EmitResult:
@@ -70,21 +84,25 @@ def emit_study(spec: RunSpec, tasks_dir: Path, plan: StudyPlan | None = None) ->
     validated = _read_index(tasks_dir)
     cache = RenderCache()
     emitted: list[EmittedTask] = []
-    to_validate: list[Path] = []
     written = 0
-    for tp in plan.tasks:
-        task_id, path, was_written = emit_task(tp, spec, tasks_dir, cache)
-        written += was_written
-        if was_written or task_id not in validated:
-            to_validate.append(path)
-        emitted.append(_record(tp, task_id, path))
+    # Validation is CPU work, writing waits on the filesystem (mkdir above all): a
+    # worker thread checks each dir as soon as it is written.
+    with ThreadPoolExecutor(max_workers=1) as checker:
+        checks = []
+        for tp in plan.tasks:
+            task_id, path, was_written = emit_task(tp, spec, tasks_dir, cache)
+            written += was_written
+            if was_written or task_id not in validated:
+                checks.append(checker.submit(task_dir_problem, path))
+            emitted.append(_record(tp, task_id, path))
+        problems = [p for p in (c.result() for c in checks) if p]
     keep = {t.task_id for t in emitted}
     if tasks_dir.is_dir():
         for stale in tasks_dir.iterdir():
             if stale.is_dir() and stale.name not in keep and not stale.name.startswith("."):
                 shutil.rmtree(stale)
-    if to_validate:
-        validate_task_dirs(to_validate)
+        cache.store(tasks_dir).prune()
+    _raise_problems(problems, tasks_dir)
     write_json(tasks_dir / VALIDATED_INDEX, sorted(keep))
     if spec.backend.import_path == LOCAL_BACKEND:
         preflight_local(plan.tasks, emitted)

@@ -11,8 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import tempfile
 from importlib import resources
 from pathlib import Path
 
@@ -25,10 +23,12 @@ from harbor.models.task.config import (
 )
 
 from aces_bench import __version__
+from aces_bench.cases import EvalCase
 from aces_bench.config.spec import RunSpec
 from aces_bench.emitters.environment import CustomEnvironment, dockerfile_text, load_environment
 from aces_bench.emitters.native import native_config, native_dockerfile, native_files
 from aces_bench.emitters.plan import TaskPlan
+from aces_bench.emitters.writer import BLOB_DIR, BlobStore, write_task_dir
 from aces_bench.graders.base import GRADER_VERSION
 from aces_bench.skills import Skill, staged_files
 
@@ -37,13 +37,22 @@ TASK_METADATA_VERSION = "2"
 _CHECKER = "check_answer.py"
 
 
+# Staged files of a skill by (folder, content hash): the hash covers exactly these
+# bytes, so an entry can never be stale; kept across emits (a sweep's members, a bench).
+_SKILL_FILES: dict[tuple[Path, str], tuple[tuple[str, bytes], ...]] = {}
+_SKILL_FILES_MAX = 512
+
+
 class RenderCache:
     """Memo for one emit: every skill folder, fixture, custom environment and native
-    task is read from disk once, however many tasks stage it."""
+    task is read from disk once, and every shared file hashed once, however many
+    tasks stage it."""
 
     def __init__(self) -> None:
-        self._skills: dict[tuple[Path, str], tuple[tuple[str, bytes], ...]] = {}
         self._envs: dict[Path, CustomEnvironment | None] = {}
+        self._sha: dict[int, tuple[bytes, str]] = {}
+        self._case_hash: dict[int, tuple[EvalCase, str]] = {}
+        self._stores: dict[Path, BlobStore] = {}
         self._files: dict[Path, bytes] = {}
         self._native: dict[Path, dict[str, bytes]] = {}
         self._native_configs: dict[Path, TaskConfig] = {}
@@ -51,10 +60,34 @@ class RenderCache:
 
     def skill_files(self, skill: Skill) -> tuple[tuple[str, bytes], ...]:
         key = (skill.path, skill.content_hash)
-        if key not in self._skills:
+        if key not in _SKILL_FILES:
+            if len(_SKILL_FILES) >= _SKILL_FILES_MAX:
+                _SKILL_FILES.clear()
             root = skill.path
-            self._skills[key] = tuple((p.relative_to(root).as_posix(), p.read_bytes()) for p in staged_files(root))
-        return self._skills[key]
+            _SKILL_FILES[key] = tuple((p.relative_to(root).as_posix(), p.read_bytes()) for p in staged_files(root))
+        return _SKILL_FILES[key]
+
+    def sha(self, data: bytes) -> str:
+        """sha256 of ``data``, memoised by object: shared bytes come from this cache."""
+        hit = self._sha.get(id(data))
+        if hit is not None and hit[0] is data:
+            return hit[1]
+        digest = hashlib.sha256(data).hexdigest()
+        self._sha[id(data)] = (data, digest)  # holding ``data`` keeps its id unique
+        return digest
+
+    def case_hash(self, case: EvalCase) -> str:
+        hit = self._case_hash.get(id(case))
+        if hit is not None and hit[0] is case:
+            return hit[1]
+        digest = case.content_hash()
+        self._case_hash[id(case)] = (case, digest)
+        return digest
+
+    def store(self, tasks_root: Path) -> BlobStore:
+        if tasks_root not in self._stores:
+            self._stores[tasks_root] = BlobStore(tasks_root / BLOB_DIR)
+        return self._stores[tasks_root]
 
     def environment(self, skill: Skill) -> CustomEnvironment | None:
         if skill.path not in self._envs:
@@ -152,7 +185,7 @@ def task_metadata(plan: TaskPlan, spec: RunSpec, cache: RenderCache | None = Non
         "intervention_members": list(plan.intervention_members or (plan.target.name,)),
         "case_id": case.id,
         "case_kind": case.kind or "",
-        "case_hash": case.content_hash(),
+        "case_hash": cache.case_hash(case),
         "case_source": "native_harbor_task" if plan.native_task is not None else case.source,
         "negative_control": case.is_negative_control,
         "expected_skill": case.expected_skill or "",
@@ -184,9 +217,10 @@ def _description(plan: TaskPlan) -> str:
     return f"{plan.intervention_name} / {plan.case.id} / {plan.condition} / {plan.workspace_mode}"
 
 
-def task_config(plan: TaskPlan, spec: RunSpec, task_id: str, cache: RenderCache | None = None) -> TaskConfig:
+def task_config(plan: TaskPlan, spec: RunSpec, task_id: str, cache: RenderCache | None = None,
+                metadata: dict | None = None) -> TaskConfig:
     cache = cache or RenderCache()
-    metadata = {TASK_METADATA_KEY: task_metadata(plan, spec, cache)}
+    metadata = {TASK_METADATA_KEY: metadata if metadata is not None else task_metadata(plan, spec, cache)}
     if plan.native_task is not None:
         return _native_task_config(plan, spec, task_id, metadata, cache)
     ws = spec.workspace
@@ -269,10 +303,10 @@ def _render_native(plan: TaskPlan, spec: RunSpec, cache: RenderCache) -> dict[st
     return files
 
 
-def _digest(files: dict[str, bytes], metadata: dict) -> str:
+def _digest(digests: dict[str, str], metadata: dict) -> str:
     h = hashlib.sha256()
-    for rel in sorted(files):
-        h.update(rel.encode() + b"\0" + hashlib.sha256(files[rel]).digest())
+    for rel in sorted(digests):
+        h.update(rel.encode() + b"\0" + bytes.fromhex(digests[rel]))
     h.update(json.dumps(metadata, sort_keys=True).encode())
     return h.hexdigest()
 
@@ -298,31 +332,14 @@ def emit_task(plan: TaskPlan, spec: RunSpec, tasks_root: Path, cache: RenderCach
     """Write the task dir if absent. Returns (task_id, path, written)."""
     cache = cache or RenderCache()
     files = render_files(plan, spec, cache)
-    digest = _digest(files, task_metadata(plan, spec, cache))
-    task_id = f"{task_slug(plan)}-{digest[:12]}"
+    digests = {rel: cache.sha(data) for rel, data in files.items()}
+    metadata = task_metadata(plan, spec, cache)
+    task_id = f"{task_slug(plan)}-{_digest(digests, metadata)[:12]}"
     final = tasks_root / task_id
     if (final / "task.toml").is_file():
         return task_id, final, False
-    files["task.toml"] = task_config(plan, spec, task_id, cache).model_dump_toml().encode()
-    tasks_root.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{task_id}.", dir=tasks_root))
-    try:
-        made: set[Path] = {tmp}
-        for rel in sorted(files):
-            path = tmp / rel
-            if path.parent not in made:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                made.update(path.parents)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            os.fchmod(fd, _mode(rel, plan.native_task))  # explicit: not subject to the umask
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(files[rel])
-        for sub in ("environment/skills", "environment/workspace") if plan.native_task is None else ("environment/skills",):
-            (tmp / sub).mkdir(parents=True, exist_ok=True)
-        if final.exists():
-            shutil.rmtree(final)  # a leftover without task.toml: never a finished task
-        os.replace(tmp, final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    files["task.toml"] = task_config(plan, spec, task_id, cache, metadata).model_dump_toml().encode()
+    modes = {rel: _mode(rel, plan.native_task) for rel in files}
+    empty = ("environment/skills", "environment/workspace") if plan.native_task is None else ("environment/skills",)
+    write_task_dir(final, files, digests, modes, cache.store(tasks_root), unique="task.toml", empty_dirs=empty)
     return task_id, final, True
