@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harbor.job import Job
-from harbor.models.job.config import DatasetConfig, JobConfig
+from harbor.models.job.config import JobConfig
 from pydantic import BaseModel, ConfigDict
 
 from aces_bench.collect import TrialRecord, classify, collect_job, read_trials

@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from aces_bench.cases import EvalCase, load_suite
+from aces_bench.cases import SAFE_CASE_ID, EvalCase, load_suite
 from aces_bench.config.spec import RunSpec
 from aces_bench.datasets.formats import EVAL_CONFIG, EVALS_FILES
 from aces_bench.emitters.interventions import Intervention, load_interventions, load_skills
@@ -131,6 +131,19 @@ def _cases(member: Skill, spec: RunSpec) -> list[tuple[EvalCase, Path | None]]:
     return out
 
 
+def _qualified(case: EvalCase, member: Skill) -> EvalCase:
+    """A bundle member's case under ``<member>.<id>``: members' ids often repeat
+    (explicit-1, ...) and the pairing key needs them unique within the intervention."""
+    qualified = f"{member.name}.{case.id}"
+    if not SAFE_CASE_ID.match(qualified):
+        raise SkillError(
+            f"case id {qualified!r} (skill name + case id) is longer than 64 characters",
+            where=member.path,
+            fix="shorten the skill's name or the case id",
+        )
+    return case.model_copy(update={"id": qualified})
+
+
 def _support(spec: RunSpec, exclude: set[str]) -> tuple[list[Skill], dict[str, str]]:
     skills: list[Skill] = []
     roles: dict[str, str] = {}
@@ -172,6 +185,8 @@ def plan_study(spec: RunSpec) -> StudyPlan:
         seen: dict[str, str] = {}
         for member in iv.members:
             for case, native in _cases(member, spec):
+                if len(iv.members) > 1:
+                    case = _qualified(case, member)
                 if spec.skill.cases and case.id not in spec.skill.cases:
                     continue
                 if case.id in seen:

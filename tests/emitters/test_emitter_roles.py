@@ -93,6 +93,18 @@ def test_bundle_stages_every_member_with_skill_and_none_in_the_baseline(tmp_path
         assert _staged(t) == (["bundle-a", "bundle-b"] if t.condition == "with_skill" else [])
     plan = plan_study(spec)
     assert {tp.target.name for tp in plan.tasks} == {"bundle-a", "bundle-b"}  # the case's owner
+    # Members' case ids are qualified by the member, so repeats across members pair apart.
+    assert {tp.case.id for tp in plan.tasks} == {
+        "bundle-a.bundle-a-explicit-1", "bundle-a.bundle-a-negative-1",
+        "bundle-b.bundle-b-explicit-1", "bundle-b.bundle-b-negative-1"}
+
+
+def test_example_skills_as_one_bundle(tmp_path):
+    plan = plan_study(compose_spec(["skill=examples_bundle"], output_dir=tmp_path))
+    assert {tp.intervention_name for tp in plan.tasks} == {"aces-examples"}
+    assert len({tp.case.id for tp in plan.tasks}) == 16  # four skills' explicit-1 etc. kept apart
+    with_skill = [tp for tp in plan.tasks if tp.condition == "with_skill"]
+    assert all(len(tp.staged) == 4 for tp in with_skill)
 
 
 def test_bundle_needs_a_name(tmp_path):
