@@ -12,7 +12,13 @@ from pathlib import Path
 from aces_bench.io import write_json, write_text
 from aces_bench.reports.dimensions import mapping
 from aces_bench.reports.figures import FigureInputs, draw_all
-from aces_bench.reports.html import environment, pretty_json, render, skill_href, svg_data_uri
+from aces_bench.reports.html import (
+    environment,
+    pretty_json,
+    render,
+    skill_href,
+    svg_data_uri,
+)
 from aces_bench.reports.inventory import coverage, inventory
 from aces_bench.reports.latex import write_tables
 from aces_bench.reports.pages import StudyPages, relative

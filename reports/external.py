@@ -14,8 +14,19 @@ from aces_bench.reports.figures import FigureInputs, harness_model_cells, metric
 from aces_bench.reports.html import environment, render, svg_data_uri
 from aces_bench.reports.pages import relative
 from aces_bench.reports.summary import build_summary
-from aces_bench.stats import StatsSettings, StatTable, build_pairs, passk_table, study_stats
-from aces_bench.stats.external import ExternalHeadline, load_skillsbench_registry, registry_pass_counts, skillsbench_headline
+from aces_bench.stats import (
+    StatsSettings,
+    StatTable,
+    build_pairs,
+    passk_table,
+    study_stats,
+)
+from aces_bench.stats.external import (
+    ExternalHeadline,
+    load_skillsbench_registry,
+    registry_pass_counts,
+    skillsbench_headline,
+)
 from aces_bench.stats.pairing import REWARD
 
 SOURCE = "SkillsBench results registry"

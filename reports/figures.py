@@ -8,6 +8,7 @@ an empty or one-bar plot would mislead more than it shows.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,15 @@ from matplotlib.colors import TwoSlopeNorm
 
 from aces_bench.reports.static_live import StaticLiveSection
 from aces_bench.reports.style import (
-    BASELINE, DIVERGING, LIFT, NEGATIVE, OKABE_ITO, WITH_SKILL, new_figure, paper_style, save_figure,
+    BASELINE,
+    DIVERGING,
+    LIFT,
+    NEGATIVE,
+    OKABE_ITO,
+    WITH_SKILL,
+    new_figure,
+    paper_style,
+    save_figure,
 )
 from aces_bench.stats import StudyStats, lift_table
 from aces_bench.stats.pairing import COMPOSITE, OUTCOME_ONLY
@@ -58,11 +67,11 @@ class FigureInputs:
 
 
 def _pct(x: float | None) -> str:
-    return "n/a" if x is None or x != x else f"{100 * x:.0f}%"
+    return "n/a" if x is None or math.isnan(x) else f"{100 * x:.0f}%"
 
 
 def _signed(x: float | None) -> str:
-    return "n/a" if x is None or x != x else f"{x:+.2f}"
+    return "n/a" if x is None or math.isnan(x) else f"{x:+.2f}"
 
 
 def _errs(frame: pd.DataFrame) -> np.ndarray:
@@ -247,6 +256,7 @@ def routing_stress(inp: FigureInputs, out: Path) -> FigureOutcome:
             ax2.plot(wall.index.astype(int), wall.to_numpy(float), marker="s", linestyle="--", color=OKABE_ITO["purple"],
                      label="mean wall time (with skill)")
         ax2.set_ylabel("wall time (s)")
+        ax2.set_ylim(bottom=0)  # a twin axis cut above 0 would make a small time change look steep
         handles = ax.get_legend_handles_labels()
         handles2 = ax2.get_legend_handles_labels()
         fig.legend(handles[0] + handles2[0], handles[1] + handles2[1], loc="outside lower center", ncols=2)
@@ -254,6 +264,32 @@ def routing_stress(inp: FigureInputs, out: Path) -> FigureOutcome:
         paths = save_figure(fig, out, name)
     note = "" if len(wall) else " Wall time was not recorded."
     return FigureOutcome(name, title, "Lift (paired-case CI) and mean with-skill wall time by the number of visible skills." + note, paths)
+
+
+GATE = 70
+
+
+def _score_range(x: np.ndarray) -> tuple[float, float]:
+    """An x range around the scores (at least 10 points wide, inside 0-100 plus a margin for labels)."""
+    lo, hi = float(x.min()), float(x.max())
+    pad = max(2.0, 0.1 * (hi - lo), (10.0 - (hi - lo)) / 2)
+    return max(lo - pad, 0.0), min(hi + pad, 101.0)
+
+
+def _label_points(ax, x: np.ndarray, y: np.ndarray, labels: list[str]) -> None:
+    """Number the points and list the numbers' skills beside the axes (names never overlap).
+
+    Points at the same spot (same score, same lift) share one label, e.g. ``2,3``.
+    """
+    order = sorted(range(len(labels)), key=lambda i: labels[i])
+    number = {i: k + 1 for k, i in enumerate(order)}
+    spots: dict[tuple[float, float], list[int]] = {}
+    for i in order:
+        spots.setdefault((round(float(x[i]), 2), round(float(y[i]), 4)), []).append(number[i])
+    for (px, py), nums in spots.items():
+        ax.annotate(",".join(map(str, nums)), (px, py), xytext=(5, 4), textcoords="offset points", fontsize=7)
+    key = "\n".join(f"{number[i]}  {labels[i]}  ({x[i]:.1f}, {y[i]:+.3f})" for i in order)
+    ax.text(1.03, 1.0, key, transform=ax.transAxes, va="top", ha="left", fontsize=7)
 
 
 def _corr_text(c) -> str:
@@ -274,25 +310,26 @@ def static_vs_live(inp: FigureInputs, out: Path) -> FigureOutcome:
     if table.empty:
         return FigureOutcome(name, title, skipped="no skill has both a structural score and a scored pair")
     with paper_style():
-        fig = new_figure(5.2, 3.4)
+        fig = new_figure(7.0, max(3.4, 0.8 + 0.13 * len(table)))
         ax = fig.subplots()
+        ax.margins(y=0.15)
         x, y = table["static"].astype(float).to_numpy(), table["lift"].astype(float).to_numpy()
         ax.scatter(x, y, s=36, color=WITH_SKILL, edgecolor="black", linewidth=0.5, zorder=3)
-        for xi, yi, label in zip(x, y, table["skill"], strict=True):
-            ax.annotate(str(label), (xi, yi), xytext=(4, 3), textcoords="offset points", fontsize=7)
+        _label_points(ax, x, y, [str(v) for v in table["skill"]])
         ax.axhline(0, color="black", linewidth=0.6)
-        lo, hi = float(x.min()), float(x.max())
-        ax.set_xlim(min(lo - 5, 65), max(hi + 5, 100) + 2)
-        ax.axvline(70, color=NEGATIVE, linewidth=0.8, linestyle=":", label="default gate (70)")
+        lo, hi = _score_range(x)
+        ax.set_xlim(lo, hi)
+        if lo < GATE < hi:
+            ax.axvline(GATE, color=NEGATIVE, linewidth=0.8, linestyle=":", label=f"default gate ({GATE})")
+            ax.legend(loc="best")
         ax.set_xlabel("Tier 1 structural score (0-100)")
         ax.set_ylabel(f"mean {inp.outcome} lift")
         ax.grid(axis="x", color="#DDDDDD")
-        ax.legend(loc="best")
         ax.set_title(title)
         ax.text(0.0, -0.28, _corr_text(sec.tier1), transform=ax.transAxes, fontsize=8)
         paths = save_figure(fig, out, name)
     caption = f"One point per target skill. {_corr_text(sec.tier1)}."
-    if sec.caveat:
+    if sec.caveat and sec.tier1 is not None and sec.tier1.rho is not None:  # an undefined rho already says why
         caption += f" Caveat: {sec.caveat}."
     return FigureOutcome(name, title, caption, paths)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 import jinja2
 
 from aces_bench.graders.base import MetricResult
-from aces_bench.reports.trajectory_view import Clip, TrajectoryView, clip
+from aces_bench.reports.trajectory_view import Clip, TrajectoryView
 from aces_bench.table import DETERMINISTIC_METRICS, METRICS, PAIR_KEY
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -106,7 +107,7 @@ def metric_views(metrics: dict[str, MetricResult], row: dict) -> list[MetricView
                                   judged=name not in DETERMINISTIC_METRICS))
         else:
             score = row.get(f"metric_{name}")
-            score = None if score is None or score != score else float(score)
+            score = None if score is None or math.isnan(float(score)) else float(score)
             out.append(MetricView(name, score, "(no grades file)", None if score is not None else "not in grades",
                                   {}, [], judged=False))
     return out

@@ -8,6 +8,7 @@ so a skill or model name can never break (or inject into) the document.
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -63,7 +64,7 @@ def environment() -> jinja2.Environment:
 
 def num(x: float | None, *, signed: bool = False, digits: int = 3) -> Markup:
     """A number in math mode (a true minus sign), or an en dash when undefined."""
-    if x is None or x != x:
+    if x is None or math.isnan(x):
         return Markup("--")
     return Markup(f"${x:+.{digits}f}$" if signed else f"${x:.{digits}f}$")
 
@@ -75,7 +76,7 @@ def ci(lo: float | None, hi: float | None) -> Markup:
 
 
 def pct(x: float | None) -> Markup:
-    return Markup("--") if x is None or x != x else Markup(f"{100 * x:.0f}\\%")
+    return Markup("--") if x is None or math.isnan(x) else Markup(f"{100 * x:.0f}\\%")
 
 
 def count(x: int | None) -> Markup:

@@ -9,10 +9,22 @@ from pathlib import Path
 import pandas as pd
 from harbor.models.trajectories import Trajectory
 
-from aces_bench.reports.html import PairView, TrialView, clip, metric_views, pair_anchor, self_correction_view, skill_href
+from aces_bench.reports.html import (
+    PairView,
+    TrialView,
+    metric_views,
+    pair_anchor,
+    self_correction_view,
+    skill_href,
+)
 from aces_bench.reports.records import GradeView, StudyData, load_trajectory
-from aces_bench.reports.trajectory_view import view
-from aces_bench.reports.triage import TriageGroup, activation_from_grade, activation_from_trajectory, triage
+from aces_bench.reports.trajectory_view import clip, view
+from aces_bench.reports.triage import (
+    TriageGroup,
+    activation_from_grade,
+    activation_from_trajectory,
+    triage,
+)
 from aces_bench.table import PAIR_KEY
 
 

@@ -37,7 +37,7 @@ class PassRateRow(BaseModel):
 
 
 def _known(values: pd.Series) -> pd.Series:
-    return values.map(lambda v: None if v is None or v is pd.NA or (isinstance(v, float) and v != v) else bool(v))
+    return values.map(lambda v: None if pd.isna(v) else bool(v))
 
 
 def final_pass_column(trials: pd.DataFrame, threshold: float) -> tuple[pd.Series, str]:
@@ -48,7 +48,7 @@ def final_pass_column(trials: pd.DataFrame, threshold: float) -> tuple[pd.Series
     if FINAL in trials.columns and trials[FINAL].notna().any():
         return _known(trials[FINAL]), "final_pass (recorded by grading)"
     reward = pd.to_numeric(trials["reward"], errors="coerce") if "reward" in trials else pd.Series(float("nan"), index=trials.index)
-    return reward.map(lambda r: None if r != r else bool(r >= threshold)), f"reward >= {threshold:g} (no final_pass recorded)"
+    return reward.map(lambda r: None if pd.isna(r) else bool(r >= threshold)), f"reward >= {threshold:g} (no final_pass recorded)"
 
 
 def _row(part: pd.DataFrame, final: pd.Series, group: dict[str, str], condition: str, source: str) -> PassRateRow:

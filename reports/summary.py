@@ -8,6 +8,7 @@ graders, the judge, or the task's verifier).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,6 +29,7 @@ GROUPINGS: dict[str, tuple[str, ...]] = {
     "harness": ("harness",),
     "model": ("model",),
     "workspace_mode": ("workspace_mode",),
+    "decoy_set": ("decoy_set",),
     "cell": CELL_KEY,
 }
 LABEL_COLUMNS = {"agents": "agent_label", "models": "model", "backends": "backend", "judges": "judge_label"}
@@ -95,6 +97,7 @@ class ReportSummary(BaseModel):
     by_harness: list[LiftRow]
     by_model: list[LiftRow]
     by_workspace_mode: list[LiftRow]
+    by_decoy_set: list[LiftRow] = Field(default_factory=list, description="per decoy set (routing stress sweeps)")
     by_cell: list[LiftRow]
     routing_premium: list[dict[str, Any]] = Field(description="group minus isolation lift, pooled, with CIs")
     routing_premium_by_cell: list[dict[str, Any]]
@@ -153,7 +156,7 @@ def lift_rows(table: pd.DataFrame, by: Sequence[str], trials: pd.DataFrame,
     for rec in table.to_dict("records"):
         key = tuple(rec[b] for b in by)
         part = groups.get(key, trials.iloc[0:0])
-        values = {k: (None if isinstance(v, float) and v != v else v) for k, v in rec.items()}
+        values = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in rec.items()}
         rows.append(LiftRow(
             group={b: str(rec[b]) for b in by}, outcome=rec["outcome"],
             **{k: values[k] for k in LiftRow.model_fields if k in values and k not in ("group", "outcome")},
@@ -226,6 +229,7 @@ def build_summary(
         by_harness=grouped("harness"),
         by_model=grouped("model"),
         by_workspace_mode=grouped("workspace_mode"),
+        by_decoy_set=grouped("decoy_set"),
         by_cell=lift_rows(stats.lift_by_cell.frame(), CELL_KEY, trials, graders),
         routing_premium=stats.routing_pooled.rows,
         routing_premium_by_cell=stats.routing_by_cell.rows,

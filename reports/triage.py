@@ -7,6 +7,7 @@ mechanism whose rule holds, in this order. The rules are shown on the report pag
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -111,7 +112,7 @@ def classify(row: dict, *, outcome: str, activated: bool | None, negative_contro
         return "arm_failed", f"{side} arm status {sw if sw != 'ok' else sb}"
     if activated is False and not negative_control:
         return "never_discovered", "target skill never activated in the with-skill arm"
-    others = [x for x in sibling_lifts if x == x]
+    others = [x for x in sibling_lifts if not math.isnan(x)]
     if any(x >= 0 for x in others):
         return "unstable", f"other attempts' lifts: {', '.join(f'{x:+.2f}' for x in others)}"
     if activated is True:

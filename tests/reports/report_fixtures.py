@@ -25,7 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from harbor.models.trajectories import Agent, Observation, ObservationResult, Step, ToolCall, Trajectory
+from harbor.models.trajectories import (
+    Agent,
+    Observation,
+    ObservationResult,
+    Step,
+    ToolCall,
+    Trajectory,
+)
 
 from aces_bench.cases import EvalCase
 from aces_bench.config.compose import compose_spec
@@ -122,15 +129,15 @@ def self_correction(traj: Trajectory, skill: str, case: str, kind: str, conditio
 
 SKILL_DOCS = (
     # From thorough to sparse, so the structural scores differ.
-    "---\nname: {name}\ndescription: Use when you need to reconcile {name} records from CSV exports; computes "
+    ("---\nname: {name}\ndescription: Use when you need to reconcile {name} records from CSV exports; computes "
     "totals and flags mismatches. Not for PDFs.\nversion: 1.0.0\nauthor: aces\ntags: [csv]\ntools: [bash]\n---\n"
     "# {name}\n\n## When to use\nUse this skill for CSV exports.\n\n## Instructions\n1. Run `python3 scripts/run.py "
     "data/input.csv`.\n2. Report the total.\n\n## Prerequisites\nPython 3.\n\n## Limitations\nCSV only.\n\n"
-    "## Troubleshooting\nIf the script fails with an error, check the delimiter.\n",
-    "---\nname: {name}\ndescription: Reconciles records and computes totals for {name} inputs.\n---\n# {name}\n\n"
-    "## Instructions\nRun `python3 scripts/run.py data/input.csv` and report the total.\n",
-    "---\nname: {name}\ndescription: Does stuff.\n---\nMaybe you could perhaps try running things. It is the best, "
-    "most amazing tool ever.\n",
+    "## Troubleshooting\nIf the script fails with an error, check the delimiter.\n"),
+    ("---\nname: {name}\ndescription: Reconciles records and computes totals for {name} inputs.\n---\n# {name}\n\n"
+    "## Instructions\nRun `python3 scripts/run.py data/input.csv` and report the total.\n"),
+    ("---\nname: {name}\ndescription: Does stuff.\n---\nMaybe you could perhaps try running things. It is the best, "
+    "most amazing tool ever.\n"),
 )
 
 

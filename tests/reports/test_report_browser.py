@@ -137,7 +137,7 @@ async def _visit(ws_url: str, url: str) -> dict:
 
 
 def _check_clean(facts: dict, origin: str) -> None:
-    outside = [u for u in facts["requests"] if not (u.startswith(origin + "/") or u.startswith("data:"))]
+    outside = [u for u in facts["requests"] if not u.startswith((origin + "/", "data:"))]
     assert outside == [], f"requests left the report's origin: {outside}"
     assert facts["console_errors"] == [] and facts["log_errors"] == [] and facts["exceptions"] == []
     assert facts["dialogs"] == [] and facts["scripts"] == 0

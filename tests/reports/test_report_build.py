@@ -71,6 +71,11 @@ def test_pooled_and_grouped_lift_match_a_direct_paired_mean(report_dir, study_di
     dm = d.groupby(level="workspace_mode").mean()
     assert by_mode["group"].lift == pytest.approx(dm["group"])
     assert {r.group["skill"] for r in s.by_skill} == {"invoice-reconciler", "semver-bump", "access-log-latency"}
+    by_decoys = {r.group["decoy_set"]: r for r in s.by_decoy_set if r.outcome == "composite"}
+    dd = d.groupby(level="decoy_set").mean()
+    assert set(by_decoys) == set(dd.index) and len(dd) == 2
+    for name, row in by_decoys.items():
+        assert row.lift == pytest.approx(dd[name])
     assert {r.outcome for r in s.pooled} >= {*METRICS, "composite", "outcome_only"}
 
 

@@ -37,7 +37,7 @@ def test_index_shows_headline_provenance_and_missingness(report_dir):
                  "local bubblewrap sandbox", "heuristic (offline, deterministic)", "Routing premium",
                  "git commit", "overrides", "resolved config", "Missingness", "imputation sensitivity",
                  "one-sided case keys", "missing trajectories", "Evidence inventory", "Per-harness coverage",
-                 "Discoverability", "summary.json"):
+                 "Discoverability", "summary.json", '<h2 id="by-decoy-set">By decoy set</h2>'):
         assert text in index, text
     assert re.search(r'<span class="tag (bad|ok)">(dirty|clean)', index)
 

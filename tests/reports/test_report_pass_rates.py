@@ -20,7 +20,7 @@ def _summary(report_dir: Path) -> ReportSummary:
 
 
 def _direct(part: pd.DataFrame, column: str) -> tuple[int, int]:
-    known = [bool(v) for v in part[column] if v is not None and v == v]
+    known = [bool(v) for v in part[column] if pd.notna(v)]
     return sum(known), len(known)
 
 
