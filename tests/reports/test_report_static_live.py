@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import math
+import re
 import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from report_fixtures import MEMBERS, SKILLS, SKILLS_DIR, make_study
+from report_fixtures import MEMBERS, SKILLS, SKILLS_DIR, MemberPlan, make_study
 from scipy.stats import spearmanr
 
 from aces_bench.reports import build_report
@@ -14,6 +18,7 @@ from aces_bench.reports.records import load_study
 from aces_bench.reports.static_live import scan_targets
 from aces_bench.reports.summary import ReportSummary
 from aces_bench.static import ScanOptions, run_scan
+from aces_bench.static.rubric import COHERENCE, CRITERIA
 
 
 def _summary(report_dir) -> ReportSummary:
@@ -84,3 +89,56 @@ def test_gone_or_changed_skill_folders_are_skipped_with_the_reason(tmp_path):
     assert "<strong>Static vs live</strong>: not computed because no target skill could be scanned" in html
     assert "<strong>Structural score vs composite lift</strong>: not drawn because no target skill could be scanned" in html
     assert not (index.parent / "figures" / "static_vs_live.svg").exists()
+
+
+class _RubricServer:
+    """A local OpenAI-compatible endpoint that rates each skill's rubric from a fixed table."""
+
+    def __init__(self, scores: dict[str, int]):
+        self.scores, self.bodies = scores, []
+        state = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                state.bodies.append(body)
+                user = body["messages"][-1]["content"]
+                name = re.search(r"^name: (\S+)", user, re.MULTILINE).group(1)
+                keys = [*CRITERIA, COHERENCE] if f"- {COHERENCE}:" in user else list(CRITERIA)
+                reply = {k: {"score": state.scores[name], "reason": f"{name}: rated {state.scores[name]}"} for k in keys}
+                payload = json.dumps({"id": "t", "object": "chat.completion", "created": 0, "model": "rubric-judge",
+                                      "choices": [{"index": 0, "finish_reason": "stop",
+                                                   "message": {"role": "assistant", "content": json.dumps(reply)}}],
+                                      "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+
+def test_an_llm_judged_study_also_correlates_the_tier2_rubric(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-secret")
+    server = _RubricServer({SKILLS[0]: 3, SKILLS[1]: 8, SKILLS[2]: 6})
+    try:
+        plan = MemberPlan("reference-llm-judge", ("harness=reference", "workspace=isolation", "judge=litellm",
+                                                  "judge.model=openai/rubric-judge", f"judge.base_url={server.url}",
+                                                  "judge.cache_dir=null"), 1, 0.4, 0.3)
+        root = make_study(tmp_path / "s", members=(plan,))
+        s = _summary(build_report(root).parent)
+    finally:
+        server.httpd.shutdown()
+    sl = s.static_vs_live
+    assert sl.tier2_status == "ran (judge openai/rubric-judge)"
+    assert {k.skill: k.rubric for k in sl.skills} == {SKILLS[0]: 30.0, SKILLS[1]: 80.0, SKILLS[2]: 60.0}
+    assert len(server.bodies) == 3 and {b["temperature"] for b in server.bodies} == {0.0}
+    lift = _skill_lift(s)
+    rho = spearmanr([30.0, 80.0, 60.0], [lift[k] for k in SKILLS]).statistic
+    assert sl.tier2.n == 3 and sl.tier2.rho == pytest.approx(rho) and sl.tier2.ci_lo is None
