@@ -195,7 +195,7 @@ class TrialSubject:
 def subject_from_record(record: TrialRecord, spec: RunSpec) -> TrialSubject:
     plan = record.plan
     return TrialSubject(
-        task_id=record.task_id, attempt=record.attempt, skill=plan.target.name, case=plan.case,
+        task_id=record.task_id, attempt=record.attempt, skill=plan.intervention_name, case=plan.case,
         case_id=plan.case.id, case_kind=plan.case.kind, negative_control=plan.case.is_negative_control,
         condition=plan.condition, status=record.status, failure_cause=record.failure_cause,
         trial_name=record.trial_name, trial_dir=record.trial_dir, result=record.result, reward=record.reward,

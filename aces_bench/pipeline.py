@@ -3,26 +3,54 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from pathlib import Path
 
 from aces_bench.collect import collect_job
 from aces_bench.config.spec import RunSpec
 from aces_bench.emitters import emit_study
+from aces_bench.emitters.attempts import AttemptPolicy, collect_attempts, run_attempts
 from aces_bench.emitters.plan import plan_study
+from aces_bench.errors import RunError
 from aces_bench.graders.modes import check_author_graders
 from aces_bench.grading import grade_records, write_grades
 from aces_bench.io import write_json
 from aces_bench.provenance import SkillProvenance, build_provenance
-from aces_bench.runner import job_config, run_job
+from aces_bench.runner import job_config
 from aces_bench.tables import write_trials_table
 
 log = logging.getLogger("aces_bench.pipeline")
 
 
+def _check_same_skills(spec: RunSpec, out: Path) -> None:
+    """Refuse to mix two studies of different skills in one output dir.
+
+    Sweep folders are named by overrides without path-valued keys (they would nest
+    folders), so two members differing only in skill paths would share a folder.
+    """
+    previous = out / "provenance.json"
+    if not previous.is_file():
+        return
+    try:
+        old = json.loads(previous.read_text())["spec"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    keys = {"skill.paths": (old.get("skill", {}).get("paths"), [str(p) for p in spec.skill.paths]),
+            "decoys.paths": (old.get("decoys", {}).get("paths"), [str(p) for p in spec.decoys.paths])}
+    changed = [k for k, (before, now) in keys.items() if before is not None and before != now]
+    if changed:
+        raise RunError(
+            f"this output dir holds a study with different {', '.join(changed)}",
+            where=out,
+            fix="use another study.name or hydra.run.dir; in a sweep over paths set hydra.sweep.subdir=${hydra.job.num}",
+        )
+
+
 def run_study(spec: RunSpec) -> Path:
     """Run one sweep member; returns its output dir. Re-running resumes."""
     out = Path(spec.output_dir).resolve()
+    _check_same_skills(spec, out)
     out.mkdir(parents=True, exist_ok=True)
     plan = plan_study(spec)
     # A mode that needs author graders must find them before any trial runs.
@@ -31,7 +59,8 @@ def run_study(spec: RunSpec) -> Path:
     log.info("emitted %d task dirs (%d new, %d reused) in %s", len(emitted.tasks), emitted.written,
              emitted.reused, emitted.tasks_dir)
     skills = [
-        SkillProvenance(name=s.name, role=role, content_hash=s.content_hash, version=s.version, path=str(s.path))
+        SkillProvenance(name=s.name, role=plan.support_roles.get(s.name, role), content_hash=s.content_hash,
+                        version=s.version, path=str(s.path))
         for role, group in (("target", plan.targets), ("support", plan.support), ("decoy", plan.decoys))
         for s in group
     ]
@@ -41,9 +70,14 @@ def run_study(spec: RunSpec) -> Path:
     if spec.emit_only:
         log.info("emit_only=true: not running trials")
         return out
-    asyncio.run(run_job(spec, emitted, jobs_dir))
+    job_dirs = asyncio.run(run_attempts(spec, emitted, jobs_dir))
     plans = {t.task_id: tp for t, tp in zip(emitted.tasks, plan.tasks, strict=True)}
-    records = collect_job(job_dir, plans, spec.study.n_attempts)
+    policy = AttemptPolicy.from_spec(spec)
+    if policy.stop_on_pass:
+        # One Harbor job per attempt round; passed cases' later attempts are "skipped".
+        records = collect_attempts(job_dirs, plans, policy)
+    else:
+        records = collect_job(job_dirs[0], plans, spec.study.n_attempts)
     graded = asyncio.run(grade_records(records, spec))
     write_grades(out / "grades.jsonl", graded)
     frame = write_trials_table(out, graded, spec)
