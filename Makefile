@@ -77,6 +77,10 @@ sweep: install sandbox ## Example multirun: isolation vs group (paper decoys) wi
 test: install test-deps ## Run the test suite
 	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) -m pytest -q $(PYTEST_ARGS)
 
+.PHONY: lint
+lint: install ## Lint with ruff (config in pyproject.toml)
+	$(VENV_PY) -m ruff check .
+
 .PHONY: bench
 bench: install sandbox ## Run the speed benchmarks (targets printed next to timings)
 	@for b in tests/bench/bench_*.py; do echo "== $$b"; HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) $$b || exit 1; done

@@ -26,7 +26,6 @@ from aces_bench.graders.judge_context import (
     unscored,
 )
 from aces_bench.graders.prompts import ACCURACY, ACCURACY_QUESTIONS, AccuracyReply
-
 from aces_bench.judges.base import Judge, JudgeOutcome
 
 METRIC = "accuracy"

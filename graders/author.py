@@ -47,12 +47,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aces_bench.graders.base import Evidence, MetricResult
-from aces_bench.graders.redact import redact, redact_value
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from aces_bench.cases import EvalCase
 from aces_bench.errors import EvalsError, validation_lines
+from aces_bench.graders.base import Evidence, MetricResult
+from aces_bench.graders.redact import redact, redact_value
 
 GRADERS_DIR = "evals/graders"
 PREFIX = "author:"
@@ -172,7 +172,7 @@ def _tail(text: str, n: int = TAIL_CHARS) -> str:
 
 
 def _set_read_only(root: Path) -> None:
-    for dirpath, dirnames, filenames in os.walk(root, topdown=False):
+    for dirpath, _dirnames, filenames in os.walk(root, topdown=False):
         for f in filenames:
             p = Path(dirpath, f)
             if not p.is_symlink():

@@ -20,7 +20,6 @@ from aces_bench.graders.judge_context import (
     trial_sections,
 )
 from aces_bench.graders.prompts import BEHAVIOR, YesNo, fence
-
 from aces_bench.judges.base import Judge, JudgeOutcome
 from aces_bench.judges.heuristic import is_abstention
 

@@ -17,14 +17,14 @@ import argparse
 import asyncio
 from pathlib import Path
 
-from aces_bench.graders.author import AUTHOR_TIMEOUT_SEC
-from aces_bench.graders.external import find_trials, load_cases, subjects_for
-from aces_bench.graders.modes import MODES, check_author_graders
-from aces_bench.graders.summary import summary_markdown
 from pydantic import ValidationError
 
 from aces_bench.config.spec import GradingSpec
 from aces_bench.errors import ConfigError, RunError, from_validation
+from aces_bench.graders.author import AUTHOR_TIMEOUT_SEC
+from aces_bench.graders.external import find_trials, load_cases, subjects_for
+from aces_bench.graders.modes import MODES, check_author_graders
+from aces_bench.graders.summary import summary_markdown
 from aces_bench.grading import GradingContext, grade_subjects, write_grades
 from aces_bench.io import write_frame, write_text
 from aces_bench.judges.factory import build_judge

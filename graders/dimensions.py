@@ -30,7 +30,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from aces_bench.graders.base import MetricResult
-
 from aces_bench.table import OUTCOME_METRICS
 
 

@@ -39,7 +39,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from aces_bench.graders.atif import load_trial_trajectory
 from harbor.models.trial.result import TrialResult
 from pydantic import ValidationError
 
@@ -47,6 +46,7 @@ from aces_bench.cases import EvalCase, EvalSuite, load_suite
 from aces_bench.collect import classify
 from aces_bench.datasets.formats import parse_evals_text, read_evals_file
 from aces_bench.errors import EvalsError, RunError
+from aces_bench.graders.atif import load_trial_trajectory
 from aces_bench.grading import TrialSubject
 from aces_bench.skills import SKILL_FILE, load_skill
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 
+from aces_bench.cases import EvalCase
 from aces_bench.graders.base import GRADER_VERSION, Evidence, GradingInput, MetricResult
 from aces_bench.graders.judge_context import (
     OUTPUT_CAP,
@@ -37,8 +38,6 @@ from aces_bench.graders.prompts import (
     GoalVerdict,
     fence,
 )
-
-from aces_bench.cases import EvalCase
 from aces_bench.judges.base import Judge, JudgeOutcome
 
 METRIC = "goal_accuracy"

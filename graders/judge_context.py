@@ -12,13 +12,13 @@ import json
 import re
 from collections.abc import Iterator
 
-from aces_bench.graders.base import GRADER_VERSION, GradingInput, MetricResult
-from aces_bench.graders.prompts import fence
-from aces_bench.graders.tool_calls import frontmatter_only
 from harbor.models.trajectories import Step, ToolCall, Trajectory
 from pydantic import BaseModel, ConfigDict
 
 from aces_bench.cases import Check, EvalCase
+from aces_bench.graders.base import GRADER_VERSION, GradingInput, MetricResult
+from aces_bench.graders.prompts import fence
+from aces_bench.graders.tool_calls import frontmatter_only
 
 RENDER_CAP = 12_000
 MESSAGE_CAP = 600

@@ -18,7 +18,6 @@ from aces_bench.graders.base import GradingInput, MetricResult
 from aces_bench.graders.behavior_check import grade_behavior_check
 from aces_bench.graders.goal_accuracy import grade_goal_accuracy
 from aces_bench.graders.redact import redact
-
 from aces_bench.judges.base import Judge, JudgeOutcome, T
 
 JUDGED_METRICS = ("accuracy", "goal_accuracy", "behavior_check")

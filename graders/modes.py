@@ -23,12 +23,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from aces_bench.config.spec import GradingSpec
+from aces_bench.errors import ConfigError
 from aces_bench.graders.author import GRADERS_DIR, PREFIX, discover_author_graders
 from aces_bench.graders.base import MetricResult
 from aces_bench.graders.dimensions import weighted_composite
-
-from aces_bench.config.spec import GradingSpec
-from aces_bench.errors import ConfigError
 
 MODES = ("aces_default", "aces_plus_custom", "custom_only")
 

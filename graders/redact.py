@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from aces_bench.graders.patterns import Compiled, PatternSet, load_patterns
 from pydantic import BaseModel
+
+from aces_bench.graders.patterns import Compiled, PatternSet, load_patterns
 
 
 def mask(pattern_id: str) -> str:

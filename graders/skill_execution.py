@@ -32,10 +32,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from aces_bench.cases import EvalCase
 from aces_bench.graders.base import Evidence, GradingInput, MetricResult
 from aces_bench.graders.tool_calls import Call, TraceView, skill_ref
-
-from aces_bench.cases import EvalCase
 
 METRIC = "skill_execution"
 SUB_CHECKS = ("activation", "execution", "workflow_order", "error_recovery")

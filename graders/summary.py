@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterable
 
 from aces_bench.graders.dimensions import DIMENSIONS, mapping_table
 from aces_bench.graders.redact import redact
-
 from aces_bench.grading import GradedTrial
 from aces_bench.table import CONDITIONS, METRICS
 

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from aces_bench.graders.shell import parse_command, resolve
 from harbor.models.trajectories import Trajectory
+
+from aces_bench.graders.shell import parse_command, resolve
 
 CallKind = Literal["shell", "read", "write", "edit", "list", "search", "activate", "web", "delegate", "control", "other"]
 
@@ -191,9 +192,8 @@ def _status(output: str, call_extra: dict | None, result_extra: dict | None, kin
         if extra.get("status") in ("error", "failed", "failure"):
             return None, True, "flag"
     if output:
-        m = None
-        for m in _EXIT_LINE.finditer(output):
-            pass
+        exit_lines = list(_EXIT_LINE.finditer(output))
+        m = exit_lines[-1] if exit_lines else None  # the last report is the command's own
         if m is None:
             m = _EXIT_JSON.search(output)
         if m is not None:

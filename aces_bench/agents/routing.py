@@ -147,7 +147,7 @@ def route(prompt: str, cards: Sequence[SkillCard], *, min_shared: int = DEFAULT_
     scores = [round(float(s), 9) for s in BM25L(docs).get_scores(list(query))] if query else [0.0] * len(cards)
     prompt_lower = prompt.lower()
     candidates = []
-    for card, doc, score in zip(cards, docs, scores):
+    for card, doc, score in zip(cards, docs, scores, strict=True):
         shared = tuple(sorted(set(query) & set(doc)))
         named = _names_skill(prompt_lower, card.name) or _names_skill(prompt_lower, card.key)
         candidates.append(

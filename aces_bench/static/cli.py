@@ -224,7 +224,8 @@ def _print_summary(corpus, results, written, out) -> None:
             )
             for reason in r.gate_reasons:
                 print(f"    {reason}")
-    pct = lambda v: "n/a" if v is None else f"{100 * v:.1f}%"
+    def pct(v: float | None) -> str:
+        return "n/a" if v is None else f"{100 * v:.1f}%"
     mean = "n/a" if s.mean is None else f"{s.mean:.1f}"
     print(
         f"{corpus.n_skills} skill(s), {corpus.n_errors} error(s); mean {mean}, >=70 {pct(s.share_at_or_above_70)}, >=80 {pct(s.share_at_or_above_80)}, passing gate {pct(s.share_passing_gate)}"

@@ -23,10 +23,10 @@ os.environ.setdefault("HARBOR_TELEMETRY", "0")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "grading"))
-from aces_bench.graders import cli
 from bench_grading import N, one_trajectory
 from grading_support import trial_result, write_trial
 
+from aces_bench.graders import cli
 from aces_bench.grading import read_grades
 
 TARGET_S = 20.0

@@ -19,10 +19,11 @@ from pathlib import Path
 from harbor.models.trajectories import Trajectory
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "graders"))
+from graders_fixtures import bash, case, tool, traj_dict
+
 from aces_bench.graders.base import GradingInput
 from aces_bench.graders.deterministic import grade_deterministic
 from aces_bench.graders.patterns import load_patterns
-from graders_fixtures import bash, case, tool, traj_dict
 
 N = 2022
 TARGET_S = 5.0
@@ -31,7 +32,7 @@ SKILLS = [f"skill-{i:02d}" for i in range(20)]
 
 def _csv(rng: random.Random, rows: int) -> str:
     lines = ["invoice_id,date,vendor,amount,currency,status"]
-    for i in range(rows):
+    for _ in range(rows):
         lines.append(f"INV-{rng.randint(1000, 9999)},2026-03-{rng.randint(1, 28):02d},Vendor {rng.randint(1, 40)},"
                      f"{rng.uniform(10, 5000):.2f},EUR,{rng.choice(['paid', 'open', 'void'])}")
     return "\n".join(lines)
@@ -105,7 +106,7 @@ def main() -> int:
 
     inputs = [GradingInput(trajectory=t, case=case(expected_skill=skill, expected_script="scripts/run.py"),
                            condition=cond, target_skill=skill, allowed_skills=(skill,), final_answer="1234.50 EUR")
-              for t, (_, skill, cond) in zip(trajs, raw)]
+              for t, (_, skill, cond) in zip(trajs, raw, strict=True)]
     start = time.perf_counter()
     results = [grade_deterministic(i, artifacts=[]) for i in inputs]
     grade_s = time.perf_counter() - start

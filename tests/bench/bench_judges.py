@@ -15,10 +15,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judges"))
 
-from aces_bench.graders.judge_context import trial_sections
-from aces_bench.graders.judged import grade_judged
 from judges_support import INVOICE_CASE, bash, grading_input, trajectory
 
+from aces_bench.graders.judge_context import trial_sections
+from aces_bench.graders.judged import grade_judged
 from aces_bench.judges.heuristic import HeuristicJudge
 
 N = 2000

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from aces_bench.graders.base import GradingInput
 from harbor.models.trajectories import Trajectory
 
 from aces_bench.cases import EvalCase
+from aces_bench.graders.base import GradingInput
 
 SKILL = "invoice-reconciler"
 SCRIPT = "scripts/reconcile.py"

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from graders_fixtures import RUN, SKILL_MD, bash, inp, traj_dict
+
 from aces_bench.graders.atif import (
     SUPPORTED_VERSIONS,
     load_trajectory,
@@ -16,7 +18,6 @@ from aces_bench.graders.atif import (
 )
 from aces_bench.graders.deterministic import grade_deterministic
 from aces_bench.graders.tool_calls import build_view
-from graders_fixtures import RUN, SKILL_MD, bash, inp, traj_dict
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 
@@ -155,9 +156,8 @@ def test_real_skillsbench_trajectories_grade_without_error():
     trials = sorted((SHARED / "data" / "skillsbench" / "trials").glob("*/*/agent/trajectory.json"))
     if not trials:
         pytest.skip(f"../shared skillsbench trials are absent ({SHARED}): real-trajectory test needs them")
-    from aces_bench.graders.base import GradingInput
-
     from aces_bench.cases import EvalCase
+    from aces_bench.graders.base import GradingInput
 
     for path in trials:
         loaded = resolve_trajectory(path)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from aces_bench.graders.skill_efficiency import grade_skill_efficiency
-from aces_bench.graders.tool_calls import build_view
 from graders_fixtures import NEGATIVE, SKILL, SKILL_MD, bash, good_run, inp, tool, traj
 
 from aces_bench.cases import EvalCase
+from aces_bench.graders.skill_efficiency import grade_skill_efficiency
+from aces_bench.graders.tool_calls import build_view
 
 
 def eff(t, **kw):

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from aces_bench.graders.base import GradingInput
-from aces_bench.graders.deterministic import grade_deterministic
-from aces_bench.graders.self_correction import first_attempt_pass
 from graders_fixtures import (
     RUN,
     SCRIPT,
@@ -16,6 +13,10 @@ from graders_fixtures import (
     tool,
     traj,
 )
+
+from aces_bench.graders.base import GradingInput
+from aces_bench.graders.deterministic import grade_deterministic
+from aces_bench.graders.self_correction import first_attempt_pass
 
 
 def patched_run():

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from aces_bench.graders.skill_execution import grade_skill_execution
-from aces_bench.graders.tool_calls import build_view
 from graders_fixtures import (
     NEGATIVE,
     RUN,
@@ -19,6 +17,8 @@ from graders_fixtures import (
 )
 
 from aces_bench.cases import EvalCase
+from aces_bench.graders.skill_execution import grade_skill_execution
+from aces_bench.graders.tool_calls import build_view
 
 
 def grade(t, **kw):

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from graders_fixtures import AWS_KEY, tool, traj
+
 from aces_bench.graders.redact import redact, redact_value, snippet
 from aces_bench.graders.shell import parse_command
 from aces_bench.graders.tool_calls import build_view, skill_ref
-from graders_fixtures import AWS_KEY, tool, traj
 
 
 def one(call):

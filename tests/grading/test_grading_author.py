@@ -7,16 +7,16 @@ import json
 from pathlib import Path
 
 import pytest
+from grading_support import skill_with_graders
+
+from aces_bench.cases import EvalCase
+from aces_bench.errors import EvalsError
 from aces_bench.graders.author import (
     AuthorContext,
     discover_author_graders,
     parse_reply,
     run_author_graders,
 )
-from grading_support import skill_with_graders
-
-from aces_bench.cases import EvalCase
-from aces_bench.errors import EvalsError
 
 CASE = EvalCase.model_validate({"id": "explicit-1", "prompt": "p", "expected_skill": "invoice-reconciler"})
 

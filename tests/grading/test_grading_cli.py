@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from aces_bench.graders.external import find_trials, infer_workdir
 from grading_support import SKILLSBENCH, bash, trajectory, trial_result, write_trial
 
 from aces_bench.cli import main as aces_main
+from aces_bench.graders.external import find_trials, infer_workdir
 from aces_bench.grading import read_grades
 from aces_bench.table import COLUMNS
 

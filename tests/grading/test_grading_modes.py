@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import pytest
+
+from aces_bench.config.spec import GradingSpec
+from aces_bench.errors import ConfigError
 from aces_bench.graders.base import MetricResult
 from aces_bench.graders.dimensions import (
     DIMENSIONS,
@@ -11,9 +14,6 @@ from aces_bench.graders.dimensions import (
     weighted_composite,
 )
 from aces_bench.graders.modes import author_aggregate, check_author_graders, decide
-
-from aces_bench.config.spec import GradingSpec
-from aces_bench.errors import ConfigError
 from aces_bench.table import METRICS
 
 

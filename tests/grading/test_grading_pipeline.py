@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from aces_bench.graders import cli as grade_cli
 from grading_support import EXAMPLES, SKILL, skill_with_graders
 
 from aces_bench.config.compose import compose_spec
+from aces_bench.graders import cli as grade_cli
 from aces_bench.grading import read_grades
 from aces_bench.pipeline import run_study
 from aces_bench.table import METRICS, metric_column

@@ -6,7 +6,6 @@ import asyncio
 import json
 
 import pytest
-from aces_bench.graders.judged import RedactingJudge, guarded
 from grading_support import (
     SCRIPT,
     SKILL,
@@ -20,6 +19,7 @@ from harbor.models.trial.result import TrialResult
 
 from aces_bench.cases import EvalCase
 from aces_bench.config.spec import GradingSpec
+from aces_bench.graders.judged import RedactingJudge, guarded
 from aces_bench.grading import (
     GradingContext,
     TrialSubject,

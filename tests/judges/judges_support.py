@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from aces_bench.graders.base import GradingInput
 from harbor.models.trajectories import Trajectory
 from pydantic import BaseModel
 
 from aces_bench.cases import EvalCase
+from aces_bench.graders.base import GradingInput
 from aces_bench.judges.base import JudgeOutcome
 
 # --- ATIF builders ------------------------------------------------------------------------

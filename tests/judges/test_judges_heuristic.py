@@ -6,11 +6,6 @@ import asyncio
 import json
 
 import pytest
-from aces_bench.graders.accuracy import grade_accuracy
-from aces_bench.graders.behavior_check import SECURITY_BEHAVIOR, grade_behavior_check
-from aces_bench.graders.goal_accuracy import grade_goal_accuracy
-from aces_bench.graders.judged import grade_judged
-from aces_bench.graders.prompts import YesNo
 from harbor.models.trajectories import Trajectory
 from judges_support import (
     INVOICE_CASE,
@@ -22,6 +17,11 @@ from judges_support import (
 )
 
 from aces_bench.cases import EvalCase
+from aces_bench.graders.accuracy import grade_accuracy
+from aces_bench.graders.behavior_check import SECURITY_BEHAVIOR, grade_behavior_check
+from aces_bench.graders.goal_accuracy import grade_goal_accuracy
+from aces_bench.graders.judged import grade_judged
+from aces_bench.graders.prompts import YesNo
 from aces_bench.judges.heuristic import ABSTAIN, HeuristicJudge
 
 JUDGE = HeuristicJudge()

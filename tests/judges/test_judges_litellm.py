@@ -6,11 +6,11 @@ import asyncio
 import time
 
 import pytest
+from judges_support import Reply, as_json, good_run, grading_input
+
 from aces_bench.graders.accuracy import grade_accuracy
 from aces_bench.graders.judged import grade_judged
 from aces_bench.graders.prompts import YesNo
-from judges_support import Reply, as_json, good_run, grading_input
-
 from aces_bench.judges.litellm_judge import LiteLLMJudge, parse_reply
 from aces_bench.judges.spec import JudgeSpec
 
@@ -111,8 +111,8 @@ def test_rate_limit_then_success_backs_off(llm_server):
     out = ask(judge)
     assert out.value is not None and len(state.requests) == 3
     assert len(delays) == 2 and 0.05 <= delays[0] <= 0.075 and 0.1 <= delays[1] <= 0.15
-    gaps = [b - a for a, b in zip(state.arrivals, state.arrivals[1:])]
-    assert all(g >= d * 0.95 for g, d in zip(gaps, delays))
+    gaps = [b - a for a, b in zip(state.arrivals, state.arrivals[1:], strict=False)]
+    assert all(g >= d * 0.95 for g, d in zip(gaps, delays, strict=False))
 
 
 def test_rate_limit_beyond_max_retries_is_unscored(llm_server):

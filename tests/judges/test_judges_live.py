@@ -10,9 +10,9 @@ import asyncio
 import os
 
 import pytest
-from aces_bench.graders.judged import grade_judged
 from judges_support import good_run, grading_input
 
+from aces_bench.graders.judged import grade_judged
 from aces_bench.judges.factory import build_judge
 from aces_bench.judges.spec import JudgeSpec
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from judges_support import INVOICE_CASE, ScriptedJudge, good_run, grading_input, no, yes
+
 from aces_bench.graders.accuracy import grade_accuracy
 from aces_bench.graders.behavior_check import (
     SECURITY_BEHAVIOR,
@@ -17,7 +19,6 @@ from aces_bench.graders.goal_accuracy import (
     reference_goal,
 )
 from aces_bench.graders.judged import JUDGED_METRICS, grade_judged
-from judges_support import INVOICE_CASE, ScriptedJudge, good_run, grading_input, no, yes
 
 FIVE = (
     "right_skill",

@@ -6,15 +6,15 @@ import asyncio
 import json
 
 import pytest
+from judges_support import bash, good_run, grading_input, trajectory
+
+from aces_bench.errors import ConfigError
 from aces_bench.graders.judge_context import (
     RENDER_CAP,
     render_trajectory,
     trial_sections,
 )
 from aces_bench.graders.prompts import PROMPTS, YesNo, fence, read_sections
-from judges_support import bash, good_run, grading_input, trajectory
-
-from aces_bench.errors import ConfigError
 from aces_bench.judges.cache import JudgeCache, input_sha256
 from aces_bench.judges.factory import JUDGE_KINDS, build_judge
 from aces_bench.judges.heuristic import HeuristicJudge
