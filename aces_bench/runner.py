@@ -21,6 +21,7 @@ from harbor.models.trial.config import AgentConfig, EnvironmentConfig
 from harbor.models.trial.result import TrialResult
 from pydantic import ValidationError
 
+from aces_bench.cases import resolve_credentials
 from aces_bench.config.spec import RunSpec
 from aces_bench.emitters import EmitResult
 from aces_bench.errors import RunError
@@ -92,6 +93,24 @@ def count_finished(job_dir: Path) -> int:
     return sum(1 for p in job_dir.iterdir() if (p / "result.json").is_file())
 
 
+def preflight_credentials(spec: RunSpec, emitted: EmitResult) -> None:
+    """Every credential a case needs must be set on the host before any trial runs.
+
+    Values are only checked here; Harbor reads them from the host environment when
+    each trial starts. Operator credentials (model and judge keys) can never be named
+    by a skill.
+    """
+    operators = [n for n in (spec.model.api_key_env, spec.judge.api_key_env) if n]
+    for case in {id(p.case): p.case for p in emitted.plan.tasks}.values():
+        resolve_credentials(case, os.environ, operator_names=operators)
+
+
+def preflight(spec: RunSpec, emitted: EmitResult) -> None:
+    """Everything that can be refused before a trial starts: credentials, backend."""
+    preflight_credentials(spec, emitted)
+    preflight_backend(spec, emitted)
+
+
 def preflight_backend(spec: RunSpec, emitted: EmitResult) -> None:
     """Refuse, before any trial runs, tasks the local sandbox cannot build.
 
@@ -133,7 +152,7 @@ def discard_cancelled(job_dir: Path) -> list[str]:
 async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> Path:
     """Create (or resume) the Harbor job for this study; return its job dir."""
     set_offline_defaults()
-    preflight_backend(spec, emitted)
+    preflight(spec, emitted)
     config = job_config(spec, emitted, jobs_dir)
     job_dir = config.jobs_dir / config.job_name
     total = len(emitted.tasks) * spec.study.n_attempts

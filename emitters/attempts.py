@@ -109,12 +109,13 @@ async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> li
     Without stop-on-pass this is the single Harbor job of ``runner.run_job``.
     Re-running resumes: each round's job name is derived from the study's job name.
     """
-    from aces_bench.runner import job_config, run_job, set_offline_defaults
+    from aces_bench.runner import job_config, preflight, run_job, set_offline_defaults
 
     policy = AttemptPolicy.from_spec(spec)
     if not policy.stop_on_pass:
         return [await run_job(spec, emitted, jobs_dir)]
     set_offline_defaults()
+    preflight(spec, emitted)
     base = job_config(spec, emitted, jobs_dir)
     plans = {t.task_id: tp for t, tp in zip(emitted.tasks, emitted.plan.tasks, strict=True)}
     remaining = sorted(plans)

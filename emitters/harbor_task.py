@@ -237,8 +237,18 @@ def task_config(plan: TaskPlan, spec: RunSpec, task_id: str, cache: RenderCache 
             workdir=ws.workdir,
             network_mode=ws.network,
             mcp_servers=list(env.mcp_servers) if env else [],
+            env=credential_templates(plan.case),
         ),
     )
+
+
+def credential_templates(case) -> dict[str, str]:
+    """``NAME = "${NAME}"`` for each credential the case needs.
+
+    Harbor resolves the template from the host environment when the trial starts, so
+    the task dir holds the variable's name only, never its value.
+    """
+    return {name: "${" + name + "}" for name in sorted(case.required_credentials)}
 
 
 def _native_task_config(plan: TaskPlan, spec: RunSpec, task_id: str, metadata: dict,
