@@ -184,31 +184,46 @@ class Sandbox:
         info_read, info_write = os.pipe()
         # bwrap's stderr goes to a file: a pipe nobody reads could later SIGPIPE it.
         self._stderr = _memory_file("aces-bwrap-stderr")
+        spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
+            *bwrap_argv(
+                self.root,
+                self.binds,
+                network=self.network,
+                hostname=self.hostname,
+                info_fd=info_write,
+                tools=self._tools,
+            ),
+            pass_fds=(info_write,),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            start_new_session=True,
+        ))
         try:
-            self._proc = await asyncio.create_subprocess_exec(
-                *bwrap_argv(
-                    self.root,
-                    self.binds,
-                    network=self.network,
-                    hostname=self.hostname,
-                    info_fd=info_write,
-                    tools=self._tools,
-                ),
-                pass_fds=(info_write,),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=self._stderr,
-                start_new_session=True,
-            )
+            # Shielded: a cancelled spawn kills bwrap's own pid only, then waits for its
+            # stdout to close, which the sandbox's init (a separate process in bwrap's
+            # session) can hold open forever. Instead let it finish and kill the session.
+            self._proc = await asyncio.shield(spawn)
+        except BaseException:
+            spawn.add_done_callback(_kill_spawned)
+            os.close(info_read)
+            raise
         finally:
             os.close(info_write)
+        # Read the info fd to its end in a thread (closing it early kills bwrap: SIGPIPE).
+        # The thread closes it at EOF: closed under a blocked read, the descriptor's number
+        # could be reused and the thread's next read would hit some other file.
+        info_task = asyncio.ensure_future(asyncio.to_thread(_read_all_and_close, info_read))
         try:
-            # Read the info fd to its end in a thread: closing it early kills bwrap (SIGPIPE).
-            info_task = asyncio.ensure_future(asyncio.to_thread(_read_all, info_read))
             ready = await self._proc.stdout.readline()
             info = await info_task
-        finally:
-            os.close(info_read)
+        except BaseException:
+            # Cancelled (Ctrl-C) or failed before bwrap said where its init is: stop() has
+            # no pidfd yet and would wait for bwrap in vain, so kill its session now; its
+            # exit gives the reader EOF.
+            _kill_group(self._proc.pid)
+            info_task.add_done_callback(_retrieve)
+            raise
         if ready != _READY or not info:
             await self._proc.wait()
             self._stderr.seek(0)
@@ -307,11 +322,26 @@ def _memory_file(name: str):
     return open(os.memfd_create(name), "w+b")
 
 
-def _read_all(fd: int) -> bytes:
+def _read_all_and_close(fd: int) -> bytes:
     chunks = []
-    while chunk := os.read(fd, 65536):
-        chunks.append(chunk)
+    try:
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
     return b"".join(chunks)
+
+
+def _kill_spawned(spawn: asyncio.Future) -> None:
+    """Kill the whole session of a process whose start was abandoned."""
+    if not spawn.cancelled() and spawn.exception() is None:
+        _kill_group(spawn.result().pid)
+
+
+def _retrieve(future: asyncio.Future) -> None:
+    """Mark an abandoned future's outcome as seen (no 'exception never retrieved')."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _kill_group(pgid: int) -> None:
