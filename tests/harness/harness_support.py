@@ -61,6 +61,21 @@ def cli_env() -> dict[str, str]:
     return env
 
 
+# Python leaves SIGINT ignored when it starts ignored (as in a background job, which is
+# where a CI runner may start the tests): then Ctrl-C could never be simulated.
+_CTRL_C_ABLE = (
+    "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "runpy.run_module('aces_bench.cli', run_name='__main__', alter_sys=True)"
+)
+
+
+def start_cli(*args: str) -> subprocess.Popen:
+    """Start ``aces-bench`` in a subprocess a user could Ctrl-C (output merged, text)."""
+    argv = [sys.executable, "-X", "faulthandler", "-c", _CTRL_C_ABLE, *args]
+    return subprocess.Popen(argv, cwd=ROOT, env=cli_env(), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
 def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     """Run ``aces-bench`` in a subprocess (stdin closed, output captured, no TTY)."""
     return subprocess.run(cli_argv(*args), check=False, cwd=ROOT, env=cli_env(), stdin=subprocess.DEVNULL,

@@ -15,14 +15,14 @@ import signal
 import subprocess
 import time
 
+import pytest
 from harness_support import (
-    ROOT,
     SLOW_SKILL,
-    cli_argv,
-    cli_env,
     needs_bwrap,
+    private_roots,
     read_table,
     run_cli,
+    start_cli,
     study_overrides,
     trial_results,
     wait_until_gone,
@@ -34,8 +34,7 @@ FINISHED_BEFORE_INTERRUPT = 2
 
 def _interrupt_after_some_trials(args: list[str], out) -> tuple[int, str]:
     """Start the study, SIGINT it once some trials finished (SIGABRT if it hangs)."""
-    proc = subprocess.Popen(cli_argv(*args), cwd=ROOT, env=cli_env(), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = start_cli(*args)
     deadline = time.monotonic() + 60
     try:
         while len(trial_results(out)) < FINISHED_BEFORE_INTERRUPT:
@@ -111,3 +110,38 @@ def test_interrupted_study_resumes_keeping_finished_trials(tmp_path):
 
     procs, roots = wait_until_gone(tmp_path)
     assert procs == [] and roots == [], f"left after the re-run: {procs} {roots}"
+
+
+@needs_bwrap
+def test_study_killed_hard_resumes_and_leaves_no_sandbox_process(tmp_path):
+    """SIGKILL (a CI timeout, an OOM kill) gives no chance to clean up: the re-run must
+    still complete the study, and no sandbox process may outlive its run (bubblewrap's
+    --die-with-parent). Private roots of the killed run are reported as a known gap."""
+    out = tmp_path / "out"
+    args = [f"hydra.run.dir={out}", *study_overrides(skill=SLOW_SKILL, cases=("explicit-1",), root_parent=tmp_path)]
+    proc = start_cli(*args)
+    deadline = time.monotonic() + 60
+    try:
+        # Kill while the with-skill trial's script runs: its sandbox and root exist.
+        while not (private_roots(tmp_path) and trial_results(out)):
+            assert proc.poll() is None, f"the study ended before it could be killed:\n{proc.stdout.read()}"
+            assert time.monotonic() < deadline, "no trial finished within 60 s"
+            time.sleep(0.02)
+        proc.kill()
+    finally:
+        proc.communicate()
+    procs, _ = wait_until_gone(tmp_path, timeout=5)
+    assert procs == [], f"sandbox processes outlived the killed run: {procs}"
+    orphaned = set(private_roots(tmp_path))
+    assert orphaned, "the kill hit no running trial; nothing tests a hard kill"
+
+    second = run_cli(*args)
+    assert second.returncode == 0, second.stdout + second.stderr
+    table = read_table(out)
+    assert len(table) == 2 and set(table["status"]) == {"ok"}, table[["task_id", "status", "failure_cause"]]
+    procs, roots = wait_until_gone(tmp_path, timeout=2)
+    assert procs == []
+    assert set(roots) <= orphaned, "the re-run itself left private roots behind"
+    if roots:
+        pytest.xfail(f"backend=local does not sweep private roots of a killed run: {len(roots)} left in "
+                     f"{tmp_path} (see the harness report to the lead)")
