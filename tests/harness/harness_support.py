@@ -125,11 +125,11 @@ def sandbox_processes(parent: Path) -> list[str]:
     return found
 
 
-def wait_until_gone(parent: Path, timeout: float = 10.0) -> tuple[list[str], list[Path]]:
-    """Sandbox processes and private roots still there after up to ``timeout`` seconds."""
+def wait_until_gone(parent: Path, timeout: float = 10.0, *, roots_too: bool = True) -> tuple[list[str], list[Path]]:
+    """Sandbox processes (and private roots) still there after up to ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while True:
         procs, roots = sandbox_processes(parent), private_roots(parent)
-        if (not procs and not roots) or time.monotonic() > deadline:
+        if (not procs and not (roots_too and roots)) or time.monotonic() > deadline:
             return procs, roots
         time.sleep(0.1)

@@ -130,7 +130,7 @@ def test_study_killed_hard_resumes_and_leaves_no_sandbox_process(tmp_path):
         proc.kill()
     finally:
         proc.communicate()
-    procs, _ = wait_until_gone(tmp_path, timeout=5)
+    procs, _ = wait_until_gone(tmp_path, timeout=5, roots_too=False)
     assert procs == [], f"sandbox processes outlived the killed run: {procs}"
     orphaned = set(private_roots(tmp_path))
     assert orphaned, "the kill hit no running trial; nothing tests a hard kill"
@@ -139,7 +139,7 @@ def test_study_killed_hard_resumes_and_leaves_no_sandbox_process(tmp_path):
     assert second.returncode == 0, second.stdout + second.stderr
     table = read_table(out)
     assert len(table) == 2 and set(table["status"]) == {"ok"}, table[["task_id", "status", "failure_cause"]]
-    procs, roots = wait_until_gone(tmp_path, timeout=2)
+    procs, roots = wait_until_gone(tmp_path, timeout=5, roots_too=False)
     assert procs == []
     assert set(roots) <= orphaned, "the re-run itself left private roots behind"
     if roots:
