@@ -9,6 +9,7 @@ litellm -> terminus-2 -> tmux inside the sandbox -> the verifier -> collection -
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from fake_llm_server import ScriptedChatServer, message_text
@@ -39,7 +40,7 @@ def _conversation(server: ScriptedChatServer, *, with_skill: bool) -> list[int]:
 
 
 @needs_bwrap
-def test_terminus2_trial_against_a_scripted_openai_compatible_server(tmp_path, monkeypatch):
+def test_terminus2_trial_against_a_scripted_openai_compatible_server(tmp_path, monkeypatch, caplog):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")  # litellm wants some key even for a keyless server
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     monkeypatch.setenv("HARBOR_TELEMETRY", "0")
@@ -95,6 +96,11 @@ def test_terminus2_trial_against_a_scripted_openai_compatible_server(tmp_path, m
 
     # The answer really came from the sandbox's workspace, retained by the verifier.
     assert retained_answer(trial_dir) == "total=141.75"
+
+    # conf/harness/terminus-2.yaml tells Harbor the agent has no web tools to disable:
+    # no ERROR per trial for the sandbox's network being off.
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [r.getMessage() for r in caplog.records
+                                                                           if r.levelno >= logging.ERROR]
 
     # terminus-2's tmux server lived inside the sandbox and died with it.
     procs, roots = wait_until_gone(tmp_path)
