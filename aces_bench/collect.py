@@ -11,6 +11,7 @@ from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
+from harbor.models.trial.config import TrialConfig
 from harbor.models.trial.result import TrialResult
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -110,6 +111,15 @@ def read_trials(job_dir: Path) -> tuple[list[tuple[Path, TrialResult]], list[tup
     return done, broken
 
 
+def _configured_task_id(trial_dir: Path) -> str | None:
+    """The task id a trial dir was created for, from its ``config.json``."""
+    try:
+        config = TrialConfig.model_validate_json((trial_dir / "config.json").read_text())
+    except (OSError, ValidationError, ValueError):
+        return None
+    return Path(str(config.task.path)).name if config.task.path else None
+
+
 def collect_job(job_dir: Path, plans: dict[str, TaskPlan], n_attempts: int) -> list[TrialRecord]:
     """One record per (task, attempt) of the study, in a stable order."""
     by_task: dict[str, list[tuple[Path, TrialResult]]] = defaultdict(list)
@@ -117,9 +127,15 @@ def collect_job(job_dir: Path, plans: dict[str, TaskPlan], n_attempts: int) -> l
     for trial_dir, result in done:
         task_id = Path(str(result.config.task.path)).name if result.config.task.path else result.task_name
         by_task[task_id.removeprefix("aces/")].append((trial_dir, result))
+    # Each unfinished trial dir is reported once, for the task its config names.
     broken_by_task: dict[str, list[tuple[Path, str]]] = defaultdict(list)
+    unattributed: list[tuple[Path, str]] = []
     for trial_dir, reason in broken:
-        broken_by_task[trial_dir.name.rsplit("__", 1)[0]].append((trial_dir, reason))
+        task_id = _configured_task_id(trial_dir)
+        if task_id is None:
+            unattributed.append((trial_dir, reason))
+        else:
+            broken_by_task[task_id].append((trial_dir, reason))
 
     records: list[TrialRecord] = []
     for task_id in sorted(plans):
@@ -131,11 +147,14 @@ def collect_job(job_dir: Path, plans: dict[str, TaskPlan], n_attempts: int) -> l
                 TrialRecord(task_id=task_id, attempt=attempt, plan=plan, status=status, failure_cause=cause,
                             trial_name=result.trial_name, trial_dir=trial_dir, result=result)
             )
-        # Harbor names trial dirs after a prefix of the task name; match loosely.
-        leftovers = [b for key, items in broken_by_task.items() if task_id.startswith(key) for b in items]
+        leftovers = broken_by_task.get(task_id, [])
+        # An unreadable config leaves only the trial dir's name, a prefix of the task's.
+        leftovers += [b for b in unattributed if task_id.startswith(b[0].name.rsplit("__", 1)[0])]
         for attempt in range(len(trials) + 1, n_attempts + 1):
             if leftovers:
                 trial_dir, reason = leftovers.pop(0)
+                if (trial_dir, reason) in unattributed:
+                    unattributed.remove((trial_dir, reason))
                 records.append(TrialRecord(task_id=task_id, attempt=attempt, plan=plan, status="infra_error",
                                            failure_cause=reason, trial_name=trial_dir.name, trial_dir=trial_dir))
             else:
