@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import os
 import pwd
+import re
 import shutil
 import subprocess
 import tarfile
@@ -160,7 +162,8 @@ class LocalSandboxEnvironment(BaseEnvironment):
         """Build the private root from the Dockerfile and start the sandbox."""
         self._plan = load_plan(self.environment_dir, self.task_env_config.docker_image)
         parent = self._root_parent or _default_root_parent()
-        self.private_root = Path(tempfile.mkdtemp(prefix="aces-sandbox-", dir=parent))
+        sweep_orphaned_roots(parent)
+        self.private_root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-", dir=parent))
         try:
             binds = self._binds()
             make_skeleton(self.private_root)
@@ -361,6 +364,44 @@ def _identity(user: str | int | None) -> tuple[int | None, int | None, str]:
             fix="drop the user setting (commands run as root) or run this task with backend=docker",
         ) from None
     return entry.pw_uid, entry.pw_gid, entry.pw_dir
+
+
+log = logging.getLogger(__name__)
+ROOT_PREFIX = "aces-sandbox-"
+_OWNED_ROOT = re.compile(rf"^{ROOT_PREFIX}(\d+)-")
+
+
+@functools.cache
+def sweep_orphaned_roots(parent: str) -> int:
+    """Remove private roots whose owning process is gone (a run killed with SIGKILL).
+
+    A root's name carries its owner's pid; a live owner (this or another run) keeps
+    its roots. Once per process and parent: later roots belong to live trials.
+    """
+    removed = 0
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return 0
+    for entry in entries:
+        m = _OWNED_ROOT.match(entry.name)
+        if m is None or not entry.is_dir(follow_symlinks=False) or _alive(int(m.group(1))):
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        removed += 1
+    if removed:
+        log.info("local sandbox: removed %d private root(s) left by killed runs in %s", removed, parent)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _default_root_parent() -> str:

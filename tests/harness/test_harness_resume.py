@@ -15,7 +15,6 @@ import signal
 import subprocess
 import time
 
-import pytest
 from harness_support import (
     SLOW_SKILL,
     needs_bwrap,
@@ -142,6 +141,4 @@ def test_study_killed_hard_resumes_and_leaves_no_sandbox_process(tmp_path):
     procs, roots = wait_until_gone(tmp_path, timeout=5, roots_too=False)
     assert procs == []
     assert set(roots) <= orphaned, "the re-run itself left private roots behind"
-    if roots:
-        pytest.xfail(f"backend=local does not sweep private roots of a killed run: {len(roots)} left in "
-                     f"{tmp_path} (see the harness report to the lead)")
+    assert roots == [], f"the re-run did not sweep the killed run's private roots: {roots}"
