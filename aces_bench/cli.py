@@ -86,7 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "run":
         argv = argv[1:]
     sys.argv = [sys.argv[0] if sys.argv else "aces-bench", *argv]
-    _study()
+    try:
+        _study()
+    except KeyboardInterrupt:
+        print("interrupted: finished trials are kept; re-run the same command to resume", file=sys.stderr)
+        return 130
     return 0
 
 

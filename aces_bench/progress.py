@@ -13,12 +13,12 @@ log = logging.getLogger("aces_bench.run")
 class TrialProgress:
     """Counts trials done, running and failed, with an ETA from the mean trial time."""
 
-    def __init__(self, total: int, *, already_done: int = 0, console=None):
+    def __init__(self, total: int, *, already_done: int = 0, already_failed: int = 0, console=None):
         from rich import get_console
 
         self.total = total
         self.done = already_done
-        self.failed = 0
+        self.failed = already_failed
         self.running = 0
         self._started = time.monotonic()
         self._resumed = already_done

@@ -87,10 +87,21 @@ def _canonical(obj):
     return obj
 
 
-def count_finished(job_dir: Path) -> int:
+def count_finished(job_dir: Path) -> tuple[int, int]:
+    """(finished, failed) trials already in ``job_dir``: a resumed run starts from them."""
     if not job_dir.is_dir():
-        return 0
-    return sum(1 for p in job_dir.iterdir() if (p / "result.json").is_file())
+        return 0, 0
+    done = failed = 0
+    for p in job_dir.iterdir():
+        result = p / "result.json"
+        if not result.is_file():
+            continue
+        done += 1
+        try:
+            failed += TrialResult.model_validate_json(result.read_text()).exception_info is not None
+        except (OSError, ValueError):
+            failed += 1  # unreadable: collection reports it as an infrastructure failure
+    return done, failed
 
 
 def preflight_credentials(spec: RunSpec, emitted: EmitResult) -> None:
@@ -170,7 +181,8 @@ async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> Path:
     except ValueError as exc:
         raise RunError(f"Harbor rejected the job config: {exc}", where="harness/backend",
                        fix="check harness, model and backend settings") from None
-    progress = TrialProgress(total, already_done=count_finished(job_dir))
+    done, failed = count_finished(job_dir)
+    progress = TrialProgress(total, already_done=done, already_failed=failed)
     job.on_trial_started(progress.on_start)
     job.on_trial_ended(progress.on_end)
     with progress:
