@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict
 
-from aces_bench.errors import SkillError
+from aces_bench.errors import AcesError, SkillError
 
 SKILL_FILE = "SKILL.md"
 MAX_SKILL_MD_BYTES = 1_000_000
@@ -127,26 +127,24 @@ def parse_frontmatter(text: str, where: Path) -> tuple[dict[str, Any], str]:
     return data, text[m.end() :]
 
 
-def read_text_file(path: Path, *, limit: int = MAX_SKILL_MD_BYTES) -> str:
-    """Read a UTF-8 text file with clear errors for size, binary and encoding."""
+def read_text_file(
+    path: Path,
+    *,
+    limit: int = MAX_SKILL_MD_BYTES,
+    error: type[AcesError] = SkillError,
+    size_fix: str = "split the file or move large material into references/",
+) -> str:
+    """Read a UTF-8 text file (a BOM is dropped) with clear errors for size, binary and encoding."""
     size = path.stat().st_size
     if size > limit:
-        raise SkillError(
-            f"file is {size:,} bytes, above the {limit:,}-byte limit",
-            where=path,
-            fix="split the file or move large material into references/",
-        )
+        raise error(f"file is {size:,} bytes, above the {limit:,}-byte limit", where=path, fix=size_fix)
     data = path.read_bytes()
     if b"\0" in data:
-        raise SkillError("file is binary (contains NUL bytes)", where=path, fix="use a UTF-8 text file")
+        raise error("file is binary (contains NUL bytes)", where=path, fix="use a UTF-8 text file")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise SkillError(
-            f"file is not UTF-8 (byte {exc.start})",
-            where=path,
-            fix="re-save the file as UTF-8",
-        ) from None
+        raise error(f"file is not UTF-8 (byte {exc.start})", where=path, fix="re-save the file as UTF-8") from None
 
 
 def load_skill(path: Path) -> Skill:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from aces_bench.errors import EvalsError
+from aces_bench.skills import read_text_file
 
 MAX_ASSET_BYTES = 5_000_000  # evals.json / eval.config / EVAL.md
 MAX_FIXTURE_BYTES = 50_000_000  # one staged fixture
@@ -25,21 +26,12 @@ def read_asset_text(path: Path, *, root: Path | None = None, limit: int | None =
             where=path,
             fix="replace the symlink with a regular file inside the skill folder",
         )
-    limit = MAX_ASSET_BYTES if limit is None else limit
-    size = path.stat().st_size
-    if size > limit:
-        raise EvalsError(
-            f"file is {size:,} bytes, above the {limit:,}-byte limit",
-            where=path,
-            fix="keep evaluation assets small; put large inputs in fixture files under evals/files/",
-        )
-    data = path.read_bytes()
-    if b"\0" in data:
-        raise EvalsError("file is binary (contains NUL bytes)", where=path, fix="use a UTF-8 text file")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise EvalsError(f"file is not UTF-8 (byte {exc.start})", where=path, fix="re-save the file as UTF-8") from None
+    return read_text_file(
+        path,
+        limit=MAX_ASSET_BYTES if limit is None else limit,
+        error=EvalsError,
+        size_fix="keep evaluation assets small; put large inputs in fixture files under evals/files/",
+    )
 
 
 def check_fixture(root: Path, case_id: str, src: str, where: Path) -> int:

@@ -31,7 +31,7 @@ def test_non_utf8_skill_md(tmp_path):
 
 def test_oversized_skill_md(tmp_path, monkeypatch):
     skill = skill_copy(tmp_path)
-    monkeypatch.setattr(skills.read_text_file, "__kwdefaults__", {"limit": 50})
+    monkeypatch.setattr(skills.read_text_file, "__kwdefaults__", {**skills.read_text_file.__kwdefaults__, "limit": 50})
     assert _error(skill).startswith("<skill>/SKILL.md: file is 286 bytes, above the 50-byte limit")
 
 
