@@ -86,7 +86,9 @@ def validate_trials(trials: pd.DataFrame, *, where: str = "trials table") -> Non
     dup = trials.duplicated([*PAIR_KEY, "condition"], keep=False)
     if dup.any():
         first = trials.loc[dup, [*PAIR_KEY, "condition"]].iloc[0]
-        key = ", ".join(f"{k}={first[k]!r}" for k in (*PAIR_KEY, "condition"))
+        # numpy scalars print as np.int64(1); show plain values in the message.
+        plain = {k: first[k].item() if hasattr(first[k], "item") else first[k] for k in (*PAIR_KEY, "condition")}
+        key = ", ".join(f"{k}={v!r}" for k, v in plain.items())
         raise ReportError(
             f"{int(dup.sum())} rows share a pairing key with another row, first: {key}",
             where=where,
