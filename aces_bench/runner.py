@@ -117,22 +117,11 @@ def preflight_credentials(spec: RunSpec, emitted: EmitResult) -> None:
 
 
 def preflight(spec: RunSpec, emitted: EmitResult) -> None:
-    """Everything that can be refused before a trial starts: credentials, backend."""
-    preflight_credentials(spec, emitted)
-    preflight_backend(spec, emitted)
+    """What can be refused before a trial starts and emission did not check already.
 
-
-def preflight_backend(spec: RunSpec, emitted: EmitResult) -> None:
-    """Refuse, before any trial runs, tasks the local sandbox cannot build.
-
-    Inside Harbor the same problem would only fail each affected trial, late.
+    (``emit_study`` refuses environments the local backend cannot build.)
     """
-    from aces_bench.backends import local
-
-    if spec.backend.import_path != local.IMPORT_PATH:
-        return
-    for task in emitted.tasks:
-        local.preflight(task.path)
+    preflight_credentials(spec, emitted)
 
 
 def discard_cancelled(job_dir: Path) -> list[str]:
