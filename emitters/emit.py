@@ -10,7 +10,7 @@ from pathlib import Path
 from harbor.models.task.task import Task
 from pydantic import BaseModel, ConfigDict
 
-from aces_bench.config.spec import RunSpec
+from aces_bench.config.spec import LOCAL_BACKEND, RunSpec
 from aces_bench.emitters.harbor_task import RenderCache, emit_task
 from aces_bench.emitters.plan import StudyPlan, TaskPlan, plan_study
 from aces_bench.errors import EmitError
@@ -19,7 +19,6 @@ from aces_bench.io import write_json
 # Task ids Harbor's loader accepted, written after validation. Ids are content
 # addresses, so a re-emit of unchanged dirs needs no second validation.
 VALIDATED_INDEX = ".aces-validated.json"
-LOCAL_BACKEND = "aces_bench.backends.local:LocalSandboxEnvironment"
 
 
 class EmittedTask(BaseModel):

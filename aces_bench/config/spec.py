@@ -15,6 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from aces_bench.backends.local import IMPORT_PATH as LOCAL_BACKEND
 from aces_bench.config.schema import METRIC_NAMES
 from aces_bench.errors import ConfigError, from_validation
 from aces_bench.judges.spec import JudgeSpec
@@ -202,7 +203,24 @@ class RunSpec(_Frozen):
             raise ValueError(
                 "workspace.mode is 'group' but no decoys or support skills are configured: add decoys=paper"
             )
+        if self.backend.import_path == LOCAL_BACKEND and self.harness.agent and installs_itself(self.harness.agent):
+            raise ValueError(
+                f"harness {self.harness.name!r} installs itself inside the environment (packages, network), "
+                "which the local sandbox (host userland read-only) cannot do: use backend=docker or a cloud "
+                "backend, or harness=reference / terminus-2 on backend=local"
+            )
         return self
+
+
+def installs_itself(agent: str) -> bool:
+    """Whether a Harbor agent is an installed agent (it sets itself up inside the environment)."""
+    from harbor.agents.factory import AgentFactory
+    from harbor.agents.installed.base import BaseInstalledAgent
+
+    try:
+        return issubclass(AgentFactory.get_agent_class(AgentName(agent)), BaseInstalledAgent)
+    except (ValueError, ImportError):
+        return False
 
 
 def build_run_spec(cfg: DictConfig, *, overrides: list[str] | None = None, choices: dict[str, Any] | None = None) -> RunSpec:

@@ -36,8 +36,8 @@ from aces_bench.config.compose import compose_spec  # noqa: E402
 from aces_bench.emitters import emit_study  # noqa: E402
 from aces_bench.emitters.plan import plan_study  # noqa: E402
 
-HARNESSES = (["harness=reference"], ["harness=terminus-2", "model=gpt-4o"], ["harness=claude-code", "model=claude-sonnet"],
-             ["harness=codex", "model=gpt-4o"])
+HARNESSES = (["harness=reference"], ["harness=terminus-2", "model=gpt-4o"], ["harness=claude-code", "model=claude-sonnet", "backend=docker"],
+             ["harness=codex", "model=gpt-4o", "backend=docker"])
 MODES = (["workspace=isolation"], ["workspace=group", "decoys=paper"])
 SCRIPT = """#!/usr/bin/env python3
 import csv, sys

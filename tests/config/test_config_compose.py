@@ -22,6 +22,7 @@ NEEDS = {
                          "backend.kwargs.registry_name=r"],
 }
 LLM_HARNESSES = {"terminus-2", "claude-code", "codex", "opencode"}
+INSTALLED_HARNESSES = {"claude-code", "codex", "opencode"}
 
 
 def options():
@@ -35,6 +36,8 @@ def test_every_option_composes_into_a_run_spec(group, option, tmp_path):
     overrides = [f"{group}={option}", *NEEDS.get((group, option), [])]
     if group == "harness" and option in LLM_HARNESSES:
         overrides.append("model=gpt-4o")
+    if group == "harness" and option in INSTALLED_HARNESSES:
+        overrides.append("backend=docker")  # they install themselves: not on backend=local
     spec = compose_spec(overrides, output_dir=tmp_path)
     assert spec.choices == {} or isinstance(spec.choices, dict)
     assert getattr(spec, group) is not None
@@ -113,3 +116,12 @@ def test_defaults_are_the_offline_embedded_study(tmp_path):
     assert spec.judge.kind == "heuristic"
     assert spec.model.name is None
     assert all(p.is_dir() for p in spec.skill.paths)
+
+
+def test_installed_agents_are_refused_on_the_local_backend(tmp_path):
+    with pytest.raises(ConfigError) as err:
+        compose_spec(["harness=claude-code", "model=claude-sonnet"], output_dir=tmp_path)
+    assert "installs itself inside the environment" in str(err.value)
+    assert "backend=docker" in str(err.value)
+    spec = compose_spec(["harness=claude-code", "model=claude-sonnet", "backend=docker"], output_dir=tmp_path)
+    assert spec.harness.agent == "claude-code"

@@ -68,7 +68,7 @@ MEMBERS = (
     MemberPlan("reference-group", ("harness=reference", "workspace=group", "decoys=paper"), 1, 0.40, 0.20),
     MemberPlan("terminus-gpt4o", ("harness=terminus-2", "model=gpt-4o", "workspace=isolation"), 1, 0.45, 0.25),
     MemberPlan("terminus-sonnet", ("harness=terminus-2", "model=claude-sonnet", "workspace=isolation"), 1, 0.60, 0.12),
-    MemberPlan("claude-code-sonnet", ("harness=claude-code", "model=claude-sonnet", "workspace=isolation"), 1, 0.55, 0.20),
+    MemberPlan("claude-code-sonnet", ("harness=claude-code", "model=claude-sonnet", "workspace=isolation", "backend=docker"), 1, 0.55, 0.20),
 )
 
 

@@ -89,7 +89,10 @@ def test_routing_premium_is_group_minus_isolation_with_a_ci(report_dir):
 def test_every_number_names_who_produced_it(report_dir):
     s = _summary(report_dir)
     assert "reference agent (deterministic, non-LLM)" in s.labels.agents
-    assert s.labels.backends == ["local bubblewrap sandbox"]
+    # The claude-code member runs on Docker (installed agents cannot use backend=local).
+    assert s.labels.backends == ["docker (Harbor)", "local bubblewrap sandbox"]
+    ref_backend = next(r for r in s.by_harness if r.group["harness"] == "reference" and r.outcome == "accuracy")
+    assert ref_backend.produced_by.backends == ["local bubblewrap sandbox"]
     assert s.labels.judges == ["heuristic (offline, deterministic)"]
     ref = next(r for r in s.by_harness if r.group["harness"] == "reference" and r.outcome == "accuracy")
     assert ref.produced_by.agents == ["reference agent (deterministic, non-LLM)"]
