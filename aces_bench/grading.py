@@ -49,6 +49,7 @@ from aces_bench.graders.redact import redact
 from aces_bench.graders.self_correction import first_attempt_pass as first_attempt_from
 from aces_bench.graders.skill_efficiency import without_routing
 from aces_bench.io import write_text
+from aces_bench.judges.base import Judge
 from aces_bench.judges.factory import build_judge
 from aces_bench.provenance import judge_label
 from aces_bench.table import TrialRow
@@ -339,8 +340,9 @@ async def grade_subjects(subjects: list[TrialSubject], ctx: GradingContext) -> l
     return list(await asyncio.gather(*(grade_subject(s, ctx) for s in subjects)))
 
 
-async def grade_records(records: list[TrialRecord], spec: RunSpec) -> list[GradedTrial]:
-    ctx = GradingContext(grading=spec.grading, judge=build_judge(spec.judge))
+async def grade_records(records: list[TrialRecord], spec: RunSpec, judge: Judge | None = None) -> list[GradedTrial]:
+    """Grade every record; ``judge`` defaults to the one the spec configures."""
+    ctx = GradingContext(grading=spec.grading, judge=judge if judge is not None else build_judge(spec.judge))
     return await grade_subjects([subject_from_record(r, spec) for r in records], ctx)
 
 

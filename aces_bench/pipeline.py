@@ -16,6 +16,7 @@ from aces_bench.errors import RunError
 from aces_bench.graders.modes import check_author_graders
 from aces_bench.grading import grade_records, write_grades
 from aces_bench.io import write_json
+from aces_bench.judges.factory import build_judge
 from aces_bench.provenance import SkillProvenance, build_provenance
 from aces_bench.runner import job_config
 from aces_bench.tables import write_trials_table
@@ -53,8 +54,10 @@ def run_study(spec: RunSpec) -> Path:
     _check_same_skills(spec, out)
     out.mkdir(parents=True, exist_ok=True)
     plan = plan_study(spec)
-    # A mode that needs author graders must find them before any trial runs.
+    # A mode that needs author graders, and the judge (its key), must be usable
+    # before any trial runs, not discovered unusable after all of them.
     check_author_graders(spec.grading.mode, {s.name: s.path for s in plan.targets})
+    judge = build_judge(spec.judge)
     emitted = emit_study(spec, out / "tasks", plan)
     log.info("emitted %d task dirs (%d new, %d reused) in %s", len(emitted.tasks), emitted.written,
              emitted.reused, emitted.tasks_dir)
@@ -78,7 +81,7 @@ def run_study(spec: RunSpec) -> Path:
         records = collect_attempts(job_dirs, plans, policy)
     else:
         records = collect_job(job_dirs[0], plans, spec.study.n_attempts)
-    graded = asyncio.run(grade_records(records, spec))
+    graded = asyncio.run(grade_records(records, spec, judge))
     write_grades(out / "grades.jsonl", graded)
     frame = write_trials_table(out, graded, spec)
     log.info("trials table: %d rows -> %s", len(frame), out / "trials.parquet")
