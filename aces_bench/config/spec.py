@@ -12,7 +12,7 @@ from typing import Any, Literal
 from harbor.models.agent.name import AgentName
 from harbor.models.environment_type import EnvironmentType
 from omegaconf import DictConfig, OmegaConf
-from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
+from omegaconf.errors import InterpolationValidationError, MissingMandatoryValue, OmegaConfBaseException
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from aces_bench.backends.local import IMPORT_PATH as LOCAL_BACKEND
@@ -234,8 +234,18 @@ def build_run_spec(cfg: DictConfig, *, overrides: list[str] | None = None, choic
             where="config",
             fix=f"set it on the command line, e.g. {key}=...",
         ) from None
+    except InterpolationValidationError as exc:
+        # e.g. harness.name: ${.agent} while harness.agent is still ??? (unset).
+        key = getattr(exc, "full_key", None) or "?"
+        raise ConfigError(
+            f"'{key}' refers to a value that is unset or of the wrong type: {str(exc).splitlines()[0]}",
+            where="config",
+            fix=f"set the key '{key}' refers to on the command line (see conf/README.md for the option's keys)",
+        ) from None
     except OmegaConfBaseException as exc:
-        raise ConfigError(str(exc).splitlines()[0], where="config", fix="check the named key") from None
+        key = getattr(exc, "full_key", None)
+        raise ConfigError(str(exc).splitlines()[0], where=f"config: {key}" if key else "config",
+                          fix="check the named key") from None
     assert isinstance(raw, dict)
     raw.pop("hydra", None)
     raw["overrides"] = list(overrides or [])

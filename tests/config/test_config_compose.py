@@ -18,6 +18,7 @@ NEEDS = {
     ("model", "openai-compatible"): ["model.name=openai/test", "model.base_url=http://127.0.0.1:9/v1"],
     ("workspace", "group"): ["decoys=paper"],
     ("judge", "litellm"): ["judge.model=openai/test"],
+    ("harness", "harbor"): ["harness.agent=aider", "model=gpt-4o", "backend=docker"],
     ("backend", "gke"): ["backend.kwargs.cluster_name=c", "backend.kwargs.region=us-central1",
                          "backend.kwargs.registry_name=r"],
 }
@@ -125,3 +126,12 @@ def test_installed_agents_are_refused_on_the_local_backend(tmp_path):
     assert "backend=docker" in str(err.value)
     spec = compose_spec(["harness=claude-code", "model=claude-sonnet", "backend=docker"], output_dir=tmp_path)
     assert spec.harness.agent == "claude-code"
+
+
+def test_generic_harbor_harness_takes_any_agent_name(tmp_path):
+    spec = compose_spec(["harness=harbor", "harness.agent=aider", "model=gpt-4o", "backend=docker"],
+                        output_dir=tmp_path)
+    assert (spec.harness.name, spec.harness.agent, spec.harness.label) == ("aider", "aider", "aider (Harbor agent)")
+    with pytest.raises(ConfigError) as err:
+        compose_spec(["harness=harbor", "model=gpt-4o", "backend=docker"], output_dir=tmp_path)
+    assert "'harness.name' refers to a value that is unset" in str(err.value)
