@@ -3,6 +3,10 @@
 Only block rules run (inline parsing is disabled): headings, fences, lists and tables
 are all the rules need, and block-only parsing keeps a 167-skill scan within budget.
 Inline elements the rules use (links, code spans) are read from each block's text.
+The parser (``mdparse.block_parser``) gives the same tokens as markdown-it-py's
+CommonMark block parser with link reference definitions and raw HTML blocks read as
+paragraphs and GFM tables not recognised (no rule needs them); it only skips rule
+calls that cannot match.
 """
 
 from __future__ import annotations
@@ -10,14 +14,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from markdown_it import MarkdownIt
+from aces_bench.static.mdparse import block_parser
 
-# Link reference definitions and raw HTML blocks are read as paragraphs and GFM tables
-# are not recognised: no rule needs them, and skipping these rules saves a quarter of
-# the parse time.
-_MD = MarkdownIt("commonmark", {"maxNesting": 40}).disable(
-    ["inline", "text_join", "reference", "html_block"]
-)
+_MD = block_parser()
 LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
