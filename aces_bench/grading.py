@@ -21,9 +21,10 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from harbor.models.trial.result import TrialResult
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from aces_bench.cases import EvalCase
 from aces_bench.collect import TrialRecord
@@ -53,8 +54,10 @@ from aces_bench.judges.base import Judge
 from aces_bench.judges.factory import build_judge
 from aces_bench.provenance import judge_label
 from aces_bench.table import TrialRow
+from aces_bench.versioning import load_model, migrate
 
 GRADES_SCHEMA_VERSION = "1"
+GRADES_REGENERATE = "re-grade the study (`aces-bench grade`)"
 GRADABLE = ("ok", "agent_error", "timeout", "verifier_error")
 LABEL_FIELDS = ("run_id", "harness", "model", "agent_label", "judge_label", "backend")
 
@@ -104,6 +107,12 @@ class GradedTrial(BaseModel):
     agent_label: str | None = None
     judge_label: str | None = None
     backend: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: Any) -> Any:
+        # Version 1 grew only optional fields (grading modes, labels): nothing to rewrite yet.
+        return migrate(data, artifact="grades", current=GRADES_SCHEMA_VERSION, regenerate=GRADES_REGENERATE)
 
     def to_row(self, spec: RunSpec | None = None) -> TrialRow:
         """The trials-table row; labels from ``spec`` when given, else from this record's own labels."""
@@ -353,4 +362,16 @@ def write_grades(path: Path, graded: list[GradedTrial]) -> None:
 
 
 def read_grades(path: Path) -> list[GradedTrial]:
-    return [GradedTrial.model_validate_json(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    """Every line of a grades.jsonl as a (migrated) GradedTrial; a bad line is a ReportError naming it."""
+    path = Path(path)
+    fix = f"{GRADES_REGENERATE} or restore the file"
+    out = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ReportError(f"line {lineno} is not JSON: {exc.msg}", where=path, fix=fix) from None
+        out.append(load_model(GradedTrial, raw, where=path, fix=fix, prefix=f"line {lineno}"))
+    return out

@@ -7,11 +7,13 @@ import subprocess
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 import aces_bench
 from aces_bench.config.spec import RunSpec
+from aces_bench.versioning import migrate
 
 PROVENANCE_SCHEMA_VERSION = "1"
 _PACKAGES = ("aces-bench", "harbor", "hydra-core", "pydantic", "pandas", "scipy", "litellm", "matplotlib", "jinja2")
@@ -45,6 +47,13 @@ class Provenance(BaseModel):
     git: GitState
     skills: list[SkillProvenance] = Field(default_factory=list)
     job_dir: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: Any) -> Any:
+        # Only version 1 exists; a later version adds its migration from 1 here.
+        return migrate(data, artifact="provenance", current=PROVENANCE_SCHEMA_VERSION,
+                       regenerate="re-run the study")
 
 
 def package_versions() -> dict[str, str]:

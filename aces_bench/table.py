@@ -7,9 +7,11 @@ its metric columns are empty (NaN), never 0.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from aces_bench.versioning import migrate
 
 TABLE_SCHEMA_VERSION = "1"
 
@@ -69,6 +71,13 @@ class TrialRow(BaseModel):
     judge_label: str | None = None
     backend: str
     trial_dir: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: Any) -> Any:
+        # Only version 1 exists; a later version adds its migration from 1 here.
+        return migrate(data, artifact="trials table", current=TABLE_SCHEMA_VERSION,
+                       regenerate="re-grade the study (`aces-bench grade`)")
 
 
 COLUMNS = tuple(TrialRow.model_fields)

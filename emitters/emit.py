@@ -6,29 +6,43 @@ import json
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from harbor.models.task.task import Task
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from aces_bench.config.spec import LOCAL_BACKEND, RunSpec
 from aces_bench.emitters.harbor_task import RenderCache, emit_task
 from aces_bench.emitters.plan import StudyPlan, TaskPlan, plan_study
 from aces_bench.errors import EmitError
 from aces_bench.io import write_json
+from aces_bench.versioning import load_model, migrate
 
 # Task ids Harbor's loader accepted, written after validation. Ids are content
 # addresses, so a re-emit of unchanged dirs needs no second validation.
 VALIDATED_INDEX = ".aces-validated.json"
+TASKS_INDEX = "tasks.json"
+TASKS_INDEX_VERSION = "1"
+_TASKS_REGENERATE = "re-emit the tasks (re-run the study)"
 
 
 class EmittedTask(BaseModel):
+    """One entry of ``tasks.json`` (a JSON array of these, each carrying its schema_version)."""
+
     model_config = ConfigDict(frozen=True)
 
+    schema_version: str = TASKS_INDEX_VERSION
     task_id: str
     path: Path
     skill: str
     case_id: str
     condition: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: Any) -> Any:
+        # Entries written before schema_version existed have the version-1 shape.
+        return migrate(data, artifact="tasks index", current=TASKS_INDEX_VERSION, regenerate=_TASKS_REGENERATE)
 
 
 class EmitResult(BaseModel):
@@ -106,7 +120,7 @@ def emit_study(spec: RunSpec, tasks_dir: Path, plan: StudyPlan | None = None) ->
     if spec.backend.import_path == LOCAL_BACKEND:
         preflight_local(plan.tasks, emitted)
     write_json(
-        tasks_dir.parent / "tasks.json",
+        tasks_dir.parent / TASKS_INDEX,
         [t.model_dump(mode="json") for t in emitted],
     )
     return EmitResult(
@@ -116,6 +130,20 @@ def emit_study(spec: RunSpec, tasks_dir: Path, plan: StudyPlan | None = None) ->
         reused=len(emitted) - written,
         plan=plan,
     )
+
+
+def read_tasks_index(path: Path) -> list[EmittedTask]:
+    """The entries of a ``tasks.json``, migrated; a bad file is an EmitError naming the entry."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise EmitError(f"cannot read the tasks index: {exc}", where=path, fix=_TASKS_REGENERATE) from None
+    if not isinstance(data, list):
+        raise EmitError(f"expected a JSON array of tasks, got {type(data).__name__}", where=path,
+                        fix=_TASKS_REGENERATE)
+    return [load_model(EmittedTask, entry, where=path, cls=EmitError, fix=_TASKS_REGENERATE, prefix=f"[{i}]")
+            for i, entry in enumerate(data)]
 
 
 def _read_index(tasks_dir: Path) -> set[str]:
@@ -152,12 +180,14 @@ def _record(tp: TaskPlan, task_id: str, path: Path) -> EmittedTask:
 
 
 def read_task_metadata(task_dir: Path) -> dict:
-    """The ``[metadata.aces]`` table of an emitted task."""
-    from aces_bench.emitters.harbor_task import TASK_METADATA_KEY
+    """The ``[metadata.aces]`` table of an emitted task, validated (and migrated) by ``TaskMetadata``."""
+    from aces_bench.emitters.task_metadata import TASK_METADATA_KEY, TASK_METADATA_REGENERATE, TaskMetadata
 
     task = Task(task_dir, disable_verification=True)
     meta = task.config.metadata.get(TASK_METADATA_KEY)
     if not isinstance(meta, dict):
         raise EmitError("task.toml has no [metadata.aces] table", where=task_dir / "task.toml",
                         fix="grade it with `aces-bench grade` instead, which does not need aces metadata")
-    return json.loads(json.dumps(meta))
+    where = Path(task_dir) / "task.toml"
+    return load_model(TaskMetadata, meta, where=where, cls=EmitError, prefix="metadata.aces",
+                      fix=TASK_METADATA_REGENERATE).as_table()

@@ -28,12 +28,13 @@ from aces_bench.config.spec import RunSpec
 from aces_bench.emitters.environment import CustomEnvironment, dockerfile_text, load_environment
 from aces_bench.emitters.native import native_config, native_dockerfile, native_files
 from aces_bench.emitters.plan import TaskPlan
+
+# The table's model and version live with its readers (TaskMetadata); re-exported here.
+from aces_bench.emitters.task_metadata import TASK_METADATA_KEY, TASK_METADATA_VERSION
 from aces_bench.emitters.writer import BLOB_DIR, BlobStore, write_task_dir
 from aces_bench.graders.base import GRADER_VERSION
 from aces_bench.skills import Skill, staged_files
 
-TASK_METADATA_KEY = "aces"
-TASK_METADATA_VERSION = "2"
 _CHECKER = "check_answer.py"
 
 

@@ -45,10 +45,12 @@ from pydantic import ValidationError
 from aces_bench.cases import EvalCase, EvalSuite, load_suite
 from aces_bench.collect import classify
 from aces_bench.datasets.formats import parse_evals_text, read_evals_file
-from aces_bench.errors import EvalsError, RunError
+from aces_bench.emitters.task_metadata import TASK_METADATA_KEY, TASK_METADATA_REGENERATE, TaskMetadata
+from aces_bench.errors import EmitError, EvalsError, RunError
 from aces_bench.graders.atif import load_trial_trajectory
 from aces_bench.grading import TrialSubject
 from aces_bench.skills import SKILL_FILE, load_skill
+from aces_bench.versioning import load_model
 
 MAX_DEPTH = 6
 WITH_MARKERS = {"skills", "skill", "with_skill", "with-skill", "with_skills", "with-skills", "withskills"}
@@ -143,10 +145,15 @@ def load_cases(path: Path) -> CaseSpec:
 
 
 def aces_metadata(result: TrialResult) -> dict[str, Any] | None:
-    """``[metadata.aces]`` of the trial's task dir when it is still on disk."""
+    """``[metadata.aces]`` of the trial's task dir when it is still on disk, validated (and
+    migrated) by ``TaskMetadata``; one from a newer aces-bench is an EmitError, not a guess."""
     toml = _task_toml(result)
-    meta = (toml or {}).get("metadata", {}).get("aces")
-    return meta if isinstance(meta, dict) else None
+    meta = (toml or {}).get("metadata", {}).get(TASK_METADATA_KEY)
+    if not isinstance(meta, dict):
+        return None
+    where = Path(result.config.task.path) / "task.toml"
+    return load_model(TaskMetadata, meta, where=where, cls=EmitError, prefix="metadata.aces",
+                      fix=TASK_METADATA_REGENERATE).as_table()
 
 
 def _task_toml(result: TrialResult) -> dict[str, Any] | None:

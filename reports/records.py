@@ -18,19 +18,22 @@ import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 from harbor.models.trajectories import Trajectory
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from aces_bench.errors import ReportError, from_validation
+from aces_bench.errors import ReportError
 from aces_bench.graders.base import MetricResult
 from aces_bench.provenance import Provenance
 from aces_bench.tables import TABLE_PARQUET, read_trials_table
+from aces_bench.versioning import load_model, migrate
 
 GRADES_FILE = "grades.jsonl"
 PROVENANCE_FILE = "provenance.json"
 GRADES_SCHEMA_VERSIONS = ("1",)
+_GRADES_FIX = "re-grade the study (`aces-bench grade`) or restore the file"
 
 
 class GradeView(BaseModel):
@@ -57,6 +60,13 @@ class GradeView(BaseModel):
     first_attempt_pass: bool | None = None
     self_correction: dict | None = None
     final_answer: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: Any) -> Any:
+        # Same versions as GradedTrial (GRADES_SCHEMA_VERSION); a newer writer's line is refused.
+        return migrate(data, artifact="grades", current=GRADES_SCHEMA_VERSIONS[-1],
+                       regenerate="re-grade the study (`aces-bench grade`)")
 
 
 @dataclass
@@ -116,20 +126,9 @@ def read_grades(path: Path) -> dict[tuple[str, int, str], GradeView]:
             continue
         try:
             raw = json.loads(line)
-            version = str(raw.get("schema_version", "1")) if isinstance(raw, dict) else "?"
-            if version not in GRADES_SCHEMA_VERSIONS:
-                raise ReportError(
-                    f"line {lineno}: grades schema_version {version!r} is not one this report reads "
-                    f"({', '.join(GRADES_SCHEMA_VERSIONS)})",
-                    where=path, fix="regenerate the report with the aces-bench version that wrote the study",
-                )
-            view = GradeView.model_validate(raw)
         except json.JSONDecodeError as exc:
-            raise ReportError(f"line {lineno} is not JSON: {exc.msg}", where=path,
-                              fix="re-grade the study (`aces-bench grade`) or restore the file") from None
-        except ValidationError as err:
-            raise from_validation(err, cls=ReportError, where=path, prefix=f"line {lineno}",
-                                  fix="re-grade the study (`aces-bench grade`) or restore the file") from None
+            raise ReportError(f"line {lineno} is not JSON: {exc.msg}", where=path, fix=_GRADES_FIX) from None
+        view = load_model(GradeView, raw, where=path, fix=_GRADES_FIX, prefix=f"line {lineno}")
         out[(view.task_id, view.attempt, view.condition)] = view
     return out
 
@@ -138,11 +137,8 @@ def read_provenance(path: Path) -> tuple[Provenance | None, str | None]:
     """The member's provenance, or (None, why) when absent; an invalid file is a user error."""
     if not path.is_file():
         return None, f"{path.name} is missing: the report cannot say which config and code produced these results"
-    try:
-        return Provenance.model_validate_json(path.read_bytes()), None
-    except ValidationError as err:
-        raise from_validation(err, cls=ReportError, where=path,
-                              fix="restore provenance.json from the run, or re-run the study") from None
+    return load_model(Provenance, path.read_bytes(), where=path,
+                      fix="restore provenance.json from the run, or re-run the study"), None
 
 
 def member_dirs(results_dir: Path) -> list[Path]:

@@ -10,18 +10,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
+from aces_bench.errors import ReportError
 from aces_bench.reports.pass_rates import PassRateRow, pass_rates
 from aces_bench.reports.static_live import StaticLiveSection
 from aces_bench.stats import StudyStats, lift_table
 from aces_bench.stats.pairing import COMPOSITE, OUTCOME_ONLY, OUTCOMES, REWARD
 from aces_bench.table import CELL_KEY, DETERMINISTIC_METRICS, METRICS, OUTCOME_METRICS
+from aces_bench.versioning import load_model, migrate
 
 SUMMARY_SCHEMA_VERSION = "1"
+SUMMARY_REGENERATE = "rebuild the report (`aces-bench report`)"
 DETERMINISTIC_GRADER = "deterministic graders (aces-bench)"
 VERIFIER = "task verifier (tests/test.sh)"
 GROUPINGS: dict[str, tuple[str, ...]] = {
@@ -107,6 +111,24 @@ class ReportSummary(BaseModel):
     static_vs_live: StaticLiveSection | None = Field(
         default=None, description="static scan of the target skills against their live lift; None for external data")
     stats: StudyStats = Field(description="every statistic, as aces_bench.stats computed it")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: Any) -> Any:
+        # Only version 1 exists; a later version adds its migration from 1 here.
+        return migrate(data, artifact="report summary", current=SUMMARY_SCHEMA_VERSION,
+                       regenerate=SUMMARY_REGENERATE)
+
+
+def read_summary(path: Path) -> ReportSummary:
+    """A stored summary.json, validated (and migrated); a bad or newer file is a ReportError."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ReportError(f"cannot read the report summary: {exc.strerror}", where=path,
+                          fix=SUMMARY_REGENERATE) from None
+    return load_model(ReportSummary, data, where=path, fix=f"{SUMMARY_REGENERATE} or restore the file")
 
 
 def _distinct(values: pd.Series) -> list[str]:

@@ -33,13 +33,14 @@ import subprocess
 import tarfile
 import tempfile
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from harbor.environments.base import BaseEnvironment, ExecResult
 from harbor.environments.capabilities import EnvironmentCapabilities
 from harbor.models.task.config import NetworkMode, TaskConfig
 from harbor.models.task.paths import TaskPaths
 from harbor.models.trial.paths import EnvironmentPaths
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from aces_bench import io
 from aces_bench.backends.bwrap import SECURITY_NOTE, Bind, Sandbox
@@ -53,7 +54,8 @@ from aces_bench.backends.dockerfile import (
     load_plan,
 )
 from aces_bench.backends.rootfs import PrivateRoot, make_skeleton, owner_ids
-from aces_bench.errors import BackendError
+from aces_bench.errors import BackendError, ReportError
+from aces_bench.versioning import load_model, migrate
 
 IMPORT_PATH = "aces_bench.backends.local:LocalSandboxEnvironment"
 PROVENANCE_FILE = "local-sandbox.json"
@@ -76,6 +78,28 @@ class SandboxProvenance(BaseModel):
     network: str
     resource_limits_enforced: bool = False
     private_root: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: Any) -> Any:
+        # Only version 1 exists; a later version adds its migration from 1 here.
+        return migrate(data, artifact="local sandbox provenance", current="1", regenerate=_SANDBOX_REGENERATE)
+
+
+_SANDBOX_REGENERATE = "re-run the trial on backend=local"
+
+
+def read_sandbox_provenance(path: Path) -> SandboxProvenance:
+    """A trial's ``local-sandbox.json`` (the file or its trial dir), validated and migrated."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / PROVENANCE_FILE
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ReportError(f"cannot read the sandbox provenance: {exc.strerror}", where=path,
+                          fix=_SANDBOX_REGENERATE) from None
+    return load_model(SandboxProvenance, data, where=path, fix=f"{_SANDBOX_REGENERATE} or restore the file")
 
 
 def preflight(task_dir: Path) -> DockerfilePlan:

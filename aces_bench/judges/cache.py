@@ -5,21 +5,31 @@ the prompt id, the prompt version and the sha256 of the exact input (system text
 user text and the reply schema). Changing any of them misses the cache; nothing is
 ever invalidated by time. Only validated replies are stored: a failed call is retried
 on the next run rather than remembered.
+
+Each file is one ``CacheEntry``. An entry this aces-bench cannot read (damaged, or
+written by a newer aces-bench sharing the cache folder) is a miss, never an error that
+stops grading; a newer one is logged once per run so the user knows why it re-judges.
+``read_cache_entry`` is the strict reader for tools and tests.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
+from aces_bench.errors import ReportError
 from aces_bench.io import write_json
+from aces_bench.versioning import load_model, migrate, version_error
 
 CACHE_SCHEMA_VERSION = "1"
+_REGENERATE = "delete the entry and re-grade"
+log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -40,11 +50,41 @@ def cache_key(model: str, prompt_id: str, prompt_version: str, input_hash: str) 
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 
+class CacheEntry(BaseModel):
+    """One cached judge reply, as stored on disk."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: str = CACHE_SCHEMA_VERSION
+    model: str
+    prompt_id: str
+    prompt_version: str
+    input_sha256: str
+    value: dict[str, Any]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: Any) -> Any:
+        # Only version 1 exists; a later version adds its migration from 1 here.
+        return migrate(data, artifact="judge cache entry", current=CACHE_SCHEMA_VERSION, regenerate=_REGENERATE)
+
+
+def read_cache_entry(path: Path) -> CacheEntry:
+    """One entry file, validated and migrated; a bad or newer entry is a ReportError naming it."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ReportError(f"cannot read the judge cache entry: {exc.strerror}", where=path, fix=_REGENERATE) from None
+    return load_model(CacheEntry, data, where=path, fix=_REGENERATE)
+
+
 class JudgeCache:
     """File-per-entry store: ``<root>/<prompt_id>/<key>.json``, written atomically."""
 
     def __init__(self, root: str | Path):
         self.root = Path(root)
+        self._warned_newer = False
 
     def _path(self, prompt_id: str, key: str) -> Path:
         return self.root / (_UNSAFE.sub("_", prompt_id) or "_") / f"{key}.json"
@@ -66,9 +106,15 @@ class JudgeCache:
         key = cache_key(model, prompt_id, prompt_version, input_hash)
         path = self._path(prompt_id, key)
         try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-            return schema.model_validate(entry["value"])
-        except (OSError, ValueError, KeyError, TypeError, ValidationError):
+            entry = CacheEntry.model_validate_json(path.read_bytes())
+            return schema.model_validate(entry.value)
+        except ValidationError as err:
+            refused = version_error(err)
+            if refused is not None and refused.newer and not self._warned_newer:
+                self._warned_newer = True
+                log.warning("%s: %s; treated as a miss (%s)", path, refused.message, refused.fix)
+            return None
+        except OSError:
             return None
 
     def put(
@@ -82,12 +128,6 @@ class JudgeCache:
     ) -> Path:
         """Store a validated reply; concurrent writers of one key leave one whole file."""
         key = cache_key(model, prompt_id, prompt_version, input_hash)
-        entry: dict[str, Any] = {
-            "schema_version": CACHE_SCHEMA_VERSION,
-            "model": model,
-            "prompt_id": prompt_id,
-            "prompt_version": prompt_version,
-            "input_sha256": input_hash,
-            "value": value.model_dump(mode="json"),
-        }
+        entry = CacheEntry(model=model, prompt_id=prompt_id, prompt_version=prompt_version,
+                           input_sha256=input_hash, value=value.model_dump(mode="json"))
         return write_json(self._path(prompt_id, key), entry)

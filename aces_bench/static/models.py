@@ -6,13 +6,17 @@ Every record carries ``schema_version``. A skill that could not be scored has
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from pathlib import Path
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from aces_bench.errors import ReportError
 from aces_bench.static.catalog import Dimension, Severity
+from aces_bench.versioning import load_model, migrate
 
 SCAN_SCHEMA_VERSION = "1"
+SCAN_REGENERATE = "re-run the scan (`aces-bench scan`)"
 
 TOKEN_METHOD = (
     "approx-chars/4: tokens = ceil(characters / 4), cross-checked with words x 4/3 "
@@ -22,6 +26,19 @@ TOKEN_METHOD = (
 
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class _Versioned(_Record):
+    """A record written as its own JSON file: versioned, migrated on read."""
+
+    _artifact: ClassVar[str] = "static scan record"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: Any) -> Any:
+        # Only version 1 exists; a later version adds its migration from 1 here.
+        return migrate(data, artifact=cls._artifact, current=SCAN_SCHEMA_VERSION,
+                       regenerate=SCAN_REGENERATE)
 
 
 class Finding(_Record):
@@ -103,7 +120,9 @@ class RubricResult(_Record):
     detail: str = ""
 
 
-class SkillResult(_Record):
+class SkillResult(_Versioned):
+    _artifact: ClassVar[str] = "static scan skill result"
+
     schema_version: str = SCAN_SCHEMA_VERSION
     skill: str = Field(description="frontmatter name, else the folder name")
     skill_id: str = Field(
@@ -160,7 +179,9 @@ class RuleShare(_Record):
     share: float
 
 
-class CorpusResult(_Record):
+class CorpusResult(_Versioned):
+    _artifact: ClassVar[str] = "static scan corpus result"
+
     schema_version: str = SCAN_SCHEMA_VERSION
     roots: list[str]
     gate: float
@@ -183,3 +204,22 @@ class CorpusResult(_Record):
     rubric_summary: dict[str, Any] | None = None
     static_vs_live: dict[str, Any] | None = None
     provenance: dict[str, Any] = Field(default_factory=dict)
+
+
+def _read[R: _Versioned](model: type[R], path: Path) -> R:
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ReportError(f"cannot read the scan result: {exc.strerror}", where=path, fix=SCAN_REGENERATE) from None
+    return load_model(model, data, where=path, fix=f"{SCAN_REGENERATE} or restore the file")
+
+
+def read_skill_result(path: Path) -> SkillResult:
+    """A scan's ``skills/<id>.json``, validated (and migrated); a bad or newer file is a ReportError."""
+    return _read(SkillResult, path)
+
+
+def read_corpus_result(path: Path) -> CorpusResult:
+    """A scan's ``corpus.json``, validated (and migrated); a bad or newer file is a ReportError."""
+    return _read(CorpusResult, path)

@@ -37,6 +37,7 @@ from aces_bench.stats.passk import pass_counts, passk_table
 from aces_bench.stats.routing import routing_premium
 from aces_bench.stats.significance import design_power, per_skill_tests
 from aces_bench.table import CELL_KEY
+from aces_bench.versioning import migrate
 
 STATS_SCHEMA_VERSION = "1"
 Scalar = float | int | str | bool | None
@@ -119,10 +120,8 @@ class StudyStats(BaseModel):
     @classmethod
     def _known_version(cls, data: Any) -> Any:
         # Only version 1 exists; a later version would migrate older payloads here.
-        if isinstance(data, dict) and str(data.get("schema_version", STATS_SCHEMA_VERSION)) != STATS_SCHEMA_VERSION:
-            raise ValueError(f"unsupported StudyStats schema_version {data['schema_version']!r}; "
-                             f"this aces-bench reads {STATS_SCHEMA_VERSION!r}: regenerate with `aces-bench report`")
-        return data
+        return migrate(data, artifact="study statistics", current=STATS_SCHEMA_VERSION,
+                       regenerate="regenerate with `aces-bench report`")
 
 
 def study_stats(
