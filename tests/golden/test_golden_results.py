@@ -1,0 +1,161 @@
+"""Golden study results (trials table, grades, provenance, report summary) through their real readers.
+
+The valid files come from a real offline run (``make_goldens.py``); each refused file
+differs from a valid one in one value, and the exact user-facing text is asserted.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from aces_bench import __version__
+from aces_bench.errors import ReportError
+from aces_bench.grading import GradedTrial
+from aces_bench.grading import read_grades as read_graded
+from aces_bench.provenance import Provenance
+from aces_bench.reports.records import read_grades as read_grade_views
+from aces_bench.reports.records import read_provenance
+from aces_bench.reports.summary import ReportSummary, read_summary
+from aces_bench.table import COLUMNS, TrialRow
+from aces_bench.tables import read_table_file, validate_rows
+
+GOLDEN = Path(__file__).resolve().parent
+
+
+def newer(where: str, artifact: str, readable: str, regenerate: str) -> str:
+    return (f"{where}: {artifact} schema_version '9' is newer than this aces-bench ({__version__}) reads "
+            f"({readable})\n  fix: upgrade aces-bench to the version that wrote this file, or {regenerate}")
+
+
+# --- trials table -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["trials_v1.parquet", "trials_v1.csv"])
+def test_trials_v1_reads_as_the_pair_it_stored(name):
+    frame = read_table_file(GOLDEN / "trials" / name)
+    assert list(frame.columns) == list(COLUMNS)
+    assert sorted(frame["condition"]) == ["baseline", "with_skill"]
+    assert set(frame["schema_version"].astype(str)) == {"1"}
+    rows = validate_rows(frame, GOLDEN / "trials" / name)
+    assert all(isinstance(r, TrialRow) for r in rows)
+    # Unscored stays unscored: NaN in the file, None in the model, never 0.
+    assert rows[0].metric_goal_accuracy is None or rows[0].metric_goal_accuracy >= 0
+
+
+def test_trials_csv_and_parquet_hold_the_same_rows():
+    parquet = validate_rows(read_table_file(GOLDEN / "trials" / "trials_v1.parquet"), GOLDEN)
+    csv = validate_rows(read_table_file(GOLDEN / "trials" / "trials_v1.csv"), GOLDEN)
+    assert parquet == csv
+
+
+def test_trials_future_version_is_refused_naming_the_row():
+    path = GOLDEN / "trials" / "future_version.csv"
+    with pytest.raises(ReportError) as err:
+        read_table_file(path)
+    assert str(err.value) == newer(f"{path}", "row 1: trials table", "1", "re-grade the study (`aces-bench grade`)")
+
+
+def test_trials_bad_status_is_refused_as_a_dotted_key():
+    path = GOLDEN / "trials" / "malformed_status.csv"
+    with pytest.raises(ReportError) as err:
+        read_table_file(path)
+    assert str(err.value) == (
+        f"{path}: invalid values:\n"
+        "    row 0.status: Input should be 'ok', 'agent_error', 'verifier_error', 'timeout', 'infra_error', "
+        "'not_run' or 'skipped' (got 'exploded')\n"
+        "  fix: re-grade the study (`aces-bench grade`) or restore the file"
+    )
+
+
+def test_trial_row_model_refuses_a_newer_version_without_a_reader():
+    row = validate_rows(pd.read_csv(GOLDEN / "trials" / "trials_v1.csv"), GOLDEN)[0].model_dump()
+    with pytest.raises(ValueError, match="trials table schema_version '2' is newer"):
+        TrialRow.model_validate({**row, "schema_version": "2"})
+
+
+# --- grades.jsonl: the grader's full record and the report's narrow view -------------------
+
+
+def test_grades_v1_reads_through_both_readers():
+    path = GOLDEN / "grades" / "grades_v1.jsonl"
+    graded = read_graded(path)
+    views = read_grade_views(path)
+    assert [g.condition for g in graded] == ["baseline", "with_skill"]
+    assert all(isinstance(g, GradedTrial) and g.schema_version == "1" for g in graded)
+    for g in graded:
+        view = views[(g.task_id, g.attempt, g.condition)]
+        assert view.metrics == g.metrics and view.composite == g.composite
+    # The stored record still makes the trials-table row it made when written.
+    table = validate_rows(read_table_file(GOLDEN / "trials" / "trials_v1.csv"), GOLDEN)
+    by_task = {r.task_id: r for r in table}
+    for g in graded:
+        assert g.to_row().model_dump(exclude={"trial_dir"}) == by_task[g.task_id].model_dump(exclude={"trial_dir"})
+
+
+@pytest.mark.parametrize("reader", [read_graded, read_grade_views])
+def test_grades_future_version_is_refused_naming_the_line(reader):
+    path = GOLDEN / "grades" / "future_version.jsonl"
+    with pytest.raises(ReportError) as err:
+        reader(path)
+    assert str(err.value) == newer(f"{path}", "line 2: grades", "1", "re-grade the study (`aces-bench grade`)")
+
+
+@pytest.mark.parametrize("reader", [read_graded, read_grade_views])
+def test_grades_bad_value_is_refused_naming_line_and_key(reader):
+    path = GOLDEN / "grades" / "malformed_attempt.jsonl"
+    with pytest.raises(ReportError) as err:
+        reader(path)
+    assert str(err.value) == (
+        f"{path}: invalid values:\n"
+        "    line 2.attempt: Input should be a valid integer, unable to parse string as an integer (got 'second')\n"
+        "  fix: re-grade the study (`aces-bench grade`) or restore the file"
+    )
+
+
+# --- provenance.json ----------------------------------------------------------------------
+
+
+def test_provenance_v1_reads():
+    prov, note = read_provenance(GOLDEN / "provenance" / "provenance_v1.json")
+    assert note is None and isinstance(prov, Provenance)
+    assert prov.schema_version == "1" and list(prov.spec.skill.cases) == ["explicit-1"]
+    assert prov.judge_label.startswith("heuristic") and prov.versions["harbor"]
+
+
+def test_provenance_future_version_is_refused():
+    path = GOLDEN / "provenance" / "future_version.json"
+    with pytest.raises(ReportError) as err:
+        read_provenance(path)
+    assert str(err.value) == newer(f"{path}", "provenance", "1", "re-run the study")
+
+
+def test_provenance_unknown_key_is_refused_as_a_dotted_key():
+    path = GOLDEN / "provenance" / "malformed_unknown_key.json"
+    with pytest.raises(ReportError) as err:
+        read_provenance(path)
+    assert str(err.value) == (f"{path}: invalid values:\n    spec.judgee: Extra inputs are not permitted\n"
+                              "  fix: restore provenance.json from the run, or re-run the study")
+
+
+# --- report/summary.json (embeds StudyStats, versioned on its own) -------------------------
+
+
+def test_summary_v1_reads():
+    summary = read_summary(GOLDEN / "summary" / "summary_v1.json")
+    assert isinstance(summary, ReportSummary)
+    assert summary.schema_version == "1" and summary.stats.schema_version == "1"
+    assert summary.pooled and summary.counts.n_trials == 8
+
+
+@pytest.mark.parametrize(("name", "artifact", "regenerate"), [
+    ("future_version.json", "report summary", "rebuild the report (`aces-bench report`)"),
+    ("future_stats_version.json", "study statistics", "regenerate with `aces-bench report`"),
+])
+def test_summary_future_versions_are_refused(name, artifact, regenerate):
+    path = GOLDEN / "summary" / name
+    with pytest.raises(ReportError) as err:
+        read_summary(path)
+    assert str(err.value) == newer(f"{path}", artifact, "1", regenerate)
