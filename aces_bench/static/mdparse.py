@@ -45,6 +45,12 @@ _DIGITS = "0123456789"
 # After the first marker of a thematic break only spaces, tabs and the same marker
 # may follow, so the next non-blank character must be that marker (hr needs 3).
 _HR_NEXT = re.compile(r"[ \t]*(.)")
+# A setext underline is a line of "=" or "-" (after indentation and, inside block
+# quotes, ">" markers), and lheading looks for one only up to the next blank line. The
+# first raw line that is blank or underline-shaped tells whether lheading can match.
+_BLANK_OR_UNDERLINE = re.compile(
+    r"^(?:(?P<blank>[ \t]*)|[ \t>]*(?:-+|=+)[ \t]*)$", re.MULTILINE
+)
 
 
 def _candidates(first: str, chain: str) -> tuple[Rule, ...]:
@@ -92,6 +98,11 @@ def _hr_possible(state: StateBlock, line: int, marker: str) -> bool:
     return m is not None and m.group(1) == marker
 
 
+def _setext_possible(state: StateBlock, line: int) -> bool:
+    m = _BLANK_OR_UNDERLINE.search(state.src, state.eMarks[line] + 1)
+    return m is not None and m.group("blank") is None
+
+
 def _run(
     rules: tuple[Rule, ...],
     first: str,
@@ -102,6 +113,8 @@ def _run(
 ) -> bool:
     for rule in rules:
         if rule is hr and not _hr_possible(state, line, first):
+            continue
+        if rule is lheading and not _setext_possible(state, line):
             continue
         if rule(state, line, end, silent):
             return True

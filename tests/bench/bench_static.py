@@ -48,8 +48,10 @@ def main() -> int:
     print(
         f"scan, best of 3 warm        {best[0]:6.3f} s wall  {best[1]:6.3f} s cpu   target < {TARGET_SEC:.1f} s  {'OK' if best[0] < TARGET_SEC else 'OVER'}"
     )
-    # The share of the scan spent in markdown-it-py's block parser, for reading the above.
+    # The share of the scan spent in markdown-it-py's block parser, for reading the above,
+    # next to markdown-it-py's stock block parser on the same bodies (same tokens).
     from aces_bench.static.loader import split_frontmatter
+    from aces_bench.static.mdparse import stock_parser
     from aces_bench.static.outline import outline
 
     bodies = [
@@ -59,6 +61,11 @@ def main() -> int:
     _, wall, cpu = timed(lambda: [outline(b) for b in bodies])
     print(
         f"  of which markdown-it parse {wall:6.3f} s wall  {cpu:6.3f} s cpu   ({len(bodies)} SKILL.md bodies)"
+    )
+    stock = stock_parser()
+    _, wall, cpu = timed(lambda: [stock.parse(b) for b in bodies])
+    print(
+        f"  stock parser, same bodies  {wall:6.3f} s wall  {cpu:6.3f} s cpu   (reference: no rule dispatch)"
     )
     with tempfile.TemporaryDirectory() as tmp:
         _, wall, _ = timed(

@@ -104,3 +104,19 @@ def test_static_mdparse_leaves_other_parsers_alone() -> None:
     assert [t.type for t in md.parse("# h\n\n- a\n")][:4] == [
         "heading_open", "inline", "heading_close", "bullet_list_open",
     ]
+
+
+def test_static_mdparse_corpus_scan_unchanged_by_fast_parser(monkeypatch) -> None:
+    """Every finding and score on the corpus is the same with the stock parser."""
+    if not CORPUS.is_dir():
+        pytest.skip(f"shared corpus absent ({CORPUS})")
+    from aces_bench.static import outline
+    from aces_bench.static.pipeline import ScanOptions, run_scan
+
+    def scan_json() -> list[str]:
+        corpus, results = run_scan([CORPUS], ScanOptions(lint=False))
+        return [corpus.model_dump_json()] + [r.model_dump_json() for r in results]
+
+    fast = scan_json()
+    monkeypatch.setattr(outline, "_MD", stock_parser())
+    assert scan_json() == fast
