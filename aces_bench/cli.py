@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import sys
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
+from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
 from omegaconf import DictConfig
+from omegaconf.errors import OmegaConfBaseException
 
 from aces_bench.config.spec import build_run_spec
 from aces_bench.config.store import CONFIG_NAME, CONFIG_PATH, register
-from aces_bench.errors import AcesError
+from aces_bench.errors import AcesError, ConfigError
 from aces_bench.runner import set_offline_defaults
 
 SUBCOMMANDS = {
@@ -63,6 +66,67 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
+_GRAMMAR = "https://hydra.cc/docs/advanced/override_grammar/basic/"
+
+
+def compose_error(exc: Exception) -> ConfigError | None:
+    """A Hydra compose-time failure (bad override, unknown key or option) as one user error.
+
+    Returns None for anything else, which is then a bug and keeps its traceback.
+    """
+    cause = exc.__cause__
+    if isinstance(exc, MissingConfigException):
+        missing = str(exc.missing_cfg_file or "")
+        group, _, option = missing.rpartition("/")
+        options = [o for o in (exc.options or []) if not o.startswith("base_")]
+        if group and options:
+            return ConfigError(f"no option {option!r} in config group {group!r} (no config {missing})",
+                               where=f"{group}={option}",
+                               fix=f"choose one of: {', '.join(options)} (conf/README.md lists them)")
+        return ConfigError(str(exc).splitlines()[0], where="config", fix="see conf/README.md for the groups")
+    if isinstance(exc, OverrideParseException):
+        return ConfigError(f"cannot parse the override: {exc.message.splitlines()[0]}", where=exc.override,
+                           fix=f"write group=option or key=value; quote lists for the shell, e.g. "
+                               f"'skill.paths=[/a,/b]' (grammar: {_GRAMMAR})")
+    if isinstance(exc, ConfigCompositionException) and isinstance(cause, OmegaConfBaseException):
+        key = cause.full_key or "config"
+        reason = (cause.msg or str(cause)).splitlines()[0]
+        if "not in" in reason:  # unknown key (ConfigKeyError / ConfigAttributeError)
+            parent = cause.parent_node
+            known = [str(k) for k in parent.keys() if k != "hydra"] if parent is not None else []
+            fix = (f"valid keys here: {', '.join(known)}; see conf/README.md" if known
+                   else f"add a new entry with +{key}=<value>")
+            return ConfigError(f"unknown key: {reason}", where=key, fix=fix)
+        if "is not a ListConfig" in reason:
+            return ConfigError("expects a list", where=key, fix=f"write a list, quoted for the shell: '{key}=[a,b]'")
+        return ConfigError(reason, where=key, fix="give a value of the key's type; conf/README.md lists every key")
+    if isinstance(exc, ConfigCompositionException):
+        return ConfigError(str(exc).splitlines()[0], where="config", fix="see conf/README.md for the groups and keys")
+    return None
+
+
+def _run_hydra() -> None:
+    """Run the Hydra app; compose errors become a ConfigError instead of Hydra's own report.
+
+    Hydra prints compose errors itself and exits 1; with HYDRA_FULL_ERROR set it raises
+    them instead, so they can be turned into one ``error:``/``fix:`` message (exit 2).
+    A user who set HYDRA_FULL_ERROR asked for Hydra's tracebacks and gets them.
+    """
+    if os.environ.get("HYDRA_FULL_ERROR"):
+        _study()
+        return
+    os.environ["HYDRA_FULL_ERROR"] = "1"
+    try:
+        _study()
+    except (ConfigCompositionException, OverrideParseException) as exc:
+        error = compose_error(exc)
+        if error is None:
+            raise
+        raise error from None
+    finally:
+        os.environ.pop("HYDRA_FULL_ERROR", None)
+
+
 def main(argv: list[str] | None = None) -> int:
     set_offline_defaults()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -87,7 +151,10 @@ def main(argv: list[str] | None = None) -> int:
         argv = argv[1:]
     sys.argv = [sys.argv[0] if sys.argv else "aces-bench", *argv]
     try:
-        _study()
+        _run_hydra()
+    except AcesError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted: finished trials are kept; re-run the same command to resume", file=sys.stderr)
         return 130
