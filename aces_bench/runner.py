@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from aces_bench.cases import resolve_credentials
 from aces_bench.config.spec import RunSpec
 from aces_bench.emitters import EmitResult
-from aces_bench.errors import RunError
+from aces_bench.errors import BackendError, RunError
 from aces_bench.progress import TrialProgress
 
 log = logging.getLogger("aces_bench.run")
@@ -175,5 +175,36 @@ async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> Path:
     job.on_trial_started(progress.on_start)
     job.on_trial_ended(progress.on_end)
     with progress:
-        await job.run()
+        try:
+            await job.run()
+        except ExceptionGroup as group:
+            raise environment_refusal(group, spec) or group from None
     return job_dir
+
+
+def environment_refusal(group: BaseExceptionGroup, spec: RunSpec) -> BackendError | None:
+    """The BackendError for a job whose trials the Harbor environment refused to create, else None.
+
+    Harbor environments check their capabilities (network policy, GPUs, ...) when a
+    trial builds them and raise ValueError; the job then ends with an ExceptionGroup
+    of those. Any other failure is a bug and keeps its traceback.
+    """
+    _, rest = group.split(ValueError)
+    if rest is not None:
+        return None
+    leaves: list[str] = []
+    pending: list[BaseException] = [group]
+    while pending:
+        exc = pending.pop()
+        if isinstance(exc, BaseExceptionGroup):
+            pending.extend(exc.exceptions)
+        elif str(exc) not in leaves:
+            leaves.append(str(exc))
+    if not all("not supported" in m or "does not support" in m for m in leaves):
+        return None
+    network = any("network_mode" in m for m in leaves)
+    fix = (f"set workspace.network=public, or use a backend that enforces '{spec.workspace.network}' "
+           "(backend=local, modal, e2b, daytona; docker only with its egress-control support)"
+           if network else "choose a backend that supports what the task asks for, or change the workspace settings")
+    return BackendError(f"the {spec.backend.name} environment refused the task: {leaves[0]}",
+                        where=f"backend={spec.backend.name}", fix=fix)
