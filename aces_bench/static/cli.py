@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -95,6 +96,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--quiet", action="store_true", help="no progress display")
     return p
+
+
+def check_out_dir(out: Path) -> None:
+    """Refuse an --out that cannot hold files, before any skill is scanned."""
+    blocker = next((p for p in (out, *out.parents) if p.exists()), None)
+    if blocker is not None and not blocker.is_dir():
+        raise ConfigError(
+            f"{blocker} is a file, so the output folder cannot be created",
+            where=f"--out {out}",
+            fix="give a folder path (it is created if missing)",
+        )
+    if blocker is not None and not os.access(blocker, os.W_OK):
+        raise ConfigError(
+            f"{blocker} is not writable", where=f"--out {out}", fix="choose a folder you can write to"
+        )
 
 
 def judge_specs(
@@ -190,6 +206,8 @@ def main(argv: list[str]) -> int:
             reported=args.reported,
             live_results=args.live_results,
         )
+        if args.out:
+            check_out_dir(Path(args.out))
         prog, update = _progress(0, args.quiet)
         try:
             corpus, results = run_scan(args.paths, opts, progress=update)
