@@ -18,7 +18,8 @@ from pydantic import BaseModel, ConfigDict
 from aces_bench.cases import Check, EvalCase
 from aces_bench.graders.base import GRADER_VERSION, GradingInput, MetricResult
 from aces_bench.graders.prompts import fence
-from aces_bench.graders.tool_calls import frontmatter_only
+from aces_bench.graders.skill_execution import norm_skill, script_invocations
+from aces_bench.graders.tool_calls import build_view, frontmatter_only
 
 RENDER_CAP = 12_000
 MESSAGE_CAP = 600
@@ -27,21 +28,6 @@ OUTPUT_CAP = 400
 
 # Harness-specific ways of loading a skill besides reading its SKILL.md.
 ACTIVATION_TOOLS = {"activate_skill", "skill"}
-# Tools and shell commands that only look at a file: naming a script there is not running it.
-READ_TOOLS = {
-    "read_file",
-    "read",
-    "view",
-    "open",
-    "cat",
-    "list_directory",
-    "search_file_content",
-    "grep",
-    "glob",
-}
-READ_COMMAND = re.compile(
-    r"^\s*(cat|head|tail|less|more|sed|grep|ls|wc|file|stat|nl)\b"
-)
 SKILL_MD = re.compile(r"([A-Za-z0-9_.-]+)/SKILL\.md\b")
 FAILURE_MARKERS = re.compile(
     r"Traceback \(most recent call last\)|exit code:?\s*[1-9]\d*|command not found|"
@@ -197,21 +183,26 @@ def _activation(call: ToolCall, output: str = "") -> tuple[str, str] | None:
     return None
 
 
-def _runs_script(call: ToolCall, script: str) -> bool:
-    if (
-        call.function_name.lower() in READ_TOOLS
-        or call.function_name.lower() in ACTIVATION_TOOLS
-    ):
-        return False
-    command = call.arguments.get("command")
-    if isinstance(command, str) and READ_COMMAND.match(command):
-        return False
-    args = json.dumps(call.arguments)
-    base = script.rsplit("/", 1)[-1]
-    return (
-        script in args
-        or re.search(rf"(^|[\s/\"']){re.escape(base)}\b", args) is not None
-    )
+def script_runs(inp: GradingInput, case: EvalCase) -> list[ScriptRun]:
+    """Runs of the case's expected script, as skill_execution finds them.
+
+    The same shell reading as the deterministic grader: naming a script in ``test -f``
+    or ``cat`` is not running it. A run's outcome is its exit status where the harness
+    reports one, else the failure markers in its output.
+    """
+    assert inp.trajectory is not None and case.expected_script
+    view = build_view(inp.trajectory, inp.workdir)
+    skills = {norm_skill(s) for s in (case.expected_skill, *case.acceptable_skills) if s}
+    runs = []
+    for call, _ in script_invocations(view.calls, case.expected_script, skills, inp.skills_dir):
+        if call.failed is None:
+            bad = FAILURE_MARKERS.search(call.output)
+            ok, detail = bad is None, (f"failure marker {bad.group(0)!r}" if bad else "no failure marker in output")
+        else:
+            ok = not call.failed
+            detail = f"exit status {call.exit_code}" if call.exit_code is not None else f"{call.status_source}: failed={call.failed}"
+        runs.append(ScriptRun(step=call.step_id, ok=ok, detail=detail))
+    return runs
 
 
 def build_facts(inp: GradingInput, case: EvalCase, answer_source: str) -> Facts:
@@ -228,17 +219,8 @@ def build_facts(inp: GradingInput, case: EvalCase, answer_source: str) -> Facts:
                     activations.append(
                         Activation(skill=found[0], step=step.step_id, how=found[1])
                     )
-                if case.expected_script and _runs_script(call, case.expected_script):
-                    out = _call_output(step, call)
-                    bad = FAILURE_MARKERS.search(out)
-                    detail = (
-                        f"failure marker {bad.group(0)!r}"
-                        if bad
-                        else "no failure marker in output"
-                    )
-                    runs.append(
-                        ScriptRun(step=step.step_id, ok=bad is None, detail=detail)
-                    )
+    if inp.trajectory is not None and case.expected_script:
+        runs = script_runs(inp, case)
     return Facts(
         condition=inp.condition,
         expected_skill=case.expected_skill,

@@ -97,6 +97,22 @@ def test_failed_script_run_is_not_a_correct_action():
     )
 
 
+def test_checking_that_the_script_exists_is_not_running_it():
+    # Regression: `test -f <script>` used to count as a clean run, so a skill whose
+    # script always crashed was judged "action correct".
+    script = "/skills/invoice-reconciler/scripts/reconcile.py"
+    traj = trajectory(
+        INVOICE_CASE.prompt,
+        ("check", [bash(f"test -f {script}", "[exit code: 0]")]),
+        ("run", [bash(f"python3 {script} data/march.csv", "Traceback (most recent call last):\n  boom\n[exit code: 1]")]),
+        ("The total unmatched amount is 1234.50", None),
+    )
+    result = run(grade_accuracy(grading_input(traj), JUDGE))
+    assert result.sub_scores["action_correct"] == 0.0
+    behaviors = run(grade_behavior_check(grading_input(traj), JUDGE))
+    assert behaviors.sub_scores["behavior[0]"] == 0.0  # "runs scripts/reconcile.py on the staged file"
+
+
 def test_no_final_answer_is_decided_no():
     traj = trajectory(INVOICE_CASE.prompt, ("", [bash("ls", "data")]))
     result = run(grade_accuracy(grading_input(traj), JUDGE))
