@@ -45,7 +45,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--skills-dir", help="where skills were staged inside the trials (default /skills)")
     p.add_argument("--allowed-skills", help="comma-separated skills the agent may read (routing)")
     p.add_argument("--condition", choices=("with_skill", "baseline"), help="force every trial's condition")
-    p.add_argument("--pass-threshold", type=float, default=0.5, help="reward needed to pass (default 0.5)")
+    p.add_argument("--pass-threshold", type=float, default=1.0, help="reward needed to pass (default 1.0, as in studies and reports)")
     p.add_argument("--weight", action="append", default=[], metavar="METRIC=W", help="composite weight (repeat)")
     p.add_argument("--author-timeout", type=float, default=AUTHOR_TIMEOUT_SEC, help="seconds per author grader")
     return p

@@ -82,7 +82,7 @@ class GradingConf:
     mode: str = "aces_default"
     metrics: list[str] = field(default_factory=lambda: list(METRIC_NAMES))
     weights: dict[str, float] = field(default_factory=dict)
-    pass_threshold: float = 0.5
+    pass_threshold: float = 1.0
 
 
 @dataclass

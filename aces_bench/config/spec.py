@@ -125,7 +125,7 @@ class GradingSpec(_Frozen):
     mode: Literal["aces_default", "aces_plus_custom", "custom_only"]
     metrics: list[Literal[tuple(METRIC_NAMES)]] = Field(default_factory=lambda: list(METRIC_NAMES))  # type: ignore[valid-type]
     weights: dict[str, float] = Field(default_factory=dict)
-    pass_threshold: float = Field(default=0.5, ge=0, le=1)
+    pass_threshold: float = Field(default=1.0, ge=0, le=1)
 
     @model_validator(mode="after")
     def _weights(self) -> GradingSpec:

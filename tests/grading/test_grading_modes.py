@@ -72,7 +72,7 @@ def test_modes_decide_composite_and_pass():
     metrics = {**METRICS_FULL, **author}
     default = decide(GradingSpec(mode="aces_default"), metrics, reward=0.4)
     plus = decide(GradingSpec(mode="aces_plus_custom"), metrics, reward=0.4)
-    custom = decide(GradingSpec(mode="custom_only"), metrics, reward=0.4)
+    custom = decide(GradingSpec(mode="custom_only", pass_threshold=0.5), metrics, reward=0.4)
     assert default.composite == plus.composite == pytest.approx(4.05 / 5)
     assert default.author_score is None and default.final_pass is False
     assert plus.author_score == 0.7 and plus.final_pass is False  # reward still decides pass
