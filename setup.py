@@ -6,7 +6,7 @@ as ``reports`` lands in site-packages. setuptools' declarative ``packages.find``
 cannot remap folders, hence this file.
 """
 
-from setuptools import find_packages, setup
+from setuptools import find_namespace_packages, find_packages, setup
 
 MAPPED_FOLDERS = {
     "conf": "aces_bench.conf",
@@ -15,11 +15,13 @@ MAPPED_FOLDERS = {
     "reports": "aces_bench.reports",
 }
 
-packages = find_packages(include=["aces_bench", "aces_bench.*"])
+# Namespace discovery also lists the data folders (example skills, templates) as
+# packages, so their files ship as package data without setuptools warnings.
+packages = find_namespace_packages(include=["aces_bench", "aces_bench.*"])
 package_dir = {"aces_bench": "aces_bench"}
 for folder, name in MAPPED_FOLDERS.items():
     package_dir[name] = folder
     packages.append(name)
-    packages += [f"{name}.{sub}" for sub in find_packages(where=folder)]
+    packages += [f"{name}.{sub}" for sub in find_namespace_packages(where=folder)]
 
 setup(packages=packages, package_dir=package_dir)
