@@ -26,7 +26,7 @@ from aces_bench.graders.external import find_trials, load_cases, subjects_for
 from aces_bench.graders.modes import MODES, check_author_graders
 from aces_bench.graders.summary import summary_markdown
 from aces_bench.grading import GradingContext, grade_subjects, write_grades
-from aces_bench.io import write_frame, write_text
+from aces_bench.io import write_frame, write_json, write_text
 from aces_bench.judges.factory import build_judge
 from aces_bench.judges.spec import JudgeSpec
 from aces_bench.tables import TABLE_CSV, TABLE_PARQUET, rows_to_frame
@@ -107,14 +107,17 @@ def run(args: argparse.Namespace) -> Path:
     write_frame(out / TABLE_CSV, frame)
     matched = sum(1 for s in subjects if s.case is not None)
     facts = [
-        f"source: `{root}` ({len(found)} trials" + (f"; {len(broken)} unreadable trial dirs skipped" if broken else "")
+        f"source: `{root}` ({len(found)} trials" + (f"; {len(broken)} trial dirs could not be read: counted "
+                                                       "in unreadable.json, no metrics" if broken else "")
         + ")",
         f"mode: {grading.mode}; judge: {judge.label}; pass threshold: {grading.pass_threshold:g}",
         "composite: " + ("the author graders' score" if grading.mode == "custom_only"
                          else "weighted mean of the metrics scored on each trial (weights renormalised)"),
         f"cases: {cases.source} ({matched} of {len(subjects)} trials matched)" if cases
         else "cases: none given, so only case-independent checks ran (security, tool efficiency)",
-    ] + [f"unreadable: `{p}`: {why}" for p, why in broken[:5]]
+    ] + [f"unreadable: `{p}`: {why}" for p, why in broken[:5]] + (
+        [f"... and {len(broken) - 5} more in unreadable.json"] if len(broken) > 5 else [])
+    write_json(out / "unreadable.json", [{"trial_dir": str(p), "cause": why} for p, why in broken])
     text = summary_markdown(graded, title=f"aces-bench grade: {root.resolve().name}", facts=facts)
     write_text(out / "summary.md", text)
     print(text)

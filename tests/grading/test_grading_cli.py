@@ -130,7 +130,9 @@ def test_a_synthetic_job_dir_with_attempts_failures_and_a_plain_log(tmp_path, ca
     assert d.status == "infra_error" and d.final_pass is None
     assert all(not m.scored and "did not run to completion (infra_error)" in m.unscored_reason
                for m in d.metrics.values())
-    assert "1 unreadable trial dirs skipped" in out
+    assert "1 trial dirs could not be read: counted in unreadable.json, no metrics" in out
+    unreadable = json.loads((tmp_path / "o" / "unreadable.json").read_text())
+    assert unreadable == [{"trial_dir": str(job / "task-c__1"), "cause": "trial was interrupted: no result.json"}]
 
 
 def test_infer_workdir_prefers_the_most_named_root():
