@@ -50,6 +50,8 @@ CASES = {
                               ["esc/evals/evals.json", "evals[0].files[0].src", "stay inside its folder"]),
     "unsafe_case_id": (lambda r: _skill(r, "unsafe", evals='{"evals": [{"id": "../a b", "prompt": "x"}]}'),
                        ["evals[0].id", "not a safe identifier"]),
+    "missing_expected_script": (lambda r: _skill(r, "noscript", evals='{"evals": [{"id": "a", "prompt": "x", "expected_script": "scripts/nope.py"}]}'),
+                                ["noscript/evals/evals.json", "evals[0].expected_script: case 'a' names 'scripts/nope.py'"]),
     "missing_fixture": (lambda r: _skill(r, "nofix", evals='{"evals": [{"id": "a", "prompt": "x", "files": ["evals/files/nope.csv"]}]}'),
                         ["nofix/evals/evals.json", "case 'a': fixture 'evals/files/nope.csv' does not exist"]),
 }

@@ -230,6 +230,23 @@ def read_assets(skill_dir: Path, skill_name: str) -> Assets:
     return assets
 
 
+def check_expected_scripts(assets: Assets) -> None:
+    """A case's ``expected_script`` in its own skill must exist, or execution can never pass."""
+    root = assets.skill_dir.resolve()
+    for cases, where in ((assets.evals_cases, assets.evals_path), (assets.config_cases, assets.config_path)):
+        for i, case in enumerate(cases):
+            script = case.expected_script
+            if not script or case.expected_skill != assets.skill_name:
+                continue  # another skill's script is checked where that skill is loaded
+            path = (root / script).resolve()
+            if not path.is_relative_to(root) or not path.is_file():
+                raise EvalsError(
+                    f"evals[{i}].expected_script: case {case.id!r} names {script!r}, which is not a file in the skill",
+                    where=where or assets.skill_dir,
+                    fix=f"fix the path (relative to the skill folder, e.g. scripts/run.py) or add {root / script}",
+                )
+
+
 def check_fixtures(assets: Assets) -> None:
     """Every fixture of every case exists inside the skill folder and is within limits."""
     root = assets.skill_dir.resolve()
@@ -263,6 +280,7 @@ def load_suite(skill_dir: Path, skill_name: str) -> EvalSuite:
                 fix="give the eval.config case another id, or describe the case in one file only",
             )
     check_fixtures(assets)
+    check_expected_scripts(assets)
     notes = list(assets.evals_suite.notes) if assets.evals_suite else []
     return EvalSuite(skill_name=skill_name, evals=assets.evals_cases + assets.config_cases, notes=notes)
 
