@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 from harbor.job import Job
@@ -122,6 +123,26 @@ def preflight(spec: RunSpec, emitted: EmitResult) -> None:
     (``emit_study`` refuses environments the local backend cannot build.)
     """
     preflight_credentials(spec, emitted)
+    if spec.backend.type == "docker":
+        preflight_docker()
+
+
+def preflight_docker() -> None:
+    """backend=docker needs a reachable Docker engine; without one every trial would fail."""
+    try:
+        probe = subprocess.run(["docker", "info", "--format", "{{.ServerVersion}}"], capture_output=True,
+                               text=True, timeout=20)
+        problem = None if probe.returncode == 0 else (probe.stderr.strip().splitlines() or ["no answer"])[-1]
+    except FileNotFoundError:
+        problem = "the docker command is not installed"
+    except subprocess.TimeoutExpired:
+        problem = "docker info did not answer within 20 s"
+    if problem:
+        raise BackendError(
+            f"backend=docker but no Docker engine is reachable: {problem}",
+            where="backend",
+            fix="start the Docker daemon (or set DOCKER_HOST), or run with backend=local or a cloud backend",
+        )
 
 
 def discard_cancelled(job_dir: Path) -> list[str]:

@@ -1,0 +1,36 @@
+"""backend=docker refuses to start without a reachable engine, before any trial."""
+
+from __future__ import annotations
+
+import pytest
+
+from aces_bench.errors import BackendError
+from aces_bench.runner import preflight_docker
+
+
+def _stub_docker(tmp_path, body: str) -> str:
+    stub = tmp_path / "docker"
+    stub.write_text(f"#!/bin/sh\n{body}\n")
+    stub.chmod(0o755)
+    return str(tmp_path)
+
+
+def test_unreachable_engine_is_refused_with_dockers_own_words(tmp_path, monkeypatch):
+    # A stand-in client that answers like the real one does without a daemon.
+    monkeypatch.setenv("PATH", _stub_docker(tmp_path, "echo 'Cannot connect to the Docker daemon.' >&2; exit 1"))
+    with pytest.raises(BackendError) as err:
+        preflight_docker()
+    assert "no Docker engine is reachable: Cannot connect to the Docker daemon." in str(err.value)
+    assert "backend=local" in str(err.value)
+
+
+def test_missing_client_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(BackendError) as err:
+        preflight_docker()
+    assert "the docker command is not installed" in str(err.value)
+
+
+def test_reachable_engine_passes(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", _stub_docker(tmp_path, "echo 28.2.2"))
+    preflight_docker()
