@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from aces_bench.cases import resolve_credentials
 from aces_bench.config.spec import RunSpec
 from aces_bench.emitters import EmitResult
-from aces_bench.errors import BackendError, RunError
+from aces_bench.errors import BackendError, ConfigError, RunError
 from aces_bench.progress import TrialProgress
 
 log = logging.getLogger("aces_bench.run")
@@ -123,8 +123,20 @@ def preflight(spec: RunSpec, emitted: EmitResult) -> None:
     (``emit_study`` refuses environments the local backend cannot build.)
     """
     preflight_credentials(spec, emitted)
+    preflight_model_key(spec)
     if spec.backend.type == "docker":
         preflight_docker()
+
+
+def preflight_model_key(spec: RunSpec) -> None:
+    """The agent's model key must be set on the host (the agent calls the model from there)."""
+    name = spec.model.api_key_env
+    if spec.harness.requires_model and name and not os.environ.get(name):
+        raise ConfigError(
+            f"model.api_key_env names {name}, which is not set in the environment",
+            where="model",
+            fix=f"export {name}=<key>; for a keyless local server (model.base_url) any dummy value works",
+        )
 
 
 def preflight_docker() -> None:

@@ -34,3 +34,19 @@ def test_missing_client_is_refused(tmp_path, monkeypatch):
 def test_reachable_engine_passes(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", _stub_docker(tmp_path, "echo 28.2.2"))
     preflight_docker()
+
+
+def test_missing_model_key_names_the_variable(tmp_path, monkeypatch):
+    from aces_bench.config.compose import compose_spec
+    from aces_bench.errors import ConfigError
+    from aces_bench.runner import preflight_model_key
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    spec = compose_spec(["harness=terminus-2", "model=gpt-4o"], output_dir=tmp_path)
+    with pytest.raises(ConfigError) as err:
+        preflight_model_key(spec)
+    assert "model.api_key_env names OPENAI_API_KEY, which is not set" in str(err.value)
+    assert "export OPENAI_API_KEY=<key>" in str(err.value)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    preflight_model_key(spec)
+    preflight_model_key(compose_spec([], output_dir=tmp_path))  # the reference agent needs no key
