@@ -151,7 +151,7 @@ def load_skill(path: Path) -> Skill:
     """Load and validate one skill folder."""
     path = Path(path)
     if not path.is_dir():
-        raise SkillError("skill folder does not exist", where=path, fix="point skill.paths at a folder holding SKILL.md")
+        raise SkillError("skill folder does not exist", where=path, fix="give the path of a folder holding SKILL.md")
     skill_md = path / SKILL_FILE
     if not skill_md.is_file():
         raise SkillError(

@@ -77,9 +77,9 @@ def main(argv: list[str]) -> int:
 def _gate(report_dir: Path, threshold: float, outcome: str, lower_bound: bool) -> int:
     from aces_bench.reports.build import SUMMARY_FILE
     from aces_bench.reports.gate import gate_failures
-    from aces_bench.reports.summary import ReportSummary
+    from aces_bench.reports.summary import read_summary
 
-    summary = ReportSummary.model_validate_json((report_dir / SUMMARY_FILE).read_bytes())
+    summary = read_summary(report_dir / SUMMARY_FILE)
     failures = gate_failures(summary, threshold=threshold, outcome=outcome, lower_bound=lower_bound)
     what = "CI lower bound" if lower_bound else "lift"
     for f in failures:

@@ -58,6 +58,12 @@ def check_fixture(root: Path, case_id: str, src: str, where: Path) -> int:
             where=where,
             fix="keep fixtures inside the skill folder (for example under evals/files/)",
         )
+    if resolved.is_dir():
+        raise EvalsError(
+            f"case {case_id!r}: fixture {src!r} is a folder; fixtures are files",
+            where=where,
+            fix="list each file of the folder in the case's files",
+        )
     if not resolved.is_file():
         raise EvalsError(
             f"case {case_id!r}: fixture {src!r} does not exist",

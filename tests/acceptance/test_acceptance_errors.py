@@ -6,6 +6,7 @@ scanner are real); the assertions are on the exact user-facing text.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -71,12 +72,20 @@ def test_hydra_full_error_still_gives_hydras_traceback(monkeypatch):
         cli.main(["harness.agnet=x"])
 
 
-def test_backend_refusing_the_network_policy_is_a_config_error(tmp_path, capsys):
+def test_backend_refusing_the_network_policy_is_a_config_error(tmp_path, capsys, monkeypatch):
     # Harbor's docker environment cannot enforce no-network without its egress control
     # (absent here): every trial is refused when it is built, and the job used to end
     # in an ExceptionGroup traceback.
     skill = tmp_path / "skills" / "invoice-reconciler"
     shutil.copytree(EXAMPLE_SKILL, skill)
+    # The engine check runs first and there is no engine here: a client that reports
+    # one lets the run reach Harbor's own refusal of the network policy.
+    real = shutil.which("docker") or "false"
+    stub = tmp_path / "bin" / "docker"
+    stub.parent.mkdir()
+    stub.write_text(f'#!/bin/sh\n[ "$1" = info ] && {{ echo 28.2.2; exit 0; }}\nexec {real} "$@"\n')
+    stub.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{stub.parent}{os.pathsep}{os.environ['PATH']}")
     rc, err = run(["backend=docker", "skill=custom", f"skill.paths=[{skill}]", "skill.cases=[explicit-1]",
                    f"output_dir={tmp_path / 'out'}"], capsys)
     if rc == 0:
