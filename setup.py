@@ -6,7 +6,7 @@ as ``reports`` lands in site-packages. setuptools' declarative ``packages.find``
 cannot remap folders, hence this file.
 """
 
-from setuptools import find_namespace_packages, find_packages, setup
+from setuptools import find_namespace_packages, setup
 
 MAPPED_FOLDERS = {
     "conf": "aces_bench.conf",
