@@ -14,13 +14,13 @@ import sys
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
-from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
+from hydra.errors import ConfigCompositionException, OverrideParseException
 from omegaconf import DictConfig
-from omegaconf.errors import OmegaConfBaseException
 
+from aces_bench.config.compose import compose_error
 from aces_bench.config.spec import build_run_spec
 from aces_bench.config.store import CONFIG_NAME, CONFIG_PATH, register
-from aces_bench.errors import AcesError, ConfigError
+from aces_bench.errors import AcesError
 from aces_bench.runner import set_offline_defaults
 
 SUBCOMMANDS = {
@@ -64,45 +64,6 @@ def _usage() -> str:
     ]
     lines += [f"  {name:<9} {desc}" for name, (_, desc) in SUBCOMMANDS.items()]
     return "\n".join(lines)
-
-
-_GRAMMAR = "https://hydra.cc/docs/advanced/override_grammar/basic/"
-
-
-def compose_error(exc: Exception) -> ConfigError | None:
-    """A Hydra compose-time failure (bad override, unknown key or option) as one user error.
-
-    Returns None for anything else, which is then a bug and keeps its traceback.
-    """
-    cause = exc.__cause__
-    if isinstance(exc, MissingConfigException):
-        missing = str(exc.missing_cfg_file or "")
-        group, _, option = missing.rpartition("/")
-        options = [o for o in (exc.options or []) if not o.startswith("base_")]
-        if group and options:
-            return ConfigError(f"no option {option!r} in config group {group!r} (no config {missing})",
-                               where=f"{group}={option}",
-                               fix=f"choose one of: {', '.join(options)} (conf/README.md lists them)")
-        return ConfigError(str(exc).splitlines()[0], where="config", fix="see conf/README.md for the groups")
-    if isinstance(exc, OverrideParseException):
-        return ConfigError(f"cannot parse the override: {exc.message.splitlines()[0]}", where=exc.override,
-                           fix=f"write group=option or key=value; quote lists for the shell, e.g. "
-                               f"'skill.paths=[/a,/b]' (grammar: {_GRAMMAR})")
-    if isinstance(exc, ConfigCompositionException) and isinstance(cause, OmegaConfBaseException):
-        key = cause.full_key or "config"
-        reason = (cause.msg or str(cause)).splitlines()[0]
-        if "not in" in reason:  # unknown key (ConfigKeyError / ConfigAttributeError)
-            parent = cause.parent_node
-            known = [str(k) for k in parent.keys() if k != "hydra"] if parent is not None else []
-            fix = (f"valid keys here: {', '.join(known)}; see conf/README.md" if known
-                   else f"add a new entry with +{key}=<value>")
-            return ConfigError(f"unknown key: {reason}", where=key, fix=fix)
-        if "is not a ListConfig" in reason:
-            return ConfigError("expects a list", where=key, fix=f"write a list, quoted for the shell: '{key}=[a,b]'")
-        return ConfigError(reason, where=key, fix="give a value of the key's type; conf/README.md lists every key")
-    if isinstance(exc, ConfigCompositionException):
-        return ConfigError(str(exc).splitlines()[0], where="config", fix="see conf/README.md for the groups and keys")
-    return None
 
 
 def _run_hydra() -> None:

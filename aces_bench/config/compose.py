@@ -6,7 +6,12 @@ from pathlib import Path
 
 from hydra import compose as hydra_compose
 from hydra import initialize_config_module
-from hydra.errors import HydraException
+from hydra.errors import (
+    ConfigCompositionException,
+    HydraException,
+    MissingConfigException,
+    OverrideParseException,
+)
 from omegaconf.errors import OmegaConfBaseException
 
 from aces_bench.config.spec import RunSpec, build_run_spec
@@ -21,7 +26,10 @@ def compose_config(overrides: list[str] | None = None):
         with initialize_config_module(config_module=CONFIG_MODULE, version_base="1.3"):
             return hydra_compose(config_name=CONFIG_NAME, overrides=list(overrides or []))
     except (HydraException, OmegaConfBaseException) as exc:
-        raise ConfigError(hydra_message(exc), where="config", fix=hydra_fix(exc)) from None
+        error = compose_error(exc) or ConfigError(
+            str(exc).splitlines()[0], where="config", fix="see conf/README.md for the groups and keys"
+        )
+        raise error from None
 
 
 def compose_spec(overrides: list[str] | None = None, *, output_dir: Path | str) -> RunSpec:
@@ -31,25 +39,40 @@ def compose_spec(overrides: list[str] | None = None, *, output_dir: Path | str) 
     return build_run_spec(cfg, overrides=overrides)
 
 
-def hydra_message(exc: BaseException) -> str:
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-    head, rest = lines[0], lines[1:]
-    if rest and "Available options" in rest[0]:
-        # Hydra lists the valid options one per line: keep them, on one line.
-        options = []
-        for ln in rest[1:]:
-            if ln.startswith("Config search path"):
-                break
-            if not ln.startswith("base_"):
-                options.append(ln)
-        return f"{head} {rest[0]} {', '.join(options)}"
-    return " ".join(lines[:2])
+_GRAMMAR = "https://hydra.cc/docs/advanced/override_grammar/basic/"
 
 
-def hydra_fix(exc: BaseException) -> str:
-    text = str(exc)
-    if "Could not find" in text or "Available options" in text:
-        return "pick one of the listed options (see conf/<group>/ or `aces-bench --help`)"
-    if "not in struct" in text.lower() or "Key '" in text:
-        return "check the key's spelling against the group's schema (aces_bench/config/schema.py)"
-    return "check the override syntax: group=option, group.key=value, +new.key=value"
+def compose_error(exc: Exception) -> ConfigError | None:
+    """A Hydra compose-time failure (bad override, unknown key or option) as one user error.
+
+    Returns None for anything else, which is then a bug and keeps its traceback.
+    """
+    cause = exc.__cause__
+    if isinstance(exc, MissingConfigException):
+        missing = str(exc.missing_cfg_file or "")
+        group, _, option = missing.rpartition("/")
+        options = [o for o in (exc.options or []) if not o.startswith("base_")]
+        if group and options:
+            return ConfigError(f"no option {option!r} in config group {group!r} (no config {missing})",
+                               where=f"{group}={option}",
+                               fix=f"choose one of: {', '.join(options)} (conf/README.md lists them)")
+        return ConfigError(str(exc).splitlines()[0], where="config", fix="see conf/README.md for the groups")
+    if isinstance(exc, OverrideParseException):
+        return ConfigError(f"cannot parse the override: {exc.message.splitlines()[0]}", where=exc.override,
+                           fix=f"write group=option or key=value; quote lists for the shell, e.g. "
+                               f"'skill.paths=[/a,/b]' (grammar: {_GRAMMAR})")
+    if isinstance(exc, ConfigCompositionException) and isinstance(cause, OmegaConfBaseException):
+        key = cause.full_key or "config"
+        reason = (cause.msg or str(cause)).splitlines()[0]
+        if "not in" in reason:  # unknown key (ConfigKeyError / ConfigAttributeError)
+            parent = cause.parent_node
+            known = [str(k) for k in parent.keys() if k != "hydra"] if parent is not None else []
+            fix = (f"valid keys here: {', '.join(known)}; see conf/README.md" if known
+                   else f"add a new entry with +{key}=<value>")
+            return ConfigError(f"unknown key: {reason}", where=key, fix=fix)
+        if "is not a ListConfig" in reason:
+            return ConfigError("expects a list", where=key, fix=f"write a list, quoted for the shell: '{key}=[a,b]'")
+        return ConfigError(reason, where=key, fix="give a value of the key's type; conf/README.md lists every key")
+    if isinstance(exc, ConfigCompositionException):
+        return ConfigError(str(exc).splitlines()[0], where="config", fix="see conf/README.md for the groups and keys")
+    return None
