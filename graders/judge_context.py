@@ -18,17 +18,15 @@ from pydantic import BaseModel, ConfigDict
 from aces_bench.cases import Check, EvalCase
 from aces_bench.graders.base import GRADER_VERSION, GradingInput, MetricResult
 from aces_bench.graders.prompts import fence
+from aces_bench.graders.skill_execution import activations as find_activations
 from aces_bench.graders.skill_execution import norm_skill, script_invocations
-from aces_bench.graders.tool_calls import build_view, frontmatter_only
+from aces_bench.graders.tool_calls import TraceView, build_view
 
 RENDER_CAP = 12_000
 MESSAGE_CAP = 600
 ARGS_CAP = 400
 OUTPUT_CAP = 400
 
-# Harness-specific ways of loading a skill besides reading its SKILL.md.
-ACTIVATION_TOOLS = {"activate_skill", "skill"}
-SKILL_MD = re.compile(r"([A-Za-z0-9_.-]+)/SKILL\.md\b")
 FAILURE_MARKERS = re.compile(
     r"Traceback \(most recent call last\)|exit code:?\s*[1-9]\d*|command not found|"
     r"No such file or directory|^Error: (?!\(none\))",
@@ -168,30 +166,14 @@ def render_trajectory(traj: Trajectory, cap: int = RENDER_CAP) -> str:
     )
 
 
-def _activation(call: ToolCall, output: str = "") -> tuple[str, str] | None:
-    """(skill, how) when ``call`` activated a skill. A SKILL.md read whose output is
-    only the frontmatter is discovery, not activation (as in ``tool_calls``)."""
-    name = call.function_name.lower()
-    if name in ACTIVATION_TOOLS:
-        for key in ("name", "skill", "skill_name", "command"):
-            value = call.arguments.get(key)
-            if isinstance(value, str) and value.strip():
-                return value.strip(), f"{call.function_name} tool"
-    match = SKILL_MD.search(json.dumps(call.arguments))
-    if match and not (output and frontmatter_only(output)):
-        return match.group(1), f"{call.function_name} of {match.group(0)}"
-    return None
-
-
-def script_runs(inp: GradingInput, case: EvalCase) -> list[ScriptRun]:
+def script_runs(view: TraceView, inp: GradingInput, case: EvalCase) -> list[ScriptRun]:
     """Runs of the case's expected script, as skill_execution finds them.
 
     The same shell reading as the deterministic grader: naming a script in ``test -f``
     or ``cat`` is not running it. A run's outcome is its exit status where the harness
     reports one, else the failure markers in its output.
     """
-    assert inp.trajectory is not None and case.expected_script
-    view = build_view(inp.trajectory, inp.workdir)
+    assert case.expected_script
     skills = {norm_skill(s) for s in (case.expected_skill, *case.acceptable_skills) if s}
     runs = []
     for call, _ in script_invocations(view.calls, case.expected_script, skills, inp.skills_dir):
@@ -206,21 +188,22 @@ def script_runs(inp: GradingInput, case: EvalCase) -> list[ScriptRun]:
 
 
 def build_facts(inp: GradingInput, case: EvalCase, answer_source: str) -> Facts:
-    """Facts over the whole trajectory (subagents included)."""
+    """Facts over the whole trajectory (subagents included).
+
+    Activations and script runs are read exactly as skill_execution reads them
+    (``graders.tool_calls`` view), so the judge and the deterministic grader never
+    disagree about what the agent did.
+    """
     activations: list[Activation] = []
     runs: list[ScriptRun] = []
     n_calls = 0
     if inp.trajectory is not None:
-        for _, step in all_steps(inp.trajectory):
-            for call in step.tool_calls or []:
-                n_calls += 1
-                found = _activation(call, _call_output(step, call))
-                if found:
-                    activations.append(
-                        Activation(skill=found[0], step=step.step_id, how=found[1])
-                    )
-    if inp.trajectory is not None and case.expected_script:
-        runs = script_runs(inp, case)
+        view = build_view(inp.trajectory, inp.workdir)
+        n_calls = len(view.calls)
+        activations = [Activation(skill=a.skill, step=a.call.step_id, how=a.how)
+                       for a in find_activations(view.calls, inp.skills_dir)]
+        if case.expected_script:
+            runs = script_runs(view, inp, case)
     return Facts(
         condition=inp.condition,
         expected_skill=case.expected_skill,
