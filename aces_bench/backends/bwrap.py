@@ -51,6 +51,12 @@ KEPT_CAPABILITIES = (
 
 _READY = b"aces-sandbox-ready\n"
 
+# The whole environment bwrap is started with, and so the environment of the sandbox's
+# PID 1 (bwrap's own init, a fork that keeps bwrap's environment) and of its payload.
+# Nothing of the host's environment is inherited: a trial's commands get only what
+# ``Sandbox.exec`` is given (see ``sandbox_env``).
+INIT_ENV = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+
 
 class ExecTimeout(RuntimeError):
     """A command ran past its timeout; its process group was killed.
@@ -117,6 +123,8 @@ def bwrap_argv(
     if not network:
         argv.append("--unshare-net")
     argv += ["--hostname", hostname, "--die-with-parent", "--info-fd", str(info_fd)]
+    # The payload's environment is built from nothing, whatever bwrap itself was given.
+    argv += ["--clearenv", "--setenv", "PATH", INIT_ENV["PATH"]]
     # The payload says when the new root is ready (bwrap reports the child pid before
     # that), then only sleeps; commands come in through nsenter.
     argv += ["--", "/bin/sh", "-c", "echo aces-sandbox-ready; exec sleep infinity </dev/null >/dev/null 2>&1"]
@@ -197,6 +205,7 @@ class Sandbox:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=self._stderr,
+            env=dict(INIT_ENV),
             start_new_session=True,
         ))
         try:
@@ -272,7 +281,7 @@ class Sandbox:
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=err,
-                env=env or {},
+                env=sandbox_env(env),
                 start_new_session=True,
             )
             self._groups.add(proc.pid)
@@ -315,6 +324,16 @@ class Sandbox:
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
+
+
+def sandbox_env(env: dict[str, str] | None) -> dict[str, str]:
+    """The complete environment of a command entered into the sandbox: ``env`` and nothing else.
+
+    ``nsenter``, ``setpriv`` and ``env`` pass their environment on to the command, so
+    this is the command's whole environment; never the host's (an empty ``env`` gives
+    an empty environment, not an inherited one).
+    """
+    return {str(k): str(v) for k, v in (env or {}).items()}
 
 
 def _memory_file(name: str):
