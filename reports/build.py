@@ -66,6 +66,8 @@ def build_report(results_dir: Path, *, out_dir: Path | None = None, settings: St
     out = Path(out_dir) if out_dir is not None else results_dir / REPORT_DIR
     scores = scan_targets(study) if static else None
     static_scores = structural_frame(scores) if scores is not None and scores.structural else None
+    if settings is None and any(m.provenance and m.provenance.spec.study.stop_on_pass for m in study.members):
+        settings = StatsSettings(stop_on_pass=True)  # sequential pass@k even where no attempt was skipped
     stats = study_stats(study.trials, settings=settings, static_scores=static_scores)
     pairs = build_pairs(study.trials)
     outcome = stats.settings.headline_outcome

@@ -78,6 +78,8 @@ class StatsSettings(BaseModel):
     n_resamples: int = DEFAULT_RESAMPLES
     seed: int = 0
     ks: tuple[int, ...] = (1, 3)
+    stop_on_pass: bool | None = Field(default=None, description="attempts stop at the first pass (study.stop_on_pass); "
+                                      "None: inferred from skipped attempts in the table")
     pass_outcome: str = REWARD
     pass_threshold: float = 1.0
     alpha: float = 0.05
@@ -145,7 +147,7 @@ def study_stats(
     pairs = build_pairs(trials, outcomes=s.outcomes if s.headline_outcome in s.outcomes else (*s.outcomes, s.headline_outcome))
     cell = tuple(cell_key)
     if counts is None:
-        counts = pass_counts(trials, success=s.pass_outcome, threshold=s.pass_threshold)
+        counts = pass_counts(trials, success=s.pass_outcome, threshold=s.pass_threshold, stop_on_pass=s.stop_on_pass)
     t = StatTable.from_frame
     corr, by_skill = (None, None)
     if static_scores is not None:

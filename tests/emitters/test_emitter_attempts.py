@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 
+import pandas as pd
 import pytest
 
 from aces_bench.config.compose import compose_spec
@@ -12,6 +13,7 @@ from aces_bench.emitters import emit_study
 from aces_bench.emitters.attempts import AttemptPolicy, attempt_job_config, collect_attempts, pass_at_k, run_attempts
 from aces_bench.grading import grade_records
 from aces_bench.runner import job_config
+from aces_bench.stats.passk import pass_counts, passk_table
 
 SKILLS = "skill.paths=[tests/fixtures/skills]"
 
@@ -68,6 +70,10 @@ def test_stop_on_pass_skips_later_attempts_and_records_them(tmp_path):
     rows = {(g.condition, g.attempt): g.to_row(spec) for g in graded}
     skipped = rows[("with_skill", 2)]
     assert skipped.status == "skipped" and skipped.metric_security is None and skipped.composite is None
+    # pass@2 of that table is defined: the with-skill arm's pass at attempt 1 counts for k = 2.
+    table = pd.DataFrame([r.model_dump() for r in rows.values()])
+    p2 = passk_table(pass_counts(table), ks=(2,), by=()).iloc[0]
+    assert (p2["n_cases"], p2["n_short"], p2["pass_with"]) == (1, 0, 1.0)
     # Re-running resumes every round instead of redoing it.
     again = asyncio.run(run_attempts(spec, emitted, tmp_path / "jobs"))
     assert again == job_dirs

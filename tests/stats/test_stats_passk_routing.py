@@ -80,3 +80,45 @@ def test_routing_premium_per_cell_clusters_on_cases_and_flags_missing_mode():
     assert table.loc["s0", "cluster_by"] == "case_id" and table.loc["s0", "n_clusters"] == 4
     assert np.isnan(table.loc["s1", "premium"]) and "both group and isolation" in table.loc["s1", "note"]
     assert np.isfinite(table.loc["s1", "lift_isolation"])
+
+
+def _stop_on_pass_case(case_id: str, condition: str, rewards: list[float | None]) -> list[dict]:
+    """Attempts 1..n of one case under stop-on-pass: every attempt after a pass is skipped."""
+    rows, passed = [], False
+    for a, r in enumerate(rewards, start=1):
+        if passed:
+            rows.append(trial(case_id=case_id, attempt=a, condition=condition, status="skipped"))
+            continue
+        rows.append(trial(case_id=case_id, attempt=a, condition=condition, reward=r,
+                          status="ok" if r is not None else "agent_error"))
+        passed = r is not None and r >= 1.0
+    return rows
+
+
+def test_stop_on_pass_counts_a_pass_at_attempt_j_for_every_k_from_j():
+    rows = (_stop_on_pass_case("c1", "with_skill", [1.0, None, None])      # passed at 1
+            + _stop_on_pass_case("c1", "baseline", [0.0, 1.0, None])       # passed at 2
+            + _stop_on_pass_case("c2", "with_skill", [0.0, 0.0, 1.0])      # passed at 3, nothing skipped
+            + _stop_on_pass_case("c2", "baseline", [0.0, 0.0, 0.0])        # never passed
+            + _stop_on_pass_case("c3", "with_skill", [0.0, None, 1.0])     # attempt 2 unscored
+            + _stop_on_pass_case("c3", "baseline", [0.0, 0.0, 0.0]))
+    table = passk_table(pass_counts(frame(rows)), ks=(1, 2, 3), by=()).set_index("k")
+    # k=1: c1 1 vs 0, c2 0 vs 0, c3 0 vs 0
+    assert table.loc[1, "n_cases"] == 3 and table.loc[1, "n_short"] == 0
+    assert table.loc[1, "pass_with"] == pytest.approx(1 / 3) and table.loc[1, "pass_base"] == 0.0
+    # k=2: c1 1 vs 1, c2 0 vs 0; c3's with-skill side is undecided within 2 (attempt 2 unscored)
+    assert table.loc[2, "n_cases"] == 2 and table.loc[2, "n_short"] == 1
+    assert table.loc[2, "pass_with"] == pytest.approx(0.5) and table.loc[2, "pass_base"] == pytest.approx(0.5)
+    # k=3: every case decided; c1 passed on both sides, c2 and c3 with the skill only
+    assert table.loc[3, "n_cases"] == 3 and table.loc[3, "n_short"] == 0
+    assert table.loc[3, "pass_with"] == 1.0 and table.loc[3, "pass_base"] == pytest.approx(1 / 3)
+    assert table.loc[3, "lift"] == pytest.approx(2 / 3)
+
+
+def test_stop_on_pass_flag_applies_when_no_attempt_was_skipped():
+    # One pass at the last attempt: without the flag this reads as 1 of 3 exchangeable attempts.
+    rows = _stop_on_pass_case("c1", "with_skill", [0.0, 0.0, 1.0]) + _stop_on_pass_case("c1", "baseline", [0.0] * 3)
+    unbiased = passk_table(pass_counts(frame(rows)), ks=(1,), by=()).set_index("k")
+    assert unbiased.loc[1, "pass_with"] == pytest.approx(1 / 3)
+    sequential = passk_table(pass_counts(frame(rows), stop_on_pass=True), ks=(1, 3), by=()).set_index("k")
+    assert sequential.loc[1, "pass_with"] == 0.0 and sequential.loc[3, "pass_with"] == 1.0
