@@ -46,7 +46,7 @@ from aces_bench.graders.dimensions import (
 )
 from aces_bench.graders.judged import JUDGED_METRICS, grade_judged
 from aces_bench.graders.modes import decide, runs_author_graders
-from aces_bench.graders.redact import redact
+from aces_bench.graders.redact import redact, redact_value
 from aces_bench.graders.self_correction import first_attempt_pass as first_attempt_from
 from aces_bench.graders.skill_efficiency import without_routing
 from aces_bench.io import write_text
@@ -356,8 +356,12 @@ async def grade_records(records: list[TrialRecord], spec: RunSpec, judge: Judge 
 
 
 def write_grades(path: Path, graded: list[GradedTrial]) -> None:
-    """One JSON line per trial, secret-like strings masked."""
-    lines = [redact(json.dumps(g.model_dump(mode="json"), ensure_ascii=False)) for g in graded]
+    """One JSON line per trial, secret-like strings masked.
+
+    Masked as values (every string, recursively) before serialization, never in the
+    serialized text, where a mask could swallow an escape and break the line.
+    """
+    lines = [json.dumps(redact_value(g.model_dump(mode="json")), ensure_ascii=False) for g in graded]
     write_text(path, "\n".join(lines) + ("\n" if lines else ""))
 
 
