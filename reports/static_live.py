@@ -135,7 +135,9 @@ def scan_targets(study: StudyData) -> StaticScores:
     if to_scan:
         from aces_bench.static import ScanOptions, run_scan
 
-        _, results = run_scan(sorted(to_scan), ScanOptions(lint=False, judges=tuple(judges)))
+        profiles = {m.provenance.spec.study.static_profile for m in study.members if m.provenance is not None}
+        profile = profiles.pop() if len(profiles) == 1 else "aces"
+        _, results = run_scan(sorted(to_scan), ScanOptions(lint=False, judges=tuple(judges), profile=profile))
         for r in results:
             t = to_scan.get(os.path.realpath(r.path))
             if t is None:

@@ -119,6 +119,8 @@ class StudyConf:
     """An attempt passes when its verifier reward is at least this."""
     stop_on_pass: bool = False
     """Skip a case's later attempts once one passes (recorded as skipped)."""
+    static_profile: str = "aces"
+    """Tier 1 rule profile of the report's static-vs-live scan: aces | skillevaluator."""
 
 
 @dataclass

@@ -172,6 +172,9 @@ class StudySpec(_Frozen):
     seed: int = 0
     pass_threshold: float = Field(default=1.0, ge=0)
     stop_on_pass: bool = False
+    # Tier 1 rule profile for the report's static-vs-live scan; the ACES paper's study
+    # uses "skillevaluator" (SkillEvaluator 0.2.0's score, as the paper reports it).
+    static_profile: Literal["aces", "skillevaluator"] = "aces"
 
 
 class RunSpec(_Frozen):

@@ -21,12 +21,19 @@ DIMENSIONS: tuple[Dimension, ...] = (
 )
 SEVERITY_ORDER: tuple[Severity, ...] = ("critical", "high", "medium", "low", "info")
 RULES_FILE = Path(__file__).with_name("rules.yaml")
+# Rule profiles: this project's own catalog, and SkillEvaluator 0.2.0's Tier 1 quality
+# score reproduced rule by rule (the ACES paper's scan).
+PROFILES: dict[str, Path] = {
+    "aces": RULES_FILE,
+    "skillevaluator": Path(__file__).with_name("rules_skillevaluator.yaml"),
+}
+DEFAULT_PROFILE = "aces"
 
 
 class Rule(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str = Field(pattern=r"^[CDRE]\d{3}$")
+    id: str = Field(pattern=r"^(SE-)?[CDRE]\d{3}$")
     name: str
     dimension: Dimension
     severity: Severity
@@ -50,10 +57,14 @@ class Catalog(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     schema_version: str
+    profile: str = DEFAULT_PROFILE
     dimensions: dict[Dimension, float]
     severity_points: dict[Severity, float]
     grades: dict[str, float]
     default_gate: float
+    score_decimals: int = Field(
+        default=2, ge=0, description="decimals the overall score is rounded to"
+    )
     contract: dict[str, list[str]]
     rules: list[Rule]
 
@@ -104,7 +115,19 @@ def load_catalog(path: Path) -> Catalog:
         ) from None
 
 
+def rules_file(profile: str = DEFAULT_PROFILE) -> Path:
+    """The catalog file of a rule profile; an unknown name lists the valid ones."""
+    try:
+        return PROFILES[profile]
+    except KeyError:
+        raise ConfigError(
+            f"unknown rule profile {profile!r}",
+            where="--profile",
+            fix=f"choose one of: {', '.join(PROFILES)}",
+        ) from None
+
+
 @cache
-def catalog() -> Catalog:
-    """The packaged catalog, parsed once per process."""
-    return load_catalog(RULES_FILE)
+def catalog(profile: str = DEFAULT_PROFILE) -> Catalog:
+    """The packaged catalog of a rule profile, parsed once per process."""
+    return load_catalog(rules_file(profile))

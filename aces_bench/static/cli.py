@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from aces_bench.errors import AcesError, ConfigError, from_validation
 from aces_bench.judges.spec import JudgeSpec
+from aces_bench.static.catalog import PROFILES
 from aces_bench.static.pipeline import FORMATS, ScanOptions, run_scan, write_outputs
 
 PROGRESS_MIN_SKILLS = 20
@@ -48,6 +49,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--strict",
         action="store_true",
         help="enforce the frontmatter contract: name, description, version, author, tags, tools",
+    )
+    p.add_argument(
+        "--profile",
+        default="aces",
+        choices=sorted(PROFILES),
+        help="Tier 1 rule profile: 'aces' (this project's rules, default) or 'skillevaluator' "
+        "(NVIDIA SkillEvaluator 0.2.0's Tier 1 quality score, rule by rule; the ACES paper's scan)",
     )
     p.add_argument(
         "--no-lint",
@@ -93,6 +101,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         metavar="DIR",
         help="results folder with trials.parquet (or a JSON {skill: lift}) for static-vs-live correlation",
+    )
+    p.add_argument(
+        "--skillevaluator-results",
+        type=Path,
+        metavar="JSON",
+        help="SkillEvaluator's own Tier 1 JSON for the same folders: print the rank agreement "
+        "and the shares >= 70 / >= 80 side by side",
     )
     p.add_argument("--quiet", action="store_true", help="no progress display")
     return p
@@ -205,6 +220,8 @@ def main(argv: list[str]) -> int:
             judge_concurrency=max(1, args.judge_concurrency),
             reported=args.reported,
             live_results=args.live_results,
+            profile=args.profile,
+            skillevaluator_results=args.skillevaluator_results,
         )
         if args.out:
             check_out_dir(Path(args.out))
@@ -248,6 +265,11 @@ def _print_summary(corpus, results, written, out) -> None:
     print(
         f"{corpus.n_skills} skill(s), {corpus.n_errors} error(s); mean {mean}, >=70 {pct(s.share_at_or_above_70)}, >=80 {pct(s.share_at_or_above_80)}, passing gate {pct(s.share_passing_gate)}"
     )
+    if corpus.skillevaluator_agreement:
+        from aces_bench.static.reference import format_agreement
+
+        for line in format_agreement(corpus.skillevaluator_agreement, corpus.profile):
+            print(line)
     rs = corpus.rubric_summary or {}
     if rs.get("status") != "ran":
         print(f"Tier 2 rubric: not run ({rs.get('detail', 'no judge')})")

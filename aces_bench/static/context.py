@@ -39,6 +39,9 @@ class Ctx:
     references: list[FileEntry]
     rels: frozenset[str]
     not_evaluable: dict[str, str] = field(default_factory=dict)
+    memo: dict[str, Any] = field(
+        default_factory=dict
+    )  # per-skill values a rule family computes once (e.g. the skillevaluator view)
 
     def fm_line(self, key: str) -> int:
         """1-based line of a frontmatter key in SKILL.md, or 1 when absent."""

@@ -134,6 +134,7 @@ def summarize(
         roots=roots,
         gate=gate,
         strict=strict,
+        profile=cat.profile,
         n_skills=len(results),
         n_errors=len(errors),
         stats=score_stats(scores, [bool(r.passed_gate) for r in ok]),
@@ -234,7 +235,7 @@ def compare(
             "Rule deductions are set by principle in rules.yaml (per finding: "
             + ", ".join(f"{k} {v:g}" for k, v in cat.severity_points.items() if v)
             + " points off the rule's dimension), not fitted to the paper's figures, so differences are expected. "
-            + _severity_mix(corpus)
+            + _severity_mix(corpus, cat)
         ),
         "score_rows": rows,
         "violation_rows": violations,
@@ -250,11 +251,10 @@ def compare(
     }
 
 
-def _severity_mix(corpus: CorpusResult) -> str:
+def _severity_mix(corpus: CorpusResult, cat: Catalog) -> str:
     """'Findings by severity here: low 61%, medium 33%, ...', read from the rule shares."""
     if not corpus.rule_shares:
         return ""
-    cat = catalog()
     rules = cat.by_id()
     weight = Counter()
     for share in corpus.rule_shares:

@@ -186,6 +186,7 @@ class CorpusResult(_Versioned):
     roots: list[str]
     gate: float
     strict: bool
+    profile: str = "aces"
     n_skills: int
     n_errors: int
     stats: ScoreStats
@@ -203,6 +204,7 @@ class CorpusResult(_Versioned):
     comparison: dict[str, Any] | None = None
     rubric_summary: dict[str, Any] | None = None
     static_vs_live: dict[str, Any] | None = None
+    skillevaluator_agreement: dict[str, Any] | None = None
     provenance: dict[str, Any] = Field(default_factory=dict)
 
 

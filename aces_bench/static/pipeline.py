@@ -12,11 +12,12 @@ from pathlib import Path
 from aces_bench import __version__
 from aces_bench.io import write_json, write_text
 from aces_bench.judges.spec import JudgeSpec
-from aces_bench.static.catalog import RULES_FILE, catalog
+from aces_bench.static.catalog import DEFAULT_PROFILE, catalog, rules_file
 from aces_bench.static.corpus import compare, load_reported, summarize
 from aces_bench.static.lint import lint_docs
 from aces_bench.static.live import load_lift, static_vs_live
 from aces_bench.static.models import CorpusResult, SkillResult
+from aces_bench.static.reference import agreement, load_skillevaluator
 from aces_bench.static.scanner import discover, scan_refs
 from aces_bench.static.security import PATTERNS_FILE
 
@@ -32,6 +33,8 @@ class ScanOptions:
     judge_concurrency: int = 4
     reported: Path | None = None
     live_results: Path | None = None
+    profile: str = DEFAULT_PROFILE  # rule profile: "aces" or "skillevaluator"
+    skillevaluator_results: Path | None = None  # SkillEvaluator's own JSON, to compare
 
 
 def _sha(path: Path) -> str:
@@ -48,8 +51,16 @@ def run_scan(
         load_reported(opts.reported) if opts.reported else None
     )  # fail fast on a bad path
     lift = load_lift(opts.live_results) if opts.live_results else None
+    se_ref = (
+        load_skillevaluator(opts.skillevaluator_results)
+        if opts.skillevaluator_results
+        else None
+    )
+    cat = catalog(opts.profile)
     refs = discover(paths)
-    pairs = scan_refs(refs, gate_at=opts.gate, strict=opts.strict, progress=progress)
+    pairs = scan_refs(
+        refs, gate_at=opts.gate, strict=opts.strict, progress=progress, cat=cat
+    )
     results = [r for r, _ in pairs]
     docs = [d for _, d in pairs]
     if opts.lint:
@@ -88,19 +99,26 @@ def run_scan(
             "detail": "no judge configured; pass --judge-model (and --judge-base-url) to run Tier 2",
         }
     corpus = summarize(
-        results, roots=[str(p) for p in paths], gate=opts.gate, strict=opts.strict
+        results,
+        roots=[str(p) for p in paths],
+        gate=opts.gate,
+        strict=opts.strict,
+        cat=cat,
     )
     corpus.rubric_summary = rubric_summary
     if reported is not None:
-        corpus.comparison = compare(corpus, reported)
+        corpus.comparison = compare(corpus, reported, cat=cat)
+    if se_ref is not None:
+        corpus.skillevaluator_agreement = agreement(results, se_ref)
     if lift is not None:
         corpus.static_vs_live = static_vs_live(results, lift, rubric_means)
     corpus.provenance = {
         "aces_bench": __version__,
         "python": platform.python_version(),
-        "rules_sha256": _sha(RULES_FILE),
+        "rule_profile": cat.profile,
+        "rules_sha256": _sha(rules_file(cat.profile)),
         "patterns_sha256": _sha(PATTERNS_FILE),
-        "rules_schema_version": catalog().schema_version,
+        "rules_schema_version": cat.schema_version,
         "judges": [s.model_dump(mode="json") for s in opts.judges],
     }
     return corpus, results
@@ -134,7 +152,10 @@ def write_outputs(
     if "sarif" in formats:
         from aces_bench.static.sarif import to_sarif
 
-        written.append(write_json(out / "scan.sarif", to_sarif(results, corpus.roots)))
+        cat = catalog(corpus.profile)
+        written.append(
+            write_json(out / "scan.sarif", to_sarif(results, corpus.roots, cat=cat))
+        )
     if "md" in formats:
         from aces_bench.static.report_md import render
 

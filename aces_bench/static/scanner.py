@@ -17,6 +17,7 @@ from aces_bench.static import (  # noqa: F401  (register rules)
     checks_discoverability,
     checks_efficiency,
     checks_reliability,
+    checks_skillevaluator,
 )
 from aces_bench.static.catalog import Catalog, catalog
 from aces_bench.static.context import CHECKS, approx_tokens, build_ctx, words_tokens
@@ -170,7 +171,7 @@ def scan_doc_result(
     if note:
         not_evaluable["security"] = note
     dims = dimension_scores(findings, cat)
-    score = overall(dims)
+    score = overall(dims, cat.score_decimals)
     declared = {k: ctx.declared(k) for k in cat.contract}
     missing = [k for k, ok in declared.items() if not ok]
     passed, reasons = gate(score, gate_at, security, missing, strict)
@@ -203,11 +204,15 @@ def scan_doc_result(
 
 
 def scan_skill(
-    ref: SkillRef, *, gate_at: float = 70.0, strict: bool = False
+    ref: SkillRef,
+    *,
+    gate_at: float = 70.0,
+    strict: bool = False,
+    cat: Catalog | None = None,
 ) -> tuple[SkillResult, SkillDoc]:
     """Load and scan one skill; never raises for the skill's content."""
     doc = load_doc(ref.path, skill_id=ref.skill_id, source=ref.source)
-    return scan_doc_result(doc, gate_at=gate_at, strict=strict), doc
+    return scan_doc_result(doc, gate_at=gate_at, strict=strict, cat=cat), doc
 
 
 @contextmanager
@@ -235,6 +240,7 @@ def scan_refs(
     gate_at: float = 70.0,
     strict: bool = False,
     progress: Callable[[int, int, str], None] | None = None,
+    cat: Catalog | None = None,
 ) -> list[tuple[SkillResult, SkillDoc]]:
     """Scan skills in order. An unexpected exception in one skill becomes that skill's
     error entry (with the exception type) instead of stopping the corpus."""
@@ -242,7 +248,7 @@ def scan_refs(
     for i, ref in enumerate(refs):
         try:
             with _gc_paused():
-                out.append(scan_skill(ref, gate_at=gate_at, strict=strict))
+                out.append(scan_skill(ref, gate_at=gate_at, strict=strict, cat=cat))
         except (OSError, RecursionError, ValueError) as exc:
             doc = SkillDoc(
                 root=ref.path,
@@ -251,7 +257,7 @@ def scan_refs(
                 dir_name=ref.path.name,
                 error=f"{type(exc).__name__}: {exc}",
             )
-            out.append((scan_doc_result(doc), doc))
+            out.append((scan_doc_result(doc, cat=cat), doc))
         if progress:
             progress(i + 1, len(refs), ref.skill_id)
     return out

@@ -35,8 +35,8 @@ def dimension_scores(findings: list[Finding], cat: Catalog) -> list[DimensionSco
     ]
 
 
-def overall(dims: list[DimensionScore]) -> float:
-    return round(sum(d.weight * d.score for d in dims), 2)
+def overall(dims: list[DimensionScore], decimals: int = 2) -> float:
+    return round(sum(d.weight * d.score for d in dims), decimals)
 
 
 def grade(score: float, cat: Catalog) -> str:
