@@ -314,11 +314,16 @@ def _render_native(plan: TaskPlan, spec: RunSpec, cache: RenderCache) -> dict[st
     return files
 
 
-def _digest(digests: dict[str, str], metadata: dict) -> str:
+def _digest(digests: dict[str, str], metadata: dict, config: TaskConfig) -> str:
     h = hashlib.sha256()
     for rel in sorted(digests):
         h.update(rel.encode() + b"\0" + bytes.fromhex(digests[rel]))
     h.update(json.dumps(metadata, sort_keys=True).encode())
+    # Everything else task.toml says (network mode, limits, timeouts, env, MCP servers)
+    # changes what a trial does, so it is part of the id too; only the name (the id
+    # itself) is left out.
+    settings = config.model_dump(mode="json", exclude={"metadata": True, "task": {"name"}})
+    h.update(json.dumps(settings, sort_keys=True, default=str).encode())
     return h.hexdigest()
 
 
@@ -345,11 +350,13 @@ def emit_task(plan: TaskPlan, spec: RunSpec, tasks_root: Path, cache: RenderCach
     files = render_files(plan, spec, cache)
     digests = {rel: cache.sha(data) for rel, data in files.items()}
     metadata = task_metadata(plan, spec, cache)
-    task_id = f"{task_slug(plan)}-{_digest(digests, metadata)[:12]}"
+    config = task_config(plan, spec, "pending", cache, metadata)
+    task_id = f"{task_slug(plan)}-{_digest(digests, metadata, config)[:12]}"
     final = tasks_root / task_id
     if (final / "task.toml").is_file():
         return task_id, final, False
-    files["task.toml"] = task_config(plan, spec, task_id, cache, metadata).model_dump_toml().encode()
+    named = config.model_copy(update={"task": config.task.model_copy(update={"name": f"aces/{task_id}"})})
+    files["task.toml"] = named.model_dump_toml().encode()
     modes = {rel: _mode(rel, plan.native_task) for rel in files}
     empty = ("environment/skills", "environment/workspace") if plan.native_task is None else ("environment/skills",)
     write_task_dir(final, files, digests, modes, cache.store(tasks_root), unique="task.toml", empty_dirs=empty)

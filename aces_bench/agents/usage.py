@@ -26,6 +26,7 @@ _PLACEHOLDER = re.compile(r"<[^<>\s][^<>]*>")
 _SKILL_DIR_VARS = ("{baseDir}", "${SKILL_DIR}", "$SKILL_DIR", "${CLAUDE_SKILL_DIR}", "$CLAUDE_SKILL_DIR")
 _SCRIPT_PREFIXES = ("./scripts/", "scripts/")
 _SHELL_OPERATORS = frozenset({"|", "||", "&&", ";", ">", ">>", "<", "2>", "2>&1", "&>"})
+_COMMAND_WORDS = frozenset({"python", "python3", "bash", "sh", "node", "ruby", "perl", "uv", "npx"})
 _INTERPRETERS = {".py": "python3", ".sh": "bash", ".bash": "bash", ".js": "node", ".mjs": "node", ".rb": "ruby", ".pl": "perl"}
 
 
@@ -50,25 +51,55 @@ class Invocation(BaseModel):
 
 
 def usage_line(skill_md: str) -> str | None:
-    """First command line of the first fenced block under a ``Usage`` heading.
+    """First command line of the first code block under a ``Usage`` heading.
 
     The section runs to the next heading of the same or a higher level. Blank lines
     and ``#`` comments are skipped, a leading ``$ `` prompt is removed and lines
-    ending in a backslash are joined. None when there is no such block.
+    ending in a backslash are joined. A section without a fenced or indented block
+    falls back to its first unfenced line (or inline code span) that reads as a
+    command (``python3 scripts/x.py <file>``). None when there is no such line.
     """
     tokens = MarkdownIt("commonmark").parse(skill_md)
     section_level: int | None = None
+    fallback: str | None = None
     for i, tok in enumerate(tokens):
         if tok.type == "heading_open":
             level = int(tok.tag[1:])
             if section_level is not None and level <= section_level:
                 section_level = None
+                if fallback is not None:
+                    return fallback
             title = tokens[i + 1].content.strip() if i + 1 < len(tokens) else ""
             if section_level is None and level >= 2 and _USAGE_HEADING.match(title):
                 section_level = level
         elif section_level is not None and tok.type in ("fence", "code_block"):
             return _first_command(tok.content)
+        elif section_level is not None and fallback is None and tok.type == "inline":
+            fallback = _unfenced_command(tok)
+    return fallback
+
+
+def _unfenced_command(inline) -> str | None:
+    """A command written as a paragraph line or an inline code span, else None."""
+    candidates = [c.content for c in inline.children or () if c.type == "code_inline"]
+    candidates += inline.content.splitlines()
+    for text in candidates:
+        line = text.strip().strip("`").strip()
+        if line.startswith("$ "):
+            line = line[2:].strip()
+        if _looks_like_command(line):
+            return line
     return None
+
+
+def _looks_like_command(line: str) -> bool:
+    first = line.split(maxsplit=1)[0] if line.split() else ""
+    if first.startswith(_SCRIPT_PREFIXES):
+        return True
+    if first in _COMMAND_WORDS and len(line.split()) > 1:
+        second = line.split()[1]
+        return second.startswith(("-", *_SCRIPT_PREFIXES, *_SKILL_DIR_VARS)) or "/" in second or "." in second
+    return False
 
 
 def _first_command(block: str) -> str | None:
@@ -98,9 +129,23 @@ def _fill(token: str, inputs: list[str], documented: str) -> list[str]:
     def take(match: re.Match[str]) -> str:
         if not inputs:
             raise UnusableUsage(f"usage {documented!r} has more placeholders than the task has input files ({match.group(0)} is unfilled)")
-        return inputs.pop(0)
+        return _fit(inputs.pop(0), token[:match.start()], token[match.end():])
 
     return [_PLACEHOLDER.sub(take, token)]
+
+
+def _fit(path: str, before: str, after: str) -> str:
+    """``path`` as it fits between the literal text around its placeholder.
+
+    ``data/<file>`` filled with ``data/names.txt`` is ``data/names.txt``, not
+    ``data/data/names.txt``; ``<name>.csv`` filled with ``sales.csv`` is ``sales.csv``.
+    """
+    if after and path.endswith(after):
+        path = path[: -len(after)]
+    parent = str(PurePosixPath(path).parent)
+    if before.endswith("/") and parent != "." and (before == parent + "/" or before.endswith("/" + parent + "/")):
+        path = PurePosixPath(path).name
+    return path
 
 
 def build_invocation(documented: str, skill_dir: str, input_files: Sequence[str]) -> Invocation:

@@ -149,3 +149,29 @@ def test_recovery_rules():
     assert recovery(py, 2) is None
     assert interpreter_for("/a/b.SH") == "bash" and interpreter_for("/a/b") == "sh"
     assert isinstance(retry, Invocation)
+
+
+def test_placeholder_inside_a_folder_is_not_doubled():
+    """`data/<file>` filled with the footer's `data/names.txt` (it ran data/data/names.txt)."""
+    inv = build_invocation("python scripts/count.py data/<file>", "/skills/n", ["data/names.txt"])
+    assert inv.argv == ("python", "/skills/n/scripts/count.py", "data/names.txt")
+    abs_dir = build_invocation("python3 scripts/c.py /workspace/data/<file>", "/skills/n", ["data/names.txt"])
+    assert abs_dir.argv[-1] == "/workspace/data/names.txt"
+    suffixed = build_invocation("python3 scripts/c.py --in=<name>.csv", "/skills/n", ["data/sales.csv"])
+    assert suffixed.argv[-1] == "--in=data/sales.csv"
+    other = build_invocation("python3 scripts/c.py out/<file>", "/skills/n", ["data/names.txt"])
+    assert other.argv[-1] == "out/data/names.txt"  # a different folder is the author's intent
+
+
+def test_usage_line_in_unfenced_and_indented_usage_sections():
+    unfenced = "# T\n## Usage\nRun it on the list:\npython scripts/count.py data/<file>\n\n## Notes\nx\n"
+    assert usage_line(unfenced) == "python scripts/count.py data/<file>"
+    inline = "## Usage\n\nCall `python3 scripts/sum.py <file.csv> amount` on the file.\n"
+    assert usage_line(inline) == "python3 scripts/sum.py <file.csv> amount"
+    indented_in_list = "## Usage\n\n1. Run:\n\n       python3 scripts/x.py <in>\n"
+    assert usage_line(indented_in_list) == "python3 scripts/x.py <in>"
+    indented_after_text = "## Usage\nRun:\n    $ bash scripts/run.sh <in.txt>\n"
+    assert usage_line(indented_after_text) == "bash scripts/run.sh <in.txt>"
+    # Prose mentioning python is not a command; a later fenced block still wins.
+    prose_then_fence = "## Usage\nUse python to do this.\n\n```\npython3 scripts/a.py <x>\n```\n"
+    assert usage_line(prose_then_fence) == "python3 scripts/a.py <x>"

@@ -68,6 +68,20 @@ def test_changing_a_skill_changes_the_task_id(tmp_path):
     assert {t for t in before if ".base-" in t} == {t for t in after if ".base-" in t}
 
 
+def test_every_task_toml_setting_is_in_the_task_id(tmp_path):
+    """workspace.network once reused task dirs that kept the old network_mode."""
+    _, base = _emit(tmp_path / "a")
+    ids = {t.task_id for t in base.tasks}
+    for i, override in enumerate(["workspace.network=public", "workspace.cpus=2", "workspace.memory_mb=1024",
+                                  "workspace.agent_timeout_sec=99", "workspace.verifier_timeout_sec=7"]):
+        _, changed = _emit(tmp_path / f"c{i}", override)
+        assert ids.isdisjoint(t.task_id for t in changed.tasks), override
+    _, public = _emit(tmp_path / "a", "workspace.network=public")
+    assert public.written == len(public.tasks)
+    for task in public.tasks:
+        assert 'network_mode = "public"' in (task.path / "task.toml").read_text()
+
+
 def test_isolation_stages_only_the_target_and_never_evals(tmp_path):
     _, result = _emit(tmp_path)
     for t in result.tasks:
