@@ -64,6 +64,10 @@ test-deps: sandbox ## Install the Debian packages the tests use (root + apt), or
 	  echo "note: missing$$missing; the tests that need them will skip. Install: apt-get install --no-install-recommends $(TEST_DEBS)" >&2; \
 	fi
 
+.PHONY: agents
+agents: install ## Install the npm agent CLIs (claude-code, codex, opencode; pinned) into .aces-cache/agents
+	$(VENV)/bin/aces-bench agents install claude-code codex opencode
+
 .PHONY: demo
 demo: install sandbox ## Run the demo study offline (reference agent, local sandbox, heuristic judge) and write its report
 	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV)/bin/aces-bench study=demo

@@ -28,6 +28,7 @@ SUBCOMMANDS = {
     "report": ("aces_bench.reports.cli", "regenerate reports from stored results (or SkillsBench data)"),
     "grade": ("aces_bench.graders.cli", "grade the trials of any Harbor job dir"),
     "dataset": ("aces_bench.datasets.cli", "create or refine a skill's evaluation cases"),
+    "agents": ("aces_bench.agents.clis", "install the npm agent CLIs (claude-code, codex, opencode) into the cache"),
 }
 
 log = logging.getLogger("aces_bench")

@@ -47,6 +47,8 @@ class Provenance(BaseModel):
     git: GitState
     skills: list[SkillProvenance] = Field(default_factory=list)
     job_dir: str | None = None
+    agent_cli: dict[str, str] = Field(default_factory=dict)
+    """The npm CLI the harness ran (package, pinned version, what --version printed)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -98,4 +100,20 @@ def build_provenance(spec: RunSpec, skills: list[SkillProvenance], job_dir: Path
         git=git_state(),
         skills=skills,
         job_dir=str(job_dir) if job_dir else None,
+        agent_cli=agent_cli_provenance(spec),
     )
+
+
+def agent_cli_provenance(spec: RunSpec) -> dict[str, str]:
+    """Package, version and ``--version`` output of the harness's provisioned CLI, if any."""
+    if spec.harness.cli is None:
+        return {}
+    from aces_bench.agents.clis import installed
+    from aces_bench.errors import AcesError
+
+    try:
+        folder, manifest = installed(spec.harness.cli)
+    except AcesError:  # the runner refused a missing CLI already; provenance says so
+        return {"name": spec.harness.cli, "state": "not installed"}
+    return {"name": manifest.name, "package": manifest.package, "version": manifest.version,
+            "version_output": manifest.version_output, "path": str(folder)}

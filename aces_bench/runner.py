@@ -22,6 +22,8 @@ from harbor.models.trial.config import AgentConfig, EnvironmentConfig
 from harbor.models.trial.result import TrialResult
 from pydantic import ValidationError
 
+from aces_bench.agents.clis import installed as installed_cli
+from aces_bench.backends.local import IMPORT_PATH as LOCAL_BACKEND
 from aces_bench.cases import resolve_credentials
 from aces_bench.config.spec import RunSpec
 from aces_bench.emitters import EmitResult
@@ -44,20 +46,32 @@ def set_offline_defaults() -> None:
 
 def agent_config(spec: RunSpec) -> AgentConfig:
     h, m = spec.harness, spec.model
+    kwargs = dict(h.kwargs)
+    if h.cli is not None:
+        # Harbor's installed agents skip their network install only for this version.
+        kwargs.setdefault("version", installed_cli(h.cli)[1].version)
     return AgentConfig(
         name=h.agent,
         import_path=h.import_path,
         model_name=m.name,
         base_url=m.base_url,
         model_api_key_name=m.api_key_env,
-        kwargs=dict(h.kwargs),
+        kwargs=kwargs,
         env=dict(h.env),
     )
 
 
 def environment_config(spec: RunSpec) -> EnvironmentConfig:
     b = spec.backend
-    return EnvironmentConfig(type=b.type, import_path=b.import_path, kwargs=dict(b.kwargs), delete=b.delete)
+    kwargs = dict(b.kwargs)
+    if spec.harness.cli is not None:
+        folder, manifest = installed_cli(spec.harness.cli)
+        mount = {"source": str(folder), "target": str(manifest.mount), "path": str(manifest.bin_dir)}
+        kwargs["tool_mounts"] = [*kwargs.get("tool_mounts", []), mount]
+        if spec.model.base_url and b.import_path == LOCAL_BACKEND:
+            # Under no-network Harbor allowlists the model's host; the port comes from here.
+            kwargs["egress_urls"] = [*kwargs.get("egress_urls", []), spec.model.base_url]
+    return EnvironmentConfig(type=b.type, import_path=b.import_path, kwargs=kwargs, delete=b.delete)
 
 
 def job_config(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> JobConfig:

@@ -53,6 +53,7 @@ from aces_bench.backends.dockerfile import (
     is_archive,
     load_plan,
 )
+from aces_bench.backends.egress import EgressRelay, Endpoint, allowlist_endpoints, hosts_file
 from aces_bench.backends.rootfs import PrivateRoot, make_skeleton, owner_ids
 from aces_bench.errors import BackendError, ReportError
 from aces_bench.versioning import load_model, migrate
@@ -126,6 +127,13 @@ class LocalSandboxEnvironment(BaseEnvironment):
       Harbor needs no downloads. False makes them plain dirs that Harbor downloads.
     - ``default_network`` (default False): give network to tasks that leave
       ``[environment].network_mode`` unset (Harbor's default there is public).
+    - ``tool_mounts``: host folders shown read-only in every trial, each
+      ``{"source": host dir, "target": sandbox dir, "path": sandbox dir to put first
+      on PATH}``: the agent CLIs ``aces-bench agents install`` provisions.
+    - ``egress_urls``: URLs (the model's base URL) whose host:port the sandbox may
+      reach when the task's network policy is Harbor's ``allowlist`` (Harbor allowlists
+      an installed agent's model host under ``no-network``); see
+      :mod:`aces_bench.backends.egress`.
     - ``root_parent``: host dir for the private roots. Default ``/dev/shm`` when
       writable (tmpfs: on this kind of host removing a root from ext4 costs ~50 ms, a
       third of a trial), else the system temp dir. Roots hold only staged inputs and
@@ -138,9 +146,14 @@ class LocalSandboxEnvironment(BaseEnvironment):
         auto_mounting: bool = True,
         default_network: bool = False,
         root_parent: str | None = None,
+        tool_mounts: list[dict[str, str]] | None = None,
+        egress_urls: list[str] | None = None,
         **kwargs,
     ):
+        self._egress_urls = list(egress_urls or [])
+        self._egress: EgressRelay | None = None
         self._default_network = default_network
+        self._tool_binds, self._tool_path = tool_binds(tool_mounts or [])
         self._root_parent = root_parent
         self._plan: DockerfilePlan | None = None
         self._sandbox: Sandbox | None = None
@@ -155,7 +168,13 @@ class LocalSandboxEnvironment(BaseEnvironment):
 
     @property
     def capabilities(self) -> EnvironmentCapabilities:
-        return EnvironmentCapabilities(disable_internet=True, mounted=True)
+        return EnvironmentCapabilities(
+            disable_internet=True,
+            mounted=True,
+            network_allowlist=True,
+            network_allowlist_hostnames=True,
+            network_allowlist_ipv4_addresses=True,
+        )
 
     def _validate_definition(self):
         # Dockerfile problems are raised in start(): raised here (inside Trial creation)
@@ -189,14 +208,19 @@ class LocalSandboxEnvironment(BaseEnvironment):
         sweep_orphaned_roots(parent)
         self.private_root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-", dir=parent))
         try:
-            binds = self._binds()
             make_skeleton(self.private_root)
+            endpoints = self._allowed_endpoints()
+            binds = (*self._binds(), *self._tool_binds, *python_alias_binds(self.private_root),
+                     *egress_binds(self.private_root, endpoints))
             self._root = root = PrivateRoot(self.private_root, binds, workdir=self.workdir)
             for target in self._mount_targets():
                 if not any(b.target == PurePosixPath(target) for b in binds):
                     root.mkdirs(str(target))
             self._sandbox = Sandbox(self.private_root, binds, network=self.network_enabled, hostname=HOSTNAME)
             await self._sandbox.start()
+            if endpoints:
+                self._egress = EgressRelay(self._sandbox.pid, endpoints)
+                await self._egress.start()
             await self._apply_plan(self._plan)
             paths = EnvironmentPaths.for_os(self.os)
             for path in (self.workdir, str(paths.tests_dir), self.task_env_config.skills_dir):
@@ -210,7 +234,7 @@ class LocalSandboxEnvironment(BaseEnvironment):
             dockerfile=str(self._plan.path),
             from_image=self._plan.base_image,
             userland=f"host: {_host_os_name()}",
-            network="on" if self.network_enabled else "off",
+            network=self._network_label(),
             private_root=str(self.private_root),
         )
         # In a thread: the atomic write fsyncs, which would stall concurrent trials.
@@ -228,7 +252,21 @@ class LocalSandboxEnvironment(BaseEnvironment):
         if not delete and self.private_root is not None:
             self.logger.debug(f"local sandbox: kept private root {self.private_root}")
 
+    def _allowed_endpoints(self) -> tuple[Endpoint, ...]:
+        """The endpoints an ``allowlist`` policy lets the sandbox reach (none otherwise)."""
+        if self._network_policy.network_mode != NetworkMode.ALLOWLIST:
+            return ()
+        return allowlist_endpoints(list(self._network_policy.allowed_hosts), self._egress_urls)
+
+    def _network_label(self) -> str:
+        if self._egress is not None:
+            return "allowlist: " + ", ".join(str(ep) for ep in self._egress.endpoints)
+        return "on" if self.network_enabled else "off"
+
     async def _teardown(self, *, delete: bool) -> None:
+        if self._egress is not None:
+            await self._egress.stop()
+            self._egress = None
         if self._sandbox is not None:
             await self._sandbox.stop()
             self._sandbox = None
@@ -319,6 +357,8 @@ class LocalSandboxEnvironment(BaseEnvironment):
         uid, gid, home = _identity(self._resolve_user(user))
         base = {"PATH": DEFAULT_PATH, "HOME": home, "HOSTNAME": HOSTNAME}
         full_env = {**base, **(self._plan.env if self._plan else {}), **(self._merge_env(env) or {})}
+        if self._tool_path:
+            full_env["PATH"] = ":".join([*self._tool_path, full_env.get("PATH") or DEFAULT_PATH])
         # Always absolute: a relative cwd would resolve against nsenter's host cwd.
         workdir = str(PurePosixPath(self.workdir) / (cwd or "."))
         out = await self._require_sandbox().exec(
@@ -369,6 +409,63 @@ class LocalSandboxEnvironment(BaseEnvironment):
                 fix="call start() before exec/upload/download (Harbor does this itself)",
             )
         return self._root
+
+
+def egress_binds(private_root: Path, endpoints: tuple[Endpoint, ...]) -> tuple[Bind, ...]:
+    """The sandbox's own /etc/hosts mapping allowlisted hostnames to the relay (127.0.0.1)."""
+    if not endpoints:
+        return ()
+    path = private_root / "etc" / "hosts"  # hidden under the read-only /etc inside
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(hosts_file(endpoints))
+    return (Bind(path, PurePosixPath("/etc/hosts"), read_only=True),)
+
+
+def tool_binds(mounts: list[dict[str, str]]) -> tuple[tuple[Bind, ...], tuple[str, ...]]:
+    """Read-only binds and PATH entries for the ``tool_mounts`` kwarg (class doc).
+
+    Raises BackendError naming the entry when a source is not a host directory or a
+    target is not absolute.
+    """
+    binds, path = [], []
+    for i, mount in enumerate(mounts):
+        source, target = Path(str(mount.get("source", ""))), str(mount.get("target", ""))
+        if not source.is_dir() or not target.startswith("/"):
+            raise BackendError(
+                f"tool_mounts[{i}]: source {source} must be a host directory and target {target!r} an absolute path",
+                where="backend.kwargs.tool_mounts",
+                fix="re-run `aces-bench agents install` or correct the entry",
+            )
+        binds.append(Bind(source.resolve(), PurePosixPath(target), read_only=True))
+        if mount.get("path"):
+            path.append(str(mount["path"]))
+    return tuple(binds), tuple(path)
+
+
+PYTHON_ALIASES = ("python", "python3")
+
+
+def python_alias_binds(private_root: Path) -> tuple[Bind, ...]:
+    """Make ``python`` resolve as it does in ``python:3.12-slim`` (``/usr/local/bin/python``).
+
+    The host's ``/usr`` is read-only in the sandbox and Debian ships only ``python3``,
+    so a skill whose Usage says ``python scripts/x.py`` would exit 127. The host's
+    ``/usr/local/bin`` is shown through a private copy made of symlinks to each of
+    its entries plus ``python``/``python3`` pointing at the host's Python 3. Nothing
+    is added when the host already has both names there or no Python 3 at all.
+    """
+    host_bin = Path("/usr/local/bin")
+    target = next((p for p in ("/usr/bin/python3", "/bin/python3") if os.access(p, os.X_OK)), None)
+    missing = [n for n in PYTHON_ALIASES if not (host_bin / n).exists()]
+    if target is None or not missing or not host_bin.is_dir():
+        return ()
+    shim = private_root / "usr" / "local" / "bin"  # hidden under the read-only /usr inside
+    shim.mkdir(parents=True, exist_ok=True)
+    for entry in os.scandir(host_bin):
+        os.symlink(entry.path, shim / entry.name)
+    for name in missing:
+        os.symlink(target, shim / name)
+    return (Bind(shim, PurePosixPath(str(host_bin)), read_only=True),)
 
 
 def _identity(user: str | int | None) -> tuple[int | None, int | None, str]:

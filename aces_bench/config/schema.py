@@ -41,6 +41,9 @@ class HarnessConf:
     env: dict[str, str] = field(default_factory=dict)
     requires_model: bool = True
     label: str = ""
+    cli: Optional[str] = None
+    """An npm agent CLI (claude-code, codex, opencode) from ``aces-bench agents install``,
+    mounted read-only into every trial."""
 
 
 @dataclass

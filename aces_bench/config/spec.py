@@ -75,9 +75,15 @@ class HarnessSpec(_Frozen):
     env: dict[str, str] = Field(default_factory=dict)
     requires_model: bool = True
     label: str = ""
+    cli: str | None = None  # an npm CLI from `aces-bench agents install`, mounted into each trial
 
     @model_validator(mode="after")
     def _one_agent(self) -> HarnessSpec:
+        if self.cli is not None:
+            from aces_bench.agents.clis import CLIS
+
+            if self.cli not in CLIS:
+                raise ValueError(f"unknown agent CLI {self.cli!r}; valid: {', '.join(CLIS)}")
         if (self.agent is None) == (self.import_path is None):
             raise ValueError("set exactly one of 'agent' (a Harbor agent name) or 'import_path' (module:Class)")
         if self.agent is not None and self.agent not in _AGENTS:
@@ -206,11 +212,12 @@ class RunSpec(_Frozen):
             raise ValueError(
                 "workspace.mode is 'group' but no decoys or support skills are configured: add decoys=paper"
             )
-        if self.backend.import_path == LOCAL_BACKEND and self.harness.agent and installs_itself(self.harness.agent):
+        if (self.backend.import_path == LOCAL_BACKEND and self.harness.agent and self.harness.cli is None
+                and installs_itself(self.harness.agent)):
             raise ValueError(
                 f"harness {self.harness.name!r} installs itself inside the environment (packages, network), "
-                "which the local sandbox (host userland read-only) cannot do: use backend=docker or a cloud "
-                "backend, or harness=reference / terminus-2 on backend=local"
+                "which the local sandbox (host userland read-only) cannot do: use harness=claude-code, codex or "
+                "opencode (provisioned by `aces-bench agents install`), backend=docker or a cloud backend"
             )
         return self
 

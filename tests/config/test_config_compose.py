@@ -119,11 +119,17 @@ def test_defaults_are_the_offline_embedded_study(tmp_path):
     assert all(p.is_dir() for p in spec.skill.paths)
 
 
-def test_installed_agents_are_refused_on_the_local_backend(tmp_path):
+def test_installed_agents_run_on_the_local_backend_only_from_the_cli_cache(tmp_path):
+    for harness in ("claude-code", "codex", "opencode"):
+        spec = compose_spec([f"harness={harness}", "model=claude-sonnet"], output_dir=tmp_path)
+        assert spec.harness.cli == harness
+    # An installed agent with no provisioned CLI still cannot set itself up offline.
     with pytest.raises(ConfigError) as err:
-        compose_spec(["harness=claude-code", "model=claude-sonnet"], output_dir=tmp_path)
+        compose_spec(["harness=harbor", "harness.agent=aider", "model=gpt-4o"], output_dir=tmp_path)
     assert "installs itself inside the environment" in str(err.value)
-    assert "backend=docker" in str(err.value)
+    assert "aces-bench agents install" in str(err.value)
+    with pytest.raises(ConfigError, match="unknown agent CLI 'claud'; valid: claude-code, codex, opencode"):
+        compose_spec(["harness=claude-code", "model=claude-sonnet", "harness.cli=claud"], output_dir=tmp_path)
     spec = compose_spec(["harness=claude-code", "model=claude-sonnet", "backend=docker"], output_dir=tmp_path)
     assert spec.harness.agent == "claude-code"
 
