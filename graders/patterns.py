@@ -1,9 +1,10 @@
-"""The security pattern set: one data file with ids, categories and severities.
+"""The security pattern set of the ``security`` metric and redaction.
 
 ``graders/data/security_patterns.yaml`` is the shipped set; ``load_patterns(path)``
-reads another file of the same shape. The set is validated once (unique ids,
-regexes that compile, known scopes and builtins) and compiled once; the security
-metric and redaction both read the compiled set.
+reads another file of the same shape. The schema and its validation are shared with
+the static content scan (``aces_bench/security_patterns.py``); here the set is
+compiled once and grouped by trajectory scope; the security metric and redaction
+both read the compiled set.
 """
 
 from __future__ import annotations
@@ -12,90 +13,15 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
 
-import yaml
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationError,
-    field_validator,
-    model_validator,
+from aces_bench.security_patterns import (
+    TRAJECTORY_SCOPES,
+    PatternFile,
+    SecurityPattern,
+    read_pattern_file,
 )
 
-from aces_bench.errors import ConfigError, from_validation
-
 DEFAULT_PATTERNS_FILE = Path(__file__).resolve().parent / "data" / "security_patterns.yaml"
-PATTERNS_SCHEMA_VERSION = "1"
-Scope = Literal["command", "response", "tool_output", "written", "artifact", "read_path", "write_path"]
-Severity = Literal["critical", "high", "medium", "low"]
-BUILTINS = ("write_outside_workspace",)
-_FLAGS = {"IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE, "DOTALL": re.DOTALL}
-
-
-class SecurityPattern(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    id: str = Field(pattern=r"^[a-z][a-z0-9_]*\.[a-z0-9_.]+$")
-    category: str
-    severity: Severity
-    scopes: list[Scope] = Field(min_length=1)
-    description: str
-    regex: str | None = None
-    flags: list[Literal["IGNORECASE", "MULTILINE", "DOTALL"]] = Field(default_factory=list)
-    value_groups: list[str] = Field(default_factory=list)
-    ignore_values: str | None = None
-    prefilter: list[str] = Field(default_factory=list)
-    builtin: str | None = None
-
-    @model_validator(mode="after")
-    def _regex_or_builtin(self) -> SecurityPattern:
-        if (self.regex is None) == (self.builtin is None):
-            raise ValueError(f"pattern {self.id!r}: give exactly one of 'regex' or 'builtin'")
-        if any(lit != lit.lower() or not lit for lit in self.prefilter):
-            raise ValueError(f"pattern {self.id!r}: prefilter literals must be non-empty and lowercase")
-        if self.builtin is not None and self.builtin not in BUILTINS:
-            raise ValueError(f"pattern {self.id!r}: unknown builtin {self.builtin!r} (valid: {', '.join(BUILTINS)})")
-        for label, rx in (("regex", self.regex), ("ignore_values", self.ignore_values)):
-            if rx is None:
-                continue
-            try:
-                compiled = re.compile(rx)
-            except re.error as exc:
-                raise ValueError(f"pattern {self.id!r}: {label} does not compile: {exc}") from None
-            if label == "regex":
-                missing = [g for g in self.value_groups if g not in compiled.groupindex]
-                if missing:
-                    raise ValueError(f"pattern {self.id!r}: value_groups {missing} are not groups of the regex")
-        return self
-
-
-class PatternFile(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    schema_version: str = PATTERNS_SCHEMA_VERSION
-    severity_weights: dict[Severity, float]
-    patterns: list[SecurityPattern] = Field(min_length=1)
-
-    @field_validator("severity_weights")
-    @classmethod
-    def _weights(cls, v: dict[str, float]) -> dict[str, float]:
-        missing = {"critical", "high", "medium", "low"} - set(v)
-        if missing:
-            raise ValueError(f"missing weights for {sorted(missing)}")
-        if any(not 0 <= w <= 1 for w in v.values()):
-            raise ValueError("weights must be between 0 and 1")
-        return v
-
-    @model_validator(mode="after")
-    def _unique(self) -> PatternFile:
-        seen: set[str] = set()
-        for p in self.patterns:
-            if p.id in seen:
-                raise ValueError(f"pattern id {p.id!r} is used twice")
-            seen.add(p.id)
-        return self
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,19 +69,17 @@ class PatternSet:
 
 def _compile(pf: PatternFile, source: str) -> PatternSet:
     compiled = []
+    weights = pf.severity_weights or {}
     for p in pf.patterns:
-        flags = 0
-        for f in p.flags:
-            flags |= _FLAGS[f]
         compiled.append(Compiled(
             spec=p,
-            rx=re.compile(p.regex, flags) if p.regex else None,
+            rx=re.compile(p.regex, p.regex_flags()) if p.regex else None,
             ignore=re.compile(p.ignore_values, re.IGNORECASE) if p.ignore_values else None,
-            weight=pf.severity_weights[p.severity],
+            weight=weights[p.severity],
             prefilter=tuple(p.prefilter),
         ))
     by_scope: dict[str, tuple[Compiled, ...]] = {}
-    for scope in Scope.__args__:  # type: ignore[attr-defined]
+    for scope in TRAJECTORY_SCOPES:
         by_scope[scope] = tuple(c for c in compiled if scope in c.spec.scopes)
     cats = tuple(dict.fromkeys(c.spec.category for c in compiled))
     secrets = tuple(c for c in compiled if c.spec.category == "secret" and c.rx is not None)
@@ -171,16 +95,13 @@ def load_patterns(path: Path | str | None = None) -> PatternSet:
 
 @lru_cache(maxsize=8)
 def _load_cached(path: str) -> PatternSet:
-    p = Path(path)
-    if not p.is_file():
-        raise ConfigError("security pattern file does not exist", where=p,
-                          fix="point grading.security_patterns at a YAML file shaped like graders/data/security_patterns.yaml")
-    try:
-        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"not valid YAML: {exc}", where=p, fix="fix the YAML syntax") from None
-    try:
-        pf = PatternFile.model_validate(raw)
-    except ValidationError as err:
-        raise from_validation(err, cls=ConfigError, where=p, fix="correct the listed pattern keys") from None
-    return _compile(pf, str(p))
+    pf = read_pattern_file(
+        Path(path),
+        scopes=TRAJECTORY_SCOPES,
+        weights=True,
+        fix="point grading.security_patterns at a YAML file shaped like graders/data/security_patterns.yaml",
+    )
+    return _compile(pf, path)
+
+
+__all__ = ["DEFAULT_PATTERNS_FILE", "Compiled", "PatternSet", "SecurityPattern", "load_patterns"]

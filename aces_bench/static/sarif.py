@@ -57,8 +57,8 @@ def _rules(cat: Catalog) -> list[dict[str, Any]]:
             {
                 "id": p.id,
                 "name": p.category,
-                "shortDescription": {"text": p.title},
-                "fullDescription": {"text": f"{p.category}: {p.title}"},
+                "shortDescription": {"text": p.description},
+                "fullDescription": {"text": f"{p.category}: {p.description}"},
                 "help": {"text": f"Fix: {p.fix}"},
                 "defaultConfiguration": {"level": LEVELS[p.severity]},
                 "properties": {

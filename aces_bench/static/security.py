@@ -13,65 +13,24 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
-from typing import Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from aces_bench.errors import ConfigError, from_validation
-from aces_bench.static.catalog import Severity
+from aces_bench.security_patterns import PatternFile, SecurityPattern, read_pattern_file
 from aces_bench.static.loader import SkillDoc
 from aces_bench.static.models import SecurityFinding
 
 PATTERNS_FILE = Path(__file__).with_name("patterns.yaml")
 MAX_PER_PATTERN_AND_FILE = 10
-_FLAGS = {"dotall": re.DOTALL, "multiline": re.MULTILINE}
-
-
-class Pattern(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    id: str = Field(pattern=r"^S\d{3}$")
-    category: str
-    severity: Severity
-    title: str
-    fix: str
-    kind: Literal["regex", "unicode", "file"] = "regex"
-    needles: list[str] = Field(default_factory=list)
-    regex: str | None = None
-    flags: list[Literal["dotall", "multiline"]] = Field(default_factory=list)
-    case_sensitive: bool = False
-    ignore: str | None = None
-    unless: str | None = None
-    context_after: int = 0
-    allow_emoji_joiner: bool = Field(
-        default=False,
-        description="a lone U+200D after a symbol joins emoji; not a finding",
-    )
-    scope: Literal["line", "text"] = Field(
-        default="line", description="line: every match holds a needle on its first line"
-    )
-    ranges: list[tuple[int, int]] = Field(default_factory=list)
-
-
-class PatternSet(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    schema_version: str
-    patterns: list[Pattern]
+SCOPES = ("skill_file",)
 
 
 class _Compiled:
     """A pattern with its regexes compiled once."""
 
-    def __init__(self, p: Pattern):
+    def __init__(self, p: SecurityPattern):
         self.p = p
-        flags = 0 if p.case_sensitive else re.IGNORECASE
-        for f in p.flags:
-            flags |= _FLAGS[f]
-        self.regex = re.compile(p.regex, flags) if p.regex else None
-        self.ignore = re.compile(p.ignore) if p.ignore else None
-        self.needles = tuple(n.lower() for n in p.needles)
+        self.regex = re.compile(p.regex, p.regex_flags()) if p.regex else None
+        self.ignore = re.compile(p.ignore_values, re.IGNORECASE) if p.ignore_values else None
+        self.needles = tuple(p.prefilter)
         if p.kind == "unicode":
             cls = "".join(
                 f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in p.ranges
@@ -79,36 +38,11 @@ class _Compiled:
             self.regex = re.compile(f"[{cls}]+")
 
 
-def load_patterns(path: Path) -> PatternSet:
-    try:
-        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        ps = PatternSet.model_validate(raw)
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(
-            f"cannot read security patterns: {exc}",
-            where=path,
-            fix="restore patterns.yaml from the package",
-        ) from None
-    except ValidationError as exc:
-        raise from_validation(
-            exc, where=path, fix="correct the listed keys in the pattern file"
-        ) from None
-    for p in ps.patterns:
-        if p.kind == "regex" and not p.regex:
-            raise ConfigError(
-                f"pattern {p.id} has no regex",
-                where=path,
-                fix="add 'regex:' or set 'kind: unicode|file'",
-            )
-        try:
-            _Compiled(p)
-        except re.error as exc:
-            raise ConfigError(
-                f"pattern {p.id} does not compile: {exc}",
-                where=f"{path}:{p.id}",
-                fix="fix the regular expression",
-            ) from None
-    return ps
+def load_patterns(path: Path) -> PatternFile:
+    """Read and validate a static pattern file (the shared schema, scope ``skill_file``)."""
+    return read_pattern_file(
+        path, scopes=SCOPES, fix="correct the listed keys in the pattern file"
+    )
 
 
 @cache
@@ -203,7 +137,7 @@ def _matches(
 ) -> Iterator[re.Match[str]]:
     """Regex matches, searched only on the lines holding a needle when the pattern is line-scoped."""
     assert c.regex is not None
-    if c.p.kind == "unicode" or not c.needles or not aligned or c.p.scope == "text":
+    if c.p.kind == "unicode" or not c.needles or not aligned or c.p.search == "text":
         yield from c.regex.finditer(text)
         return
     starts = [p for n in c.needles for p in present.get(n, ())]
@@ -258,13 +192,13 @@ def scan_text(rel: str, text: str) -> list[SecurityFinding]:
             if p.kind == "unicode":
                 cps = sorted({f"U+{ord(ch):04X}" for ch in m.group(0)})
                 message = (
-                    f"{p.title}: {len(m.group(0))} character(s) {', '.join(cps[:4])}"
+                    f"{p.description}: {len(m.group(0))} character(s) {', '.join(cps[:4])}"
                 )
                 if decoded:
                     message += f"; hidden text: {decoded!r}"
                 excerpt = ""
             else:
-                message, excerpt = p.title, _excerpt(c, text, m)
+                message, excerpt = p.description, _excerpt(c, text, m)
             out.append(
                 SecurityFinding(
                     pattern_id=pid,
