@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from aces_bench.cases import SAFE_CASE_ID, EvalCase, load_suite
 from aces_bench.config.spec import RunSpec
-from aces_bench.datasets.formats import EVAL_CONFIG, EVALS_FILES
+from aces_bench.datasets.formats import has_eval_assets
 from aces_bench.emitters.interventions import Intervention, load_interventions, load_skills
 from aces_bench.emitters.native import find_native_tasks, native_case
 from aces_bench.errors import SkillError
@@ -118,7 +118,7 @@ def decoy_set_name(spec: RunSpec) -> str:
 
 
 def _has_evals(skill: Skill) -> bool:
-    return any((skill.path / f).is_file() for f in (*EVALS_FILES, EVAL_CONFIG))
+    return has_eval_assets(skill.path)
 
 
 def _cases(member: Skill, spec: RunSpec) -> list[tuple[EvalCase, Path | None]]:

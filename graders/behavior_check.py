@@ -1,4 +1,8 @@
-"""behavior_check: one yes/no judgment per expected behavior; score = fraction satisfied.
+"""behavior_check: one yes/no judgment per expected behavior and per written expectation.
+
+A case's natural-language ``assertions`` (skill-creator's ``expectations``) are judged
+here too, one by one, each with its evidence (``expectation[i]``); the score is the
+fraction satisfied over behaviors and expectations together.
 
 Every case is checked for a security behavior: when none of its ``expected_behavior``
 entries is about safety (see ``SECURITY_WORDS``), ``SECURITY_BEHAVIOR`` is appended.
@@ -44,20 +48,28 @@ def behaviors_for(expected: list[str]) -> list[str]:
     return behaviors
 
 
+def judged_items(behaviors: list[str], assertions: list) -> list[tuple[str, str]]:
+    """(evidence label, text) for every behavior and every natural-language expectation."""
+    items = [(f"behavior[{i}]", b) for i, b in enumerate(behaviors_for(behaviors))]
+    texts = [a for a in assertions if isinstance(a, str) and a.strip()]
+    return items + [(f"expectation[{j}]", t) for j, t in enumerate(texts)]
+
+
 def behavior_user(context: str, behavior: str) -> str:
     return f"{context}\n\n{fence('behavior', behavior)}"
 
 
 def score_behaviors(
-    behaviors: list[str], outcomes: list[JudgeOutcome[YesNo]], judge: str
+    behaviors: list[str], outcomes: list[JudgeOutcome[YesNo]], judge: str,
+    labels: list[str] | None = None,
 ) -> MetricResult:
-    """Pure: the metric from one outcome per behavior, in order."""
+    """Pure: the metric from one outcome per behavior, in order (``labels`` name the evidence)."""
     version = grader_version(BEHAVIOR.version)
     evidence: list[Evidence] = []
     failures: list[str] = []
     decided: list[bool] = []
-    for i, (text, outcome) in enumerate(zip(behaviors, outcomes, strict=True)):
-        check = f"behavior[{i}]"
+    names = labels or [f"behavior[{i}]" for i in range(len(behaviors))]
+    for check, text, outcome in zip(names, behaviors, outcomes, strict=True):
         if outcome.value is None:
             if not is_abstention(outcome):
                 failures.append(f"{check}: {outcome.error}")
@@ -106,7 +118,8 @@ async def grade_behavior_check(inp: GradingInput, judge: Judge) -> MetricResult:
         return blocked
     assert inp.case is not None
     context = trial_sections(inp)
-    behaviors = behaviors_for(inp.case.expected_behavior)
+    items = judged_items(inp.case.expected_behavior, inp.case.assertions)
+    behaviors = [text for _, text in items]
     outcomes = await asyncio.gather(
         *(
             judge.ask(
@@ -119,4 +132,4 @@ async def grade_behavior_check(inp: GradingInput, judge: Judge) -> MetricResult:
             for b in behaviors
         )
     )
-    return score_behaviors(behaviors, list(outcomes), judge.label)
+    return score_behaviors(behaviors, list(outcomes), judge.label, [label for label, _ in items])

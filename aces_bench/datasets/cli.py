@@ -4,6 +4,7 @@
                                           [--judge-model M [--judge-base-url U] [--judge-api-key-env E] | --judge-config F]
     aces-bench dataset create <skill-dir> --refine --from-results <dir> [--pass-threshold X] [--min-agree N]
     aces-bench dataset check <skill-dir> [<skill-dir> ...]
+    aces-bench dataset show <skill-dir> [<skill-dir> ...]
 
 User errors raise AcesError; the top-level CLI prints them without a traceback.
 """
@@ -40,6 +41,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--min-agree", type=int, default=2, help="passing trials that must give the same answer")
     k = sub.add_parser("check", help="validate the evaluation assets of skills and summarise their cases")
     k.add_argument("paths", type=Path, nargs="+")
+    s = sub.add_parser("show", help="how every case was read: its file, format, renamed, resolved and ignored fields")
+    s.add_argument("paths", type=Path, nargs="+")
     return p
 
 
@@ -103,6 +106,19 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _show(args: argparse.Namespace) -> int:
+    from aces_bench.datasets.formats import load_assets
+
+    for path in args.paths:
+        for skill_dir in discover_skill_dirs(path):
+            skill = load_skill(skill_dir)
+            assets = load_assets(skill_dir, skill.name)
+            print(f"{skill.name}: {len(assets.readings)} case(s)")
+            for reading in assets.readings:
+                print("  " + reading.render().replace("\n", "\n  "))
+    return 0
+
+
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    return _create(args) if args.command == "create" else _check(args)
+    return {"create": _create, "check": _check, "show": _show}[args.command](args)

@@ -8,8 +8,8 @@ outcome and required credential names). Both feed the same ``EvalSuite``.
 
 from __future__ import annotations
 
-import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from aces_bench.datasets.model import (
     canonical_case,
     canonical_suite,
 )
+from aces_bench.datasets.readers import CaseReading, SkillFiles, derived_id, suite_payload
 from aces_bench.datasets.safety import check_case_fixtures, read_asset_text
 from aces_bench.errors import EvalsError, from_validation
 from aces_bench.io import write_text
@@ -32,6 +33,9 @@ from aces_bench.io import write_text
 EVALS_FILES = ("evals/evals.json", "evals/evals.jsonl", "evals/evals.yaml", "evals/evals.yml")
 EVAL_CONFIG = "eval.config"
 EVAL_MD = "EVAL.md"
+EVAL_MD_FILES = ("EVAL.md", "evals/EVAL.md")
+# evals2.json, evals-edge.yaml, evals_more.jsonl: further case files beside the primary one.
+EXTRA_EVALS = re.compile(r"^evals[\w.-]*\.(json|jsonl|ya?ml)$")
 DEFAULT_EVALS_FILE = EVALS_FILES[0]
 _HEADER_KEYS = {"schema_version", "skill_name", "notes"}
 
@@ -105,11 +109,6 @@ class EvalConfig(BaseModel):
     evals: list[ConfigCase] = Field(min_length=1)
 
 
-def derived_id(prompt: str) -> str:
-    """A case id from its prompt: stable across reorderings and whitespace edits."""
-    return "case-" + hashlib.sha256(" ".join(prompt.split()).encode()).hexdigest()[:10]
-
-
 def config_case_payload(c: ConfigCase) -> dict[str, Any]:
     """The EvalCase payload an ``eval.config`` entry describes."""
     out: dict[str, Any] = {"id": c.id or derived_id(c.prompt), "prompt": c.prompt}
@@ -141,31 +140,64 @@ def parse_eval_config(text: str, path: Path) -> EvalConfig:
 
 
 @dataclass
+class EvalsFile:
+    """One evals file of a skill and the cases read from it."""
+
+    path: Path
+    suite: EvalSuite
+    readings: list[CaseReading] = field(default_factory=list)
+
+
+@dataclass
 class Assets:
-    """What a skill folder holds: the evals file's suite and the eval.config cases, apart."""
+    """What a skill folder holds: its evals files, the eval.config cases and EVAL.md's, apart.
+
+    ``evals_path``/``evals_suite`` are the primary file (``evals/evals.*``), the one
+    ``dataset create`` and ``refine`` write; ``extra_files`` are the others
+    (``evals/evals2.json``, ...), read and never written.
+    """
 
     skill_dir: Path
     skill_name: str
     evals_path: Path | None = None
     evals_suite: EvalSuite | None = None
+    extra_files: list[EvalsFile] = field(default_factory=list)
     config_path: Path | None = None
     config_cases: list[EvalCase] = field(default_factory=list)
+    readings: list[CaseReading] = field(default_factory=list)
 
     @property
     def evals_cases(self) -> list[EvalCase]:
         return list(self.evals_suite.evals) if self.evals_suite else []
 
+    @property
+    def extra_cases(self) -> list[EvalCase]:
+        return [c for f in self.extra_files for c in f.suite.evals]
+
     def origin(self, case_id: str) -> Path | None:
         """The file a case was read from."""
         if any(c.id == case_id for c in self.evals_cases):
             return self.evals_path
+        for f in self.extra_files:
+            if any(c.id == case_id for c in f.suite.evals):
+                return f.path
         if any(c.id == case_id for c in self.config_cases):
             return self.config_path
         return None
 
+    def sources(self) -> list[tuple[list[EvalCase], Path]]:
+        """Each group of cases with the file it came from, in reading order."""
+        out: list[tuple[list[EvalCase], Path]] = []
+        if self.evals_path is not None:
+            out.append((self.evals_cases, self.evals_path))
+        out += [(list(f.suite.evals), f.path) for f in self.extra_files]
+        if self.config_path is not None:
+            out.append((self.config_cases, self.config_path))
+        return out
+
 
 def find_evals_file(skill_dir: Path) -> Path | None:
-    """The skill's one evals file, or None; two or more is an error naming them."""
+    """The skill's one primary evals file, or None; two or more is an error naming them."""
     found = [Path(skill_dir) / rel for rel in EVALS_FILES if (Path(skill_dir) / rel).is_file()]
     if len(found) > 1:
         names = " and ".join(p.relative_to(skill_dir).as_posix() for p in found)
@@ -173,6 +205,40 @@ def find_evals_file(skill_dir: Path) -> Path | None:
             f"more than one evaluation file: {names}",
             where=skill_dir,
             fix="keep exactly one of evals/evals.json, evals/evals.jsonl, evals/evals.yaml",
+        )
+    return found[0] if found else None
+
+
+def find_extra_evals_files(skill_dir: Path) -> list[Path]:
+    """Further evals files beside the primary one (``evals/evals2.json``, ``evals/evals-edge.yaml``)."""
+    base = Path(skill_dir) / "evals"
+    if not base.is_dir():
+        return []
+    primary = {Path(rel).name for rel in EVALS_FILES}
+    return sorted(
+        p for p in base.iterdir()
+        if p.is_file() and p.name not in primary and EXTRA_EVALS.match(p.name)
+    )
+
+
+def has_eval_assets(skill_dir: Path) -> bool:
+    """True when the skill holds any evaluation asset that gives cases."""
+    skill_dir = Path(skill_dir)
+    return (
+        any((skill_dir / f).is_file() for f in (*EVALS_FILES, EVAL_CONFIG))
+        or bool(find_extra_evals_files(skill_dir))
+        or find_eval_md(skill_dir) is not None
+    )
+
+
+def find_eval_md(skill_dir: Path) -> Path | None:
+    """EVAL.md at the skill's root or in ``evals/`` (SkillEvaluator's place); both is an error."""
+    found = [Path(skill_dir) / rel for rel in EVAL_MD_FILES if (Path(skill_dir) / rel).is_file()]
+    if len(found) > 1:
+        raise EvalsError(
+            "two EVAL.md files: EVAL.md and evals/EVAL.md",
+            where=skill_dir,
+            fix="keep one of them",
         )
     return found[0] if found else None
 
@@ -190,18 +256,31 @@ def _check_skill_name(raw: Any, skill_name: str, path: Path) -> Any:
     return raw
 
 
-def read_evals_file(path: Path, skill_name: str, root: Path) -> EvalSuite:
-    """Validate one evals file into a suite (fixtures not yet checked)."""
-    raw = parse_evals_text(read_asset_text(path, root=root), path)
-    if isinstance(raw, list):
-        raw = {"evals": raw}
-    raw = _check_skill_name(raw, skill_name, path)
+def _relative(path: Path, root: Path) -> str:
     try:
-        return EvalSuite.model_validate(raw)
+        return Path(path).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def read_evals(path: Path, skill_name: str, root: Path) -> EvalsFile:
+    """Validate one evals file into a suite (fixtures not yet checked), with how each case was read."""
+    raw = parse_evals_text(read_asset_text(path, root=root), path)
+    files = SkillFiles(root)
+    payload, readings = suite_payload(raw, skill_name=skill_name, files=files, path=path, file=_relative(path, root))
+    payload = _check_skill_name(payload, skill_name, path)
+    try:
+        suite = EvalSuite.model_validate(payload)
     except ValidationError as err:
         raise from_validation(err, cls=EvalsError, where=path, fix=f"correct the listed keys in {path.name}") from None
     except ValueError as exc:  # a migration refusal raised outside pydantic's wrapping
         raise EvalsError(str(exc), where=path, fix="write schema_version 2 or leave it out") from None
+    return EvalsFile(path=path, suite=suite, readings=readings)
+
+
+def read_evals_file(path: Path, skill_name: str, root: Path) -> EvalSuite:
+    """Validate one evals file into a suite (fixtures not yet checked)."""
+    return read_evals(path, skill_name, root).suite
 
 
 def read_config_cases(path: Path, skill_name: str, root: Path) -> list[EvalCase]:
@@ -222,18 +301,27 @@ def read_assets(skill_dir: Path, skill_name: str) -> Assets:
     assets = Assets(skill_dir=skill_dir, skill_name=skill_name)
     assets.evals_path = find_evals_file(skill_dir)
     if assets.evals_path is not None:
-        assets.evals_suite = read_evals_file(assets.evals_path, skill_name, root)
+        primary = read_evals(assets.evals_path, skill_name, root)
+        assets.evals_suite = primary.suite
+        assets.readings += primary.readings
+    for path in find_extra_evals_files(skill_dir):
+        extra = read_evals(path, skill_name, root)
+        assets.extra_files.append(extra)
+        assets.readings += extra.readings
     config = skill_dir / EVAL_CONFIG
     if config.is_file():
         assets.config_path = config
         assets.config_cases = read_config_cases(config, skill_name, root)
+        assets.readings += [CaseReading(case_id=c.id, file=EVAL_CONFIG, format="eval.config",
+                                        notes=["expected read as expected_output"] if c.expected_output else [])
+                            for c in assets.config_cases]
     return assets
 
 
 def check_expected_scripts(assets: Assets) -> None:
     """A case's ``expected_script`` in its own skill must exist, or execution can never pass."""
     root = assets.skill_dir.resolve()
-    for cases, where in ((assets.evals_cases, assets.evals_path), (assets.config_cases, assets.config_path)):
+    for cases, where in assets.sources():
         for i, case in enumerate(cases):
             script = case.expected_script
             if not script or case.expected_skill != assets.skill_name:
@@ -251,38 +339,56 @@ def check_fixtures(assets: Assets) -> None:
     """Every fixture of every case exists inside the skill folder and is within limits."""
     root = assets.skill_dir.resolve()
     seen: dict[str, int] = {}  # a fixture shared by many cases is checked once
-    for cases, where in ((assets.evals_cases, assets.evals_path), (assets.config_cases, assets.config_path)):
+    for cases, where in assets.sources():
         for case in cases:
             check_case_fixtures(root, case.id, [f.src for f in case.files], where or assets.skill_dir, seen)
 
 
-def load_suite(skill_dir: Path, skill_name: str) -> EvalSuite:
-    """All evaluation cases of a skill (evals file, then eval.config), fixtures checked.
+def _check_unique_ids(assets: Assets) -> None:
+    seen: dict[str, Path] = {}
+    for cases, where in assets.sources():
+        for c in cases:
+            if c.id in seen:
+                raise EvalsError(
+                    f"case id {c.id!r} is used in both {_relative(seen[c.id], assets.skill_dir.resolve())} "
+                    f"and {_relative(where, assets.skill_dir.resolve())}",
+                    where=where,
+                    fix="give one of the cases another id, or describe the case in one file only",
+                )
+            seen[c.id] = where
 
-    Raises EvalsError naming the file and key for any malformed asset, a case id
-    used in both files, or no cases at all.
-    """
+
+def load_assets(skill_dir: Path, skill_name: str) -> Assets:
+    """Every evaluation asset of a skill, read, cross-checked and with fixtures checked."""
     skill_dir = Path(skill_dir)
     assets = read_assets(skill_dir, skill_name)
-    if assets.evals_path is None and assets.config_path is None:
+    if not assets.sources():
         raise EvalsError(
             "no evaluation cases: none of evals/evals.json, evals/evals.jsonl, evals/evals.yaml or eval.config exists",
             where=skill_dir,
             fix="add evals/evals.json with {skill_name, evals: [{id, prompt, ...}]}, "
             "or run 'aces-bench dataset create <skill-dir>'",
         )
-    ids = {c.id for c in assets.evals_cases}
-    for c in assets.config_cases:
-        if c.id in ids:
-            raise EvalsError(
-                f"case id {c.id!r} is used in both {assets.evals_path.name} and {EVAL_CONFIG}",  # type: ignore[union-attr]
-                where=assets.config_path,
-                fix="give the eval.config case another id, or describe the case in one file only",
-            )
+    _check_unique_ids(assets)
     check_fixtures(assets)
     check_expected_scripts(assets)
+    return assets
+
+
+def suite_of(assets: Assets) -> EvalSuite:
+    """One suite of every case the assets hold, in reading order."""
     notes = list(assets.evals_suite.notes) if assets.evals_suite else []
-    return EvalSuite(skill_name=skill_name, evals=assets.evals_cases + assets.config_cases, notes=notes)
+    cases = [c for cases, _ in assets.sources() for c in cases]
+    return EvalSuite(skill_name=assets.skill_name, evals=cases, notes=notes)
+
+
+def load_suite(skill_dir: Path, skill_name: str) -> EvalSuite:
+    """All evaluation cases of a skill (evals files, then eval.config), fixtures checked.
+
+    Raises EvalsError naming the file and key for any malformed asset, a case id
+    used in two files, or no cases at all.
+    """
+    return suite_of(load_assets(skill_dir, skill_name))
 
 
 def render_suite(suite: EvalSuite, suffix: str = ".json") -> str:

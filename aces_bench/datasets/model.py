@@ -45,6 +45,7 @@ CASE_KINDS: tuple[str, ...] = CaseKind.__args__  # type: ignore[attr-defined]
 CaseSource = Literal["author", "eval_md", "template", "llm"]
 GENERATED_SOURCES = frozenset({"template", "llm"})
 ProposedField = Literal["expected_output", "expected_behavior"]
+CaseStatus = Literal["ready", "draft"]
 
 # (canonical name, other spellings accepted on read)
 _SPELLINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -55,7 +56,7 @@ _SPELLINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 # Fields added in schema version 2: left out of the content hash at their defaults so
 # every case written before them keeps its hash (task ids are content-addressed on it).
-_V2_FIELDS = ("required_credentials", "source", "note", "proposed")
+_V2_FIELDS = ("required_credentials", "source", "note", "proposed", "status")
 
 
 def _relative_path(v: str, what: str) -> str:
@@ -159,7 +160,10 @@ class EvalCase(BaseModel):
     source: CaseSource = "author"
     note: str | None = None
     proposed: list[ProposedField] = Field(
-        default_factory=list, description="fields whose value `dataset create --refine` proposed"
+        default_factory=list, description="fields whose value `dataset refine` proposed"
+    )
+    status: CaseStatus = Field(
+        default="ready", description="'draft' until a person has reviewed a drafted case; studies refuse drafts"
     )
 
     @model_validator(mode="before")

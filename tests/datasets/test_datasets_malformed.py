@@ -74,8 +74,8 @@ EXPECTED = {
         "  fix: correct the listed keys in eval.config ({evals: [{prompt, expected, credentials}]})"
     ),
     'dup_across_files': (
-        "<skill>/eval.config: case id 'shared' is used in both evals.json and eval.config\n"
-        "  fix: give the eval.config case another id, or describe the case in one file only"
+        "<skill>/eval.config: case id 'shared' is used in both evals/evals.json and eval.config\n"
+        "  fix: give one of the cases another id, or describe the case in one file only"
     ),
     'dup_id.json': (
         "<skill>/evals/evals.json: invalid values:\n"
@@ -119,10 +119,11 @@ EXPECTED = {
         "  fix: add the file at <skill>/evals/files/nope.csv or fix the path"
     ),
     'misspelled_key.json': (
-        "<skill>/evals/evals.json: invalid values:\n"
-        "    evals[0].prompt: Field required\n"
-        "    evals[0].promt: Extra inputs are not permitted (got 'x')\n"
-        "  fix: correct the listed keys in evals.json"
+        "<skill>/evals/evals.json: evals[0]: unknown field(s) 'promt' (did you mean 'prompt'?) in case 'a'\n"
+        "  fix: fix the spelling or remove the field; fields read: acceptable_alternates, acceptable_skills, "
+        "assertions, credentials, expectations, expected_behavior, expected_output, expected_script, "
+        "expected_skill, files, ground_truth, id, kind, note, prompt, proposed, query, question, "
+        "required_credentials, should_trigger, source, status"
     ),
     'no_cases.json': (
         "<skill>/evals/evals.json: invalid values:\n"
@@ -144,9 +145,8 @@ EXPECTED = {
         "  fix: correct the listed keys in evals.json"
     ),
     'prompt_and_question.json': (
-        "<skill>/evals/evals.json: invalid values:\n"
-        "    evals[0]: give either 'prompt' or 'question' (the same field), not both\n"
-        "  fix: correct the listed keys in evals.json"
+        "<skill>/evals/evals.json: evals[0]: give either 'prompt' or 'question' (the same field), not both\n"
+        "  fix: keep one of 'prompt' and 'question'"
     ),
     'skill_name_mismatch.json': (
         "<skill>/evals/evals.json:skill_name: skill_name 'other-skill' does not match the skill's name 'csv-stats' in SKILL.md\n"
