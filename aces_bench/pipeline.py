@@ -18,7 +18,7 @@ from aces_bench.grading import grade_records, write_grades
 from aces_bench.io import write_json
 from aces_bench.judges.factory import build_judge
 from aces_bench.provenance import SkillProvenance, build_provenance
-from aces_bench.runner import job_config
+from aces_bench.runner import check_credential_names, job_config
 from aces_bench.tables import write_trials_table
 
 log = logging.getLogger("aces_bench.pipeline")
@@ -54,6 +54,7 @@ def run_study(spec: RunSpec) -> Path:
     _check_same_skills(spec, out)
     out.mkdir(parents=True, exist_ok=True)
     plan = plan_study(spec)
+    check_credential_names(spec, plan)
     # A mode that needs author graders, and the judge (its key), must be usable
     # before any trial runs, not discovered unusable after all of them.
     check_author_graders(spec.grading.mode, {s.name: s.path for s in plan.targets})

@@ -24,9 +24,10 @@ from pydantic import ValidationError
 
 from aces_bench.agents.clis import installed as installed_cli
 from aces_bench.backends.local import IMPORT_PATH as LOCAL_BACKEND
-from aces_bench.cases import resolve_credentials
 from aces_bench.config.spec import RunSpec
+from aces_bench.datasets.credentials import check_study_credentials, resolve_credentials
 from aces_bench.emitters import EmitResult
+from aces_bench.emitters.plan import StudyPlan
 from aces_bench.errors import BackendError, ConfigError, RunError
 from aces_bench.progress import TrialProgress
 
@@ -126,9 +127,20 @@ def preflight_credentials(spec: RunSpec, emitted: EmitResult) -> None:
     each trial starts. Operator credentials (model and judge keys) can never be named
     by a skill.
     """
-    operators = [n for n in (spec.model.api_key_env, spec.judge.api_key_env) if n]
     for case in {id(p.case): p.case for p in emitted.plan.tasks}.values():
-        resolve_credentials(case, os.environ, operator_names=operators)
+        resolve_credentials(case, os.environ, operator_names=operator_variables(spec),
+                            allowed=spec.skill.allow_credentials)
+
+
+def operator_variables(spec: RunSpec) -> list[str]:
+    """The variables the operator configured for the model and the judge."""
+    return [n for n in (spec.model.api_key_env, spec.judge.api_key_env) if n]
+
+
+def check_credential_names(spec: RunSpec, plan: StudyPlan) -> None:
+    """Refuse, before anything is emitted, a case naming an operator credential (by rule)."""
+    check_study_credentials({id(p.case): p.case for p in plan.tasks}.values(),
+                            allowed=spec.skill.allow_credentials, operator_names=operator_variables(spec))
 
 
 def preflight(spec: RunSpec, emitted: EmitResult) -> None:

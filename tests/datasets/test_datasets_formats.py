@@ -157,6 +157,9 @@ def test_credential_values_never_reach_the_written_suite(tmp_path):
     "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "AZURE_OPENAI_API_KEY",
     "OPENAI_BASE_URL", "OPENAI_API_BASE", "MY_SERVICE_BASE_URL", "HARBOR_TELEMETRY", "LITELLM_LOCAL_MODEL_COST_MAP",
     "HF_TOKEN", "AWS_SECRET_ACCESS_KEY", "PATH", "LD_PRELOAD", "openai_api_key",
+    # Found past the old name list (issue 12): refused by rule now.
+    "ANTHROPIC_AUTH_TOKEN", "AWS_BEARER_TOKEN_BEDROCK", "OPENAI_ADMIN_KEY", "STRIPE_API_KEY", "GOOGLE_MAPS_API_KEY",
+    "MY_CLIENT_SECRET", "SECRET_SAUCE", "ACME_AUTH_TOKEN",
 ])
 def test_operator_credentials_are_refused(name):
     from aces_bench.datasets.credentials import operator_reason
@@ -164,7 +167,7 @@ def test_operator_credentials_are_refused(name):
     assert operator_reason(name) is not None
 
 
-@pytest.mark.parametrize("name", ["STRIPE_API_KEY", "WAREHOUSE_TOKEN", "GOOGLE_MAPS_API_KEY", "GITHUB_TOKEN", "DB_PASSWORD"])
+@pytest.mark.parametrize("name", ["WAREHOUSE_TOKEN", "GITHUB_TOKEN", "DB_PASSWORD", "STRIPE_TOKEN", "WEATHER_TOKEN"])
 def test_skill_service_credentials_are_allowed(name):
     from aces_bench.datasets.credentials import check_credential_name
 

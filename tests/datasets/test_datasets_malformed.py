@@ -136,12 +136,12 @@ EXPECTED = {
     ),
     'operator_credential.config': (
         "<skill>/eval.config: invalid values:\n"
-        "    evals[0].credentials[1]: names an LLM provider credential (OPENAI), which a skill cannot name or override; the operator configures model keys and endpoints (got 'OPENAI_API_KEY')\n"
+        "    evals[0].credentials[1]: names a model endpoint (*_BASE_URL / *_API_BASE), which a skill cannot name or override; the operator configures model keys and endpoints (got 'OPENAI_API_BASE')\n"
         "  fix: correct the listed keys in eval.config ({evals: [{prompt, expected, credentials}]})"
     ),
     'operator_credential.json': (
         "<skill>/evals/evals.json: invalid values:\n"
-        "    evals[0].required_credentials[0]: names an LLM provider credential (ANTHROPIC), which a skill cannot name or override; the operator configures model keys and endpoints (got 'ANTHROPIC_API_KEY')\n"
+        "    evals[0].required_credentials[0]: names a process setting, which a skill cannot name or override; the operator configures model keys and endpoints (got 'LD_PRELOAD')\n"
         "  fix: correct the listed keys in evals.json"
     ),
     'prompt_and_question.json': (
