@@ -12,16 +12,15 @@ import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aces_bench.datasets.evalmd import EvalIntent, intent_cases, parse_eval_md
+from aces_bench.datasets.evalmd import EVAL_MD, EvalIntent, find_eval_md, intent_cases, read_intent
 from aces_bench.datasets.formats import (
     DEFAULT_EVALS_FILE,
-    EVAL_MD,
     Assets,
+    carry_proposals,
     read_assets,
     render_suite,
 )
 from aces_bench.datasets.model import EvalCase, EvalSuite
-from aces_bench.datasets.safety import read_asset_text
 from aces_bench.datasets.templates import BUCKETS, template_cases
 from aces_bench.io import write_text
 from aces_bench.judges.base import Judge
@@ -60,14 +59,6 @@ class CreateReport:
         return "\n".join(lines)
 
 
-def read_intent(skill_dir: Path) -> EvalIntent:
-    """EVAL.md's intent, or an empty intent when the skill has none."""
-    path = Path(skill_dir) / EVAL_MD
-    if not path.is_file():
-        return EvalIntent()
-    return parse_eval_md(read_asset_text(path, root=Path(skill_dir).resolve()), path)
-
-
 def _covered(cases: list[EvalCase]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for c in cases:
@@ -75,14 +66,6 @@ def _covered(cases: list[EvalCase]) -> dict[str, list[str]]:
         if bucket:
             out.setdefault(bucket, []).append(c.id)
     return out
-
-
-def _carry_proposals(new: EvalCase, old: EvalCase | None) -> EvalCase:
-    """Keep what an earlier ``--refine`` proposed for a case that is re-derived with the same id."""
-    if old is None or not old.proposed:
-        return new
-    update = {name: getattr(old, name) for name in old.proposed}
-    return new.model_copy(update={**update, "proposed": list(old.proposed)})
 
 
 def merge_cases(
@@ -108,7 +91,7 @@ def merge_cases(
         if case.id in {c.id for c in out}:
             report.messages.append(f"skipped {case.source} case {case.id!r}: the id is already used above")
             continue
-        out.append(_carry_proposals(case, old_by_id.get(case.id)))
+        out.append(carry_proposals(case, old_by_id.get(case.id)))
         (report.intent if case.source == "eval_md" else report.generated).append(case.id)
     kept_ids = {c.id for c in out}
     report.removed = [c.id for c in existing if c.source != "author" and c.id not in kept_ids]
@@ -135,7 +118,7 @@ def create_dataset(
     intent = read_intent(skill_dir)
     path = assets.evals_path or skill_dir / DEFAULT_EVALS_FILE
     report = CreateReport(path=path)
-    intent_new = intent_cases(intent, skill.name, skill_dir / EVAL_MD)
+    intent_new = intent_cases(intent, skill.name, find_eval_md(skill_dir) or skill_dir / EVAL_MD)
     buckets = plan_buckets(assets, intent_new, all_buckets, report)
     generated = _generate(skill, intent, buckets, judge, report)
     cases = merge_cases(assets, intent_new, generated, report)
@@ -159,7 +142,7 @@ def _generate(skill: Skill, intent: EvalIntent, buckets: list[str], judge: Judge
     if not buckets:
         return []
     if judge is None:
-        return template_cases(skill, buckets, intent.behaviors)
+        return template_cases(skill, buckets, intent.directives)
     from aces_bench.datasets.llm import generate_with_judge
 
     cases, missing = asyncio.run(generate_with_judge(skill, intent, judge, buckets))
@@ -167,6 +150,6 @@ def _generate(skill: Skill, intent: EvalIntent, buckets: list[str], judge: Judge
         report.messages.append(
             f"the judge wrote no case for bucket(s) {', '.join(missing)}: filled them with offline templates"
         )
-        cases += template_cases(skill, missing, intent.behaviors)
+        cases += template_cases(skill, missing, intent.directives)
     order = {b: i for i, b in enumerate(BUCKETS)}
     return sorted(cases, key=lambda c: order[c.kind or "explicit"])

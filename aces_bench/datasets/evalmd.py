@@ -18,16 +18,29 @@ Convention (parsed with markdown-it-py; section names are case-insensitive):
     ## Behaviors
     - reads SKILL.md before running any script   (applies to every case that expects the skill)
 
+    ## Must never do
+    - deletes or rewrites the input file          (a behavior "must never: ..." on every case that expects the skill)
+
+    ## Should trigger
+    - reconcile the march invoices against the bank export   (a trigger query, and a case expecting the skill)
+
+    ## Should not trigger                          (also: "Negative Cases", SkillEvaluator's heading)
+    - what is the VAT rate in Portugal?           (a trigger query, and a negative control)
+
     ## Notes
     Free text for whoever (or whatever) writes more cases.
 
-The file is the author's: aces-bench reads it and never writes it. Its questions
-become cases ahead of anything generated, and its behaviors come first in every
-generated or refined ``expected_behavior``.
+"Must do" is another name for Behaviors. Any other section (SkillEvaluator's EVAL.md is
+free-form around its headings) is kept as notes; one that looks like a misspelt known
+section is an error. The file, at the skill's root or in ``evals/``, is the author's:
+aces-bench reads it at run time and by ``dataset create`` and never writes it. Its
+questions and trigger queries become cases ahead of anything generated, and its
+behaviors come first in every generated or refined ``expected_behavior``.
 """
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 
 from markdown_it import MarkdownIt
@@ -35,9 +48,21 @@ from markdown_it.tree import SyntaxTreeNode
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from aces_bench.datasets.model import CASE_KINDS, EvalCase
+from aces_bench.datasets.safety import read_asset_text
 from aces_bench.errors import EvalsError, validation_lines
 
-SECTIONS = {"questions": "questions", "behaviors": "behaviors", "behaviours": "behaviors", "notes": "notes"}
+EVAL_MD = "EVAL.md"
+EVAL_MD_FILES = ("EVAL.md", "evals/EVAL.md")  # the skill's root, or SkillEvaluator's place
+
+SECTIONS = {
+    "questions": "questions", "behaviors": "behaviors", "behaviours": "behaviors", "must do": "behaviors",
+    "expected behaviors": "behaviors", "expected behaviours": "behaviors",
+    "must never do": "never", "must not do": "never", "never": "never", "must never": "never",
+    "should trigger": "trigger", "when to trigger": "trigger", "triggers": "trigger", "trigger": "trigger",
+    "should not trigger": "no_trigger", "when not to trigger": "no_trigger", "negative cases": "no_trigger",
+    "notes": "notes",
+}
+NEVER_PREFIX = "must never: "
 _KEYS = {
     "id": "id", "kind": "kind", "expected": "expected", "ground truth": "expected", "ground_truth": "expected",
     "file": "files", "files": "files", "behavior": "behaviors", "behaviour": "behaviors",
@@ -69,11 +94,19 @@ class EvalIntent(BaseModel):
 
     questions: list[IntentQuestion] = Field(default_factory=list)
     behaviors: list[str] = Field(default_factory=list)
+    never: list[str] = Field(default_factory=list, description="what the skill must never do")
+    trigger: list[str] = Field(default_factory=list, description="queries that should activate the skill")
+    no_trigger: list[str] = Field(default_factory=list, description="queries that should not activate it")
     notes: list[str] = Field(default_factory=list)
 
     @property
     def empty(self) -> bool:
-        return not (self.questions or self.behaviors or self.notes)
+        return not (self.questions or self.behaviors or self.never or self.trigger or self.no_trigger or self.notes)
+
+    @property
+    def directives(self) -> list[str]:
+        """Every behavior a case expecting the skill must show: must-do, then must-never."""
+        return list(self.behaviors) + [NEVER_PREFIX + n for n in self.never]
 
 
 def _line(node: SyntaxTreeNode) -> int:
@@ -138,6 +171,8 @@ def _section_texts(nodes: list[SyntaxTreeNode]) -> list[str]:
             out += [t for t in (_inline_text(li) for li in node.children) if t]
         elif node.type == "paragraph":
             out.append(_own_inline(node))
+        elif node.type == "heading":
+            out.append(_own_inline(node))
         elif node.type in ("fence", "code_block"):
             out.append(node.content.rstrip("\n"))
     return [t for t in out if t]
@@ -151,13 +186,20 @@ def parse_eval_md(text: str, path: Path) -> EvalIntent:
     for node in root.children:
         if node.type == "heading" and node.tag == "h2":
             title = _own_inline(node)
-            current = SECTIONS.get(title.lower())
+            key = " ".join(title.lower().replace("_", " ").replace("-", " ").split()).rstrip(":")
+            current = SECTIONS.get(key)
             if current is None:
-                raise EvalsError(
-                    f"unknown section '## {title}'",
-                    where=f"{path}:{_line(node)}",
-                    fix="use the sections '## Questions', '## Behaviors' and '## Notes'",
-                )
+                close = difflib.get_close_matches(key, list(SECTIONS), 1, cutoff=0.8)
+                if close:
+                    raise EvalsError(
+                        f"unknown section '## {title}' (did you mean '## {close[0].title()}'?)",
+                        where=f"{path}:{_line(node)}",
+                        fix="use the sections '## Questions', '## Behaviors', '## Must never do', "
+                        "'## Should trigger', '## Should not trigger' and '## Notes'",
+                    )
+                current = "notes"  # free-form context, kept for whoever writes more cases
+                sections.setdefault(current, []).append(node)
+                continue
             sections.setdefault(current, [])
             continue
         if node.type == "heading" and node.tag == "h1":
@@ -174,6 +216,9 @@ def parse_eval_md(text: str, path: Path) -> EvalIntent:
     return EvalIntent(
         questions=questions,
         behaviors=_section_texts(sections.get("behaviors", [])),
+        never=_section_texts(sections.get("never", [])),
+        trigger=_section_texts(sections.get("trigger", [])),
+        no_trigger=_section_texts(sections.get("no_trigger", [])),
         notes=_section_texts(sections.get("notes", [])),
     )
 
@@ -182,7 +227,7 @@ def intent_cases(intent: EvalIntent, skill_name: str, path: Path) -> list[EvalCa
     """The cases EVAL.md's questions describe (``source: eval_md``), in file order."""
     cases = []
     for n, q in enumerate(intent.questions, 1):
-        behaviors = ([] if q.negative else list(intent.behaviors)) + q.behaviors
+        behaviors = ([] if q.negative else intent.directives) + q.behaviors
         payload = {
             "id": q.id or f"intent-{n}",
             "prompt": q.prompt,
@@ -201,4 +246,35 @@ def intent_cases(intent: EvalIntent, skill_name: str, path: Path) -> list[EvalCa
         except ValidationError as err:
             lines = "\n    ".join(validation_lines(err, prefix=f"question {n}"))
             raise EvalsError(f"invalid values:\n    {lines}", where=f"{path}:{q.line}", fix="correct the question's sub-items") from None
+    ids = {c.id for c in cases}
+    for section, queries, negative in (("Should trigger", intent.trigger, False),
+                                       ("Should not trigger", intent.no_trigger, True)):
+        for n, query in enumerate(queries, 1):
+            case_id = f"{'no-trigger' if negative else 'trigger'}-{n}"
+            if case_id in ids:
+                raise EvalsError(f"question id {case_id!r} is also the id of a '## {section}' query",
+                                 where=path, fix="give the question another id")
+            cases.append(EvalCase.model_validate({
+                "id": case_id, "prompt": query, "kind": "negative" if negative else "implicit",
+                "expected_skill": None if negative else skill_name,
+                "expected_behavior": [] if negative else intent.directives,
+                "source": "eval_md",
+                "note": f"from EVAL.md '## {section}' item {n}; edit EVAL.md, not this copy",
+            }))
     return cases
+
+
+def find_eval_md(skill_dir: Path) -> Path | None:
+    """EVAL.md at the skill's root or in ``evals/``; both is an error."""
+    found = [Path(skill_dir) / rel for rel in EVAL_MD_FILES if (Path(skill_dir) / rel).is_file()]
+    if len(found) > 1:
+        raise EvalsError("two EVAL.md files: EVAL.md and evals/EVAL.md", where=skill_dir, fix="keep one of them")
+    return found[0] if found else None
+
+
+def read_intent(skill_dir: Path) -> EvalIntent:
+    """EVAL.md's intent, or an empty intent when the skill has none."""
+    path = find_eval_md(skill_dir)
+    if path is None:
+        return EvalIntent()
+    return parse_eval_md(read_asset_text(path, root=Path(skill_dir).resolve()), path)

@@ -18,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from aces_bench.datasets.credentials import CredentialName
+from aces_bench.datasets.evalmd import find_eval_md, intent_cases, read_intent
 from aces_bench.datasets.model import (
     EvalCase,
     EvalSuite,
@@ -32,8 +33,6 @@ from aces_bench.io import write_text
 
 EVALS_FILES = ("evals/evals.json", "evals/evals.jsonl", "evals/evals.yaml", "evals/evals.yml")
 EVAL_CONFIG = "eval.config"
-EVAL_MD = "EVAL.md"
-EVAL_MD_FILES = ("EVAL.md", "evals/EVAL.md")
 # evals2.json, evals-edge.yaml, evals_more.jsonl: further case files beside the primary one.
 EXTRA_EVALS = re.compile(r"^evals[\w.-]*\.(json|jsonl|ya?ml)$")
 DEFAULT_EVALS_FILE = EVALS_FILES[0]
@@ -164,6 +163,8 @@ class Assets:
     extra_files: list[EvalsFile] = field(default_factory=list)
     config_path: Path | None = None
     config_cases: list[EvalCase] = field(default_factory=list)
+    intent_path: Path | None = None
+    intent_cases: list[EvalCase] = field(default_factory=list)
     readings: list[CaseReading] = field(default_factory=list)
 
     @property
@@ -186,8 +187,10 @@ class Assets:
         return None
 
     def sources(self) -> list[tuple[list[EvalCase], Path]]:
-        """Each group of cases with the file it came from, in reading order."""
+        """Each group of cases with the file it came from: EVAL.md's first (the author's intent leads)."""
         out: list[tuple[list[EvalCase], Path]] = []
+        if self.intent_path is not None and self.intent_cases:
+            out.append((self.intent_cases, self.intent_path))
         if self.evals_path is not None:
             out.append((self.evals_cases, self.evals_path))
         out += [(list(f.suite.evals), f.path) for f in self.extra_files]
@@ -229,18 +232,6 @@ def has_eval_assets(skill_dir: Path) -> bool:
         or bool(find_extra_evals_files(skill_dir))
         or find_eval_md(skill_dir) is not None
     )
-
-
-def find_eval_md(skill_dir: Path) -> Path | None:
-    """EVAL.md at the skill's root or in ``evals/`` (SkillEvaluator's place); both is an error."""
-    found = [Path(skill_dir) / rel for rel in EVAL_MD_FILES if (Path(skill_dir) / rel).is_file()]
-    if len(found) > 1:
-        raise EvalsError(
-            "two EVAL.md files: EVAL.md and evals/EVAL.md",
-            where=skill_dir,
-            fix="keep one of them",
-        )
-    return found[0] if found else None
 
 
 def _check_skill_name(raw: Any, skill_name: str, path: Path) -> Any:
@@ -358,13 +349,84 @@ def _check_unique_ids(assets: Assets) -> None:
             seen[c.id] = where
 
 
+def _apply_intent(assets: Assets) -> None:
+    """EVAL.md at run time: its cases replace their stale copies, its behaviors lead generated cases.
+
+    The author's intent outranks anything generated: a case ``dataset create`` copied
+    from EVAL.md (``source: eval_md``) is replaced by the file's current version, and
+    every generated (template or LLM) case expecting the skill gets EVAL.md's
+    must-do and must-never behaviors first. A case an author wrote by hand with the
+    same id as an EVAL.md case is kept, and the EVAL.md one left out, with a note.
+    """
+    path = find_eval_md(assets.skill_dir)
+    if path is None:
+        return
+    intent = read_intent(assets.skill_dir)
+    fresh = intent_cases(intent, assets.skill_name, path)
+    by_id = {c.id: c for c in fresh}
+    rel = _relative(path, assets.skill_dir.resolve())
+    root = assets.skill_dir.resolve()
+    readings = {(r.file, r.case_id): r for r in assets.readings}
+    placed: set[str] = set()  # EVAL.md cases already in a file, refreshed where they stand
+
+    def refresh(cases: list[EvalCase], where: Path) -> list[EvalCase]:
+        out = []
+        for c in cases:
+            reading = readings.get((_relative(where, root), c.id))
+            notes = reading.notes if reading else []
+            if c.source == "eval_md" and c.id in by_id:
+                placed.add(c.id)
+                current = carry_proposals(by_id[c.id], c)
+                if current != c:
+                    notes.append(f"replaced by the current {rel} (the author's intent outranks a copy)")
+                out.append(current)
+                continue
+            if c.id in by_id:
+                placed.add(c.id)
+                notes.append(f"kept; the {rel} case with this id is left out")
+            if c.is_generated and not c.is_negative_control and intent.directives:
+                lead = [d for d in intent.directives if d not in c.expected_behavior]
+                if lead:
+                    c = c.model_copy(update={"expected_behavior": lead + list(c.expected_behavior)})
+                    notes.append(f"{len(lead)} behavior(s) from {rel} put first")
+            out.append(c)
+        return out
+
+    # model_copy, not validation: the suites were validated when read.
+    if assets.evals_suite is not None and assets.evals_path is not None:
+        assets.evals_suite = assets.evals_suite.model_copy(
+            update={"evals": refresh(assets.evals_cases, assets.evals_path)})
+    for f in assets.extra_files:
+        f.suite = f.suite.model_copy(update={"evals": refresh(list(f.suite.evals), f.path)})
+    if assets.config_path is not None:
+        assets.config_cases = refresh(assets.config_cases, assets.config_path)
+    assets.intent_path = path
+    assets.intent_cases = [c for c in fresh if c.id not in placed]
+    assets.readings += [CaseReading(case_id=c.id, file=rel, format="EVAL.md", notes=[c.note or ""])
+                        for c in assets.intent_cases]
+    pos = {key: n for n, key in enumerate(
+        (_relative(where, root), c.id) for cases, where in assets.sources() for c in cases)}
+    assets.readings = sorted((r for r in assets.readings if (r.file, r.case_id) in pos),
+                             key=lambda r: pos[(r.file, r.case_id)])
+
+
+def carry_proposals(new: EvalCase, old: EvalCase | None) -> EvalCase:
+    """Keep what an earlier ``refine`` proposed for a case that is re-derived with the same id."""
+    if old is None or not old.proposed:
+        return new
+    update = {name: getattr(old, name) for name in old.proposed}
+    return new.model_copy(update={**update, "proposed": list(old.proposed)})
+
+
 def load_assets(skill_dir: Path, skill_name: str) -> Assets:
-    """Every evaluation asset of a skill, read, cross-checked and with fixtures checked."""
+    """Every evaluation asset of a skill (EVAL.md included), read, cross-checked and with fixtures checked."""
     skill_dir = Path(skill_dir)
     assets = read_assets(skill_dir, skill_name)
-    if not assets.sources():
+    _apply_intent(assets)
+    if not any(cases for cases, _ in assets.sources()):
         raise EvalsError(
-            "no evaluation cases: none of evals/evals.json, evals/evals.jsonl, evals/evals.yaml or eval.config exists",
+            "no evaluation cases: none of evals/evals.json, evals/evals.jsonl, evals/evals.yaml, eval.config "
+            "or EVAL.md (with questions or trigger queries) exists",
             where=skill_dir,
             fix="add evals/evals.json with {skill_name, evals: [{id, prompt, ...}]}, "
             "or run 'aces-bench dataset create <skill-dir>'",

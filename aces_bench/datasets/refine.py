@@ -18,9 +18,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from aces_bench.datasets.create import read_intent
-from aces_bench.datasets.evalmd import EvalIntent, intent_cases
-from aces_bench.datasets.formats import EVAL_MD, read_assets, render_suite
+from aces_bench.datasets.evalmd import EVAL_MD, EvalIntent, find_eval_md, intent_cases, read_intent
+from aces_bench.datasets.formats import read_assets, render_suite
 from aces_bench.datasets.lift import (
     aligned_answer,
     common_steps,
@@ -147,7 +146,7 @@ def gather(outcomes: list[TrialOutcome], pass_threshold: float) -> dict[str, Cas
 def _directives(case: EvalCase, intent: EvalIntent, intent_by_id: dict[str, EvalCase]) -> list[str]:
     if case.source == "eval_md" and case.id in intent_by_id:
         return list(intent_by_id[case.id].expected_behavior)
-    return [] if case.is_negative_control else list(intent.behaviors)
+    return [] if case.is_negative_control else intent.directives
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -218,7 +217,7 @@ def refine_dataset(
             fix="run 'aces-bench dataset create <skill-dir>' first",
         )
     intent = read_intent(skill_dir)
-    intent_by_id = {c.id: c for c in intent_cases(intent, skill.name, skill_dir / EVAL_MD)}
+    intent_by_id = {c.id: c for c in intent_cases(intent, skill.name, find_eval_md(skill_dir) or skill_dir / EVAL_MD)}
     evidence = gather(read_outcomes(Path(results_dir), skill.name), pass_threshold)
     report = RefineReport(path=assets.evals_path)  # type: ignore[arg-type]
     cases = [propose(c, evidence.get(c.id), intent, intent_by_id, min_agree, report) for c in assets.evals_cases]

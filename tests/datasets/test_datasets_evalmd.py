@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+import pytest
 from datasets_support import GOLDEN
 
 from aces_bench.datasets.evalmd import intent_cases, parse_eval_md
@@ -35,3 +37,102 @@ def test_questions_across_lists_are_numbered_in_order_and_headings_are_case_inse
     intent = parse_eval_md(text, Path("EVAL.md"))
     assert [q.prompt for q in intent.questions] == ["First?", "Second?"]
     assert intent.questions[1].expected == "2" and intent.behaviors == ["b"]
+
+
+EVAL_MD_ONLY = """# Line count: what I expect
+
+## Questions
+- How many non-empty lines does data/list.txt have?
+  - expected: 3
+  - file: evals/files/list.txt
+  - assertion: The answer is 3
+
+## Must do
+- runs scripts/lines.py on data/list.txt
+
+## Must never do
+- edits or deletes data/list.txt
+
+## Should trigger
+- count the non-empty lines of my notes file
+
+## Negative Cases
+- What is the capital of France?
+
+## Background
+Lines holding only spaces are empty.
+"""
+
+
+def _eval_md_only_skill(tmp_path: Path) -> Path:
+    import shutil
+
+    src = Path(__file__).resolve().parent / "corpus" / "aces-bench" / "line-count"
+    skill = tmp_path / "line-count"
+    shutil.copytree(src, skill)
+    (skill / "evals" / "evals.json").unlink()
+    (skill / "eval.config").unlink()
+    (skill / "evals" / "EVAL.md").write_text(EVAL_MD_ONLY)
+    return skill
+
+
+def test_a_skill_with_only_eval_md_has_cases_at_run_time(tmp_path):
+    from aces_bench.datasets.formats import load_assets
+
+    assets = load_assets(_eval_md_only_skill(tmp_path), "line-count")
+    cases = {c.id: c for c in assets.intent_cases}
+    assert list(cases) == ["intent-1", "trigger-1", "no-trigger-1"]
+    one = cases["intent-1"]
+    assert one.expected_output == "3" and one.assertions == ["The answer is 3"]
+    assert one.expected_behavior == ["runs scripts/lines.py on data/list.txt",
+                                     "must never: edits or deletes data/list.txt"]
+    assert cases["trigger-1"].expected_skill == "line-count"
+    assert cases["no-trigger-1"].is_negative_control and cases["no-trigger-1"].expected_behavior == []
+    assert [r.format for r in assets.readings] == ["EVAL.md"] * 3
+
+
+def test_eval_md_outranks_its_stale_copy_and_leads_generated_cases(tmp_path):
+    import json
+
+    from aces_bench.datasets.formats import load_suite
+
+    skill = _eval_md_only_skill(tmp_path)
+    (skill / "evals" / "evals.json").write_text(json.dumps({"skill_name": "line-count", "evals": [
+        {"id": "intent-1", "prompt": "an older copy", "source": "eval_md"},
+        {"id": "tpl-explicit", "prompt": "Use the line-count skill.", "source": "template",
+         "expected_behavior": ["answers from the skill's output"]},
+    ]}))
+    cases = {c.id: c for c in load_suite(skill, "line-count").evals}
+    assert cases["intent-1"].prompt.startswith("How many non-empty lines")
+    assert cases["tpl-explicit"].expected_behavior == [
+        "runs scripts/lines.py on data/list.txt", "must never: edits or deletes data/list.txt",
+        "answers from the skill's output"]
+
+
+def test_misspelt_section_is_an_error_and_other_sections_are_notes():
+    import pytest
+
+    from aces_bench.errors import EvalsError
+
+    intent = parse_eval_md(EVAL_MD_ONLY, Path("EVAL.md"))
+    assert intent.notes == ["Background", "Lines holding only spaces are empty."]
+    with pytest.raises(EvalsError, match=r"unknown section '## Questons' \(did you mean '## Questions'\?\)"):
+        parse_eval_md("## Questons\n- a?\n", Path("EVAL.md"))
+
+
+@pytest.mark.sandbox
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed; the local backend needs it")
+def test_a_skill_with_only_eval_md_runs(tmp_path):
+    import pandas as pd
+
+    from aces_bench.config.compose import compose_spec
+    from aces_bench.pipeline import run_study
+
+    skill = _eval_md_only_skill(tmp_path)
+    out = tmp_path / "out"
+    spec = compose_spec(["skill=custom", f"skill.paths=[{skill}]", "skill.cases=[intent-1]",
+                         f"+backend.kwargs.root_parent={tmp_path}", "report=false"], output_dir=out)
+    run_study(spec)
+    table = pd.read_parquet(out / "trials.parquet").set_index("condition")
+    assert table.loc["with_skill", "status"] == "ok"
+    assert table.loc["with_skill", "metric_skill_execution"] == 1.0

@@ -96,8 +96,9 @@ EXPECTED = {
         "  fix: use one of: explicit, implicit, contextual, negative, error_path, security, conflict, upgrade"
     ),
     'eval_md_unknown_section.md': (
-        "<skill>/EVAL.md:9: unknown section '## Examples'\n"
-        "  fix: use the sections '## Questions', '## Behaviors' and '## Notes'"
+        "<skill>/EVAL.md:9: unknown section '## Behavoirs' (did you mean '## Behaviors'?)\n"
+        "  fix: use the sections '## Questions', '## Behaviors', '## Must never do', '## Should trigger', "
+        "'## Should not trigger' and '## Notes'"
     ),
     'eval_md_unsafe_id.md': (
         "<skill>/EVAL.md:2: invalid values:\n"
