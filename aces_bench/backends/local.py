@@ -44,6 +44,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from aces_bench import io
 from aces_bench.backends.bwrap import SECURITY_NOTE, Bind, Sandbox
+from aces_bench.backends.copyout import sanitize_tree
 from aces_bench.backends.dockerfile import (
     DEFAULT_PATH,
     CopyStep,
@@ -152,6 +153,7 @@ class LocalSandboxEnvironment(BaseEnvironment):
     ):
         self._egress_urls = list(egress_urls or [])
         self._egress: EgressRelay | None = None
+        self._written_binds: tuple[Path, ...] | None = None  # set in start (copy-out)
         self._default_network = default_network
         self._tool_binds, self._tool_path = tool_binds(tool_mounts or [])
         self._root_parent = root_parent
@@ -213,6 +215,7 @@ class LocalSandboxEnvironment(BaseEnvironment):
             binds = (*self._binds(), *self._tool_binds, *python_alias_binds(self.private_root),
                      *egress_binds(self.private_root, endpoints))
             self._root = root = PrivateRoot(self.private_root, binds, workdir=self.workdir)
+            self._guard_trial_dir(binds)
             for target in self._mount_targets():
                 if not any(b.target == PurePosixPath(target) for b in binds):
                     root.mkdirs(str(target))
@@ -249,8 +252,39 @@ class LocalSandboxEnvironment(BaseEnvironment):
     async def stop(self, delete: bool):
         """Kill every process of the sandbox; remove the private root when ``delete``."""
         await self._teardown(delete=delete)
+        await asyncio.to_thread(self._release_trial_dir)
         if not delete and self.private_root is not None:
             self.logger.debug(f"local sandbox: kept private root {self.private_root}")
+
+    # -- copy-out: what the trial wrote to the host is plain data (copyout.py) ------
+    def _guard_trial_dir(self, binds: tuple[Bind, ...]) -> None:
+        """Close the trial dir to other host users while the sandbox can write into it.
+
+        Harbor makes the trial's log dirs 0777 (for a non-root user inside); what a
+        trial writes there is only made plain data at stop, so until then the trial dir
+        itself is 0700. Remembers which writable binds are the trial's own dirs.
+        """
+        trial_dir = self.trial_paths.trial_dir.resolve()
+        self._written_binds = tuple(
+            b.source for b in binds if not b.read_only and b.source.is_relative_to(trial_dir)
+        )
+        os.chmod(trial_dir, 0o700)
+
+    def _release_trial_dir(self) -> None:
+        """After the sandbox is gone: sanitise what it wrote, then reopen the trial dir (0755)."""
+        if self._written_binds is None:
+            return
+        trial_dir = self.trial_paths.trial_dir.resolve()
+        for source in self._written_binds:
+            sanitize_tree(source)
+            # Harbor's 0777 on the dirs between the trial dir and its mount points too.
+            for parent in source.parents:
+                if parent == trial_dir or not parent.is_relative_to(trial_dir):
+                    break
+                if parent.is_dir() and not parent.is_symlink():
+                    os.chmod(parent, 0o755)
+        if trial_dir.is_dir():
+            os.chmod(trial_dir, 0o755)
 
     def _allowed_endpoints(self) -> tuple[Endpoint, ...]:
         """The endpoints an ``allowlist`` policy lets the sandbox reach (none otherwise)."""
@@ -401,6 +435,7 @@ class LocalSandboxEnvironment(BaseEnvironment):
 
     async def download_dir(self, source_dir: str, target_dir: Path | str):
         self._require_root().download_dir(source_dir, Path(target_dir))
+        sanitize_tree(Path(target_dir))
 
     def _require_root(self) -> PrivateRoot:
         if self._root is None:

@@ -167,13 +167,16 @@ class PrivateRoot:
         if not host.is_file():
             raise BackendError(f"{source} is not a file in the sandbox", where=str(self.root))
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(host, target)
+        # Content only, as plain data: no setuid/setgid bits, owner the invoking user.
+        shutil.copyfile(host, target, follow_symlinks=False)
+        os.chmod(target, 0o755 if os.stat(host).st_mode & 0o111 else 0o644)
 
     def download_dir(self, source: str, target: Path) -> None:
         host = self.host_path(source, write=False)
         if not host.is_dir():
             raise BackendError(f"{source} is not a directory in the sandbox", where=str(self.root))
-        # symlinks=True copies links as links, so nothing outside the sandbox is read.
+        # symlinks=True copies links as links, so nothing outside the sandbox is read;
+        # the caller then makes the copy plain data (copyout.sanitize_tree).
         shutil.copytree(host, target, symlinks=True, dirs_exist_ok=True)
 
 

@@ -252,12 +252,16 @@ async def test_backends_upload_download_map_into_the_private_root(tmp_path):
 
         await env.exec(
             "mkdir -p /workspace/res/sub && echo r > /workspace/res/sub/r.txt && ln -s /etc/passwd /workspace/res/link"
+            " && ln -s sub/r.txt /workspace/res/inside && ln -s ../../etc/passwd /workspace/res/sub/up"
         )
         out = tmp_path / "down"
         await env.download_dir("/workspace/res", out)
         await env.download_file("/workspace/res/sub/r.txt", out / "copy.txt")
         assert (out / "sub" / "r.txt").read_text() == "r\n" and (out / "copy.txt").read_text() == "r\n"
-        assert os.readlink(out / "link") == "/etc/passwd", "links are copied as links, never followed"
+        # Links are never followed: one that stays inside the copy is kept as a link,
+        # one that points out of it (a host reader would follow it) is dropped.
+        assert os.readlink(out / "inside") == "sub/r.txt"
+        assert not os.path.lexists(out / "link") and not os.path.lexists(out / "sub" / "up")
 
         # A symlink the sandbox made cannot redirect an upload onto the host.
         await env.exec("ln -s /etc /workspace/evil && ln -s ../../usr /workspace/up")

@@ -1,0 +1,104 @@
+"""A whole study with a hostile skill (``fixtures/hostile-colsum``), run once per module.
+
+Finding 1: a canary exported on the host must be in no process environment inside the
+sandbox (PID 1 and entered commands, read from the host) and in no file under the
+output folder, trajectories included. Finding 2: nothing the skill planted may come
+out setuid/setgid, as a link, FIFO or device, or world-writable.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+from security_support import CANARIES, HOSTILE_SKILL, environ_of, files_containing
+
+from backends_support import make_env, processes_in_namespace, started, sync  # isort: skip
+from harness_support import needs_bwrap, run_cli, study_overrides  # isort: skip
+
+pytestmark = [pytest.mark.timeout(240)]
+
+
+@needs_bwrap
+@sync
+async def test_no_host_variable_in_any_sandbox_process(tmp_path, monkeypatch):
+    for name, value in CANARIES.items():
+        monkeypatch.setenv(name, value)
+    async with started(make_env(tmp_path)) as env:
+        # A background job keeps an entered command alive while the host looks at it.
+        await env.exec("nohup sleep 30 >/dev/null 2>&1 &")
+        inside = await env.exec(
+            "for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f; done; env; cat ~/.aws/* 2>/dev/null; true"
+        )
+        pids = processes_in_namespace(env.sandbox.pid_namespace)
+        environs = {pid: environ_of(pid) for pid in pids}
+        init = env.sandbox.pid
+    assert init in pids and len(pids) >= 3, pids  # init, payload, sleep
+    for pid, text in environs.items():
+        for name, value in CANARIES.items():
+            assert value.encode() not in text, f"{name} is in the environment of sandbox pid {pid}"
+            assert f"{name}=".encode() not in text, f"{name} is set in sandbox pid {pid}"
+    out = inside.stdout or ""
+    assert "PATH=" in out and "HOME=/root" in out  # the probe did read environments
+    assert not [v for v in CANARIES.values() if v in out]
+
+
+@pytest.fixture(scope="module")
+def hostile_study(tmp_path_factory):
+    """The hostile skill's study, run with the canaries exported on the host."""
+    if not HOSTILE_SKILL.is_dir():
+        pytest.fail(f"fixture missing: {HOSTILE_SKILL}")
+    tmp = tmp_path_factory.mktemp("hostile")
+    out = tmp / "out"
+    saved = {k: os.environ.get(k) for k in CANARIES}
+    os.environ.update(CANARIES)  # run_cli passes os.environ on to the study
+    try:
+        proc = run_cli("harness=reference", f"output_dir={out}",
+                       *study_overrides(skill=HOSTILE_SKILL, root_parent=tmp), timeout=200)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return proc, out
+
+
+@needs_bwrap
+def test_canary_reaches_no_file_of_a_study(hostile_study):
+    """The issue's check: a study whose skill dumps every environment it can read."""
+    proc, out = hostile_study
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    trajectories = list(out.glob("jobs/*/*/agent/trajectory.json"))
+    assert len(trajectories) == 2  # with the skill and the baseline
+    dumped = [t for t in trajectories if "/proc/1/environ" in t.read_text()]
+    assert dumped, "the hostile script never ran; the test would prove nothing"
+    assert files_containing(out, list(CANARIES.values())) == []
+    assert not [v for v in CANARIES.values() if v in proc.stdout + proc.stderr]
+
+
+@needs_bwrap
+def test_nothing_planted_comes_out_setuid_special_or_world_writable(hostile_study):
+    """The issue's check: ``find outputs -perm /6000`` finds nothing; no links, FIFOs, 0777 dirs."""
+    proc, out = hostile_study
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    planted, bad = [], []
+    for dirpath, dirnames, filenames in os.walk(out):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            st = os.lstat(path)
+            rel = os.path.relpath(path, out)
+            if name == "suid":
+                planted.append(rel)
+            if st.st_mode & (stat.S_ISUID | stat.S_ISGID):
+                bad.append(f"setuid/setgid: {rel}")
+            if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+                bad.append(f"special file: {rel}")
+            if stat.S_ISDIR(st.st_mode) and st.st_mode & 0o002:
+                bad.append(f"world-writable dir: {rel}")
+            if st.st_uid != os.getuid():
+                bad.append(f"owned by uid {st.st_uid}: {rel}")
+    # The plant reached the host through the binds and the retained workspace.
+    assert any("logs/artifacts" in p or "artifacts" in p for p in planted), planted
+    assert bad == []
