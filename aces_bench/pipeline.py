@@ -14,12 +14,12 @@ from aces_bench.emitters.attempts import AttemptPolicy, collect_attempts, run_at
 from aces_bench.emitters.plan import plan_study
 from aces_bench.errors import RunError
 from aces_bench.graders.modes import check_author_graders
-from aces_bench.grading import grade_records, write_grades
+from aces_bench.grading import grade_records
 from aces_bench.io import write_json
 from aces_bench.judges.factory import build_judge
 from aces_bench.provenance import SkillProvenance, build_provenance
+from aces_bench.records import write_grades, write_trials_table
 from aces_bench.runner import check_credential_names, job_config
-from aces_bench.tables import write_trials_table
 
 log = logging.getLogger("aces_bench.pipeline")
 

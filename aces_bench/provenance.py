@@ -7,13 +7,13 @@ import subprocess
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 import aces_bench
 from aces_bench.config.spec import RunSpec
-from aces_bench.versioning import migrate
+from aces_bench.versioning import VersionedRecord
 
 PROVENANCE_SCHEMA_VERSION = "1"
 _PACKAGES = ("aces-bench", "harbor", "hydra-core", "pydantic", "pandas", "scipy", "litellm", "matplotlib", "jinja2")
@@ -32,10 +32,12 @@ class SkillProvenance(BaseModel):
     path: str
 
 
-class Provenance(BaseModel):
+class Provenance(VersionedRecord):
     model_config = ConfigDict(extra="forbid")
+    SCHEMA_ARTIFACT: ClassVar[str] = "provenance"
+    SCHEMA_VERSION: ClassVar[str] = PROVENANCE_SCHEMA_VERSION
+    SCHEMA_REGENERATE: ClassVar[str] = "re-run the study"
 
-    schema_version: str = PROVENANCE_SCHEMA_VERSION
     created_at: str
     spec: RunSpec
     agent_label: str
@@ -49,13 +51,6 @@ class Provenance(BaseModel):
     job_dir: str | None = None
     agent_cli: dict[str, str] = Field(default_factory=dict)
     """The npm CLI the harness ran (package, pinned version, what --version printed)."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _migrate(cls, data: Any) -> Any:
-        # Only version 1 exists; a later version adds its migration from 1 here.
-        return migrate(data, artifact="provenance", current=PROVENANCE_SCHEMA_VERSION,
-                       regenerate="re-run the study")
 
 
 def package_versions() -> dict[str, str]:

@@ -1,8 +1,10 @@
 """Schema versions of the artifacts aces-bench writes, and reading them back.
 
-Every on-disk record is one pydantic model carrying ``schema_version``. Its
-``mode="before"`` validator calls ``migrate`` which brings an older payload up to the
-current version and refuses one it cannot read: a version newer than this aces-bench
+Every on-disk record is one pydantic model derived from ``VersionedRecord``: it
+names its artifact, current version, how to regenerate it and its migrations as
+class variables, and gets its ``schema_version`` field and its ``mode="before"``
+validator from the base. The validator calls ``migrate`` which brings an older
+payload up to the current version and refuses one it cannot read: a version newer than this aces-bench
 (the fix is to upgrade aces-bench) or one it never wrote (the fix is to regenerate
 the file). Readers validate through ``load_model``, which turns either refusal into
 an ``AcesError`` naming the file and the fix, and any other invalid value into one
@@ -13,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, model_validator
 
 from aces_bench import __version__
 from aces_bench.errors import AcesError, ReportError, from_validation
@@ -91,6 +93,40 @@ def migrate(
             raise SchemaVersionError(artifact, version, readable, regenerate)
     out["schema_version"] = current
     return out
+
+
+class VersionedRecord(BaseModel):
+    """Base of every artifact aces-bench writes: its ``schema_version`` and migration hook, once.
+
+    A subclass sets ``SCHEMA_ARTIFACT`` (the name in messages), ``SCHEMA_VERSION`` (what
+    it writes), ``SCHEMA_REGENERATE`` (the fix when a file cannot be read) and, when an
+    older version can be read, ``SCHEMA_MIGRATIONS`` (version -> function to the next
+    version). The ``schema_version`` field defaults to ``SCHEMA_VERSION``; a subclass
+    whose stored field has another type (an int, a Literal) declares it itself.
+    """
+
+    SCHEMA_ARTIFACT: ClassVar[str] = "record"
+    SCHEMA_VERSION: ClassVar[str] = "1"
+    SCHEMA_REGENERATE: ClassVar[str] = "regenerate the file"
+    SCHEMA_MIGRATIONS: ClassVar[Mapping[str, Migration]] = {}
+    SCHEMA_UNVERSIONED: ClassVar[str] = "1"
+
+    schema_version: str = "1"
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        field = cls.model_fields["schema_version"]
+        if "schema_version" not in cls.__dict__.get("__annotations__", {}) and field.default != cls.SCHEMA_VERSION:
+            field.default = cls.SCHEMA_VERSION
+            cls.model_rebuild(force=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: Any) -> Any:
+        return migrate(data, artifact=cls.SCHEMA_ARTIFACT, current=cls.SCHEMA_VERSION,
+                       regenerate=cls.SCHEMA_REGENERATE, migrations=cls.SCHEMA_MIGRATIONS,
+                       unversioned=cls.SCHEMA_UNVERSIONED)
 
 
 def version_error(err: ValidationError) -> SchemaVersionError | None:

@@ -6,17 +6,17 @@ import json
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import ClassVar
 
 from harbor.models.task.task import Task
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict
 
 from aces_bench.config.spec import LOCAL_BACKEND, RunSpec
 from aces_bench.emitters.harbor_task import RenderCache, emit_task
 from aces_bench.emitters.plan import StudyPlan, TaskPlan, plan_study
 from aces_bench.errors import EmitError
 from aces_bench.io import write_json
-from aces_bench.versioning import load_model, migrate
+from aces_bench.versioning import VersionedRecord, load_model
 
 # Task ids Harbor's loader accepted, written after validation. Ids are content
 # addresses, so a re-emit of unchanged dirs needs no second validation.
@@ -26,23 +26,20 @@ TASKS_INDEX_VERSION = "1"
 _TASKS_REGENERATE = "re-emit the tasks (re-run the study)"
 
 
-class EmittedTask(BaseModel):
+class EmittedTask(VersionedRecord):
     """One entry of ``tasks.json`` (a JSON array of these, each carrying its schema_version)."""
 
     model_config = ConfigDict(frozen=True)
+    # Entries written before schema_version existed have the version-1 shape.
+    SCHEMA_ARTIFACT: ClassVar[str] = "tasks index"
+    SCHEMA_VERSION: ClassVar[str] = TASKS_INDEX_VERSION
+    SCHEMA_REGENERATE: ClassVar[str] = _TASKS_REGENERATE
 
-    schema_version: str = TASKS_INDEX_VERSION
     task_id: str
     path: Path
     skill: str
     case_id: str
     condition: str
-
-    @model_validator(mode="before")
-    @classmethod
-    def _migrate(cls, data: Any) -> Any:
-        # Entries written before schema_version existed have the version-1 shape.
-        return migrate(data, artifact="tasks index", current=TASKS_INDEX_VERSION, regenerate=_TASKS_REGENERATE)
 
 
 class EmitResult(BaseModel):

@@ -14,11 +14,11 @@ the writer records for an undrawn set).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
-from aces_bench.versioning import migrate
+from aces_bench.versioning import VersionedRecord
 
 TASK_METADATA_KEY = "aces"
 TASK_METADATA_VERSION = "2"
@@ -61,10 +61,14 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-class TaskMetadata(BaseModel):
+class TaskMetadata(VersionedRecord):
     """The ``[metadata.aces]`` table, version 2. Empty strings and -1 mean "not applicable"."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    SCHEMA_ARTIFACT: ClassVar[str] = "task metadata [metadata.aces]"
+    SCHEMA_VERSION: ClassVar[str] = TASK_METADATA_VERSION
+    SCHEMA_REGENERATE: ClassVar[str] = TASK_METADATA_REGENERATE
+    SCHEMA_MIGRATIONS: ClassVar[dict] = {"1": _v1_to_v2}
 
     schema_version: Literal["2"] = TASK_METADATA_VERSION
     aces_bench_version: str
@@ -94,12 +98,6 @@ class TaskMetadata(BaseModel):
     workdir: str
     skills_dir: str
     answer_file: str
-
-    @model_validator(mode="before")
-    @classmethod
-    def _migrate(cls, data: Any) -> Any:
-        return migrate(data, artifact="task metadata [metadata.aces]", current=TASK_METADATA_VERSION,
-                       regenerate=TASK_METADATA_REGENERATE, migrations={"1": _v1_to_v2})
 
     def as_table(self) -> dict[str, Any]:
         """The table as the writer lays it out (keys of unset optional values left out)."""

@@ -25,11 +25,11 @@ from aces_bench.graders.author import AUTHOR_TIMEOUT_SEC
 from aces_bench.graders.external import find_trials, load_cases, subjects_for
 from aces_bench.graders.modes import MODES, check_author_graders
 from aces_bench.graders.summary import summary_markdown
-from aces_bench.grading import GradingContext, grade_subjects, write_grades
+from aces_bench.grading import GradingContext, grade_subjects
 from aces_bench.io import write_frame, write_json, write_text
 from aces_bench.judges.factory import build_judge
 from aces_bench.judges.spec import JudgeSpec
-from aces_bench.tables import TABLE_CSV, TABLE_PARQUET, rows_to_frame
+from aces_bench.records import TABLE_CSV, TABLE_PARQUET, rows_to_frame, write_grades
 
 
 def parser() -> argparse.ArgumentParser:

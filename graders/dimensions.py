@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from aces_bench.graders.base import MetricResult
-from aces_bench.table import OUTCOME_METRICS
+from aces_bench.metrics import outcome_metrics
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +78,7 @@ def dimension_scores(metrics: Mapping[str, MetricResult]) -> dict[str, float | N
 
 def outcome_only(metrics: Mapping[str, MetricResult]) -> float | None:
     """Mean of accuracy and goal_accuracy over those scored (the stats layer's ``outcome_only``)."""
-    return _mean(source_value(metrics, Source(m)) for m in OUTCOME_METRICS)
+    return _mean(source_value(metrics, Source(m)) for m in outcome_metrics())
 
 
 def weighted_composite(

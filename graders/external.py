@@ -48,7 +48,7 @@ from aces_bench.datasets.formats import parse_evals_text, read_evals_file
 from aces_bench.emitters.task_metadata import TASK_METADATA_KEY, TASK_METADATA_REGENERATE, TaskMetadata
 from aces_bench.errors import EmitError, EvalsError, RunError
 from aces_bench.graders.atif import load_trial_trajectory
-from aces_bench.grading import TrialSubject
+from aces_bench.records import TrialFacts, TrialSubject
 from aces_bench.skills import SKILL_FILE, load_skill
 from aces_bench.versioning import load_model
 
@@ -270,17 +270,19 @@ def subjects_for(
         model = (agent.model_info.name if agent and agent.model_info else None) or r.config.agent.model_name or "none"
         env = r.config.environment
         harness = agent.name if agent else (r.config.agent.name or r.config.agent.import_path or "unknown")
-        subjects.append(TrialSubject(
-            task_id=key, attempt=attempt_of[id(f)], skill=target, case=case,
+        facts = TrialFacts(
+            task_id=key, attempt=attempt_of[id(f)], skill=target,
             case_id=case.id if case else str((meta or {}).get("case_id") or key),
             case_kind=case.kind if case else (meta or {}).get("case_kind"),
             negative_control=case.is_negative_control if case else bool((meta or {}).get("negative_control", False)),
-            condition=cond, status=status, failure_cause=cause, trial_name=r.trial_name, trial_dir=f.trial_dir,
-            result=r, reward=_reward(r), target_skill=target, allowed_skills=allowed,
-            staged_skills=tuple(s["name"] for s in (meta or {}).get("staged_skills", []) if isinstance(s, dict)),
-            workspace_mode=(meta or {}).get("workspace_mode", "isolation"),
+            condition=cond, status=status, failure_cause=cause, trial_name=r.trial_name, trial_dir=str(f.trial_dir),
+            reward=_reward(r), workspace_mode=(meta or {}).get("workspace_mode", "isolation"),
             decoy_set=(meta or {}).get("decoy_set", "none"),
             n_visible_skills=int((meta or {}).get("n_visible_skills", len(r.config.agent.skills or []))),
+        )
+        subjects.append(TrialSubject(
+            facts=facts, case=case, result=r, target_skill=target, allowed_skills=allowed,
+            staged_skills=tuple(s["name"] for s in (meta or {}).get("staged_skills", []) if isinstance(s, dict)),
             skills_dir=skills_dir or (meta or {}).get("skills_dir", "/skills"), workdir=wd,
             answer_file=(meta or {}).get("answer_file", "answer.txt"), artifacts_dir=_artifacts_dir(f.trial_dir),
             skill_dir=cases.skill_dir if cases and case else None,

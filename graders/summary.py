@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 
 from aces_bench.graders.dimensions import DIMENSIONS, mapping_table
 from aces_bench.graders.redact import redact
-from aces_bench.grading import GradedTrial
-from aces_bench.table import CONDITIONS, METRICS
+from aces_bench.metrics import metric_names
+from aces_bench.records import CONDITIONS, GradedTrial
 
 MAX_REASONS = 8
 
@@ -73,7 +73,7 @@ def summary_markdown(graded: list[GradedTrial], *, title: str, facts: list[str])
 
     lines += ["", "## Metrics", ""]
     rows = []
-    for name in [*METRICS, *author]:
+    for name in [*metric_names(), *author]:
         row = [name]
         for c in conds:
             part = [g for g in graded if g.condition == c]
@@ -99,8 +99,8 @@ def summary_markdown(graded: list[GradedTrial], *, title: str, facts: list[str])
     rows = []
     for g in sorted(graded, key=lambda g: (g.skill, g.case_id, g.condition, g.attempt)):
         rows.append([g.task_id, g.condition, str(g.attempt), g.status, _cell(g.reward),
-                     *[_cell(_metric(g, m)) for m in METRICS], _cell(g.composite),
+                     *[_cell(_metric(g, m)) for m in metric_names()], _cell(g.composite),
                      "—" if g.first_attempt_pass is None else str(g.first_attempt_pass).lower()])
-    lines += _table(["task", "condition", "try", "status", "reward", *[short[m] for m in METRICS], "composite",
+    lines += _table(["task", "condition", "try", "status", "reward", *[short[m] for m in metric_names()], "composite",
                      "first pass"], rows)
     return redact("\n".join(lines) + "\n")

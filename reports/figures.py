@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import TwoSlopeNorm
 
+from aces_bench.metrics import metric_names
 from aces_bench.reports.static_live import StaticLiveSection
 from aces_bench.reports.style import (
     BASELINE,
@@ -31,7 +32,6 @@ from aces_bench.reports.style import (
 )
 from aces_bench.stats import StudyStats, lift_table
 from aces_bench.stats.pairing import COMPOSITE, OUTCOME_ONLY
-from aces_bench.table import METRICS
 
 
 @dataclass
@@ -85,7 +85,7 @@ def _errs(frame: pd.DataFrame) -> np.ndarray:
 def metric_lift(inp: FigureInputs, out: Path) -> FigureOutcome:
     """Headline: lift per metric (and composite, outcome-only) with 95% CIs; share of positive cases."""
     name, title = "metric_lift", "Skill Lift per metric"
-    order = [*METRICS, COMPOSITE, OUTCOME_ONLY]
+    order = [*metric_names(), COMPOSITE, OUTCOME_ONLY]
     table = inp.stats.lift_pooled.frame().set_index("outcome")
     table = table.loc[[o for o in order if o in table.index]]
     unscored = [o for o in table.index if not table.loc[o, "n"]]

@@ -19,8 +19,9 @@ from typing import Any
 import jinja2
 
 from aces_bench.graders.base import MetricResult
+from aces_bench.metrics import metric_names
+from aces_bench.records import PAIR_KEY
 from aces_bench.reports.trajectory_view import Clip, TrajectoryView
-from aces_bench.table import DETERMINISTIC_METRICS, METRICS, PAIR_KEY
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -100,11 +101,11 @@ class PairView:
 def metric_views(metrics: dict[str, MetricResult], row: dict) -> list[MetricView]:
     """Per-metric scores in the table's order; a metric with no grade falls back to the table's score."""
     out = []
-    for name in METRICS:
+    for name in metric_names():
         m = metrics.get(name)
         if m is not None:
             out.append(MetricView(name, m.score, m.grader, m.unscored_reason, dict(m.sub_scores), list(m.evidence),
-                                  judged=name not in DETERMINISTIC_METRICS))
+                                  judged=name not in metric_names("deterministic")))
         else:
             score = row.get(f"metric_{name}")
             score = None if score is None or math.isnan(float(score)) else float(score)

@@ -12,9 +12,8 @@ from collections.abc import Iterable
 import pandas as pd
 from pydantic import BaseModel
 
-from aces_bench.reports.records import GradeView
+from aces_bench.records import CELL_KEY, GradedTrial
 from aces_bench.reports.summary import ReportSummary
-from aces_bench.table import CELL_KEY
 
 
 class InventoryItem(BaseModel):
@@ -41,7 +40,7 @@ def _sum(frame: pd.DataFrame, column: str) -> int | None:
     return int(pd.to_numeric(frame[column], errors="coerce").fillna(0).sum())
 
 
-def behavior_observations(grades: Iterable[GradeView]) -> int | None:
+def behavior_observations(grades: Iterable[GradedTrial]) -> int | None:
     """Judgments of expected behaviors recorded in grades (one per behavior per trial)."""
     total, seen = 0, False
     for g in grades:
@@ -52,7 +51,7 @@ def behavior_observations(grades: Iterable[GradeView]) -> int | None:
     return total if seen else None
 
 
-def inventory(trials: pd.DataFrame, summary: ReportSummary, grades: list[GradeView] | None) -> list[InventoryItem]:
+def inventory(trials: pd.DataFrame, summary: ReportSummary, grades: list[GradedTrial] | None) -> list[InventoryItem]:
     c = summary.counts
     cells = trials.groupby(list(CELL_KEY), dropna=False).ngroups
     scored_cells = sum(1 for r in summary.by_cell if r.outcome == summary.headline_outcome and r.n > 0)

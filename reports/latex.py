@@ -16,11 +16,11 @@ import jinja2
 from markupsafe import Markup
 
 from aces_bench.io import write_text
+from aces_bench.metrics import metric_names
 from aces_bench.reports.dimensions import dimensions_of, mapping
 from aces_bench.reports.inventory import CoverageRow, InventoryItem
 from aces_bench.reports.summary import LiftRow, ReportSummary
 from aces_bench.stats.pairing import COMPOSITE, OUTCOME_ONLY, REWARD
-from aces_bench.table import METRICS
 
 TEMPLATES = Path(__file__).parent / "templates"
 _TEX_SPECIAL = {
@@ -109,7 +109,7 @@ def headline_rows(summary: ReportSummary) -> list[list]:
 def metric_rows(summary: ReportSummary) -> list[list]:
     pooled = _pooled(summary)
     rows = []
-    for m in METRICS:
+    for m in metric_names():
         r = pooled.get(m)
         if r is None:
             continue

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 from harbor.models.trajectories import Trajectory
 
+from aces_bench.records import PAIR_KEY, GradedTrial
 from aces_bench.reports.html import (
     PairView,
     TrialView,
@@ -17,7 +18,7 @@ from aces_bench.reports.html import (
     self_correction_view,
     skill_href,
 )
-from aces_bench.reports.records import GradeView, StudyData, load_trajectory
+from aces_bench.reports.records import StudyData, load_trajectory
 from aces_bench.reports.trajectory_view import clip, view
 from aces_bench.reports.triage import (
     TriageGroup,
@@ -25,7 +26,6 @@ from aces_bench.reports.triage import (
     activation_from_trajectory,
     triage,
 )
-from aces_bench.table import PAIR_KEY
 
 
 def _clean(v):
@@ -51,7 +51,7 @@ class StudyPages:
     def row(self, key: dict, condition: str) -> dict | None:
         return self.rows.get((*(key[k] for k in PAIR_KEY), condition))
 
-    def grade(self, row: dict | None) -> GradeView | None:
+    def grade(self, row: dict | None) -> GradedTrial | None:
         return self.study.grade_for(row) if row is not None else None
 
     def _load_trajectory(self, run_id: str, task_id: str, attempt: int, condition: str) -> tuple[Trajectory | None, str | None]:

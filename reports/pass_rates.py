@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import pandas as pd
 from pydantic import BaseModel, Field
 
-from aces_bench.table import CONDITIONS
+from aces_bench.records import CONDITIONS
 
 FINAL = "final_pass"
 FIRST = "first_attempt_pass"

@@ -5,68 +5,25 @@ dir whose subfolders are study output dirs ("members"). Every trial row is match
 its member through ``run_id`` so its grade and trajectory are found even when two
 members share task ids (the same task run by two harnesses).
 
-``GradeView`` is the report's read view of one ``grades.jsonl`` line: the subset of
-``aces_bench.grading.GradedTrial`` the report shows. The report does not import the
-grading package (it pulls in judges and their clients, which a report never needs);
-``tests/reports`` checks that every field here exists in ``GradedTrial`` with the
-same meaning.
+Grades are ``aces_bench.records.GradedTrial``, the model the grader writes; reading
+them imports no grader, judge or job machinery.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 from harbor.models.trajectories import Trajectory
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from aces_bench.errors import ReportError
-from aces_bench.graders.base import MetricResult
 from aces_bench.provenance import Provenance
-from aces_bench.tables import TABLE_PARQUET, read_trials_table
-from aces_bench.versioning import load_model, migrate
+from aces_bench.records import GRADES_FILE, TABLE_PARQUET, GradedTrial, grades_by_key, read_trials_table
+from aces_bench.versioning import load_model
 
-GRADES_FILE = "grades.jsonl"
 PROVENANCE_FILE = "provenance.json"
-GRADES_SCHEMA_VERSIONS = ("1",)
-_GRADES_FIX = "re-grade the study (`aces-bench grade`) or restore the file"
-
-
-class GradeView(BaseModel):
-    """One graded trial as the report reads it (extra fields of newer writers are ignored)."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-    schema_version: str = "1"
-    task_id: str
-    attempt: int
-    skill: str
-    case_id: str
-    condition: str
-    workspace_mode: str
-    decoy_set: str
-    status: str
-    failure_cause: str | None = None
-    trial_name: str | None = None
-    trial_dir: str | None = None
-    has_trajectory: bool = False
-    trajectory_error: str | None = None
-    metrics: dict[str, MetricResult] = Field(default_factory=dict)
-    composite: float | None = None
-    first_attempt_pass: bool | None = None
-    self_correction: dict | None = None
-    final_answer: str | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _migrate(cls, data: Any) -> Any:
-        # Same versions as GradedTrial (GRADES_SCHEMA_VERSION); a newer writer's line is refused.
-        return migrate(data, artifact="grades", current=GRADES_SCHEMA_VERSIONS[-1],
-                       regenerate="re-grade the study (`aces-bench grade`)")
 
 
 @dataclass
@@ -77,7 +34,7 @@ class Member:
     run_ids: tuple[str, ...]
     provenance: Provenance | None
     provenance_note: str | None
-    grades: dict[tuple[str, int, str], GradeView] = field(default_factory=dict)
+    grades: dict[tuple[str, int, str], GradedTrial] = field(default_factory=dict)
     grades_note: str | None = None
 
     @cached_property
@@ -90,10 +47,10 @@ class Member:
                 out[p.parent.name] = p.read_text(encoding="utf-8", errors="replace")
         return out
 
-    def grade(self, task_id: str, attempt: int, condition: str) -> GradeView | None:
+    def grade(self, task_id: str, attempt: int, condition: str) -> GradedTrial | None:
         return self.grades.get((task_id, int(attempt), condition))
 
-    def trajectory_path(self, grade: GradeView | None, trial_name: str | None) -> Path | None:
+    def trajectory_path(self, grade: GradedTrial | None, trial_name: str | None) -> Path | None:
         """Where this trial's ATIF file is: the recorded trial dir, else under this member's jobs/."""
         if grade is not None and grade.trial_dir:
             p = Path(grade.trial_dir) / "agent" / "trajectory.json"
@@ -116,21 +73,6 @@ def load_trajectory(path: Path | None) -> tuple[Trajectory | None, str | None]:
     except (OSError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return None, f"trajectory unreadable ({path.name}): {first[:200]}"
-
-
-def read_grades(path: Path) -> dict[tuple[str, int, str], GradeView]:
-    """grades.jsonl by (task_id, attempt, condition); a bad line is a user error naming it."""
-    out: dict[tuple[str, int, str], GradeView] = {}
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ReportError(f"line {lineno} is not JSON: {exc.msg}", where=path, fix=_GRADES_FIX) from None
-        view = load_model(GradeView, raw, where=path, fix=_GRADES_FIX, prefix=f"line {lineno}")
-        out[(view.task_id, view.attempt, view.condition)] = view
-    return out
 
 
 def read_provenance(path: Path) -> tuple[Provenance | None, str | None]:
@@ -163,7 +105,7 @@ class StudyData:
     def member_for(self, run_id: str) -> Member | None:
         return self.member_of_run.get(str(run_id))
 
-    def grade_for(self, row: pd.Series | dict) -> GradeView | None:
+    def grade_for(self, row: pd.Series | dict) -> GradedTrial | None:
         member = self.member_for(row["run_id"])
         return member.grade(row["task_id"], row["attempt"], row["condition"]) if member else None
 
@@ -182,7 +124,7 @@ def load_study(results_dir: Path) -> StudyData:
         grades_path = path / GRADES_FILE
         grades, grades_note = ({}, f"{GRADES_FILE} is missing: per-metric evidence cannot be shown")
         if grades_path.is_file():
-            grades, grades_note = read_grades(grades_path), None
+            grades, grades_note = grades_by_key(grades_path), None
         members.append(Member(path=path, run_ids=run_ids, provenance=provenance, provenance_note=note,
                               grades=grades, grades_note=grades_note))
     return StudyData(results_dir=results_dir, trials=trials, members=members)

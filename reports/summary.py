@@ -11,18 +11,19 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field
 
 from aces_bench.errors import ReportError
+from aces_bench.metrics import metric_names, outcome_metrics
+from aces_bench.records import CELL_KEY
 from aces_bench.reports.pass_rates import PassRateRow, pass_rates
 from aces_bench.reports.static_live import StaticLiveSection
 from aces_bench.stats import StudyStats, lift_table
 from aces_bench.stats.pairing import COMPOSITE, OUTCOME_ONLY, OUTCOMES, REWARD
-from aces_bench.table import CELL_KEY, DETERMINISTIC_METRICS, METRICS, OUTCOME_METRICS
-from aces_bench.versioning import load_model, migrate
+from aces_bench.versioning import VersionedRecord, load_model
 
 SUMMARY_SCHEMA_VERSION = "1"
 SUMMARY_REGENERATE = "rebuild the report (`aces-bench report`)"
@@ -90,8 +91,11 @@ class Labels(BaseModel):
     graders_by_outcome: dict[str, list[str]]
 
 
-class ReportSummary(BaseModel):
-    schema_version: str = SUMMARY_SCHEMA_VERSION
+class ReportSummary(VersionedRecord):
+    SCHEMA_ARTIFACT: ClassVar[str] = "report summary"
+    SCHEMA_VERSION: ClassVar[str] = SUMMARY_SCHEMA_VERSION
+    SCHEMA_REGENERATE: ClassVar[str] = SUMMARY_REGENERATE
+
     source: str = Field(description="what was reported: an aces-bench study, or external data")
     headline_outcome: str
     labels: Labels
@@ -111,13 +115,6 @@ class ReportSummary(BaseModel):
     static_vs_live: StaticLiveSection | None = Field(
         default=None, description="static scan of the target skills against their live lift; None for external data")
     stats: StudyStats = Field(description="every statistic, as aces_bench.stats computed it")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _migrate(cls, data: Any) -> Any:
-        # Only version 1 exists; a later version adds its migration from 1 here.
-        return migrate(data, artifact="report summary", current=SUMMARY_SCHEMA_VERSION,
-                       regenerate=SUMMARY_REGENERATE)
 
 
 def read_summary(path: Path) -> ReportSummary:
@@ -146,16 +143,16 @@ def graders_by_outcome(trials: pd.DataFrame, grader_labels: dict[str, set[str]] 
             return DETERMINISTIC_GRADER
         return next((j for j in judges if j == label or j.startswith(f"{label} ")), label)
 
-    for m in METRICS:
+    for m in metric_names():
         if recorded.get(m):
             out[m] = sorted({full(g) for g in recorded[m]})
-        elif m in DETERMINISTIC_METRICS:
+        elif m in metric_names("deterministic"):
             out[m] = [DETERMINISTIC_GRADER]
         else:
             out[m] = [f"judge: {j}" for j in judges] or ["judge (label not recorded)"]
     out[REWARD] = [VERIFIER]
-    out[OUTCOME_ONLY] = sorted({g for m in OUTCOME_METRICS for g in out[m]})
-    out[COMPOSITE] = sorted({g for m in METRICS for g in out[m]})
+    out[OUTCOME_ONLY] = sorted({g for m in outcome_metrics() for g in out[m]})
+    out[COMPOSITE] = sorted({g for m in metric_names() for g in out[m]})
     return out
 
 

@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 from harbor.models.trajectories import Trajectory
 
-from aces_bench.reports.records import GradeView
-from aces_bench.table import PAIR_KEY
+from aces_bench.records import PAIR_KEY, GradedTrial
 
 
 @dataclass(frozen=True)
@@ -48,7 +47,7 @@ _SKILL_MD = re.compile(r"([A-Za-z0-9_.-]+)/SKILL\.md\b")
 _ACTIVATION_TOOLS = {"activate_skill", "skill"}
 
 
-def activation_from_grade(grade: GradeView | None) -> bool | None:
+def activation_from_grade(grade: GradedTrial | None) -> bool | None:
     """The grader's verdict on activation (sub-score or evidence), None when it has none."""
     if grade is None:
         return None

@@ -33,14 +33,14 @@ import subprocess
 import tarfile
 import tempfile
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import ClassVar
 
 from harbor.environments.base import BaseEnvironment, ExecResult
 from harbor.environments.capabilities import EnvironmentCapabilities
 from harbor.models.task.config import NetworkMode, TaskConfig
 from harbor.models.task.paths import TaskPaths
 from harbor.models.trial.paths import EnvironmentPaths
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import ConfigDict
 
 from aces_bench import io
 from aces_bench.backends.bwrap import SECURITY_NOTE, Bind, Sandbox
@@ -57,19 +57,22 @@ from aces_bench.backends.dockerfile import (
 from aces_bench.backends.egress import EgressRelay, Endpoint, allowlist_endpoints, hosts_file
 from aces_bench.backends.rootfs import PrivateRoot, make_skeleton, owner_ids
 from aces_bench.errors import BackendError, ReportError
-from aces_bench.versioning import load_model, migrate
+from aces_bench.versioning import VersionedRecord, load_model
 
 IMPORT_PATH = "aces_bench.backends.local:LocalSandboxEnvironment"
 PROVENANCE_FILE = "local-sandbox.json"
 HOSTNAME = "aces-sandbox"
+_SANDBOX_REGENERATE = "re-run the trial on backend=local"
 
 
-class SandboxProvenance(BaseModel):
+class SandboxProvenance(VersionedRecord):
     """What ran a trial on the local backend; written as ``local-sandbox.json``."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+    SCHEMA_ARTIFACT: ClassVar[str] = "local sandbox provenance"
+    SCHEMA_REGENERATE: ClassVar[str] = _SANDBOX_REGENERATE
 
-    schema_version: int = 1
+    schema_version: int = 1  # stored as a number (version "1")
     backend: str = "local"
     isolation: str
     security_note: str = SECURITY_NOTE
@@ -81,14 +84,6 @@ class SandboxProvenance(BaseModel):
     resource_limits_enforced: bool = False
     private_root: str
 
-    @model_validator(mode="before")
-    @classmethod
-    def _migrate(cls, data: Any) -> Any:
-        # Only version 1 exists; a later version adds its migration from 1 here.
-        return migrate(data, artifact="local sandbox provenance", current="1", regenerate=_SANDBOX_REGENERATE)
-
-
-_SANDBOX_REGENERATE = "re-run the trial on backend=local"
 
 
 def read_sandbox_provenance(path: Path) -> SandboxProvenance:

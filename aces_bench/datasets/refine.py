@@ -87,7 +87,7 @@ def read_outcomes(results_dir: Path, skill_name: str) -> list[TrialOutcome]:
     grades = results_dir / GRADES_FILE
     rows: list[dict] = []
     if grades.is_file():
-        from aces_bench.grading import GradedTrial
+        from aces_bench.records import GradedTrial
 
         for n, line in enumerate(grades.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip():

@@ -19,13 +19,13 @@ import json
 import logging
 import re
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from aces_bench.errors import ReportError
 from aces_bench.io import write_json
-from aces_bench.versioning import load_model, migrate, version_error
+from aces_bench.versioning import VersionedRecord, load_model, version_error
 
 CACHE_SCHEMA_VERSION = "1"
 _REGENERATE = "delete the entry and re-grade"
@@ -50,23 +50,19 @@ def cache_key(model: str, prompt_id: str, prompt_version: str, input_hash: str) 
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 
-class CacheEntry(BaseModel):
+class CacheEntry(VersionedRecord):
     """One cached judge reply, as stored on disk."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    SCHEMA_ARTIFACT: ClassVar[str] = "judge cache entry"
+    SCHEMA_VERSION: ClassVar[str] = CACHE_SCHEMA_VERSION
+    SCHEMA_REGENERATE: ClassVar[str] = _REGENERATE
 
-    schema_version: str = CACHE_SCHEMA_VERSION
     model: str
     prompt_id: str
     prompt_version: str
     input_sha256: str
     value: dict[str, Any]
-
-    @model_validator(mode="before")
-    @classmethod
-    def _migrate(cls, data: Any) -> Any:
-        # Only version 1 exists; a later version adds its migration from 1 here.
-        return migrate(data, artifact="judge cache entry", current=CACHE_SCHEMA_VERSION, regenerate=_REGENERATE)
 
 
 def read_cache_entry(path: Path) -> CacheEntry:

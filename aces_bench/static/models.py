@@ -9,11 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from aces_bench.errors import ReportError
 from aces_bench.static.catalog import Dimension, Severity
-from aces_bench.versioning import load_model, migrate
+from aces_bench.versioning import VersionedRecord, load_model
 
 SCAN_SCHEMA_VERSION = "1"
 SCAN_REGENERATE = "re-run the scan (`aces-bench scan`)"
@@ -28,17 +28,13 @@ class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class _Versioned(_Record):
+class _Versioned(VersionedRecord):
     """A record written as its own JSON file: versioned, migrated on read."""
 
-    _artifact: ClassVar[str] = "static scan record"
-
-    @model_validator(mode="before")
-    @classmethod
-    def _migrate(cls, data: Any) -> Any:
-        # Only version 1 exists; a later version adds its migration from 1 here.
-        return migrate(data, artifact=cls._artifact, current=SCAN_SCHEMA_VERSION,
-                       regenerate=SCAN_REGENERATE)
+    model_config = ConfigDict(extra="forbid")
+    SCHEMA_ARTIFACT: ClassVar[str] = "static scan record"
+    SCHEMA_VERSION: ClassVar[str] = SCAN_SCHEMA_VERSION
+    SCHEMA_REGENERATE: ClassVar[str] = SCAN_REGENERATE
 
 
 class Finding(_Record):
@@ -121,9 +117,8 @@ class RubricResult(_Record):
 
 
 class SkillResult(_Versioned):
-    _artifact: ClassVar[str] = "static scan skill result"
+    SCHEMA_ARTIFACT: ClassVar[str] = "static scan skill result"
 
-    schema_version: str = SCAN_SCHEMA_VERSION
     skill: str = Field(description="frontmatter name, else the folder name")
     skill_id: str = Field(
         description="path relative to the scanned root; unique within a corpus"
@@ -180,9 +175,8 @@ class RuleShare(_Record):
 
 
 class CorpusResult(_Versioned):
-    _artifact: ClassVar[str] = "static scan corpus result"
+    SCHEMA_ARTIFACT: ClassVar[str] = "static scan corpus result"
 
-    schema_version: str = SCAN_SCHEMA_VERSION
     roots: list[str]
     gate: float
     strict: bool

@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
+from aces_bench.records import CELL_KEY
 from aces_bench.stats.pairing import OUTCOMES, check_outcome
-from aces_bench.table import CELL_KEY
 
 CLUSTERINGS: dict[str, tuple[str, ...]] = {"skill": ("skill",), "cell": CELL_KEY}
 DEFAULT_RESAMPLES = 10_000

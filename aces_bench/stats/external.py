@@ -28,7 +28,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from aces_bench.errors import ReportError, from_validation
-from aces_bench.table import COLUMNS
+from aces_bench.records import table_columns
 
 CONDITION_MAP = {"No Skills": "baseline", "With Skills": "with_skill"}
 REGISTRY_RUN_ID = "skillsbench-registry"
@@ -82,7 +82,7 @@ def _read_rows(path: Path) -> list[RegistryRow]:
 
 
 def load_skillsbench_registry(path: str | Path) -> pd.DataFrame:
-    """Read the registry into the trials-table shape (``table.COLUMNS`` + ``EXTRA_COLUMNS``).
+    """Read the registry into the trials-table shape (``records.table_columns()`` + ``EXTRA_COLUMNS``).
 
     One row per (task, configuration, condition); ``reward`` is the mean over attempts
     (score / 100); metric and composite columns are NaN (the registry publishes only
@@ -104,11 +104,11 @@ def load_skillsbench_registry(path: str | Path) -> pd.DataFrame:
             "n_trials": r.trials, "n_pass": r.pass_count, "n_perfect": r.perfect_count,
         })
     frame = pd.DataFrame.from_records(records)
-    for col in COLUMNS:
+    for col in table_columns():
         if col not in frame.columns:
             frame[col] = np.nan
     frame["n_visible_skills"] = frame["n_visible_skills"].astype("Int64")
-    frame = frame[[*COLUMNS, *EXTRA_COLUMNS]]
+    frame = frame[[*table_columns(), *EXTRA_COLUMNS]]
     key = ["skill", "harness", "model", "condition"]
     dup = frame.duplicated(key, keep=False)
     if dup.any():

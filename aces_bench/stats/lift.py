@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from aces_bench.records import CELL_KEY, PAIR_KEY
 from aces_bench.stats.pairing import OUTCOMES, check_outcome
-from aces_bench.table import CELL_KEY, PAIR_KEY
 
 LIFT_FIELDS = (
     "n", "mean_with", "mean_base", "lift", "sd", "se", "ci_lo", "ci_hi",

@@ -13,9 +13,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from aces_bench.metrics import metric_column, outcome_metrics
+from aces_bench.records import CONDITIONS, PAIR_KEY
 from aces_bench.stats.lift import summarise_lift
 from aces_bench.stats.pairing import OUTCOMES, check_outcome, outcome_values
-from aces_bench.table import CONDITIONS, OUTCOME_METRICS, PAIR_KEY, metric_column
 
 
 def scored_by_condition(trials: pd.DataFrame, *, outcomes: Sequence[str] = OUTCOMES) -> pd.DataFrame:
@@ -57,10 +58,10 @@ def trajectory_gaps(trials: pd.DataFrame) -> pd.DataFrame:
 
 def outcome_only_partial(trials: pd.DataFrame) -> pd.DataFrame:
     """Per condition: trials whose outcome-only score rests on one of its two metrics."""
-    n_scored = sum(outcome_values(trials, m).notna().astype(int) for m in OUTCOME_METRICS)
+    n_scored = sum(outcome_values(trials, m).notna().astype(int) for m in outcome_metrics())
     partial = n_scored == 1
     rows = [{"condition": c, "n_partial": int((partial & (trials["condition"] == c)).sum()),
-             "metrics": "+".join(metric_column(m) for m in OUTCOME_METRICS)} for c in CONDITIONS]
+             "metrics": "+".join(metric_column(m) for m in outcome_metrics())} for c in CONDITIONS]
     return pd.DataFrame(rows)
 
 

@@ -18,18 +18,13 @@ import numpy as np
 import pandas as pd
 
 from aces_bench.errors import ReportError
-from aces_bench.table import (
-    CONDITIONS,
-    METRICS,
-    OUTCOME_METRICS,
-    PAIR_KEY,
-    metric_column,
-)
+from aces_bench.metrics import metric_column, metric_names, outcome_metrics
+from aces_bench.records import CONDITIONS, PAIR_KEY
 
 COMPOSITE = "composite"
 OUTCOME_ONLY = "outcome_only"
 REWARD = "reward"
-OUTCOMES = (*METRICS, COMPOSITE, OUTCOME_ONLY, REWARD)
+OUTCOMES = (*metric_names(), COMPOSITE, OUTCOME_ONLY, REWARD)
 SIDES = {"with_skill": "with", "baseline": "base"}
 
 REQUIRED_COLUMNS = (*PAIR_KEY, "condition", "status")
@@ -57,7 +52,7 @@ def outcome_values(trials: pd.DataFrame, outcome: str) -> pd.Series:
     """
     check_outcome(outcome)
     if outcome == OUTCOME_ONLY:
-        parts = [outcome_values(trials, m) for m in OUTCOME_METRICS]
+        parts = [outcome_values(trials, m) for m in outcome_metrics()]
         stacked = pd.concat(parts, axis=1)
         return stacked.mean(axis=1, skipna=True)  # all-NaN row -> NaN, never 0
     column = outcome if outcome in (COMPOSITE, REWARD) else metric_column(outcome)
@@ -73,7 +68,7 @@ def validate_trials(trials: pd.DataFrame, *, where: str = "trials table") -> Non
         raise ReportError(
             f"missing columns: {', '.join(missing)}",
             where=where,
-            fix="build the table with aces_bench.table.TrialRow (columns listed in table.COLUMNS)",
+            fix="build the table with aces_bench.records.TrialRow (columns: aces_bench.records.table_columns())",
         )
     bad = sorted(set(trials["condition"].dropna().astype(str)) - set(CONDITIONS))
     if bad or trials["condition"].isna().any():

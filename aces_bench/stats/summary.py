@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
+from aces_bench.records import CELL_KEY
 from aces_bench.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_table
 from aces_bench.stats.correlation import Correlation, static_lift_correlation
 from aces_bench.stats.lift import lift_table, within_cell_sd
@@ -36,8 +37,7 @@ from aces_bench.stats.pairing import (
 from aces_bench.stats.passk import pass_counts, passk_table
 from aces_bench.stats.routing import routing_premium
 from aces_bench.stats.significance import design_power, per_skill_tests
-from aces_bench.table import CELL_KEY
-from aces_bench.versioning import migrate
+from aces_bench.versioning import VersionedRecord
 
 STATS_SCHEMA_VERSION = "1"
 Scalar = float | int | str | bool | None
@@ -96,10 +96,13 @@ class Missingness(BaseModel):
     sensitivity: StatTable
 
 
-class StudyStats(BaseModel):
+class StudyStats(VersionedRecord):
     """All statistics of one study. Lift is with-skill minus baseline on the outcome's scale."""
 
-    schema_version: str = STATS_SCHEMA_VERSION
+    SCHEMA_ARTIFACT: ClassVar[str] = "study statistics"
+    SCHEMA_VERSION: ClassVar[str] = STATS_SCHEMA_VERSION
+    SCHEMA_REGENERATE: ClassVar[str] = "regenerate with `aces-bench report`"
+
     settings: StatsSettings
     n_trials: int
     n_pair_keys: int
@@ -117,13 +120,6 @@ class StudyStats(BaseModel):
     missingness: Missingness
     static_correlation: Correlation | None = None
     static_by_skill: StatTable | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _known_version(cls, data: Any) -> Any:
-        # Only version 1 exists; a later version would migrate older payloads here.
-        return migrate(data, artifact="study statistics", current=STATS_SCHEMA_VERSION,
-                       regenerate="regenerate with `aces-bench report`")
 
 
 def study_stats(

@@ -27,7 +27,7 @@ from bench_grading import N, one_trajectory
 from grading_support import trial_result, write_trial
 
 from aces_bench.graders import cli
-from aces_bench.grading import read_grades
+from aces_bench.records import read_grades
 
 TARGET_S = 20.0
 

@@ -7,9 +7,10 @@ import time
 import numpy as np
 import pandas as pd
 
+from aces_bench.metrics import metric_names
+from aces_bench.records import table_columns
 from aces_bench.stats.bootstrap import cluster_bootstrap
 from aces_bench.stats.summary import study_stats
-from aces_bench.table import COLUMNS, METRICS
 
 
 def synthetic_trials(n_skills=20, n_cases=25, n_attempts=2, seed=0) -> pd.DataFrame:
@@ -21,13 +22,13 @@ def synthetic_trials(n_skills=20, n_cases=25, n_attempts=2, seed=0) -> pd.DataFr
             for a in range(n_attempts):
                 for cond in ("with_skill", "baseline"):
                     shift = 0.1 if cond == "with_skill" else 0.0
-                    vals = {f"metric_{m}": float(np.clip(rng.normal(0.5 + shift, 0.25), 0, 1)) for m in METRICS}
+                    vals = {f"metric_{m}": float(np.clip(rng.normal(0.5 + shift, 0.25), 0, 1)) for m in metric_names()}
                     rows.append({"run_id": "bench", "skill": f"s{s}", "case_id": f"c{c}", "attempt": a,
                                  "harness": "h", "model": "m", "workspace_mode": "isolation", "decoy_set": "none",
                                  "condition": cond, "status": "ok", "has_trajectory": True,
                                  "composite": float(np.mean(list(vals.values()))),
                                  "reward": float(rng.random() < 0.4 + shift), **vals})
-    return pd.DataFrame(rows).reindex(columns=list(COLUMNS))
+    return pd.DataFrame(rows).reindex(columns=list(table_columns()))
 
 
 def timed(label: str, target: float, fn) -> float:

@@ -20,7 +20,7 @@ from aces_bench.datasets import load_suite
 from aces_bench.datasets.lift import aligned_answer, common_steps
 from aces_bench.datasets.refine import refine_dataset
 from aces_bench.errors import EvalsError
-from aces_bench.grading import GradedTrial
+from aces_bench.records import GradedTrial
 
 DIRECTIVE = "reads csv-stats/SKILL.md before running any script"
 READ = "cat /skills/csv-stats/SKILL.md"

@@ -13,14 +13,18 @@ import pytest
 
 from aces_bench import __version__
 from aces_bench.errors import ReportError
-from aces_bench.grading import GradedTrial
-from aces_bench.grading import read_grades as read_graded
 from aces_bench.provenance import Provenance
-from aces_bench.reports.records import read_grades as read_grade_views
+from aces_bench.records import (
+    GradedTrial,
+    TrialRow,
+    grades_by_key,
+    read_grades,
+    read_table_file,
+    table_columns,
+    validate_rows,
+)
 from aces_bench.reports.records import read_provenance
 from aces_bench.reports.summary import ReportSummary, read_summary
-from aces_bench.table import COLUMNS, TrialRow
-from aces_bench.tables import read_table_file, validate_rows
 
 GOLDEN = Path(__file__).resolve().parent
 
@@ -36,13 +40,13 @@ def newer(where: str, artifact: str, readable: str, regenerate: str) -> str:
 @pytest.mark.parametrize("name", ["trials_v1.parquet", "trials_v1.csv"])
 def test_trials_v1_reads_as_the_pair_it_stored(name):
     frame = read_table_file(GOLDEN / "trials" / name)
-    assert list(frame.columns) == list(COLUMNS)
+    assert list(frame.columns) == list(table_columns())
     assert sorted(frame["condition"]) == ["baseline", "with_skill"]
     assert set(frame["schema_version"].astype(str)) == {"1"}
     rows = validate_rows(frame, GOLDEN / "trials" / name)
     assert all(isinstance(r, TrialRow) for r in rows)
     # Unscored stays unscored: NaN in the file, None in the model, never 0.
-    assert rows[0].metric_goal_accuracy is None or rows[0].metric_goal_accuracy >= 0
+    assert rows[0].metric("goal_accuracy") is None or rows[0].metric("goal_accuracy") >= 0
 
 
 def test_trials_csv_and_parquet_hold_the_same_rows():
@@ -76,13 +80,13 @@ def test_trial_row_model_refuses_a_newer_version_without_a_reader():
         TrialRow.model_validate({**row, "schema_version": "2"})
 
 
-# --- grades.jsonl: the grader's full record and the report's narrow view -------------------
+# --- grades.jsonl: one record, read as a list (grading) and by key (report) -------------------
 
 
 def test_grades_v1_reads_through_both_readers():
     path = GOLDEN / "grades" / "grades_v1.jsonl"
-    graded = read_graded(path)
-    views = read_grade_views(path)
+    graded = read_grades(path)
+    views = grades_by_key(path)
     assert [g.condition for g in graded] == ["baseline", "with_skill"]
     assert all(isinstance(g, GradedTrial) and g.schema_version == "1" for g in graded)
     for g in graded:
@@ -95,7 +99,7 @@ def test_grades_v1_reads_through_both_readers():
         assert g.to_row().model_dump(exclude={"trial_dir"}) == by_task[g.task_id].model_dump(exclude={"trial_dir"})
 
 
-@pytest.mark.parametrize("reader", [read_graded, read_grade_views])
+@pytest.mark.parametrize("reader", [read_grades, grades_by_key])
 def test_grades_future_version_is_refused_naming_the_line(reader):
     path = GOLDEN / "grades" / "future_version.jsonl"
     with pytest.raises(ReportError) as err:
@@ -103,7 +107,7 @@ def test_grades_future_version_is_refused_naming_the_line(reader):
     assert str(err.value) == newer(f"{path}", "line 2: grades", "1", "re-grade the study (`aces-bench grade`)")
 
 
-@pytest.mark.parametrize("reader", [read_graded, read_grade_views])
+@pytest.mark.parametrize("reader", [read_grades, grades_by_key])
 def test_grades_bad_value_is_refused_naming_line_and_key(reader):
     path = GOLDEN / "grades" / "malformed_attempt.jsonl"
     with pytest.raises(ReportError) as err:

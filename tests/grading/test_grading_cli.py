@@ -11,8 +11,7 @@ from grading_support import SKILLSBENCH, bash, trajectory, trial_result, write_t
 
 from aces_bench.cli import main as aces_main
 from aces_bench.graders.external import find_trials, infer_workdir
-from aces_bench.grading import read_grades
-from aces_bench.table import COLUMNS
+from aces_bench.records import read_grades, table_columns
 
 CASE_INDEPENDENT = ("security", "skill_efficiency")
 CASE_DEPENDENT = ("skill_execution", "accuracy", "goal_accuracy", "behavior_check")
@@ -50,7 +49,7 @@ def test_real_skillsbench_trials_grade_without_cases(skillsbench, tmp_path, caps
     wd = {g.task_id: next(n for n in g.notes if n.startswith("workdir")) for g in graded}
     assert wd["dialogue-parser"].startswith("workdir /app:") and wd["3d-scan-calc"].startswith("workdir /root:")
     table = pd.read_parquet(tmp_path / "trials.parquet")
-    assert list(table.columns) == list(COLUMNS) and len(table) == 16
+    assert list(table.columns) == list(table_columns()) and len(table) == 16
     assert (tmp_path / "summary.md").read_text() in out
     assert "cases: none given, so only case-independent checks ran" in out
 

@@ -10,8 +10,9 @@ from harbor.models.trial.result import TrialResult
 
 from aces_bench.cases import EvalCase
 from aces_bench.config.spec import GradingSpec
-from aces_bench.grading import GradedTrial, GradingContext, TrialSubject, grade_subject
+from aces_bench.grading import GradingContext, grade_subject
 from aces_bench.judges.heuristic import HeuristicJudge
+from aces_bench.records import GradedTrial, TrialFacts, TrialSubject
 
 CASE = EvalCase.model_validate({
     "id": "explicit-1", "kind": "explicit", "prompt": "Reconcile data/march.csv.", "expected_skill": SKILL,
@@ -25,10 +26,13 @@ RUN = f"python3 /skills/{SKILL}/{SCRIPT} data/march.csv"
 def grade(tmp_path: Path, traj: dict | None, reward: float | None, mode: str = "aces_default") -> GradedTrial:
     result = trial_result("aces/t", "t__1", reward)
     d = write_trial(tmp_path / "job", "t__1", traj, result, workspace={"answer.txt": "unmatched total 1400.07"})
+    facts = TrialFacts(
+        task_id="t", attempt=1, skill=SKILL, case_id=CASE.id, case_kind=None, negative_control=False,
+        condition="with_skill", workspace_mode="isolation", decoy_set="none", n_visible_skills=1, status="ok",
+        failure_cause=None, trial_name="t__1", trial_dir=str(d), reward=reward,
+    )
     subject = TrialSubject(
-        task_id="t", attempt=1, skill=SKILL, case=CASE, case_id=CASE.id, condition="with_skill", status="ok",
-        failure_cause=None, trial_name="t__1", trial_dir=d, result=TrialResult.model_validate(result), reward=reward,
-        target_skill=SKILL, allowed_skills=(SKILL,), artifacts_dir=d / "artifacts" / "workspace",
+        facts=facts, case=CASE, result=TrialResult.model_validate(result), target_skill=SKILL, allowed_skills=(SKILL,), artifacts_dir=d / "artifacts" / "workspace",
         labels={"run_id": "job", "harness": "h", "model": "m", "agent_label": "h", "judge_label": "heuristic",
                 "backend": "b"},
     )

@@ -14,7 +14,7 @@ from aces_bench.graders.dimensions import (
     weighted_composite,
 )
 from aces_bench.graders.modes import author_aggregate, check_author_graders, decide
-from aces_bench.table import METRICS
+from aces_bench.metrics import metric_names
 
 
 def m(name: str, score: float | None, subs: dict | None = None, **details) -> MetricResult:
@@ -35,7 +35,7 @@ METRICS_FULL = {
 
 def test_every_metric_feeds_a_dimension_and_the_mapping_is_data():
     used = {s.metric for srcs in DIMENSIONS.values() for s in srcs}
-    assert used == set(METRICS)
+    assert used == set(metric_names())
     assert list(DIMENSIONS) == ["Security", "Correctness", "Discoverability", "Effectiveness", "Efficiency"]
 
 

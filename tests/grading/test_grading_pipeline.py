@@ -12,9 +12,9 @@ from grading_support import EXAMPLES, SKILL, skill_with_graders
 
 from aces_bench.config.compose import compose_spec
 from aces_bench.graders import cli as grade_cli
-from aces_bench.grading import read_grades
+from aces_bench.metrics import metric_column, metric_names
 from aces_bench.pipeline import run_study
-from aces_bench.table import METRICS, metric_column
+from aces_bench.records import read_grades
 
 pytestmark = [
     pytest.mark.sandbox,
@@ -58,7 +58,7 @@ def test_table_has_every_metric_labels_and_views(study):
     graded = {(g.skill, g.case_id, g.condition): g for g in read_grades(study / "grades.jsonl")}
     for _, row in table.iterrows():
         g = graded[(row["skill"], row["case_id"], row["condition"])]
-        for metric in METRICS:
+        for metric in metric_names():
             value = row[metric_column(metric)]
             if pd.isna(value):
                 # only where the heuristic judge cannot decide, and then with the reason
@@ -103,7 +103,7 @@ def test_aces_plus_custom_reports_author_metrics_apart(custom_study):
         author = g.metrics["author:reconciled"]
         assert author.scored and g.author_score == author.score
         # default dimensions and composite are unchanged by the author metric
-        six = [g.metrics[m].score for m in METRICS if g.metrics[m].score is not None]
+        six = [g.metrics[m].score for m in metric_names() if g.metrics[m].score is not None]
         assert g.composite == pytest.approx(sum(six) / len(six))
     by = {(g.case_id, g.condition): g for g in graded}
     assert by[("explicit-1", "with_skill")].author_score == 1.0

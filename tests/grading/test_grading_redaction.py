@@ -20,16 +20,11 @@ from harbor.models.trial.result import TrialResult
 from aces_bench.cases import EvalCase
 from aces_bench.config.spec import GradingSpec
 from aces_bench.graders.judged import RedactingJudge, guarded
-from aces_bench.grading import (
-    GradingContext,
-    TrialSubject,
-    grade_subject,
-    read_grades,
-    write_grades,
-)
+from aces_bench.grading import GradingContext, grade_subject
 from aces_bench.judges.factory import build_judge
 from aces_bench.judges.heuristic import HeuristicJudge
 from aces_bench.judges.spec import JudgeSpec
+from aces_bench.records import TrialFacts, TrialSubject, read_grades, write_grades
 
 AWS_KEY = "AKIAZ7QX3MPLE4KEY9QA"
 CASE = EvalCase.model_validate({
@@ -62,10 +57,13 @@ def subject(tmp_path):
     result = trial_result("aces/t", "t__1", 1.0)
     d = write_trial(tmp_path / "job", "t__1", traj, result,
                     workspace={"answer.txt": f"unmatched total 1400.07\nkey: {AWS_KEY}", "work/tmp.txt": AWS_KEY})
+    facts = TrialFacts(
+        task_id="t", attempt=1, skill=SKILL, case_id=CASE.id, case_kind=None, negative_control=False,
+        condition="with_skill", workspace_mode="isolation", decoy_set="none", n_visible_skills=1, status="ok",
+        failure_cause=None, trial_name="t__1", trial_dir=str(d), reward=1.0,
+    )
     return TrialSubject(
-        task_id="t", attempt=1, skill=SKILL, case=CASE, case_id=CASE.id, condition="with_skill", status="ok",
-        failure_cause=None, trial_name="t__1", trial_dir=d, result=TrialResult.model_validate(result), reward=1.0,
-        target_skill=SKILL, allowed_skills=(SKILL,), artifacts_dir=d / "artifacts" / "workspace",
+        facts=facts, case=CASE, result=TrialResult.model_validate(result), target_skill=SKILL, allowed_skills=(SKILL,), artifacts_dir=d / "artifacts" / "workspace",
         labels={"run_id": "job", "harness": "h", "model": "m", "agent_label": "h", "judge_label": "x", "backend": "b"},
     )
 

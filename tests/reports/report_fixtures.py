@@ -40,10 +40,10 @@ from aces_bench.graders.base import Evidence, GradingInput, MetricResult
 from aces_bench.graders.deterministic import grade_deterministic
 from aces_bench.graders.self_correction import first_attempt_pass
 from aces_bench.io import write_frame, write_json, write_text
+from aces_bench.metrics import metric_names
 from aces_bench.provenance import SkillProvenance, build_provenance, judge_label
+from aces_bench.records import TrialRow, rows_to_frame
 from aces_bench.skills import hash_tree
-from aces_bench.table import DETERMINISTIC_METRICS, METRICS, TrialRow
-from aces_bench.tables import rows_to_frame
 
 PLANTED_SCRIPT = "<script>alert(1)</script>"
 SKILLS = ("invoice-reconciler", "semver-bump", "access-log-latency")
@@ -151,9 +151,9 @@ def write_skill(root: Path, name: str, quality: int) -> Path:
 
 def _metrics(rng: np.random.Generator, level: float, *, activated: bool, judge: str, condition: str) -> dict[str, MetricResult]:
     out = {}
-    for m in METRICS:
+    for m in metric_names():
         score = float(np.clip(rng.normal(level, 0.12), 0.0, 1.0).round(3))
-        grader = "deterministic" if m in DETERMINISTIC_METRICS else judge.split(" ")[0]  # graders record the short label
+        grader = "deterministic" if m in metric_names("deterministic") else judge.split(" ")[0]  # graders record the short label
         evidence = [Evidence(check="summary", passed=score >= 0.5, detail=f"{m} scored {score:.2f} ({condition})", step_id=2)]
         sub = {}
         if m == "skill_execution":
@@ -223,13 +223,13 @@ def write_member(root: Path, plan: MemberPlan, *, seed: int = 0, skills: tuple[s
                         cause = ("NonZeroAgentExitCodeError: exit 1" if planted == "with_unscored"
                                  else "EnvironmentStartTimeoutError: sandbox did not start")
                         reason = f"trial did not run to completion ({status}): {cause}"
-                        metrics = {m: MetricResult(metric=m, score=None, unscored_reason=reason, grader="none") for m in METRICS}
+                        metrics = {m: MetricResult(metric=m, score=None, unscored_reason=reason, grader="none") for m in metric_names()}
                         has_traj = False
                     if plan.name == "terminus-sonnet" and case == "negative-1" and not with_skill:
                         has_traj = False  # an ok trial whose agent left no trajectory: graders cannot score it
-                        metrics = {m: MetricResult(metric=m, score=None, grader="deterministic" if m in DETERMINISTIC_METRICS else judge,
+                        metrics = {m: MetricResult(metric=m, score=None, grader="deterministic" if m in metric_names("deterministic") else judge,
                                                    unscored_reason="no trajectory.json in the trial dir")
-                                   for m in METRICS}
+                                   for m in metric_names()}
                     scored = [r.score for r in metrics.values() if r.score is not None]
                     composite = float(np.mean(scored)) if scored else None
                     reward = None if not scored else float(composite >= 0.5)
@@ -259,7 +259,7 @@ def write_member(root: Path, plan: MemberPlan, *, seed: int = 0, skills: tuple[s
                         harness=spec.harness.name, model=spec.model.display, workspace_mode=spec.workspace.mode,
                         decoy_set=spec.decoys.name, n_visible_skills=visible, condition=condition, attempt=attempt,
                         task_id=task_id, trial_name=trial, status=status, failure_cause=cause, reward=reward,
-                        **{f"metric_{m}": metrics[m].score for m in METRICS}, composite=composite,
+                        **{f"metric_{m}": metrics[m].score for m in metric_names()}, composite=composite,
                         first_attempt_pass=first_pass, final_pass=final_pass,
                         has_trajectory=has_traj, n_steps=n_steps, n_tool_calls=n_calls, wall_sec=wall,
                         agent_label=spec.harness.display, judge_label=judge, backend=spec.backend.display,

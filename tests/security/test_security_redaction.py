@@ -15,8 +15,9 @@ from harbor.models.trial.result import TrialResult
 from aces_bench.cases import EvalCase
 from aces_bench.config.spec import GradingSpec
 from aces_bench.graders.redact import redact, redact_value
-from aces_bench.grading import GradingContext, TrialSubject, grade_subject, read_grades, write_grades
+from aces_bench.grading import GradingContext, grade_subject
 from aces_bench.judges.heuristic import HeuristicJudge
+from aces_bench.records import TrialSubject, read_grades, write_grades
 
 ROOT = Path(__file__).resolve().parents[2]
 AWS_42 = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEYzq"  # 42 characters, 2 past the usual 40
@@ -73,7 +74,7 @@ def test_grades_jsonl_parses_whatever_a_script_prints(tmp_path):
                          final="unmatched total 1400.07\n" + printed)
     result = gs.trial_result("aces/t", "t__1", 1.0)
     d = gs.write_trial(tmp_path / "job", "t__1", traj, result, workspace={"answer.txt": printed})
-    subject = TrialSubject(
+    subject = TrialSubject.of(
         task_id="t", attempt=1, skill=gs.SKILL, case=case, case_id=case.id, condition="with_skill", status="ok",
         failure_cause=None, trial_name="t__1", trial_dir=d, result=TrialResult.model_validate(result), reward=1.0,
         target_skill=gs.SKILL, allowed_skills=(gs.SKILL,), artifacts_dir=d / "artifacts" / "workspace",

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from aces_bench.table import COLUMNS, METRICS, TrialRow
+from aces_bench.metrics import metric_names
+from aces_bench.records import TrialRow, table_columns
 
 
 def trial(**over) -> dict:
@@ -21,8 +22,8 @@ def trial(**over) -> dict:
 
 
 def frame(rows: list[dict]) -> pd.DataFrame:
-    out = pd.DataFrame(rows, columns=list(COLUMNS))
-    for col in ("reward", "composite", *(f"metric_{m}" for m in METRICS)):
+    out = pd.DataFrame(rows, columns=list(table_columns()))
+    for col in ("reward", "composite", *(f"metric_{m}" for m in metric_names())):
         out[col] = pd.to_numeric(out[col], errors="coerce").astype(float)
     return out
 
@@ -40,7 +41,7 @@ def make_trials(*, skills=3, cases=4, attempts=2, harnesses=("h1",), models=("m1
                         for mode in modes:
                             for cond in ("with_skill", "baseline"):
                                 shift = lift if cond == "with_skill" else 0.0
-                                vals = {f"metric_{k}": float(np.clip(rng.normal(0.5 + shift, 0.2), 0, 1)) for k in METRICS}
+                                vals = {f"metric_{k}": float(np.clip(rng.normal(0.5 + shift, 0.2), 0, 1)) for k in metric_names()}
                                 status = "ok"
                                 if rng.random() < unscored_rate:
                                     vals = {}

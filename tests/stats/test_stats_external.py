@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from aces_bench.errors import ReportError
+from aces_bench.records import table_columns
 from aces_bench.stats.external import (
     load_skillsbench_registry,
     registry_pass_counts,
@@ -17,7 +18,6 @@ from aces_bench.stats.external import (
 from aces_bench.stats.lift import lift_table
 from aces_bench.stats.pairing import build_pairs
 from aces_bench.stats.passk import passk_table
-from aces_bench.table import COLUMNS
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 SB = SHARED / "data" / "skillsbench"
@@ -45,7 +45,7 @@ def test_headline_reproduces_skillsbench_v1_1(registry):
 @pytest.mark.shared
 @needs_shared
 def test_tidy_shape_and_lift_machinery_match_the_shared_paired_summary(registry):
-    assert list(registry.columns[: len(COLUMNS)]) == list(COLUMNS)
+    assert list(registry.columns[: len(table_columns())]) == list(table_columns())
     assert len(registry) == 3132 and set(registry["condition"]) == {"with_skill", "baseline"}
     summary = pd.read_csv(SB / "summary.csv")
     per_config = summary[summary["harness"].notna()].set_index(["harness", "model_short"])

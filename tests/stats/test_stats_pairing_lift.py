@@ -11,6 +11,7 @@ from scipy import stats as sps
 from stats_fixtures import frame, make_trials, trial
 
 from aces_bench.errors import ReportError
+from aces_bench.records import PAIR_KEY
 from aces_bench.stats.lift import (
     lift_table,
     pooled_lift,
@@ -18,7 +19,6 @@ from aces_bench.stats.lift import (
     within_cell_sd,
 )
 from aces_bench.stats.pairing import build_pairs, outcome_values
-from aces_bench.table import PAIR_KEY
 
 
 def test_pairs_subtract_baseline_from_with_skill_per_key():
