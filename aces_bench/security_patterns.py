@@ -20,6 +20,11 @@ Pattern keys:
                plus ``context_after`` characters) it finds is a placeholder
   unless       another pattern id: a match inside one of its matches is not reported
   search       line (default: only lines holding a prefilter literal) | text
+  value_check  secret_like: keep a match only when its 'value' group looks like a real
+               secret (length, character classes, entropy) and its 'key' group does not
+               name a path, URL, variable or count
+  report       false: a signal (e.g. "this file talks to the network") that builtins
+               combine with other findings, never reported by itself
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ Scope = Literal[
 ]
 TRAJECTORY_SCOPES: tuple[str, ...] = TrajectoryScope.__args__  # type: ignore[attr-defined]
 Severity = Literal["critical", "high", "medium", "low"]
-BUILTINS = ("write_outside_workspace",)
+BUILTINS = ("write_outside_workspace", "credential_harvest")
 FLAGS = {"IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE, "DOTALL": re.DOTALL}
 
 
@@ -72,6 +77,14 @@ class SecurityPattern(BaseModel):
     builtin: str | None = None
     unless: str | None = None
     search: Literal["line", "text"] = "line"
+    value_check: Literal["secret_like"] | None = Field(
+        default=None,
+        description="a code check on the 'value' group (and 'key' group) after the regex: "
+        "secret_like keeps values with the length, character mix and entropy of a real secret",
+    )
+    report: bool = Field(
+        default=True, description="false: a signal builtins read, never a finding by itself"
+    )
     ranges: list[tuple[int, int]] = Field(default_factory=list)
     allow_emoji_joiner: bool = Field(
         default=False, description="a lone U+200D after a symbol joins emoji; not a finding"
@@ -95,6 +108,8 @@ class SecurityPattern(BaseModel):
             raise ValueError(f"pattern {self.id!r}: kind {self.kind} takes no {', '.join(extra)}")
         if any(lit != lit.lower() or not lit for lit in self.prefilter):
             raise ValueError(f"pattern {self.id!r}: prefilter literals must be non-empty and lowercase")
+        if self.value_check is not None and self.regex is not None and "value" not in re.compile(self.regex).groupindex:
+            raise ValueError(f"pattern {self.id!r}: value_check needs a (?P<value>...) group in the regex")
         if self.builtin is not None and self.builtin not in BUILTINS:
             raise ValueError(f"pattern {self.id!r}: unknown builtin {self.builtin!r} (valid: {', '.join(BUILTINS)})")
         for label, rx in (("regex", self.regex), ("ignore_values", self.ignore_values)):

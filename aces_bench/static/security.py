@@ -8,14 +8,16 @@ text contains one of the pattern's literal needles, so a corpus scan costs one
 from __future__ import annotations
 
 import bisect
+import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 
 from aces_bench.security_patterns import PatternFile, SecurityPattern, read_pattern_file
-from aces_bench.static.loader import SkillDoc
+from aces_bench.static.loader import SkillDoc, file_kind
 from aces_bench.static.models import SecurityFinding
 
 PATTERNS_FILE = Path(__file__).with_name("patterns.yaml")
@@ -148,6 +150,7 @@ def _matches(
 def scan_text(rel: str, text: str) -> list[SecurityFinding]:
     """Every security finding in one file's text (at most 10 per pattern)."""
     out: list[SecurityFinding] = []
+    signals: set[str] = set()
     lower = text.lower()
     present = _needle_finder()(lower)
     # Offsets in the lowercased text match the original unless lower() changed the
@@ -177,9 +180,21 @@ def scan_text(rel: str, text: str) -> list[SecurityFinding]:
             ):
                 continue
             if c.ignore:
-                window = text[m.start() : m.end() + p.context_after]
+                value = _value(c, m)
+                window = (
+                    value
+                    if value is not None
+                    else text[m.start() : m.end() + p.context_after]
+                )
                 if c.ignore.search(window):
                     continue
+            if p.value_check == "secret_like" and not secret_like(
+                _value(c, m) or "", m.groupdict().get("key")
+            ):
+                continue
+            if not p.report:
+                signals.add(pid)
+                break
             if p.unless and any(a <= m.start() < b for a, b in spans.get(p.unless, [])):
                 continue
             spans.setdefault(pid, []).append((m.start(), m.end()))
@@ -216,7 +231,95 @@ def scan_text(rel: str, text: str) -> list[SecurityFinding]:
             found += 1
             if found >= MAX_PER_PATTERN_AND_FILE:
                 break
+    if file_kind(rel) == "script":
+        out.extend(_builtins(rel, out, signals))
     return out
+
+
+def _value(c: _Compiled, m: re.Match[str]) -> str | None:
+    """The first value group that matched, or None (then the whole match is judged)."""
+    for g in c.p.value_groups:
+        if m.group(g) is not None:
+            return m.group(g)
+    return None
+
+
+def _builtins(
+    rel: str, found: list[SecurityFinding], signals: set[str]
+) -> Iterator[SecurityFinding]:
+    """Findings decided from other findings of one script (``kind: builtin``)."""
+    reads = {
+        (f.pattern_id, f.excerpt) for f in found if f.category == "credential-access"
+    }
+    if not reads:
+        return
+    network = any(patterns()[s].p.category == "network" for s in signals)
+    if not network and len(reads) < 2:
+        return
+    for c in patterns().values():
+        p = c.p
+        if p.kind != "builtin" or p.builtin != "credential_harvest":
+            continue
+        first = min(
+            (f for f in found if f.category == "credential-access"),
+            key=lambda f: (f.line or 0, f.column or 0),
+        )
+        what = ", ".join(sorted({pid for pid, _ in reads}))
+        why = "a network send" if network else "more than one credential source"
+        yield SecurityFinding(
+            pattern_id=p.id,
+            category=p.category,
+            severity=p.severity,
+            file=rel,
+            line=first.line,
+            column=first.column,
+            message=f"{p.description}: {len(reads)} credential read(s) ({what}) with {why}",
+            excerpt=first.excerpt,
+            fix=p.fix,
+        )
+
+
+def _entropy(s: str) -> float:
+    n = len(s)
+    return -sum(k / n * math.log2(k / n) for k in Counter(s).values())
+
+
+# Keys that name where a secret is, or something about it, rather than holding it.
+_NOT_SECRET_KEY = re.compile(
+    r"(?:^|[_.-])(?:file|path|env|var|name|url|uri|endpoint|header|field|type|length|len|"
+    r"count|limit|id|ids|prefix|dir|hint|policy|format|expires?|expiry|ttl|label|mode|"
+    r"source|location|ref|arn|budget|usage|estimate)$|tokeni[sz]|tokens$|^max|^num|^n_",
+    re.IGNORECASE,
+)
+_NOT_SECRET_VALUE = re.compile(
+    r"[\d.:_/-]+|[a-z]+(?:[-_.][a-z]+)*|[A-Z]+(?:_[A-Z0-9]+)*|[A-Za-z_][\w.]*\(.*|"
+    r"[A-Za-z_$][\w$]{0,23}(?:\.[A-Za-z_$][\w$]{0,23})+|(?:[a-z0-9_.-]+/)+[a-z0-9_.-]+|"
+    r"(?i:true|false|null|none|nil|required|optional|string|bearer)"
+)
+
+
+def secret_like(value: str, key: str | None = None) -> bool:
+    """Whether an assigned value looks like a real secret, not a name or a reference.
+
+    Real secrets are at least 8 characters, mix three kinds of character (lower, upper,
+    digit, symbol) with entropy of at least 3 bits per character, or are 20+ characters
+    at 3.5 bits; identifiers, versions, paths, env-var names and calls are not secrets.
+    """
+    v = value.strip()
+    if len(v) < 8 or (key is not None and _NOT_SECRET_KEY.search(key.strip("\"'"))):
+        return False
+    if v[0] in "$%<{[(/~." or "${" in v or "{{" in v or "://" in v:
+        return False
+    if _NOT_SECRET_VALUE.fullmatch(v):
+        return False
+    classes = (
+        any(ch.islower() for ch in v)
+        + any(ch.isupper() for ch in v)
+        + any(ch.isdigit() for ch in v)
+        + any(not ch.isalnum() for ch in v)
+    )
+    h = _entropy(v)
+    return (classes >= 3 and h >= 3.0) or (len(v) >= 20 and classes >= 2 and h >= 3.5)
 
 
 def scan_doc(doc: SkillDoc) -> tuple[list[SecurityFinding], str | None]:
