@@ -116,6 +116,7 @@ def bwrap_argv(
             argv += ["--symlink", os.readlink(host), name]
         elif host.is_dir():
             argv += ["--ro-bind", name, name]
+    argv += hidden_host_secrets()
     argv += ["--dev", "/dev", "--proc", "/proc"]
     for bind in binds:
         argv += ["--ro-bind" if bind.read_only else "--bind", str(bind.source), str(bind.target)]
@@ -128,6 +129,27 @@ def bwrap_argv(
     # The payload says when the new root is ready (bwrap reports the child pid before
     # that), then only sleeps; commands come in through nsenter.
     argv += ["--", "/bin/sh", "-c", "echo aces-sandbox-ready; exec sleep infinity </dev/null >/dev/null 2>&1"]
+    return argv
+
+
+# Host files under the shared read-only /etc that only root may read: root inside keeps
+# CAP_DAC_OVERRIDE, so read-only is not enough; they are covered with empty ones.
+HIDDEN_HOST_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers")
+HIDDEN_HOST_DIRS = ("/etc/ssl/private", "/etc/sudoers.d")
+
+
+def hidden_host_secrets() -> list[str]:
+    """bwrap arguments covering the host's secret files under /etc (see HIDDEN_HOST_*)."""
+    argv: list[str] = []
+    for name in HIDDEN_HOST_FILES:
+        if os.path.isfile(name) and not os.path.islink(name):
+            argv += ["--ro-bind", "/dev/null", name]
+    for name in HIDDEN_HOST_DIRS:
+        if os.path.isdir(name) and not os.path.islink(name):
+            argv += ["--tmpfs", name, "--remount-ro", name]
+    for key in sorted(Path("/etc/ssh").glob("ssh_host_*_key")) if os.path.isdir("/etc/ssh") else ():
+        if key.is_file() and not key.is_symlink():
+            argv += ["--ro-bind", "/dev/null", str(key)]
     return argv
 
 

@@ -44,6 +44,19 @@ async def test_no_host_variable_in_any_sandbox_process(tmp_path, monkeypatch):
     assert not [v for v in CANARIES.values() if v in out]
 
 
+@needs_bwrap
+@sync
+async def test_host_secret_files_are_not_readable_inside(tmp_path):
+    """Finding 10: root inside has CAP_DAC_OVERRIDE over the read-only /etc."""
+    async with started(make_env(tmp_path)) as env:
+        shadow = await env.exec("cat /etc/shadow")
+        passwd = await env.exec("head -n 1 /etc/passwd")
+        private = await env.exec("ls -A /etc/ssl/private 2>/dev/null | wc -l")
+    assert shadow.return_code != 0 and not shadow.stdout, shadow
+    assert passwd.return_code == 0 and passwd.stdout.startswith("root:")  # the rest of /etc is there
+    assert private.stdout.strip() == "0"
+
+
 @pytest.fixture(scope="module")
 def hostile_study(tmp_path_factory):
     """The hostile skill's study, run with the canaries exported on the host."""
@@ -76,6 +89,10 @@ def test_canary_reaches_no_file_of_a_study(hostile_study):
     assert dumped, "the hostile script never ran; the test would prove nothing"
     assert files_containing(out, list(CANARIES.values())) == []
     assert not [v for v in CANARIES.values() if v in proc.stdout + proc.stderr]
+    # The script also tried /etc/shadow: the host's lines are nowhere either.
+    if os.access("/etc/shadow", os.R_OK):
+        lines = [ln for ln in open("/etc/shadow").read().splitlines() if ln.count(":") >= 8]
+        assert lines and files_containing(out, lines) == []
 
 
 @needs_bwrap
