@@ -27,7 +27,8 @@ SUBCOMMANDS = {
     "scan": ("aces_bench.static.cli", "static scan of skill folders (structure, rubric, security)"),
     "report": ("aces_bench.reports.cli", "regenerate reports from stored results (or SkillsBench data)"),
     "grade": ("aces_bench.graders.cli", "grade the trials of any Harbor job dir"),
-    "dataset": ("aces_bench.datasets.cli", "create or refine a skill's evaluation cases"),
+    "dataset": ("aces_bench.datasets.cli", "create, refine, check and show a skill's evaluation cases"),
+    "trigger": ("aces_bench.datasets.trigger_cli", "trigger evaluation (precision/recall, confusion) and description optimisation"),
     "agents": ("aces_bench.agents.clis", "install the npm agent CLIs (claude-code, codex, opencode) into the cache"),
 }
 

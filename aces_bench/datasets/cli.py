@@ -31,10 +31,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("skill_dir", type=Path)
     c.add_argument("--all-buckets", action="store_true", help="generate every bucket, even those author cases cover")
     c.add_argument("--dry-run", action="store_true", help="report what would change; write nothing")
-    c.add_argument("--judge-model", help="LLM (litellm model string) that writes cases instead of offline templates")
-    c.add_argument("--judge-base-url", help="OpenAI-compatible endpoint for --judge-model")
-    c.add_argument("--judge-api-key-env", help="NAME of the env var holding the judge's key (never the key)")
-    c.add_argument("--judge-config", type=Path, help="a YAML JudgeSpec (conf/judge/*.yaml shape)")
+    add_judge_arguments(c, what="writes cases instead of offline templates")
     c.add_argument("--refine", action="store_true", help="propose expected_behavior/expected_output from results")
     c.add_argument("--from-results", type=Path, help="study output dir (grades.jsonl, trials.parquet)")
     c.add_argument("--pass-threshold", type=float, default=1.0, help="reward at or above which a trial passes")
@@ -44,6 +41,24 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("show", help="how every case was read: its file, format, renamed, resolved and ignored fields")
     s.add_argument("paths", type=Path, nargs="+")
     return p
+
+
+def add_judge_arguments(p: argparse.ArgumentParser, *, what: str) -> None:
+    """The model options every dataset command shares."""
+    p.add_argument("--judge-model", help=f"LLM (litellm model string) that {what}")
+    p.add_argument("--judge-base-url", help="OpenAI-compatible endpoint for --judge-model")
+    p.add_argument("--judge-api-key-env", help="NAME of the env var holding the judge's key (never the key)")
+    p.add_argument("--judge-config", type=Path, help="a YAML JudgeSpec (conf/judge/*.yaml shape)")
+
+
+def judge_from_args(args: argparse.Namespace):
+    """The judge the options name, or None (offline)."""
+    spec = _judge_spec(args)
+    if spec is None:
+        return None
+    from aces_bench.judges.factory import build_judge
+
+    return build_judge(spec)
 
 
 def _judge_spec(args: argparse.Namespace) -> JudgeSpec | None:
@@ -81,12 +96,7 @@ def _create(args: argparse.Namespace) -> int:
         return 0
     if args.from_results is not None:
         raise EvalsError("--from-results is only read with --refine", where="--from-results", fix="add --refine")
-    spec = _judge_spec(args)
-    judge = None
-    if spec is not None:
-        from aces_bench.judges.factory import build_judge
-
-        judge = build_judge(spec)
+    judge = judge_from_args(args)
     from aces_bench.datasets.create import create_dataset
 
     report = create_dataset(args.skill_dir, judge=judge, all_buckets=args.all_buckets, dry_run=args.dry_run)

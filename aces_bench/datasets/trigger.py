@@ -1,0 +1,396 @@
+"""Trigger evaluation: does the skill activate for the queries it should, and only those?
+
+For a set of ``{query, should_trigger}`` queries (skill-creator's trigger set, a
+SkillEvaluator ``should_trigger`` case, EVAL.md's trigger sections), a router decides,
+``runs`` times per query, which skill (if any) it would activate, in isolation (only
+the target staged) and in a group workspace (the target plus decoys). Nothing runs
+past the activation decision. Reported: the trigger rate per query, precision and
+recall with Wilson intervals, and a confusion matrix of which skill fired for which
+query across the group.
+
+Routers: ``reference`` is the reference agent's own deterministic router
+(``aces_bench/agents/routing.py``, the same decision it makes inside a trial), so its
+N runs agree and are labelled so; with a configured model (``--judge-model``) the
+model is shown the staged skills' names and descriptions and the query and names the
+skill it would activate, once per run.
+
+Description optimisation (``--optimise``) splits the queries into a stratified
+train/test split (seeded), proposes descriptions (the configured model, or offline a
+deterministic proposer that adds the missed train queries' content words, labelled as
+such), scores every candidate on the train queries and chooses the best on the
+held-out test queries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from scipy.stats import binomtest
+
+from aces_bench.agents.routing import SkillCard, content_terms, route
+from aces_bench.datasets.evalmd import read_intent
+from aces_bench.datasets.safety import read_asset_text
+from aces_bench.errors import EvalsError, validation_lines
+from aces_bench.judges.base import Judge
+from aces_bench.skills import Skill, discover_skill_dirs, load_skill
+
+TRIGGER_FILES = ("evals/trigger-evals.json", "evals/trigger_evals.json", "evals/triggers.json",
+                 "evals/trigger-eval.json", "evals/trigger_eval.json")
+NONE = "(none)"
+PROMPT_ID = "trigger.route"
+PROMPT_VERSION = "1"
+ROUTE_SYSTEM = """You are an agent deciding whether to activate one of the skills available to you before
+answering a user's request. Each skill has a name and a description. Activate a skill only when
+its description says it is meant for the request. Reply with JSON: {"skill": "<name>"} to activate
+one, or {"skill": null} to answer without a skill."""
+PROPOSE_SYSTEM = """You improve the description of an agent skill so that an agent activates it for the requests
+it is meant for and not for others. You are given the current description and requests it
+currently gets wrong. Reply with JSON {"descriptions": ["...", ...]}: a few alternative
+descriptions, each one or two sentences, no longer than 1024 characters."""
+
+
+class TriggerQuery(BaseModel):
+    """One query of a trigger set (skill-creator's shape)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    query: str = Field(min_length=1)
+    should_trigger: bool
+
+
+class _Choice(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    skill: str | None
+
+
+class _Proposals(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    descriptions: list[str] = Field(min_length=1)
+
+
+def read_trigger_file(path: Path) -> list[TriggerQuery]:
+    """A JSON list of ``{query, should_trigger}``; errors name the item and the fix."""
+    try:
+        raw = json.loads(read_asset_text(path))
+    except json.JSONDecodeError as exc:
+        raise EvalsError(f"not valid JSON: {exc.msg} at line {exc.lineno}", where=path, fix="fix the JSON syntax") from None
+    if isinstance(raw, dict) and isinstance(raw.get("evals"), list):
+        raw = raw["evals"]
+    if not isinstance(raw, list) or not raw:
+        raise EvalsError("a trigger set is a non-empty JSON list", where=path,
+                         fix='write [{"query": "...", "should_trigger": true}, ...]')
+    out = []
+    for i, item in enumerate(raw):
+        try:
+            out.append(TriggerQuery.model_validate(item))
+        except ValidationError as err:
+            raise EvalsError("; ".join(validation_lines(err, prefix=f"[{i}]")), where=path,
+                             fix='each item is {"query": "...", "should_trigger": true|false}') from None
+    return out
+
+
+def find_trigger_queries(skill_dir: Path) -> tuple[list[TriggerQuery], list[str]]:
+    """The skill's trigger queries: its trigger file, EVAL.md's trigger sections, and where each came from."""
+    skill_dir = Path(skill_dir)
+    queries: list[TriggerQuery] = []
+    sources: list[str] = []
+    for rel in TRIGGER_FILES:
+        if (skill_dir / rel).is_file():
+            found = read_trigger_file(skill_dir / rel)
+            queries += found
+            sources.append(f"{rel} ({len(found)})")
+    intent = read_intent(skill_dir)
+    md = [TriggerQuery(query=q, should_trigger=True) for q in intent.trigger]
+    md += [TriggerQuery(query=q, should_trigger=False) for q in intent.no_trigger]
+    if md:
+        queries += md
+        sources.append(f"EVAL.md ({len(md)})")
+    return queries, sources
+
+
+def wilson(k: int, n: int) -> tuple[float, float] | None:
+    """The 95% Wilson interval of k successes in n, or None for n == 0 (undefined, not 0)."""
+    if n == 0:
+        return None
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def _card(skill: Skill, description: str | None = None) -> SkillCard:
+    return SkillCard(key=skill.path.name, name=skill.name, description=skill.description if description is None else description)
+
+
+class Router:
+    """Decides which staged skill (card key) a query activates, or None."""
+
+    label = "reference router (offline, deterministic: BM25L over names and descriptions)"
+    deterministic = True
+
+    async def choose(self, query: str, cards: list[SkillCard]) -> str | None:
+        return route(query, cards).chosen
+
+
+class ModelRouter(Router):
+    """The configured model picks a skill from the staged cards (one call per run)."""
+
+    deterministic = False
+
+    def __init__(self, judge: Judge):
+        if judge.kind != "llm":
+            raise EvalsError(f"judge {judge.label!r} is not a model", where="--judge-model",
+                             fix="name an LLM with --judge-model, or drop it for the offline reference router")
+        self.judge = judge
+        self.label = f"model router ({judge.label}, prompt {PROMPT_ID} v{PROMPT_VERSION})"
+        self.failures = 0
+
+    async def choose(self, query: str, cards: list[SkillCard]) -> str | None:
+        listing = "\n".join(f"- {c.name}: {c.description}" for c in cards)
+        outcome = await self.judge.ask(prompt_id=PROMPT_ID, prompt_version=PROMPT_VERSION, system=ROUTE_SYSTEM,
+                                       user=f"Available skills:\n{listing}\n\nUser request:\n{query}", schema=_Choice)
+        if outcome.value is None:
+            self.failures += 1
+            raise EvalsError(f"the model router failed: {outcome.error}", where="--judge-model",
+                             fix="check the model settings, or drop --judge-model for the offline router")
+        by_name = {c.name: c.key for c in cards}
+        return by_name.get(outcome.value.skill or "", None)
+
+
+@dataclass
+class QueryResult:
+    query: str
+    should_trigger: bool
+    runs: int
+    fired: Counter = field(default_factory=Counter)  # card key (or NONE) -> runs
+
+    def rate(self, key: str) -> float:
+        return self.fired[key] / self.runs if self.runs else float("nan")
+
+
+@dataclass
+class ModeResult:
+    """One workspace mode: per-query results, precision/recall and the confusion matrix."""
+
+    mode: str
+    target: str
+    skills: list[str]
+    queries: list[QueryResult]
+
+    def counts(self) -> dict[str, int]:
+        tp = sum(q.fired[self.target] for q in self.queries if q.should_trigger)
+        fn = sum(q.runs - q.fired[self.target] for q in self.queries if q.should_trigger)
+        fp = sum(q.fired[self.target] for q in self.queries if not q.should_trigger)
+        tn = sum(q.runs - q.fired[self.target] for q in self.queries if not q.should_trigger)
+        return {"tp": tp, "fn": fn, "fp": fp, "tn": tn}
+
+    def precision(self) -> tuple[float | None, tuple[float, float] | None]:
+        c = self.counts()
+        n = c["tp"] + c["fp"]
+        return (c["tp"] / n if n else None), wilson(c["tp"], n)
+
+    def recall(self) -> tuple[float | None, tuple[float, float] | None]:
+        c = self.counts()
+        n = c["tp"] + c["fn"]
+        return (c["tp"] / n if n else None), wilson(c["tp"], n)
+
+    def confusion(self) -> dict[str, Counter]:
+        """Rows: the skill each query expects (the target or none); columns: what fired."""
+        rows: dict[str, Counter] = {self.target: Counter(), NONE: Counter()}
+        for q in self.queries:
+            rows[self.target if q.should_trigger else NONE].update(q.fired)
+        return rows
+
+    def accuracy(self) -> float:
+        c = self.counts()
+        total = sum(c.values())
+        return (c["tp"] + c["tn"]) / total if total else float("nan")
+
+
+async def _run_mode(mode: str, target: Skill, cards: list[SkillCard], queries: list[TriggerQuery],
+                    router: Router, runs: int) -> ModeResult:
+    results = []
+    for q in queries:
+        fired: Counter = Counter()
+        for _ in range(runs):
+            fired[await router.choose(q.query, cards) or NONE] += 1
+        results.append(QueryResult(query=q.query, should_trigger=q.should_trigger, runs=runs, fired=fired))
+    return ModeResult(mode=mode, target=target.path.name, skills=[c.key for c in cards], queries=results)
+
+
+def stratified_split(queries: list[TriggerQuery], test_share: float, seed: int) -> tuple[list[TriggerQuery], list[TriggerQuery]]:
+    """Train and test queries with the same share of should/should-not in each (seeded)."""
+    rng = random.Random(seed)
+    train, test = [], []
+    for label in (True, False):
+        group = [q for q in queries if q.should_trigger is label]
+        rng.shuffle(group)
+        k = max(1, round(len(group) * test_share)) if len(group) > 1 else 0
+        test += group[:k]
+        train += group[k:]
+    return train, test
+
+
+def offline_proposals(description: str, missed: list[str], n: int = 3) -> list[str]:
+    """Deterministic proposals: the description plus the content words of queries it missed."""
+    words: list[str] = []
+    for q in missed:
+        for w in q.lower().replace(",", " ").split():
+            if content_terms(w) and w.isalpha() and w not in words and w not in description.lower():
+                words.append(w)
+    out = []
+    for k in range(1, n + 1):
+        chosen = words[: max(2, len(words) * k // n)]
+        if chosen:
+            out.append(f"{description.rstrip('.')}. Use when asked about: {', '.join(chosen)}.")
+    return list(dict.fromkeys(out))
+
+
+@dataclass
+class Candidate:
+    description: str
+    origin: str
+    train: float = float("nan")
+    test: float = float("nan")
+
+
+@dataclass
+class TriggerReport:
+    skill: str
+    router: str
+    runs: int
+    sources: list[str]
+    modes: list[ModeResult]
+    candidates: list[Candidate] = field(default_factory=list)
+    chosen: Candidate | None = None
+    split: tuple[int, int] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def render(self) -> str:
+        lines = [f"trigger evaluation of {self.skill}: {sum(len(m.queries) for m in self.modes[:1])} queries "
+                 f"from {', '.join(self.sources)}; router: {self.router}; {self.runs} run(s) per query"]
+        lines += [f"note: {n}" for n in self.notes]
+        for m in self.modes:
+            lines.append(f"\n[{m.mode}] staged: {', '.join(m.skills)}")
+            for q in m.queries:
+                want = "should trigger" if q.should_trigger else "should not trigger"
+                others = ", ".join(f"{k} {v}/{q.runs}" for k, v in sorted(q.fired.items()) if k != m.target)
+                lines.append(f"  {q.rate(m.target):.2f}  {want:18}  {q.query[:70]}" + (f"  (fired: {others})" if others else ""))
+            for name, (value, ci) in (("precision", m.precision()), ("recall", m.recall())):
+                shown = "undefined (no runs to count)" if value is None else f"{value:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]"
+                lines.append(f"  {name}: {shown}")
+            c = m.counts()
+            lines.append(f"  counts: tp {c['tp']}, fn {c['fn']}, fp {c['fp']}, tn {c['tn']}")
+            cols = sorted({k for row in m.confusion().values() for k in row} | {m.target, NONE})
+            lines.append("  confusion (rows: expected, columns: fired): " + " | ".join(cols))
+            for row, counter in m.confusion().items():
+                lines.append(f"    {row}: " + " | ".join(str(counter.get(col, 0)) for col in cols))
+        if self.candidates:
+            lines.append(f"\ndescription optimisation (train {self.split[0]}, test {self.split[1]} queries, stratified):")
+            for cand in self.candidates:
+                mark = "*" if cand is self.chosen else " "
+                lines.append(f" {mark} train {cand.train:.2f}  test {cand.test:.2f}  [{cand.origin}] {cand.description}")
+            lines.append("  (* chosen on the held-out test queries)")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        modes = []
+        for m in self.modes:
+            p, pci = m.precision()
+            r, rci = m.recall()
+            modes.append({
+                "mode": m.mode, "skills": m.skills, "counts": m.counts(),
+                "precision": p, "precision_ci": pci, "recall": r, "recall_ci": rci,
+                "queries": [{"query": q.query, "should_trigger": q.should_trigger, "runs": q.runs,
+                             "trigger_rate": q.rate(m.target), "fired": dict(q.fired)} for q in m.queries],
+                "confusion": {k: dict(v) for k, v in m.confusion().items()},
+            })
+        out = {"skill": self.skill, "router": self.router, "runs": self.runs, "sources": self.sources,
+               "notes": self.notes, "modes": modes}
+        if self.candidates:
+            out["optimisation"] = {
+                "split": self.split,
+                "candidates": [c.__dict__ for c in self.candidates],
+                "chosen": self.chosen.description if self.chosen else None,
+            }
+        return out
+
+
+async def _score(target: Skill, description: str, queries: list[TriggerQuery], router: Router, runs: int) -> float:
+    result = await _run_mode("isolation", target, [_card(target, description)], queries, router, runs)
+    return result.accuracy()
+
+
+async def optimise(target: Skill, queries: list[TriggerQuery], router: Router, runs: int, *,
+                   judge: Judge | None, seed: int, test_share: float) -> tuple[list[Candidate], Candidate, tuple[int, int]]:
+    train, test = stratified_split(queries, test_share, seed)
+    if not train or not test:
+        raise EvalsError("description optimisation needs at least two queries of each kind (should / should not)",
+                         where=target.path, fix="add trigger queries")
+    base = await _run_mode("isolation", target, [_card(target)], train, router, runs)
+    missed = [q.query for q in base.queries if q.should_trigger and q.rate(base.target) < 0.5]
+    wrong = missed + [q.query for q in base.queries if not q.should_trigger and q.rate(base.target) >= 0.5]
+    candidates = [Candidate(target.description, "current")]
+    if judge is not None:
+        listing = "\n".join(f"- {w}" for w in wrong) or "(none: it gets every training request right)"
+        outcome = await judge.ask(prompt_id="trigger.propose", prompt_version="1", system=PROPOSE_SYSTEM,
+                                  user=f"Skill: {target.name}\nCurrent description: {target.description}\n\n"
+                                       f"Requests it gets wrong:\n{listing}", schema=_Proposals)
+        if outcome.value is None:
+            raise EvalsError(f"the proposer failed: {outcome.error}", where="--judge-model",
+                             fix="check the model settings, or drop --judge-model for the offline proposer")
+        candidates += [Candidate(d, f"proposed by {outcome.judge}") for d in outcome.value.descriptions]
+    else:
+        candidates += [Candidate(d, "deterministic offline proposer") for d in offline_proposals(target.description, missed)]
+    for cand in candidates:
+        cand.train = await _score(target, cand.description, train, router, runs)
+        cand.test = await _score(target, cand.description, test, router, runs)
+    # The choice is made on held-out queries; ties keep the earlier (the current description first).
+    chosen = max(candidates, key=lambda c: (c.test, -candidates.index(c)))
+    return candidates, chosen, (len(train), len(test))
+
+
+def evaluate_triggers(
+    skill_dir: Path, *, queries_file: Path | None = None, decoys: list[Path] = (), runs: int = 3,
+    judge: Judge | None = None, optimise_description: bool = False, seed: int = 0, test_share: float = 0.4,
+) -> TriggerReport:
+    """Run the trigger evaluation of one skill (see the module docstring)."""
+    if runs < 1:
+        raise EvalsError("runs must be at least 1", where="--runs", fix="give --runs 1 or more")
+    target = load_skill(Path(skill_dir))
+    if queries_file is not None:
+        queries, sources = read_trigger_file(queries_file), [str(queries_file)]
+    else:
+        queries, sources = find_trigger_queries(target.path)
+    if not queries:
+        raise EvalsError("no trigger queries", where=target.path,
+                         fix=f"add {TRIGGER_FILES[0]} ([{{query, should_trigger}}]), EVAL.md '## Should trigger' "
+                             "items, or pass --queries FILE")
+    router: Router = ModelRouter(judge) if judge is not None else Router()
+    notes = []
+    if router.deterministic and runs > 1:
+        # Repeating one deterministic decision would only narrow the intervals falsely.
+        notes.append(f"{runs} runs asked; the reference router is deterministic, so each query is decided once")
+        runs = 1
+    decoy_skills = [load_skill(d) for path in decoys for d in discover_skill_dirs(path)]
+    decoy_skills = [d for d in decoy_skills if d.name != target.name]
+
+    async def go() -> TriggerReport:
+        modes = [await _run_mode("isolation", target, [_card(target)], queries, router, runs)]
+        if decoy_skills:
+            cards = sorted([_card(target)] + [_card(d) for d in decoy_skills], key=lambda c: c.key)
+            modes.append(await _run_mode("group", target, cards, queries, router, runs))
+        report = TriggerReport(skill=target.name, router=router.label, runs=runs, sources=sources, modes=modes,
+                               notes=notes)
+        if optimise_description:
+            report.candidates, report.chosen, report.split = await optimise(
+                target, queries, router, runs, judge=judge, seed=seed, test_share=test_share)
+        return report
+
+    return asyncio.run(go())

@@ -1,0 +1,82 @@
+"""Trigger evaluation with the reference agent's router (offline) and description optimisation."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from aces_bench.datasets.trigger import evaluate_triggers, stratified_split, wilson
+from aces_bench.errors import EvalsError
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+ORDERS = CORPUS / "skill-creator" / "orders-total"
+DECOYS = Path(__file__).resolve().parents[2] / "aces_bench" / "examples" / "decoys"
+
+
+def test_wilson_matches_the_closed_form_and_empty_is_undefined():
+    low, high = wilson(3, 3)
+    assert round(low, 4) == 0.4385 and high == pytest.approx(1.0)
+    assert wilson(0, 0) is None
+
+
+def test_trigger_set_in_isolation_and_group(tmp_path):
+    report = evaluate_triggers(ORDERS, decoys=[DECOYS], runs=5)
+    assert report.runs == 1 and "deterministic" in report.notes[0]
+    iso, group = report.modes
+    assert (iso.mode, group.mode) == ("isolation", "group")
+    assert len(group.skills) == 1 + len(list(DECOYS.glob("*/SKILL.md")))
+    assert iso.counts() == {"tp": 3, "fn": 0, "fp": 0, "tn": 3}
+    assert group.confusion()["(none)"]["orders-total"] == 0
+    data = report.to_json()
+    assert [q["trigger_rate"] for q in data["modes"][0]["queries"]] == [1.0, 1.0, 1.0, 0.0, 0.0, 0.0]
+
+
+def test_confusion_names_the_decoy_that_fired(tmp_path):
+    queries = tmp_path / "q.json"
+    queries.write_text(json.dumps([
+        {"query": "total the amount column of the orders export", "should_trigger": True},
+        {"query": "triage these application logs and find the errors", "should_trigger": False},
+    ]))
+    report = evaluate_triggers(ORDERS, queries_file=queries, decoys=[DECOYS], runs=1)
+    group = report.modes[1]
+    fired = group.confusion()["(none)"]
+    assert fired["log-triage"] == 1, group.confusion()
+    assert report.modes[0].counts()["tn"] == 1  # in isolation nothing else could fire
+
+
+def test_optimisation_chooses_on_held_out_queries(tmp_path):
+    skill = tmp_path / "orders-total"
+    shutil.copytree(ORDERS, skill)
+    md = (skill / "SKILL.md").read_text().replace(
+        "description: Total the amount column of an orders CSV export and count the orders per status. "
+        "Use for order exports from the shop backend.", "description: Handles spreadsheets.")
+    (skill / "SKILL.md").write_text(md)
+    (skill / "evals" / "trigger-evals.json").write_text(json.dumps(
+        [{"query": f"sum the amount column of the {w} purchase ledger", "should_trigger": True}
+         for w in ("march", "april", "may", "june")]
+        + [{"query": q, "should_trigger": False} for q in
+           ("write a haiku about autumn", "translate this letter to German", "plan a trip to Rome",
+            "what is the boiling point of water")]))
+    report = evaluate_triggers(skill, optimise_description=True, seed=1)
+    current = report.candidates[0]
+    assert current.origin == "current" and report.modes[0].counts()["fn"] == 4
+    assert all(c.origin == "deterministic offline proposer" for c in report.candidates[1:])
+    assert report.chosen is not current and report.chosen.test > current.test
+    assert report.split == (4, 4)  # 40% of each four, rounded: two held out of each kind
+
+
+def test_split_is_stratified_and_seeded():
+    from aces_bench.datasets.trigger import TriggerQuery
+
+    qs = [TriggerQuery(query=f"q{i}", should_trigger=i % 2 == 0) for i in range(10)]
+    train, test = stratified_split(qs, 0.4, seed=3)
+    assert sum(q.should_trigger for q in test) == 2 and len(test) == 4
+    assert stratified_split(qs, 0.4, seed=3) == (train, test)
+
+
+def test_no_queries_is_a_clear_error():
+    with pytest.raises(EvalsError, match="no trigger queries"):
+        evaluate_triggers(CORPUS / "paper" / "word-tally")
