@@ -19,7 +19,7 @@ from aces_bench.io import write_json
 from aces_bench.judges.factory import build_judge
 from aces_bench.provenance import SkillProvenance, build_provenance
 from aces_bench.records import write_grades, write_trials_table
-from aces_bench.runner import check_credential_names, job_config
+from aces_bench.runner import check_credential_names, job_config, preflight_backend_extra
 
 log = logging.getLogger("aces_bench.pipeline")
 
@@ -49,9 +49,21 @@ def _check_same_skills(spec: RunSpec, out: Path) -> None:
 
 
 def run_study(spec: RunSpec) -> Path:
-    """Run one sweep member; returns its output dir. Re-running resumes."""
+    """Run one sweep member (or a designed study's members); returns its output dir.
+    Re-running resumes."""
+    if spec.study.arms:
+        from aces_bench.design import run_design
+
+        return run_design(spec)
+    return run_member(spec)[0]
+
+
+def run_member(spec: RunSpec) -> tuple[Path, int]:
+    """One ordinary study; returns its output dir and how many task dirs it emitted."""
     out = Path(spec.output_dir).resolve()
     _check_same_skills(spec, out)
+    if not spec.emit_only:
+        preflight_backend_extra(spec)  # before a long emission, not after it
     out.mkdir(parents=True, exist_ok=True)
     plan = plan_study(spec)
     check_credential_names(spec, plan)
@@ -73,7 +85,7 @@ def run_study(spec: RunSpec) -> Path:
     write_json(out / "provenance.json", build_provenance(spec, skills, job_dir))
     if spec.emit_only:
         log.info("emit_only=true: not running trials")
-        return out
+        return out, len(emitted.tasks)
     job_dirs = asyncio.run(run_attempts(spec, emitted, jobs_dir))
     plans = {t.task_id: tp for t, tp in zip(emitted.tasks, plan.tasks, strict=True)}
     policy = AttemptPolicy.from_spec(spec)
@@ -91,4 +103,4 @@ def run_study(spec: RunSpec) -> Path:
 
         index = build_report(out)
         log.info("report: %s", index)
-    return out
+    return out, len(emitted.tasks)

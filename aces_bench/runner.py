@@ -148,10 +148,38 @@ def preflight(spec: RunSpec, emitted: EmitResult) -> None:
 
     (``emit_study`` refuses environments the local backend cannot build.)
     """
+    preflight_backend_extra(spec)
     preflight_credentials(spec, emitted)
     preflight_model_key(spec)
     if spec.backend.type == "docker":
         preflight_docker()
+
+
+# backend type -> (the SDK module Harbor needs, the aces-bench extra bringing it: pyproject.toml).
+BACKEND_SDKS = {
+    "modal": ("modal", "modal"),
+    "daytona": ("daytona", "daytona"),
+    "e2b": ("e2b", "e2b"),
+    "runloop": ("runloop_api_client", "runloop"),
+    "gke": ("kubernetes", "gke"),
+}
+
+
+def preflight_backend_extra(spec: RunSpec) -> None:
+    """A cloud backend whose SDK is not installed is refused with the extra to install,
+    before any trial (Harbor would fail each trial and end in an ExceptionGroup)."""
+    import importlib.util
+
+    entry = BACKEND_SDKS.get(spec.backend.type or "")
+    if entry is None:
+        return
+    module, extra = entry
+    if importlib.util.find_spec(module) is None:
+        raise BackendError(
+            f"backend={spec.backend.name} needs the {module} package, which is not installed",
+            where="backend",
+            fix=f"pip install 'aces-bench[{extra}]' (or choose backend=local or backend=docker)",
+        )
 
 
 def preflight_model_key(spec: RunSpec) -> None:

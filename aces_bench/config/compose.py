@@ -6,6 +6,7 @@ from pathlib import Path
 
 from hydra import compose as hydra_compose
 from hydra import initialize_config_module
+from hydra.core.global_hydra import GlobalHydra
 from hydra.errors import (
     ConfigCompositionException,
     HydraException,
@@ -23,6 +24,9 @@ def compose_config(overrides: list[str] | None = None):
     """The composed DictConfig for ``overrides`` (Hydra semantics, no run)."""
     register()
     try:
+        if GlobalHydra.instance().is_initialized():
+            # Inside the Hydra app (a designed study composes its members): same config module.
+            return hydra_compose(config_name=CONFIG_NAME, overrides=list(overrides or []))
         with initialize_config_module(config_module=CONFIG_MODULE, version_base="1.3"):
             return hydra_compose(config_name=CONFIG_NAME, overrides=list(overrides or []))
     except (HydraException, OmegaConfBaseException) as exc:
@@ -35,11 +39,37 @@ def compose_config(overrides: list[str] | None = None):
 def compose_spec(overrides: list[str] | None = None, *, output_dir: Path | str) -> RunSpec:
     """Compose and validate, with ``output_dir`` given (there is no Hydra run dir here)."""
     overrides = list(overrides or [])
-    cfg = compose_config([*overrides, f"output_dir={output_dir}"])
+    # Quoted: a designed study's member folders hold '=' and ',' (decoys=paper,harness=...).
+    quoted = str(output_dir).replace("\\", "\\\\").replace("'", "\\'")
+    cfg = compose_config([*overrides, f"output_dir='{quoted}'"])
     return build_run_spec(cfg, overrides=overrides)
 
 
 _GRAMMAR = "https://hydra.cc/docs/advanced/override_grammar/basic/"
+
+# Hydra launcher plugins behind conf/hydra/launcher/*.yaml: (pip install target, launcher option).
+_LAUNCHER_PLUGINS = {
+    "ray": ("'aces-bench[ray]'", "ray_cluster"),
+    "joblib": ("hydra-joblib-launcher", "local_parallel"),
+    "submitit_slurm": ("hydra-submitit-launcher", "slurm"),
+    "submitit_local": ("hydra-submitit-launcher", "slurm_local"),
+}
+
+
+def _launcher_missing(message: str, missing: str) -> ConfigError | None:
+    """A launcher option whose Hydra plugin is not installed ('Could not load hydra/launcher/ray')."""
+    import re
+
+    loaded = re.search(r"Could not load '(hydra/launcher/[^']+)'", message)
+    target = loaded.group(1) if loaded else missing
+    if not target.startswith("hydra/launcher/"):
+        return None
+    plugin = target.rpartition("/")[2]
+    if plugin not in _LAUNCHER_PLUGINS:
+        return None
+    install, option = _LAUNCHER_PLUGINS[plugin]
+    return ConfigError(f"launcher {option} needs the Hydra launcher plugin '{plugin}', which is not installed",
+                       where="hydra/launcher", fix=f"pip install {install}")
 
 
 def compose_error(exc: Exception) -> ConfigError | None:
@@ -51,6 +81,9 @@ def compose_error(exc: Exception) -> ConfigError | None:
     if isinstance(exc, MissingConfigException):
         missing = str(exc.missing_cfg_file or "")
         group, _, option = missing.rpartition("/")
+        launcher = _launcher_missing(str(exc), missing)
+        if launcher is not None:
+            return launcher
         options = [o for o in (exc.options or []) if not o.startswith("base_")]
         if group and options:
             return ConfigError(f"no option {option!r} in config group {group!r} (no config {missing})",

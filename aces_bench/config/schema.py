@@ -115,6 +115,15 @@ class JudgeConf:
 
 
 @dataclass
+class ArmConf:
+    name: str = MISSING
+    grid: dict[str, list[str]] = field(default_factory=dict)
+    """Override key -> values; the arm's members are their Cartesian product."""
+    overrides: list[str] = field(default_factory=list)
+    """Overrides every member of the arm gets (before the grid's)."""
+
+
+@dataclass
 class StudyConf:
     name: str = MISSING
     description: str = ""
@@ -127,6 +136,19 @@ class StudyConf:
     """Skip a case's later attempts once one passes (recorded as skipped)."""
     static_profile: str = "aces"
     """Tier 1 rule profile of the report's static-vs-live scan: aces | skillevaluator."""
+    axes: dict[str, list[str]] = field(default_factory=dict)
+    """Named value lists that ``arms`` interpolate (``${study.axes.harnesses}``), so a
+    user changes one list on the command line instead of an arm."""
+    arms: list[ArmConf] = field(default_factory=list)
+    """A designed study (e.g. study=aces_paper): the union of these grids, each member
+    run as its own study under ``<output_dir>/<member>/`` and reported together."""
+    harness_models: dict[str, str] = field(default_factory=dict)
+    """Model option per harness for members whose arm sets no model (empty: the
+    ``model=`` of the command line for every harness)."""
+    scan_tiers: list[int] = field(default_factory=list)
+    """Static scan tiers the design includes (1: structural, 2: LLM rubric)."""
+    cost_tokens_per_trial: list[int] = field(default_factory=lambda: [30000, 3000])
+    """Assumed (input, output) tokens of one model-driven trial, for the emit-time cost estimate."""
 
 
 @dataclass

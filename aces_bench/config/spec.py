@@ -171,6 +171,12 @@ class BackendSpec(_Frozen):
         return self.label or self.name
 
 
+class ArmSpec(_Frozen):
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    grid: dict[str, list[str]] = Field(default_factory=dict)
+    overrides: list[str] = Field(default_factory=list)
+
+
 class StudySpec(_Frozen):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     description: str = ""
@@ -182,6 +188,14 @@ class StudySpec(_Frozen):
     # Tier 1 rule profile for the report's static-vs-live scan; the ACES paper's study
     # uses "skillevaluator" (SkillEvaluator 0.2.0's score, as the paper reports it).
     static_profile: Literal["aces", "skillevaluator"] = "aces"
+    axes: dict[str, list[str]] = Field(default_factory=dict)
+    arms: list[ArmSpec] = Field(default_factory=list)
+    harness_models: dict[str, str] = Field(default_factory=dict)
+    scan_tiers: list[Literal[1, 2]] = Field(default_factory=list)
+    cost_tokens_per_trial: tuple[int, int] = (30000, 3000)
+
+
+MODEL_NOT_APPLICABLE = "n/a"
 
 
 class RunSpec(_Frozen):
@@ -202,6 +216,21 @@ class RunSpec(_Frozen):
     report: bool = True
     overrides: list[str] = Field(default_factory=list)
     choices: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _model_not_applicable(cls, data: Any) -> Any:
+        """A harness that uses no model (the reference agent) records the model as not
+        applicable and gets no endpoint: a harness sweep may mix it with model-driven
+        harnesses under one ``model=...`` (Harbor refuses a base_url it cannot use)."""
+        if not isinstance(data, dict):
+            return data
+        harness = data.get("harness")
+        requires = harness.get("requires_model", True) if isinstance(harness, dict) else getattr(
+            harness, "requires_model", True)
+        if requires is False:
+            data = {**data, "model": {"name": None, "base_url": None, "api_key_env": None, "label": MODEL_NOT_APPLICABLE}}
+        return data
 
     @model_validator(mode="after")
     def _cross_checks(self) -> RunSpec:

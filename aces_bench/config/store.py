@@ -1,7 +1,11 @@
-"""Register the schemas with Hydra's ConfigStore and the ``${aces_examples:...}`` resolver."""
+"""Register the schemas with Hydra's ConfigStore and the ``${aces_examples:...}`` and
+``${aces_member:...}`` resolvers."""
 
 from __future__ import annotations
 
+import hashlib
+import re
+from collections.abc import Sequence
 from importlib import resources
 
 from hydra.core.config_store import ConfigStore
@@ -22,6 +26,45 @@ def examples_path(sub: str = "") -> str:
     return str(root.joinpath(sub)) if sub else str(root)
 
 
+# A member folder name keeps these characters; any other (a '/' in model.name=openai/x,
+# spaces, quotes, ':' of a URL) becomes '_' and the name gets a hash of the overrides,
+# so two members never share a folder and no member nests inside another.
+_UNSAFE = re.compile(r"[^A-Za-z0-9._,=+@%\[\]-]")
+MAX_MEMBER_NAME = 160
+
+
+def member_dirname(overrides: Sequence[str], exclude_keys: Sequence[str] = (), requires_model: bool = True) -> str:
+    """The folder name of one sweep member: its overrides as ``key=value`` joined by ``,``
+    (sorted, excluded keys left out), safe as one path component.
+
+    For a harness that uses no model (``requires_model`` false), the ``model`` keys are
+    left out too: every model of a sweep gives that harness the same member, which a
+    re-run resumes instead of repeating.
+    """
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    parser = OverridesParser.create()
+    items = []
+    for text in overrides:
+        override = parser.parse_override(str(text))
+        key = override.get_key_element()
+        bare = override.key_or_group
+        if bare in exclude_keys or (not requires_model and (bare == "model" or bare.startswith("model."))):
+            continue
+        items.append((key, override.get_value_element_as_str().replace("\\", "")))
+    raw = ",".join(f"{k}={v}" for k, v in sorted(items))
+    if not raw:
+        return "default"
+    safe = _UNSAFE.sub("_", raw)
+    if safe == raw and len(raw) <= MAX_MEMBER_NAME:
+        return raw
+    return f"{safe[:MAX_MEMBER_NAME]}~{hashlib.sha256(raw.encode()).hexdigest()[:8]}"
+
+
+def _member_resolver(overrides, exclude_keys, requires_model) -> str:
+    return member_dirname(list(overrides or []), list(exclude_keys or []), bool(requires_model))
+
+
 def register() -> None:
     """Idempotent: safe to call from the CLI, tests and the compose API."""
     global _registered
@@ -33,4 +76,6 @@ def register() -> None:
         cs.store(group=group, name=f"base_{group}", node=schema)
     if not OmegaConf.has_resolver("aces_examples"):
         OmegaConf.register_new_resolver("aces_examples", examples_path)
+    if not OmegaConf.has_resolver("aces_member"):
+        OmegaConf.register_new_resolver("aces_member", _member_resolver)
     _registered = True

@@ -1,0 +1,192 @@
+"""A designed study: the union of several grids (``study.arms``), run as one study.
+
+The ACES paper's design is not one Cartesian product: the primary matrix (harnesses x
+workspaces), the routing stress arm (decoy-set sizes) and the same-agent model slice
+each vary different things. A Hydra sweep can only take products, so a study with
+``arms`` is expanded here: every arm's grid gives members (override lists), members
+with the same folder name are one member (the model slice's default model is also a
+primary cell), and each member runs as an ordinary study in ``<output_dir>/<member>/``.
+One report then reads the union of the members' tables.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from aces_bench.config.spec import RunSpec
+from aces_bench.config.store import member_dirname
+from aces_bench.errors import ConfigError
+
+log = logging.getLogger("aces_bench.design")
+
+DESIGN_FILE = "design.json"
+# Keys a member's folder name leaves out (as Hydra's sweep subdir does).
+_EXCLUDE = ("study", "emit_only", "report", "skill.paths", "skill.support", "decoys.paths",
+            "backend.kwargs.root_parent", "output_dir")
+
+
+class Member(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    arms: tuple[str, ...]
+    overrides: tuple[str, ...]
+
+
+class MemberSize(BaseModel):
+    name: str
+    arms: list[str]
+    harness: str
+    model: str
+    workspace_mode: str
+    decoy_set: str
+    n_tasks: int
+    n_trials: int
+    cost_usd: float | None
+
+
+class DesignSize(BaseModel):
+    """What ``emit_only=true`` materialised: members, task dirs, trials and cost."""
+
+    study: str
+    n_members: int
+    n_tasks: int
+    n_trials: int
+    n_attempts: int
+    scan_tiers: list[int]
+    cost_usd: float | None
+    cost_basis: str
+    unpriced_models: list[str]
+    members: list[MemberSize]
+
+    def lines(self) -> list[str]:
+        cost = f"${self.cost_usd:,.2f}" if self.cost_usd is not None else "unknown"
+        out = [f"{self.study}: {self.n_members} members, {self.n_tasks} task dirs, {self.n_trials} trials "
+               f"({self.n_attempts} attempt(s) per task), estimated model cost {cost}"]
+        out.append(f"  cost basis: {self.cost_basis}")
+        if self.unpriced_models:
+            out.append(f"  not priced (no price known): {', '.join(self.unpriced_models)}")
+        if self.scan_tiers:
+            out.append(f"  static scan tiers: {', '.join(map(str, self.scan_tiers))}")
+        return out
+
+
+def _cells(value: str) -> list[str]:
+    try:
+        return shlex.split(value)
+    except ValueError as exc:
+        raise ConfigError(f"cannot split the arm override {value!r}: {exc}", where="study.arms",
+                          fix="quote values with spaces once, e.g. \"study.description='a b'\"") from None
+
+
+def expand(spec: RunSpec) -> list[Member]:
+    """The design's members in arm order; a member in several arms is listed once."""
+    members: dict[str, Member] = {}
+    for arm in spec.study.arms:
+        fixed = [o for text in arm.overrides for o in _cells(text)]
+        keys = list(arm.grid)
+        for key in keys:
+            if not arm.grid[key]:
+                raise ConfigError(f"arm {arm.name!r} sweeps {key} over no values", where=f"study.arms.{arm.name}",
+                                  fix=f"give {key} at least one value, or drop it from the grid")
+        for combo in itertools.product(*(arm.grid[k] for k in keys)):
+            cell = [*fixed, *(f"{k}={v}" for k, v in zip(keys, combo, strict=True))]
+            sets_model = any(o.split("=", 1)[0].lstrip("+~") in ("model", "model.name") for o in cell)
+            harness = next((o.split("=", 1)[1] for o in reversed(cell) if o.startswith("harness=")), None)
+            if not sets_model and harness in spec.study.harness_models:
+                cell.append(f"model={spec.study.harness_models[harness]}")
+            name = member_dirname(cell, _EXCLUDE)
+            if name in members:
+                old = members[name]
+                members[name] = old.model_copy(update={"arms": (*old.arms, arm.name)})
+            else:
+                members[name] = Member(name=name, arms=(arm.name,), overrides=tuple(cell))
+    return list(members.values())
+
+
+def member_spec(spec: RunSpec, member: Member, out: Path) -> RunSpec:
+    """The member's own RunSpec: the command line's overrides, then the member's."""
+    from aces_bench.config.compose import compose_spec
+
+    base = [o for o in spec.overrides if not o.startswith("output_dir=")]
+    overrides = [*base, *member.overrides, "study.arms=[]", f"study.name={spec.study.name}"]
+    member_spec = compose_spec(overrides, output_dir=out / member.name)
+    return member_spec.model_copy(update={"report": False})
+
+
+def price_per_token(model: str | None) -> tuple[float, float] | None:
+    """(input, output) USD per token from litellm's bundled price map; None if unknown."""
+    if not model:
+        return None
+    try:
+        import litellm
+    except ImportError:  # pragma: no cover - harbor depends on litellm
+        return None
+    entry = litellm.model_cost.get(model) or litellm.model_cost.get(model.split("/", 1)[-1])
+    if not entry or entry.get("input_cost_per_token") is None:
+        return None
+    return float(entry["input_cost_per_token"]), float(entry.get("output_cost_per_token") or 0.0)
+
+
+def size_of(spec: RunSpec, members: Sequence[tuple[Member, RunSpec, int]]) -> DesignSize:
+    """Size and estimated cost of the emitted design (``n_tasks`` per member given)."""
+    tokens_in, tokens_out = spec.study.cost_tokens_per_trial
+    rows, unpriced, total, priced_any = [], set(), 0.0, False
+    for member, ms, n_tasks in members:
+        n_trials = n_tasks * ms.study.n_attempts
+        cost = None
+        if ms.harness.requires_model:
+            price = price_per_token(ms.model.name)
+            if price is None:
+                unpriced.add(ms.model.name or "?")
+            else:
+                cost = n_trials * (tokens_in * price[0] + tokens_out * price[1])
+                total += cost
+                priced_any = True
+        else:
+            cost = 0.0
+        rows.append(MemberSize(name=member.name, arms=list(member.arms), harness=ms.harness.name,
+                               model=ms.model.display, workspace_mode=ms.workspace.mode, decoy_set=ms.decoys.name
+                               if ms.workspace.mode == "group" else "none", n_tasks=n_tasks, n_trials=n_trials,
+                               cost_usd=cost))
+    basis = (f"{tokens_in:,} input + {tokens_out:,} output tokens per model-driven trial "
+             f"(study.cost_tokens_per_trial) at litellm's list prices; the reference agent costs nothing")
+    return DesignSize(study=spec.study.name, n_members=len(rows), n_tasks=sum(r.n_tasks for r in rows),
+                      n_trials=sum(r.n_trials for r in rows), n_attempts=spec.study.n_attempts,
+                      scan_tiers=list(spec.study.scan_tiers), cost_usd=total if priced_any or not unpriced else None,
+                      cost_basis=basis, unpriced_models=sorted(unpriced), members=rows)
+
+
+def run_design(spec: RunSpec) -> Path:
+    """Run (or, with ``emit_only``, emit) every member; then one report over them all.
+
+    Writes ``design.json`` (members, sizes, cost estimate) and prints the size lines.
+    """
+    from aces_bench.io import write_json
+    from aces_bench.pipeline import run_member
+
+    out = Path(spec.output_dir).resolve()
+    members = expand(spec)
+    if not members:
+        raise ConfigError("study.arms gives no member", where="study.arms", fix="give each arm a non-empty grid")
+    done: list[tuple[Member, RunSpec, int]] = []
+    for i, member in enumerate(members, start=1):
+        ms = member_spec(spec, member, out)
+        log.info("design member %d/%d: %s (%s)", i, len(members), member.name, ", ".join(member.arms))
+        _, n_tasks = run_member(ms)
+        done.append((member, ms, n_tasks))
+    size = size_of(spec, done)
+    write_json(out / DESIGN_FILE, size)
+    for line in size.lines():
+        print(line)
+    if spec.report and not spec.emit_only:
+        from aces_bench.reports import build_report
+
+        log.info("report: %s", build_report(out))
+    return out
