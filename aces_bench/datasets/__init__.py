@@ -6,7 +6,7 @@ Public API (import from here):
 - ``write_suite(path, suite)``: the one canonical written form.
 - ``resolve_credentials(case, environ)``: credential values at run time only.
 - ``parse_eval_md(text, path)``: the author's EVAL.md intent.
-- ``create_dataset(...)`` / ``refine_dataset(...)``: ``aces-bench dataset create [--refine]``.
+- ``create_dataset(...)`` / ``refine_dataset(...)``: ``aces-bench dataset create`` and ``aces-bench dataset refine``.
 """
 
 from __future__ import annotations

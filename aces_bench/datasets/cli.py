@@ -2,7 +2,7 @@
 
     aces-bench dataset create <skill-dir> [--all-buckets] [--dry-run]
                                           [--judge-model M [--judge-base-url U] [--judge-api-key-env E] | --judge-config F]
-    aces-bench dataset create <skill-dir> --refine --from-results <dir> [--pass-threshold X] [--min-agree N]
+    aces-bench dataset refine <skill-dir> --from-results <dir> [--apply] [--pass-threshold X] [--min-agree N]
     aces-bench dataset check <skill-dir> [<skill-dir> ...]
     aces-bench dataset show <skill-dir> [<skill-dir> ...]
 
@@ -32,10 +32,14 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--all-buckets", action="store_true", help="generate every bucket, even those author cases cover")
     c.add_argument("--dry-run", action="store_true", help="report what would change; write nothing")
     add_judge_arguments(c, what="writes cases instead of offline templates")
-    c.add_argument("--refine", action="store_true", help="propose expected_behavior/expected_output from results")
-    c.add_argument("--from-results", type=Path, help="study output dir (grades.jsonl, trials.parquet)")
-    c.add_argument("--pass-threshold", type=float, default=1.0, help="reward at or above which a trial passes")
-    c.add_argument("--min-agree", type=int, default=2, help="passing trials that must give the same answer")
+    c.add_argument("--refine", action="store_true", help=argparse.SUPPRESS)  # moved: 'dataset refine'
+    c.add_argument("--from-results", type=Path, help=argparse.SUPPRESS)
+    r = sub.add_parser("refine", help="propose expected_behavior/expected_output from real trials, as a diff")
+    r.add_argument("skill_dir", type=Path)
+    r.add_argument("--from-results", type=Path, required=True, help="study output dir (grades.jsonl, trials.parquet)")
+    r.add_argument("--apply", action="store_true", help="write the proposed changes (default: print the diff only)")
+    r.add_argument("--pass-threshold", type=float, default=1.0, help="reward at or above which a trial passes")
+    r.add_argument("--min-agree", type=int, default=2, help="passing trials that must give the same answer")
     k = sub.add_parser("check", help="validate the evaluation assets of skills and summarise their cases")
     k.add_argument("paths", type=Path, nargs="+")
     s = sub.add_parser("show", help="how every case was read: its file, format, renamed, resolved and ignored fields")
@@ -83,19 +87,19 @@ def _judge_spec(args: argparse.Namespace) -> JudgeSpec | None:
     return None
 
 
-def _create(args: argparse.Namespace) -> int:
-    if args.refine:
-        if args.from_results is None:
-            raise EvalsError("--refine needs the results to learn from", where="--from-results",
-                             fix="add --from-results <study output dir>")
-        from aces_bench.datasets.refine import refine_dataset
+def _refine(args: argparse.Namespace) -> int:
+    from aces_bench.datasets.refine import refine_dataset
 
-        report = refine_dataset(args.skill_dir, args.from_results, pass_threshold=args.pass_threshold,
-                                min_agree=args.min_agree, dry_run=args.dry_run)
-        print(report.render())
-        return 0
-    if args.from_results is not None:
-        raise EvalsError("--from-results is only read with --refine", where="--from-results", fix="add --refine")
+    report = refine_dataset(args.skill_dir, args.from_results, pass_threshold=args.pass_threshold,
+                            min_agree=args.min_agree, dry_run=not args.apply)
+    print(report.render())
+    return 0
+
+
+def _create(args: argparse.Namespace) -> int:
+    if args.refine or args.from_results is not None:
+        raise EvalsError("refinement is its own command", where="--refine",
+                         fix=f"run 'aces-bench dataset refine {args.skill_dir} --from-results <dir>'")
     judge = judge_from_args(args)
     from aces_bench.datasets.create import create_dataset
 
@@ -131,4 +135,4 @@ def _show(args: argparse.Namespace) -> int:
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    return {"create": _create, "check": _check, "show": _show}[args.command](args)
+    return {"create": _create, "refine": _refine, "check": _check, "show": _show}[args.command](args)

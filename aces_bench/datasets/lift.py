@@ -1,4 +1,4 @@
-"""Pure functions behind ``--refine``: tool-call sequences to behaviors, answers to ground truth.
+"""Pure functions behind ``dataset refine``: tool-call sequences to behaviors, answers to ground truth.
 
 A passing trial's tool calls are abstracted into harness-neutral steps ("reads
 invoice-reconciler/SKILL.md", "runs invoice-reconciler/scripts/reconcile.py"); the

@@ -1,4 +1,4 @@
-"""``aces-bench dataset create --refine --from-results <dir>``: learn from passing trials.
+"""``aces-bench dataset refine <skill-dir> --from-results <dir>``: learn from passing trials.
 
 From a results dir (``grades.jsonl``, else ``trials.parquet``; trajectories at
 ``<trial_dir>/agent/trajectory.json``), for each case of the skill:
@@ -8,10 +8,19 @@ From a results dir (``grades.jsonl``, else ``trials.parquet``; trajectories at
 Proposals are written only where no author value exists (the field is empty, the case
 is generated, or an earlier refine proposed it; ``proposed`` records which). Cases from
 ``eval.config`` and EVAL.md's expected answers are the author's and are only reported.
+
+An agent's answer becomes ``expected_output`` only when its trials passed a verifier
+that checked something (the case has deterministic checks): a reward of 1.0 for want
+of any check is no evidence the answer is right. Only steps that touch a skill
+(reading its SKILL.md, running its scripts, activating it) become behaviours; a
+generic ``sed`` or ``ls`` is how one agent worked, not what the skill requires.
+The result is shown as a unified diff of the evals file to review; ``--apply``
+writes it.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,11 +73,16 @@ class RefineReport:
     changes: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     suite: EvalSuite | None = None
+    diff: str = ""
 
     def render(self) -> str:
-        lines = [f"{'wrote' if self.written else 'unchanged'}: {self.path}"]
-        lines += [f"changed {c}" for c in self.changes] or ["no proposal written"]
+        state = "wrote" if self.written else ("proposed (not written; review the diff, then --apply)"
+                                              if self.changes else "unchanged")
+        lines = [f"{state}: {self.path}"]
+        lines += [f"changed {c}" for c in self.changes] or ["no proposal"]
         lines += [f"kept {s}" for s in self.skipped]
+        if self.diff:
+            lines += ["", self.diff.rstrip("\n")]
         return "\n".join(lines)
 
 
@@ -149,6 +163,11 @@ def _directives(case: EvalCase, intent: EvalIntent, intent_by_id: dict[str, Eval
     return [] if case.is_negative_control else intent.directives
 
 
+def _about_a_skill(step: str) -> bool:
+    """A lifted step that names a skill (its SKILL.md, its scripts, its activation)."""
+    return "SKILL.md" in step or "/scripts/" in step or step.startswith("activates the ")
+
+
 def _short(text: str, limit: int = 60) -> str:
     one = " ".join(text.split())
     return repr(one if len(one) <= limit else one[: limit - 3] + "...")
@@ -173,7 +192,7 @@ def propose(
     update: dict = {}
     proposed = list(case.proposed)
     if ev.steps:
-        lifted = common_steps(ev.steps)
+        lifted = [step for step in common_steps(ev.steps) if _about_a_skill(step)]
         directives = _directives(case, intent, intent_by_id)
         behavior = directives + [s for s in lifted if s not in directives]
         if not _may_write(case, "expected_behavior"):
@@ -194,6 +213,10 @@ def propose(
         same = normalise_answer(case.expected_output or "") == normalise_answer(answer)
         seen = "the trials agree with it" if same else f"{why} on {_short(answer)}"
         report.skipped.append(f"{case.id}.expected_output: author-written ({seen})")
+    elif not case.checks:
+        report.skipped.append(
+            f"{case.id}.expected_output: not proposed (the case has no deterministic check, so a passing "
+            "reward says nothing about the answer; add a check or write the expected output yourself)")
     elif answer != case.expected_output:
         update["expected_output"] = answer
         report.changes.append(f"{case.id}.expected_output: {why}")
@@ -229,6 +252,10 @@ def refine_dataset(
     suite = assets.evals_suite.model_copy(update={"evals": cases})
     report.suite = suite
     text = render_suite(suite, assets.evals_path.suffix)  # type: ignore[union-attr]
+    current = assets.evals_path.read_text(encoding="utf-8")  # type: ignore[union-attr]
+    name = assets.evals_path.relative_to(skill_dir).as_posix()  # type: ignore[union-attr]
+    report.diff = "".join(difflib.unified_diff(current.splitlines(keepends=True), text.splitlines(keepends=True),
+                                               fromfile=f"a/{name}", tofile=f"b/{name}"))
     if report.changes and not dry_run:
         write_text(assets.evals_path, text)  # type: ignore[arg-type]
         report.written = True

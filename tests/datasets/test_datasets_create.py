@@ -199,4 +199,5 @@ def test_cli_create_check_and_bad_input(tmp_path):
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert "EVAL.md:3: question 1: sub-item 'expcted: 1' is not 'key: value' with a known key" in bad.stderr
     refine = _cli("create", str(skill), "--refine", cwd=tmp_path)
-    assert refine.returncode == 2 and "--refine needs the results to learn from" in refine.stderr
+    assert refine.returncode == 2 and "refinement is its own command" in refine.stderr
+    assert f"run 'aces-bench dataset refine {skill} --from-results <dir>'" in refine.stderr

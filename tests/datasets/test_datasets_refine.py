@@ -1,4 +1,4 @@
-"""`dataset create --refine --from-results`: lift tool-call steps and agreed answers from passing trials.
+"""`dataset refine --from-results`: lift tool-call steps and agreed answers from passing trials.
 
 The results dir is written with the project's real formats: GradedTrial lines in
 grades.jsonl and ATIF trajectories recorded by the reference agent's TrajectoryRecorder.
@@ -25,20 +25,24 @@ from aces_bench.records import GradedTrial
 DIRECTIVE = "reads csv-stats/SKILL.md before running any script"
 READ = "cat /skills/csv-stats/SKILL.md"
 RUN = "python3 /skills/csv-stats/scripts/stats.py data/sales.csv amount"
-LIFTED = ["lists the available skills", "reads csv-stats/SKILL.md", "runs csv-stats/scripts/stats.py"]
+# Only steps that touch the skill are lifted ("lists the available skills" is how the agent looked around).
+LIFTED = ["reads csv-stats/SKILL.md", "runs csv-stats/scripts/stats.py"]
+CHECK = [{"kind": "contains", "value": "141.75"}]
 
 SUITE = {
     "skill_name": SKILL_NAME,
     "evals": [
         {"id": "author-full", "prompt": "Total data/sales.csv.", "expected_output": "141.75",
          "expected_behavior": ["my behavior"], "files": ["evals/files/sales.csv"]},
-        {"id": "author-empty", "prompt": "Total the sales file.", "files": ["evals/files/sales.csv"]},
+        {"id": "author-empty", "prompt": "Total the sales file.", "files": ["evals/files/sales.csv"],
+         "assertions": CHECK},
+        {"id": "no-check", "prompt": "Look at the sales file.", "files": ["evals/files/sales.csv"]},
         {"id": "disagree", "prompt": "Total it somehow.", "files": ["evals/files/sales.csv"]},
         {"id": "intent-1", "prompt": "What is the total of the amount column in data/sales.csv?",
          "expected_output": "total=141.75", "source": "eval_md", "files": ["evals/files/sales.csv"],
          "expected_behavior": [DIRECTIVE, "runs scripts/stats.py on data/sales.csv"]},
         {"id": "tpl-explicit", "kind": "explicit", "prompt": "Use the csv-stats skill.", "source": "template",
-         "expected_behavior": [DIRECTIVE, "template guess"]},
+         "expected_behavior": [DIRECTIVE, "template guess"], "assertions": CHECK},
         {"id": "no-trials", "prompt": "Never run.", "source": "template"},
     ],
 }
@@ -70,7 +74,7 @@ def _trial(results: Path, name: str, case_id: str, condition: str, reward: float
 def _results(tmp_path: Path) -> Path:
     results = tmp_path / "results"
     trials = []
-    for case in ("author-full", "author-empty", "intent-1", "tpl-explicit"):
+    for case in ("author-full", "author-empty", "intent-1", "tpl-explicit", "no-check"):
         trials.append(_trial(results, f"{case}-w1", case, "with_skill", 1.0, "total=141.75"))
         # A second passing trial looks at the data first: that step is not common, so not lifted.
         trials.append(_trial(results, f"{case}-w2", case, "with_skill", 1.0, " Total=141.75 \n",
@@ -115,12 +119,36 @@ def test_refine_proposes_only_where_no_author_value_exists(tmp_path):
     assert cases["disagree"].expected_output is None and cases["no-trials"].expected_output is None
     text = report.render()
     assert "changed author-empty.expected_output: 2 of 2 passing trials agree" in text
-    assert ("changed author-empty.expected_behavior: 3 step(s) common to 2 passing trial(s), "
+    assert ("changed author-empty.expected_behavior: 2 step(s) common to 2 passing trial(s), "
             "after 1 EVAL.md directive(s)") in text
     assert "kept author-full.expected_behavior: author-written (observed: " + "; ".join(LIFTED) + ")" in text
     assert "kept author-full.expected_output: author-written (2 of 2 passing trials agree on 'total=141.75')" in text
     assert "kept disagree.expected_output: not proposed (only 1 of 2 passing trial(s) agree (need 2))" in text
     assert "kept no-trials: no passing with-skill trial" in text
+    # Two agreeing passing trials of a case without any check are no ground truth.
+    assert cases["no-check"].expected_output is None
+    assert ("kept no-check.expected_output: not proposed (the case has no deterministic check, so a passing "
+            "reward says nothing about the answer; add a check or write the expected output yourself)") in text
+    assert not any("ls" in b for b in cases["no-check"].expected_behavior)
+
+
+def test_refine_shows_a_reviewable_diff_and_the_cli_writes_only_with_apply(tmp_path):
+    import subprocess
+    import sys
+
+    skill, results = _skill(tmp_path), _results(tmp_path)
+    before = (skill / "evals" / "evals.json").read_bytes()
+    run = subprocess.run([sys.executable, "-m", "aces_bench.cli", "dataset", "refine", str(skill),
+                          "--from-results", str(results)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("proposed (not written; review the diff, then --apply): ")
+    assert "--- a/evals/evals.json\n+++ b/evals/evals.json" in run.stdout
+    assert '+      "expected_output": "total=141.75",' in run.stdout
+    assert (skill / "evals" / "evals.json").read_bytes() == before
+    applied = subprocess.run([sys.executable, "-m", "aces_bench.cli", "dataset", "refine", str(skill),
+                              "--from-results", str(results), "--apply"], capture_output=True, text=True, timeout=120)
+    assert applied.returncode == 0 and applied.stdout.startswith("wrote: ")
+    assert (skill / "evals" / "evals.json").read_bytes() != before
 
 
 def test_refine_is_idempotent_and_keeps_its_own_proposals_replaceable(tmp_path):
