@@ -49,9 +49,10 @@ sandbox: ## Make sure bubblewrap (the local sandbox backend) is installed
 	fi
 
 # Debian packages the full test suite uses: the sandbox, headless Chromium (report
-# browser test), pdflatex with booktabs (LaTeX tables), shellcheck (script lint).
-TEST_DEBS := bubblewrap chromium texlive-latex-base texlive-latex-recommended shellcheck
-TEST_BINS := bwrap chromium pdflatex shellcheck
+# browser test), pdflatex with booktabs (LaTeX tables), shellcheck (script lint),
+# npm (agent CLIs) and ripgrep (opencode's skill tool).
+TEST_DEBS := bubblewrap chromium texlive-latex-base texlive-latex-recommended shellcheck ripgrep nodejs npm
+TEST_BINS := bwrap chromium pdflatex shellcheck rg npm
 
 .PHONY: test-deps
 test-deps: sandbox ## Install the Debian packages the tests use (root + apt), or say what is missing
@@ -65,7 +66,7 @@ test-deps: sandbox ## Install the Debian packages the tests use (root + apt), or
 	fi
 
 .PHONY: agents
-agents: install ## Install the npm agent CLIs (claude-code, codex, opencode; pinned) into .aces-cache/agents
+agents: install test-deps ## Install the npm agent CLIs (claude-code, codex, opencode; pinned) into .aces-cache/agents
 	$(VENV)/bin/aces-bench agents install claude-code codex opencode
 
 .PHONY: demo

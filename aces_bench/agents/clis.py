@@ -39,6 +39,7 @@ class AgentCli:
     package: str
     version: str
     binary: str
+    host_tools: tuple[str, ...] = ()  # run from the host's /usr inside the sandbox
 
 
 # Versions measured to run here (claude-code against Anthropic Messages, codex against
@@ -48,7 +49,8 @@ CLIS: dict[str, AgentCli] = {
     for c in (
         AgentCli("claude-code", "@anthropic-ai/claude-code", "2.1.197", "claude"),
         AgentCli("codex", "@openai/codex", "0.171.0", "codex"),
-        AgentCli("opencode", "opencode-ai", "1.18.33", "opencode"),
+        # opencode's skill tool shells out to ripgrep; offline it cannot download its own.
+        AgentCli("opencode", "opencode-ai", "1.18.33", "opencode", host_tools=("rg",)),
     )
 }
 
@@ -161,5 +163,9 @@ def main(argv: list[str]) -> int:
         manifest = install(name)
         print(f"{manifest.name}: {manifest.package}@{manifest.version} ({manifest.version_output}) "
               f"in {cli_dir(get_cli(name))} [{time.monotonic() - start:.1f} s]")
+        for tool in get_cli(name).host_tools:
+            if shutil.which(tool) is None:
+                print(f"warning: {name} needs `{tool}` on the host (the sandbox shows the host's /usr): "
+                      "apt-get install ripgrep", file=sys.stderr)
     print(f"cache: {cache_root()}")
     return 0

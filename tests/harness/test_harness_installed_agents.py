@@ -31,6 +31,7 @@ HARNESSES = {
     # harness: (script, model overrides, key variable, protocol, skill-activation tool)
     "claude-code": (agent_scripts.claude_code, "anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY", "anthropic"),
     "codex": (agent_scripts.codex, "openai/gpt-4o", "OPENAI_API_KEY", "responses"),
+    "opencode": (agent_scripts.opencode, "anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY", "anthropic"),
 }
 
 
