@@ -40,6 +40,7 @@ from aces_bench.graders.dimensions import (
 )
 from aces_bench.graders.judged import JUDGED_METRICS, grade_judged
 from aces_bench.graders.modes import decide, runs_author_graders
+from aces_bench.graders.outcome import NO_CHECK, trial_outcome
 from aces_bench.graders.redact import redact
 from aces_bench.graders.self_correction import first_attempt_pass as first_attempt_from
 from aces_bench.graders.skill_efficiency import without_routing
@@ -64,7 +65,7 @@ def subject_from_record(record: TrialRecord, spec: RunSpec) -> TrialSubject:
         target_skill=plan.target.name, allowed_skills=plan.allowed_skills, staged_skills=plan.staged_names,
         skills_dir=spec.workspace.skills_dir, workdir=spec.workspace.workdir,
         answer_file=spec.workspace.answer_file, artifacts_dir=record.artifacts_dir, skill_dir=plan.target.path,
-        labels=spec_labels(spec),
+        labels=spec_labels(spec), verifier_checks=plan.native_task is not None or bool(plan.case.checks),
     )
 
 
@@ -153,7 +154,15 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         if runs_author_graders(grading.mode):
             names += [g.metric for g in discover_author_graders(subject.skill_dir)]
         metrics = _unscored_all(names, reason)
-    verdict = decide(grading, metrics, subject.facts.reward)
+    facts = subject.facts
+    if not subject.verifier_checks and facts.reward is not None:
+        notes.append(f"reward unscored: {NO_CHECK} (the case has no assertions and no native verifier)")
+        facts = facts.model_copy(update={"reward": None})
+    verdict = decide(grading, metrics, facts.reward)
+    outcome = trial_outcome(status=facts.status, reward=facts.reward, verifier_checks=subject.verifier_checks,
+                            metrics=metrics)
+    if outcome.reason:
+        notes.append(f"outcome unscored: {outcome.reason}")
     if verdict.note:
         notes.append(verdict.note)
     first_pass = None
@@ -162,7 +171,7 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
     agent_result = subject.result.agent_result if subject.result else None
     n_tool_calls = sum(len(s.tool_calls or []) for s in trajectory.steps) if trajectory else None
     return GradedTrial(
-        **subject.facts.model_dump(), has_trajectory=trajectory is not None, trajectory_error=traj_error,
+        **facts.model_dump(), has_trajectory=trajectory is not None, trajectory_error=traj_error,
         metrics=metrics, composite=verdict.composite, first_attempt_pass=first_pass,
         self_correction=self_correction.model_dump(mode="json") if self_correction is not None else None,
         n_steps=len(trajectory.steps) if trajectory else None, n_tool_calls=n_tool_calls,
@@ -171,6 +180,7 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         cost_usd=agent_result.cost_usd if agent_result else None, wall_sec=_wall(subject.result),
         final_answer=redact(final_answer) if final_answer else None,
         grading_mode=grading.mode, final_pass=verdict.final_pass, outcome_only=outcome_only(metrics),
+        outcome=outcome.score, outcome_source=outcome.source, outcome_failed=outcome.failed,
         dimensions=dimension_scores(metrics), author_score=verdict.author_score, notes=notes,
         **{k: subject.labels.get(k) for k in LABEL_FIELDS},
     )

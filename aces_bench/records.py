@@ -86,7 +86,13 @@ class TrialTotals(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     has_trajectory: bool = False
-    composite: float | None = None
+    composite: float | None = Field(default=None, description="diagnostic: process + outcome; includes metrics "
+                                    "the baseline cannot earn")
+    outcome: float | None = Field(default=None, description="task outcome (graders/outcome.py): verifier reward "
+                                  "where the case has checks, else the judged outcome; None when unfinished")
+    outcome_failed: float | None = Field(default=None, description="sensitivity view of outcome: timed-out and "
+                                         "errored trials scored 0")
+    outcome_source: str | None = Field(default=None, description="verifier | judged | None (unscored)")
     first_attempt_pass: bool | None = None
     final_pass: bool | None = Field(default=None, description="reward >= pass_threshold; author pass in custom_only")
     author_score: float | None = None
@@ -152,7 +158,7 @@ def table_columns() -> tuple[str, ...]:
     )
 
 
-_FLOAT_COLUMNS = ("reward", "composite", "cost_usd", "wall_sec", "author_score")
+_FLOAT_COLUMNS = ("reward", "composite", "outcome", "outcome_failed", "cost_usd", "wall_sec", "author_score")
 
 
 def rows_to_frame(rows: list[TrialRow]) -> pd.DataFrame:
@@ -245,6 +251,7 @@ class TrialSubject:
     labels: dict[str, str | None] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     routing_known: bool = True  # False: nothing says which skills the agent may read
+    verifier_checks: bool = True  # False: the verifier checks nothing, so its reward means nothing
 
     @property
     def trial_dir(self) -> Path | None:

@@ -222,6 +222,25 @@ def _reward(result: TrialResult) -> float | None:
     return float(vr.rewards["reward"])
 
 
+def verifier_checks(trial_dir: Path, meta: dict | None, case: EvalCase | None) -> bool:
+    """Whether the trial's reward comes from real checks.
+
+    A task aces-bench did not emit, or a native Harbor task it paired, has its own
+    ``tests/``: its reward is a check. An emitted task's verifier applies the case's
+    assertions, and checks nothing when there are none: its ``details.json`` lists
+    the checks it applied.
+    """
+    if not meta or str((meta.get("environment") or {}).get("source", "")).startswith("evals/harbor/"):
+        return True
+    if case is not None:
+        return bool(case.checks)
+    try:
+        details = json.loads((trial_dir / "verifier" / "details.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True  # nothing says otherwise: the reward stands, as Harbor recorded it
+    return not (isinstance(details, dict) and details.get("checks") == [])
+
+
 def _started(f: FoundTrial) -> tuple[datetime, str]:
     return (f.result.started_at or datetime.min, f.result.trial_name)
 
@@ -290,6 +309,7 @@ def subjects_for(
                     "judge_label": judge_label,
                     "backend": str(getattr(env.type, "value", env.type) or env.import_path or "unknown")},
             notes=tuple(notes), routing_known=routing_known,
+            verifier_checks=verifier_checks(f.trial_dir, meta, case),
         ))
     return subjects
 

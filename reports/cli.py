@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from aces_bench.errors import ReportError
-from aces_bench.stats.pairing import COMPOSITE, OUTCOMES
+from aces_bench.stats.pairing import OUTCOME, OUTCOMES
 
 DEFAULT_SKILLSBENCH_OUT = Path("outputs/skillsbench/report")
 
@@ -38,8 +38,10 @@ def parser() -> argparse.ArgumentParser:
     gate = p.add_argument_group("CI gate")
     gate.add_argument("--fail-under-lift", type=float, metavar="X",
                       help="exit 1 when any skill's lift is below X (on the outcome's scale, e.g. 0.05)")
-    gate.add_argument("--outcome", choices=OUTCOMES, default=COMPOSITE,
-                      help=f"outcome the gate checks (default: {COMPOSITE})")
+    gate.add_argument("--outcome", choices=OUTCOMES, default=OUTCOME,
+                      help=f"outcome the gate checks (default: {OUTCOME}, the task outcome: verifier reward "
+                           "where the case has checks, else the judged outcome; composite mixes in process "
+                           "metrics the baseline cannot earn)")
     gate.add_argument("--lower-bound", action="store_true",
                       help="compare the lower bound of each skill's 95%% paired CI with X instead of the lift")
     return p
@@ -52,7 +54,7 @@ def main(argv: list[str]) -> int:
                           where="aces-bench report",
                           fix="e.g. `aces-bench report outputs/demo` or `aces-bench report --skillsbench results-registry.json`")
     gating = args.fail_under_lift is not None
-    if not gating and (args.lower_bound or args.outcome != COMPOSITE):
+    if not gating and (args.lower_bound or args.outcome != OUTCOME):
         raise ReportError("--outcome and --lower-bound only apply to the CI gate", where="aces-bench report",
                           fix="add --fail-under-lift X, or drop them")
     if args.skillsbench is not None:

@@ -31,7 +31,7 @@ from aces_bench.reports.style import (
     save_figure,
 )
 from aces_bench.stats import StudyStats, lift_table
-from aces_bench.stats.pairing import COMPOSITE, OUTCOME_ONLY
+from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_ONLY
 
 
 @dataclass
@@ -85,7 +85,7 @@ def _errs(frame: pd.DataFrame) -> np.ndarray:
 def metric_lift(inp: FigureInputs, out: Path) -> FigureOutcome:
     """Headline: lift per metric (and composite, outcome-only) with 95% CIs; share of positive cases."""
     name, title = "metric_lift", "Skill Lift per metric"
-    order = [*metric_names(), COMPOSITE, OUTCOME_ONLY]
+    order = [OUTCOME, *metric_names(), COMPOSITE, OUTCOME_ONLY]
     table = inp.stats.lift_pooled.frame().set_index("outcome")
     table = table.loc[[o for o in order if o in table.index]]
     unscored = [o for o in table.index if not table.loc[o, "n"]]

@@ -22,7 +22,7 @@ from aces_bench.records import CELL_KEY
 from aces_bench.reports.pass_rates import PassRateRow, pass_rates
 from aces_bench.reports.static_live import StaticLiveSection
 from aces_bench.stats import StudyStats, lift_table
-from aces_bench.stats.pairing import COMPOSITE, OUTCOME_ONLY, OUTCOMES, REWARD
+from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_FAILED, OUTCOME_ONLY, OUTCOMES, REWARD
 from aces_bench.versioning import VersionedRecord, load_model
 
 SUMMARY_SCHEMA_VERSION = "1"
@@ -153,6 +153,8 @@ def graders_by_outcome(trials: pd.DataFrame, grader_labels: dict[str, set[str]] 
     out[REWARD] = [VERIFIER]
     out[OUTCOME_ONLY] = sorted({g for m in outcome_metrics() for g in out[m]})
     out[COMPOSITE] = sorted({g for m in metric_names() for g in out[m]})
+    out[OUTCOME] = sorted({*out[REWARD], *out[OUTCOME_ONLY]})
+    out[OUTCOME_FAILED] = out[OUTCOME]
     return out
 
 

@@ -17,7 +17,7 @@ from scipy.stats import spearmanr
 
 from aces_bench.errors import ReportError
 from aces_bench.stats.lift import z_value
-from aces_bench.stats.pairing import COMPOSITE, check_outcome
+from aces_bench.stats.pairing import OUTCOME, check_outcome
 
 
 class Correlation(BaseModel):
@@ -74,7 +74,7 @@ def static_lift_correlation(
     pairs: pd.DataFrame,
     *,
     score: str = "score",
-    outcome: str = COMPOSITE,
+    outcome: str = OUTCOME,
     level: float = 0.95,
 ) -> tuple[Correlation, pd.DataFrame]:
     """Spearman between a per-skill static score and the skill's mean live lift.

@@ -24,7 +24,11 @@ from aces_bench.records import CONDITIONS, PAIR_KEY
 COMPOSITE = "composite"
 OUTCOME_ONLY = "outcome_only"
 REWARD = "reward"
-OUTCOMES = (*metric_names(), COMPOSITE, OUTCOME_ONLY, REWARD)
+OUTCOME = "outcome"
+"""The task outcome (graders/outcome.py): verifier reward where the case has checks, else judged."""
+OUTCOME_FAILED = "outcome_failed"
+"""Sensitivity view of ``outcome``: timed-out and errored trials scored 0 instead of left out."""
+OUTCOMES = (OUTCOME, OUTCOME_FAILED, *metric_names(), COMPOSITE, OUTCOME_ONLY, REWARD)
 SIDES = {"with_skill": "with", "baseline": "base"}
 
 REQUIRED_COLUMNS = (*PAIR_KEY, "condition", "status")
@@ -55,7 +59,7 @@ def outcome_values(trials: pd.DataFrame, outcome: str) -> pd.Series:
         parts = [outcome_values(trials, m) for m in outcome_metrics()]
         stacked = pd.concat(parts, axis=1)
         return stacked.mean(axis=1, skipna=True)  # all-NaN row -> NaN, never 0
-    column = outcome if outcome in (COMPOSITE, REWARD) else metric_column(outcome)
+    column = outcome if outcome in (COMPOSITE, REWARD, OUTCOME, OUTCOME_FAILED) else metric_column(outcome)
     if column not in trials.columns:
         return pd.Series(np.nan, index=trials.index, dtype=float)
     return pd.to_numeric(trials[column], errors="coerce").astype(float)

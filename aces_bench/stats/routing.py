@@ -17,7 +17,7 @@ import pandas as pd
 
 from aces_bench.stats.bootstrap import DEFAULT_RESAMPLES, cluster_bootstrap_difference
 from aces_bench.stats.lift import z_value
-from aces_bench.stats.pairing import COMPOSITE, check_outcome
+from aces_bench.stats.pairing import OUTCOME, check_outcome
 
 ROUTING_FIELDS = (
     "outcome", "n_group", "n_isolation", "lift_group", "lift_isolation", "premium", "se", "ci_lo", "ci_hi",
@@ -57,7 +57,7 @@ def _premium_row(lift: np.ndarray, group: np.ndarray, labels: np.ndarray, outcom
 def routing_premium(
     pairs: pd.DataFrame,
     *,
-    outcomes: Sequence[str] = (COMPOSITE,),
+    outcomes: Sequence[str] = (OUTCOME,),
     by: Sequence[str] = (),
     cluster_by: Sequence[str] | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from aces_bench.stats.pairing import COMPOSITE, check_outcome
+from aces_bench.stats.pairing import OUTCOME, check_outcome
 
 EXACT_MAX_N = 16  # 2**16 sign patterns: exact enumeration stays well under a second
 
@@ -81,7 +81,7 @@ def holm(pvalues) -> np.ndarray:
 def per_skill_tests(
     pairs: pd.DataFrame,
     *,
-    outcome: str = COMPOSITE,
+    outcome: str = OUTCOME,
     by: Sequence[str] = ("skill",),
     n_permutations: int = 10_000,
     seed: int = 0,
@@ -138,7 +138,7 @@ def cases_needed(sd: float, lift: float, *, alpha: float = 0.05, power: float = 
 def design_power(
     pairs: pd.DataFrame,
     *,
-    outcomes: Sequence[str] = (COMPOSITE,),
+    outcomes: Sequence[str] = (OUTCOME,),
     target_lift: float = 0.1,
     alpha: float = 0.05,
     power: float = 0.8,

@@ -28,7 +28,7 @@ from aces_bench.stats.missingness import (
     trajectory_gaps,
 )
 from aces_bench.stats.pairing import (
-    COMPOSITE,
+    OUTCOME,
     OUTCOMES,
     REWARD,
     build_pairs,
@@ -73,7 +73,7 @@ class StatsSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     outcomes: tuple[str, ...] = OUTCOMES
-    headline_outcome: str = COMPOSITE
+    headline_outcome: str = OUTCOME
     level: float = 0.95
     n_resamples: int = DEFAULT_RESAMPLES
     seed: int = 0

@@ -38,6 +38,7 @@ from aces_bench.cases import EvalCase
 from aces_bench.config.compose import compose_spec
 from aces_bench.graders.base import Evidence, GradingInput, MetricResult
 from aces_bench.graders.deterministic import grade_deterministic
+from aces_bench.graders.outcome import FAILED_AS_ZERO
 from aces_bench.graders.self_correction import first_attempt_pass
 from aces_bench.io import write_frame, write_json, write_text
 from aces_bench.metrics import metric_names
@@ -234,6 +235,9 @@ def write_member(root: Path, plan: MemberPlan, *, seed: int = 0, skills: tuple[s
                     composite = float(np.mean(scored)) if scored else None
                     reward = None if not scored else float(composite >= 0.5)
                     final_pass = None if reward is None else reward >= PASS_THRESHOLD
+                    # The task outcome of a finished trial (here its judged score); unfinished ones are left out.
+                    outcome = composite if status == "ok" else None
+                    outcome_failed = 0.0 if status in FAILED_AS_ZERO else outcome
                     trial_dir = out / "jobs" / "job-1" / trial
                     answer = "total: 1234.50" if level > 0.5 else "I could not find a total."
                     n_steps = n_calls = None
@@ -260,6 +264,7 @@ def write_member(root: Path, plan: MemberPlan, *, seed: int = 0, skills: tuple[s
                         decoy_set=spec.decoys.name, n_visible_skills=visible, condition=condition, attempt=attempt,
                         task_id=task_id, trial_name=trial, status=status, failure_cause=cause, reward=reward,
                         **{f"metric_{m}": metrics[m].score for m in metric_names()}, composite=composite,
+                        outcome=outcome, outcome_failed=outcome_failed, outcome_source="judged",
                         first_attempt_pass=first_pass, final_pass=final_pass,
                         has_trajectory=has_traj, n_steps=n_steps, n_tool_calls=n_calls, wall_sec=wall,
                         agent_label=spec.harness.display, judge_label=judge, backend=spec.backend.display,
@@ -274,6 +279,7 @@ def write_member(root: Path, plan: MemberPlan, *, seed: int = 0, skills: tuple[s
                         "reward": reward, "has_trajectory": has_traj,
                         "trajectory_error": None if has_traj else "no trajectory.json in the trial dir",
                         "metrics": {k: v.model_dump(mode="json") for k, v in metrics.items()}, "composite": composite,
+                        "outcome": outcome, "outcome_failed": outcome_failed, "outcome_source": "judged",
                         "first_attempt_pass": first_pass, "final_pass": final_pass,
                         "self_correction": correction.model_dump(mode="json") if correction is not None else None,
                         "n_steps": n_steps, "n_tool_calls": n_calls, "wall_sec": wall,

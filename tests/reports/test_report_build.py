@@ -50,7 +50,7 @@ def test_summary_counts_match_an_independent_count(report_dir, study_dir):
     assert s.counts.n_trials == len(trials) == 144
     failed = trials.loc[trials["status"] != "ok", "status"].value_counts().to_dict()
     assert s.counts.failed_by_status == failed == {"agent_error": 1, "infra_error": 2, "timeout": 1}
-    scored = trials.loc[trials["composite"].notna(), "condition"].value_counts().to_dict()
+    scored = trials.loc[trials["outcome"].notna(), "condition"].value_counts().to_dict()
     assert s.counts.n_scored_by_condition == scored
     assert s.counts.n_missing_trajectory == int((~trials["has_trajectory"].astype(bool)).sum())
     assert s.counts.n_scored_pairs + s.counts.n_one_sided + s.counts.n_neither == s.counts.n_pair_keys == 72

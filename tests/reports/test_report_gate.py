@@ -17,7 +17,7 @@ def member(study_dir):
     return study_dir / "terminus-gpt4o"
 
 
-def _by_skill(report_dir, outcome="composite"):
+def _by_skill(report_dir, outcome="outcome"):
     s = ReportSummary.model_validate_json((report_dir / "summary.json").read_text())
     return s, {r.group["skill"]: r for r in s.by_skill if r.outcome == outcome}
 
@@ -26,15 +26,15 @@ def test_gate_passes_and_fails_on_the_lift(member, tmp_path, capsys):
     out = tmp_path / "r"
     assert main([str(member), "--out", str(out), "--fail-under-lift", "-1"]) == 0
     text = capsys.readouterr()
-    assert "gate: all 3 skill(s) at or above composite lift -1.000" in text.out and text.err == ""
+    assert "gate: all 3 skill(s) at or above outcome lift -1.000" in text.out and text.err == ""
     _, rows = _by_skill(out)
     lifts = sorted(r.lift for r in rows.values())
     cut = (lifts[0] + lifts[1]) / 2  # exactly one skill below
     assert main([str(member), "--out", str(out), "--fail-under-lift", str(cut)]) == 1
     err = capsys.readouterr().err.splitlines()
     low = min(rows.values(), key=lambda r: r.lift)
-    assert err == [f"FAIL {low.group['skill']}: composite lift {low.lift:+.3f} < {cut:+.3f} (n={low.n} pairs)",
-                   f"gate: 1 of 3 skill(s) below composite lift {cut:+.3f}"]
+    assert err == [f"FAIL {low.group['skill']}: outcome lift {low.lift:+.3f} < {cut:+.3f} (n={low.n} pairs)",
+                   f"gate: 1 of 3 skill(s) below outcome lift {cut:+.3f}"]
 
 
 def test_lower_bound_and_outcome(member, tmp_path, capsys):
@@ -56,12 +56,12 @@ def test_a_skill_without_a_scored_pair_or_ci_fails(report_dir):
     name = "semver-bump"
     empty = rows[name].model_copy(update={"n": 0, "lift": None, "ci_lo": None, "ci_hi": None})
     one = rows[name].model_copy(update={"n": 1, "ci_lo": None, "ci_hi": None})
-    others = [r for r in s.by_skill if r.group["skill"] != name or r.outcome != "composite"]
-    (f,) = gate_failures(s.model_copy(update={"by_skill": [*others, empty]}), threshold=-1, outcome="composite")
-    assert f.line() == "FAIL semver-bump: no pair scored on both sides for composite; lift undefined (needs >= -1.000)"
-    (f,) = gate_failures(s.model_copy(update={"by_skill": [*others, one]}), threshold=-1, outcome="composite",
+    others = [r for r in s.by_skill if r.group["skill"] != name or r.outcome != "outcome"]
+    (f,) = gate_failures(s.model_copy(update={"by_skill": [*others, empty]}), threshold=-1, outcome="outcome")
+    assert f.line() == "FAIL semver-bump: no pair scored on both sides for outcome; lift undefined (needs >= -1.000)"
+    (f,) = gate_failures(s.model_copy(update={"by_skill": [*others, one]}), threshold=-1, outcome="outcome",
                          lower_bound=True)
-    assert f.line().startswith("FAIL semver-bump: composite lift ") and "has no CI (n=1 pair(s))" in f.line()
+    assert f.line().startswith("FAIL semver-bump: outcome lift ") and "has no CI (n=1 pair(s))" in f.line()
 
 
 def test_exit_codes_through_the_top_level_cli(member, tmp_path, capsys):

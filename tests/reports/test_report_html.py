@@ -33,7 +33,7 @@ def test_pages_are_self_contained_and_forbid_requests(report_dir):
 
 def test_index_shows_headline_provenance_and_missingness(report_dir):
     index = (report_dir / "index.html").read_text()
-    for text in ("composite lift", "cluster bootstrap 95% CI", "reference agent (deterministic, non-LLM)",
+    for text in ("outcome lift", "cluster bootstrap 95% CI", "reference agent (deterministic, non-LLM)",
                  "local bubblewrap sandbox", "heuristic (offline, deterministic)", "Routing premium",
                  "git commit", "overrides", "resolved config", "Missingness", "imputation sensitivity",
                  "one-sided case keys", "missing trajectories", "Evidence inventory", "Per-harness coverage",

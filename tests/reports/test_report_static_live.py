@@ -32,7 +32,7 @@ def _skill_lift(s: ReportSummary) -> dict[str, float]:
 def test_target_skills_are_scanned_and_correlated_with_their_lift(report_dir, study_dir):
     s = _summary(report_dir)
     sl = s.static_vs_live
-    assert sl.status == "ran" and sl.outcome == "composite"
+    assert sl.status == "ran" and sl.outcome == "outcome"
     _, direct = run_scan([study_dir / SKILLS_DIR / k for k in SKILLS], ScanOptions(lint=False))
     expected = {r.skill: r.score for r in direct}
     assert {k.skill: k.structural for k in sl.skills} == expected
@@ -87,7 +87,7 @@ def test_gone_or_changed_skill_folders_are_skipped_with_the_reason(tmp_path):
     assert all(k.reason.startswith("skill folder is gone") for k in sl.skills)
     html = index.read_text()
     assert "<strong>Static vs live</strong>: not computed because no target skill could be scanned" in html
-    assert "<strong>Structural score vs composite lift</strong>: not drawn because no target skill could be scanned" in html
+    assert "<strong>Structural score vs outcome lift</strong>: not drawn because no target skill could be scanned" in html
     assert not (index.parent / "figures" / "static_vs_live.svg").exists()
 
 

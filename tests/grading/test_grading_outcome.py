@@ -1,0 +1,68 @@
+"""The task outcome (graders/outcome.py) and the rules around it, on hand-built trial dirs."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from grading_support import SKILL, bash, trajectory, trial_result, write_trial
+from harbor.models.trial.result import TrialResult
+
+from aces_bench.cases import EvalCase
+from aces_bench.config.compose import compose_spec
+from aces_bench.graders.outcome import NO_CHECK, trial_outcome
+from aces_bench.grading import GradingContext, TrialSubject, grade_subject
+from aces_bench.judges.heuristic import HeuristicJudge
+
+WITH_CHECK = {"id": "c1", "prompt": "Total?", "expected_skill": SKILL, "expected_output": "Total 1400.07",
+              "assertions": [{"kind": "number", "value": 1400.07, "tolerance": 0.01}]}
+NO_CHECKS = {"id": "c2", "prompt": "Total?", "expected_skill": SKILL, "expected_output": "Total 1400.07"}
+
+
+def _grade(tmp_path: Path, case: dict, *, reward: float, answer: str, status: str = "ok",
+           checks: bool | None = None) -> object:
+    traj = trajectory(bash("cat data/march.csv", "a,b"), final=answer)
+    name = f"t-{case['id']}-{status}"
+    result = trial_result("task", name, reward)
+    d = write_trial(tmp_path, name, traj, result, {"answer.txt": answer})
+    c = EvalCase.model_validate(case)
+    subject = TrialSubject.of(
+        task_id="task", attempt=0, skill=SKILL, case=c, case_id=c.id, condition="baseline", status=status,
+        failure_cause=None if status == "ok" else "AgentTimeoutError", trial_name=name, trial_dir=d,
+        result=TrialResult.model_validate(result), reward=reward, target_skill=SKILL, allowed_skills=(SKILL,),
+        artifacts_dir=d / "artifacts" / "workspace",
+        verifier_checks=bool(c.checks) if checks is None else checks,
+    )
+    ctx = GradingContext(grading=compose_spec([], output_dir=Path("/tmp/unused")).grading, judge=HeuristicJudge())
+    return asyncio.run(grade_subject(subject, ctx))
+
+
+def test_a_case_with_checks_takes_the_verifier_reward(tmp_path):
+    g = _grade(tmp_path, WITH_CHECK, reward=0.0, answer="Total 1400.07")
+    # The verifier's word stands even where the judged metrics would say otherwise.
+    assert g.reward == 0.0 and g.outcome == 0.0 and g.outcome_source == "verifier"
+
+
+def test_no_check_no_reward_the_outcome_is_judged(tmp_path):
+    right = _grade(tmp_path, NO_CHECKS, reward=1.0, answer="The total is 1400.07")
+    assert right.reward is None and right.final_pass is None
+    assert any(NO_CHECK in n for n in right.notes)
+    assert right.outcome_source == "judged" and right.outcome is not None
+    wrong = _grade(tmp_path / "w", NO_CHECKS, reward=1.0, answer="The total is 1400.70")
+    assert wrong.reward is None and wrong.outcome_source == "judged"
+
+
+def test_a_timed_out_trial_is_left_out_and_scored_zero_only_in_the_sensitivity_view(tmp_path):
+    g = _grade(tmp_path, WITH_CHECK, reward=1.0, answer="Total 1400.07", status="timeout")
+    assert g.outcome is None and g.outcome_failed == 0.0
+    assert any("excluded from the lift" in n for n in g.notes)
+    row = g.to_row(compose_spec([], output_dir=Path("/tmp/unused")))
+    assert row.outcome is None and row.outcome_failed == 0.0
+
+
+@pytest.mark.parametrize(("status", "failed"), [("agent_error", 0.0), ("verifier_error", 0.0),
+                                                 ("infra_error", None), ("not_run", None)])
+def test_only_the_agents_own_failures_count_as_failures_in_the_sensitivity_view(status, failed):
+    o = trial_outcome(status=status, reward=None, verifier_checks=True, metrics={})
+    assert o.score is None and o.failed == failed
