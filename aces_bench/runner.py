@@ -8,12 +8,14 @@ check.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from harbor.job import Job
@@ -25,6 +27,7 @@ from pydantic import ValidationError
 from aces_bench.agents.clis import installed as installed_cli
 from aces_bench.backends.local import IMPORT_PATH as LOCAL_BACKEND
 from aces_bench.config.spec import RunSpec
+from aces_bench.cost import CostGuard, check_cap, estimate
 from aces_bench.datasets.credentials import check_study_credentials, resolve_credentials
 from aces_bench.emitters import EmitResult
 from aces_bench.emitters.plan import StudyPlan
@@ -258,15 +261,30 @@ async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> Path:
         raise RunError(f"Harbor rejected the job config: {exc}", where="harness/backend",
                        fix="check harness, model and backend settings") from None
     done, failed = count_finished(job_dir)
+    guard = cost_guard(spec, total - done)
     progress = TrialProgress(total, already_done=done, already_failed=failed)
     job.on_trial_started(progress.on_start)
     job.on_trial_ended(progress.on_end)
+    job.on_trial_ended(guard.on_end)
     with progress:
+        guard.job_task = task = asyncio.ensure_future(job.run())
         try:
-            await job.run()
+            await task
         except ExceptionGroup as group:
             raise environment_refusal(group, spec) or group from None
+        except asyncio.CancelledError:
+            if not guard.tripped:
+                raise
+            raise guard.stopped_error(total, job_dir) from None
     return job_dir
+
+
+def cost_guard(spec: RunSpec, trials: int) -> CostGuard:
+    """Print the study's size and estimated cost; refuse it above ``study.max_cost_usd``."""
+    est = estimate(spec, trials)
+    print(est.summary(spec.model.name), file=sys.stderr)
+    check_cap(spec, est)
+    return CostGuard(spec.study.max_cost_usd, est.price)
 
 
 def environment_refusal(group: BaseExceptionGroup, spec: RunSpec) -> BackendError | None:

@@ -134,6 +134,11 @@ class StudyConf:
     """An attempt passes when its verifier reward is at least this."""
     stop_on_pass: bool = False
     """Skip a case's later attempts once one passes (recorded as skipped)."""
+    max_cost_usd: Optional[float] = None
+    """Refuse to start above this estimated cost; stop once real usage crosses it (USD)."""
+    expected_input_tokens: int = 50_000
+    """Per trial, for the cost estimate printed before any trial runs."""
+    expected_output_tokens: int = 3_000
     static_profile: str = "aces"
     """Tier 1 rule profile of the report's static-vs-live scan: aces | skillevaluator."""
     axes: dict[str, list[str]] = field(default_factory=dict)

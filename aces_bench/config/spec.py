@@ -185,6 +185,9 @@ class StudySpec(_Frozen):
     seed: int = 0
     pass_threshold: float = Field(default=1.0, ge=0)
     stop_on_pass: bool = False
+    max_cost_usd: float | None = Field(default=None, ge=0)
+    expected_input_tokens: int = Field(default=50_000, ge=0)
+    expected_output_tokens: int = Field(default=3_000, ge=0)
     # Tier 1 rule profile for the report's static-vs-live scan; the ACES paper's study
     # uses "skillevaluator" (SkillEvaluator 0.2.0's score, as the paper reports it).
     static_profile: Literal["aces", "skillevaluator"] = "aces"

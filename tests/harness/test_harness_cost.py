@@ -1,0 +1,62 @@
+"""The cost estimate printed before any trial, and study.max_cost_usd before and during a run.
+
+terminus-2 against the scripted chat server, with a priced litellm model name
+(openai/gpt-4o: litellm's cost map has its price), so real usage is what Harbor's
+agent results report for the tokens the server counted.
+"""
+
+from __future__ import annotations
+
+import pytest
+from fake_llm_server import ScriptedChatServer
+from harness_support import needs_bwrap, study_overrides
+from terminus_policy import terminus_policy
+
+from aces_bench.config.compose import compose_spec
+from aces_bench.cost import estimate, model_price
+from aces_bench.errors import RunError
+from aces_bench.pipeline import run_study
+
+
+def _spec(server, tmp_path, *extra):
+    return compose_spec(
+        ["harness=terminus-2", "model=openai-compatible", "model.name=openai/gpt-4o",
+         f"model.base_url={server.base_url}", *study_overrides(root_parent=tmp_path), *extra],
+        output_dir=tmp_path / "out",
+    )
+
+
+def test_estimate_uses_litellm_prices(tmp_path):
+    price = model_price("openai/gpt-4o")
+    assert price is not None and price.model == "gpt-4o" and price.input > 0
+    assert model_price("openai/no-such-model") is None
+    with ScriptedChatServer(terminus_policy) as server:
+        spec = _spec(server, tmp_path, "study.expected_input_tokens=1000", "study.expected_output_tokens=100")
+    est = estimate(spec, 4)
+    assert est.usd == pytest.approx(4 * (1000 * price.input + 100 * price.output))
+    assert est.summary("openai/gpt-4o").startswith(
+        "study: 4 trial(s) to run; expected 1,000 input + 100 output tokens per trial; estimated cost $")
+
+
+@needs_bwrap
+def test_a_cap_below_the_estimate_refuses_to_start(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+    with ScriptedChatServer(terminus_policy) as server:
+        with pytest.raises(RunError) as err:
+            run_study(_spec(server, tmp_path, "study.max_cost_usd=0.01"))
+        assert server.requests == []
+    assert "the estimated cost $0.3" in str(err.value) and "is above study.max_cost_usd=$0.0100" in str(err.value)
+    assert "study: 2 trial(s) to run" in capsys.readouterr().err
+
+
+@needs_bwrap
+def test_real_usage_crossing_the_cap_stops_the_study(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+    with ScriptedChatServer(terminus_policy, max_requests=40) as server:
+        spec = _spec(server, tmp_path, "study.max_cost_usd=0.0002", "study.expected_input_tokens=1",
+                     "study.expected_output_tokens=1", "study.n_concurrent=1", "study.n_attempts=2")
+        with pytest.raises(RunError) as err:
+            run_study(spec)
+    message = str(err.value)
+    assert "crossed study.max_cost_usd=$0.0002 after 1 of 4 trial(s)" in message, message
+    assert "the trials that ran are kept" in message
