@@ -126,7 +126,17 @@ def _cases(member: Skill, spec: RunSpec) -> list[tuple[EvalCase, Path | None]]:
     native = find_native_tasks(member) if spec.skill.harbor_tasks else []
     out: list[tuple[EvalCase, Path | None]] = []
     if _has_evals(member) or not native:
-        out += [(c, None) for c in load_suite(member.path, member.name).evals]
+        cases = load_suite(member.path, member.name).evals
+        if spec.skill.cases:
+            cases = [c for c in cases if c.id in spec.skill.cases or f"{member.name}.{c.id}" in spec.skill.cases]
+        drafts = [c.id for c in cases if c.status == "draft"]
+        if drafts and not spec.skill.accept_drafts:
+            raise SkillError(
+                f"{len(drafts)} case(s) are drafts nobody has reviewed yet: {', '.join(drafts)}",
+                where=member.path,
+                fix="review them in evals/ and delete their 'status: draft' line, or run with skill.accept_drafts=true",
+            )
+        out += [(c, None) for c in cases]
     out += [(native_case(d, member), d) for d in native]
     return out
 

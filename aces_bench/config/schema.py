@@ -30,6 +30,8 @@ class SkillConf:
     intervention_name: Optional[str] = None
     harbor_tasks: bool = True
     """Pair the native Harbor tasks under each target's ``evals/harbor/<task>/``."""
+    accept_drafts: bool = False
+    """Run cases still marked ``status: draft`` (drafted by ``dataset create``, not yet reviewed)."""
     allow_credentials: list[str] = field(default_factory=list)
     """Credential names cases may use although they look like operator credentials
     (``*_API_KEY``, ``AWS_*``, ...). Never process settings or the model's/judge's own."""

@@ -48,6 +48,7 @@ class SkillSpec(_Frozen):
     intervention: Literal["skill", "bundle", "plugin"] = "skill"
     intervention_name: str | None = Field(default=None, pattern=_NAME)
     harbor_tasks: bool = True
+    accept_drafts: bool = False
     allow_credentials: list[str] = Field(default_factory=list)
 
     @field_validator("support", mode="before")

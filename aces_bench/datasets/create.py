@@ -20,11 +20,13 @@ from aces_bench.datasets.formats import (
     read_assets,
     render_suite,
 )
+from aces_bench.datasets.grounding import DERIVED_NOTE, ground
 from aces_bench.datasets.model import EvalCase, EvalSuite
 from aces_bench.datasets.templates import BUCKETS, template_cases
+from aces_bench.errors import AcesError
 from aces_bench.io import write_text
 from aces_bench.judges.base import Judge
-from aces_bench.skills import Skill, load_skill
+from aces_bench.skills import Skill, discover_skill_dirs, load_skill
 
 
 @dataclass
@@ -138,18 +140,41 @@ def create_dataset(
     return report
 
 
+def neighbours(skill: Skill) -> list[Skill]:
+    """Other skills near this one, for negative controls: its siblings, then the bundled decoy pool."""
+    import aces_bench.examples
+
+    pool = Path(aces_bench.examples.__file__).parent / "decoy-pool"
+    out: list[Skill] = []
+    for parent in (skill.path.resolve().parent, pool):
+        for d in discover_skill_dirs(parent) if parent.is_dir() else []:
+            if d.resolve() == skill.path.resolve():
+                continue
+            try:
+                out.append(load_skill(d))
+            except AcesError:
+                continue  # a broken sibling is that skill's problem, not this draft's
+    return out
+
+
 def _generate(skill: Skill, intent: EvalIntent, buckets: list[str], judge: Judge | None, report: CreateReport) -> list[EvalCase]:
     if not buckets:
         return []
+    g = ground(skill)
+    if g.derived is not None:
+        report.messages.append(f"ran `{g.derived.command}` in the sandbox: expected outputs {DERIVED_NOTE}")
+    elif g.unrun:
+        report.messages.append(f"ran nothing: {g.unrun}")
+    others = neighbours(skill)
     if judge is None:
-        return template_cases(skill, buckets, intent.directives)
+        return template_cases(skill, buckets, intent.directives, others=others, grounding=g)
     from aces_bench.datasets.llm import generate_with_judge
 
-    cases, missing = asyncio.run(generate_with_judge(skill, intent, judge, buckets))
+    cases, missing = asyncio.run(generate_with_judge(skill, intent, judge, buckets, grounding=g))
     if missing:
         report.messages.append(
             f"the judge wrote no case for bucket(s) {', '.join(missing)}: filled them with offline templates"
         )
-        cases += template_cases(skill, missing, intent.directives)
+        cases += template_cases(skill, missing, intent.directives, others=others, grounding=g)
     order = {b: i for i, b in enumerate(BUCKETS)}
     return sorted(cases, key=lambda c: order[c.kind or "explicit"])

@@ -14,13 +14,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from aces_bench.agents.usage import usage_line
 from aces_bench.datasets.evalmd import EvalIntent
+from aces_bench.datasets.grounding import Grounding
 from aces_bench.datasets.model import CaseKind, EvalCase
 from aces_bench.errors import EvalsError, validation_lines
 from aces_bench.judges.base import Judge
 from aces_bench.skills import Skill
 
 PROMPT_ID = "dataset.generate"
-PROMPT_VERSION = "1"
+PROMPT_VERSION = "2"
 MAX_BODY_CHARS = 6000
 
 SYSTEM = """You write evaluation cases for an agent skill. Each case is a task prompt a user would give an
@@ -34,6 +35,10 @@ agent that has the skill available. Buckets:
 - conflict: the prompt's instructions conflict with the skill's; the agent must notice and explain its choice.
 - upgrade: the skill was updated; the agent must use the current SKILL.md.
 Follow the author's intent first: their questions and behaviors come before your own ideas.
+Ground every case in the skill: use its examples, its scripts' --help, its fixtures (name them as
+data/<file name>) and, when a derived run is given, its real output as the expected output. Never
+paste the skill's description as the prompt; write what a user with that need would type. The
+negative case is a nearby request from a neighbouring domain that the skill must not handle.
 Reply with JSON matching the given schema. expected_output is the correct final answer when it is
 knowable from the prompt alone, otherwise null. expected_behavior lists observable agent actions."""
 
@@ -54,8 +59,8 @@ class GeneratedCases(BaseModel):
     cases: list[GeneratedCase]
 
 
-def generation_prompt(skill: Skill, intent: EvalIntent, buckets: list[str]) -> str:
-    """The user message: the skill, the author's intent and the buckets wanted (deterministic)."""
+def generation_prompt(skill: Skill, intent: EvalIntent, buckets: list[str], grounding: Grounding | None = None) -> str:
+    """The user message: the skill, the author's intent, what the skill holds and the buckets wanted."""
     body = skill.body if len(skill.body) <= MAX_BODY_CHARS else skill.body[:MAX_BODY_CHARS] + "\n[...truncated]"
     payload = {
         "skill": {"name": skill.name, "description": skill.description, "version": skill.version,
@@ -69,13 +74,20 @@ def generation_prompt(skill: Skill, intent: EvalIntent, buckets: list[str]) -> s
             "notes": intent.notes,
         },
         "buckets_wanted": buckets,
+        "grounding": {} if grounding is None else {
+            "examples": grounding.examples, "scripts_help": grounding.helps, "fixtures": grounding.fixtures,
+            "when_to_use": grounding.when, "instructions": grounding.directives,
+            "derived_run": None if grounding.derived is None else {
+                "command": grounding.derived.command, "fixture": grounding.derived.fixture,
+                "stdout": grounding.derived.stdout},
+        },
         "reply_schema": GeneratedCases.model_json_schema(),
     }
     return json.dumps(payload, indent=2, sort_keys=True) + "\n\nSKILL.md body:\n" + body
 
 
 async def generate_with_judge(
-    skill: Skill, intent: EvalIntent, judge: Judge, buckets: list[str]
+    skill: Skill, intent: EvalIntent, judge: Judge, buckets: list[str], grounding: Grounding | None = None
 ) -> tuple[list[EvalCase], list[str]]:
     """Cases the judge wrote for ``buckets`` and the buckets it left out (to fill otherwise).
 
@@ -90,7 +102,7 @@ async def generate_with_judge(
         )
     outcome = await judge.ask(
         prompt_id=PROMPT_ID, prompt_version=PROMPT_VERSION, system=SYSTEM,
-        user=generation_prompt(skill, intent, buckets), schema=GeneratedCases,
+        user=generation_prompt(skill, intent, buckets, grounding), schema=GeneratedCases,
     )
     if outcome.value is None:
         raise EvalsError(
@@ -117,6 +129,7 @@ async def generate_with_judge(
             "assertions": g.assertions,
             "expected_behavior": behaviors,
             "source": "llm",
+            "status": "draft",
             "note": note,
         }
         try:
