@@ -91,6 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--judge-concurrency", type=int, default=4, metavar="N")
     p.add_argument(
+        "--tier2-partial",
+        action="store_true",
+        help="keep the scan going when a judge fails its probe or some skills cannot be rated "
+        "(default: stop with an error before the corpus, exit 1 on rating errors)",
+    )
+    p.add_argument(
         "--reported",
         type=Path,
         metavar="JSON",
@@ -222,6 +228,7 @@ def main(argv: list[str]) -> int:
             live_results=args.live_results,
             profile=args.profile,
             skillevaluator_results=args.skillevaluator_results,
+            tier2_partial=args.tier2_partial,
         )
         if args.out:
             check_out_dir(Path(args.out))
@@ -243,7 +250,17 @@ def main(argv: list[str]) -> int:
         return 2
     _print_summary(corpus, results, written, args.out)
     failed = [r for r in results if not r.passed_gate]
-    return 1 if failed else 0
+    return 1 if failed or (tier2_incomplete(corpus) and not args.tier2_partial) else 0
+
+
+def tier2_incomplete(corpus) -> bool:
+    """A judge that failed its probe or left skills unrated."""
+    rs = corpus.rubric_summary or {}
+    if rs.get("probe_failed"):
+        return True
+    return rs.get("status") == "ran" and any(
+        j.get("n_errors") for j in rs.get("judges", {}).values()
+    )
 
 
 def _print_summary(corpus, results, written, out) -> None:
@@ -273,5 +290,20 @@ def _print_summary(corpus, results, written, out) -> None:
     rs = corpus.rubric_summary or {}
     if rs.get("status") != "ran":
         print(f"Tier 2 rubric: not run ({rs.get('detail', 'no judge')})")
+    else:
+        for label, j in rs["judges"].items():
+            mean = "n/a" if j["mean"] is None else f"{j['mean']:.1f}"
+            print(f"Tier 2 rubric [{label}]: {j['n_rated']} rated, {j['n_errors']} unrated (errors), mean {mean}")
+        for label, why in (rs.get("probe_failed") or {}).items():
+            print(f"Tier 2 rubric [{label}]: not used, failed the probe: {why[:200]}")
+        ag = rs.get("judge_agreement")
+        if ag:
+            icc = "n/a" if ag["icc"] is None else f"{ag['icc']:.3f} ({ag['band']})"
+            kappas = ", ".join(
+                f"{k} {'n/a' if v is None else f'{v:.2f}'}" for k, v in ag["weighted_kappa_quadratic"].items()
+            )
+            print(f"Tier 2 judge agreement: ICC(A,1) {icc} over {ag['n_items']} criterion scores; weighted kappa {kappas}")
+            if ag["low"] or ag["icc"] is None:
+                print(f"warning: {ag['detail']}")
     if out:
         print(f"wrote {len(written)} file(s) to {out}")

@@ -35,6 +35,7 @@ class ScanOptions:
     live_results: Path | None = None
     profile: str = DEFAULT_PROFILE  # rule profile: "aces" or "skillevaluator"
     skillevaluator_results: Path | None = None  # SkillEvaluator's own JSON, to compare
+    tier2_partial: bool = False  # keep going when a judge fails its probe
 
 
 def _sha(path: Path) -> str:
@@ -58,6 +59,13 @@ def run_scan(
     )
     cat = catalog(opts.profile)
     refs = discover(paths)
+    judge_specs, probe_failed = list(opts.judges), {}
+    if judge_specs:
+        from aces_bench.static.rubric import probe_judges
+
+        # One request per judge before any skill: a dead endpoint or a bad key stops
+        # the scan here (JudgeUnavailable) instead of retrying on every skill.
+        judge_specs, probe_failed = probe_judges(judge_specs, partial=opts.tier2_partial)
     pairs = scan_refs(
         refs, gate_at=opts.gate, strict=opts.strict, progress=progress, cat=cat
     )
@@ -71,10 +79,10 @@ def run_scan(
             results[i].tools = runs
     rubric_summary = None
     rubric_means = None
-    if opts.judges:
+    if judge_specs:
         from aces_bench.static.rubric import build_judges, rate_corpus, summarize_rubric
 
-        judges = build_judges(opts.judges)
+        judges = build_judges(judge_specs)
         scored = [i for i, r in enumerate(results) if r.status == "ok"]
         ratings = asyncio.run(
             rate_corpus(
@@ -93,6 +101,15 @@ def run_scan(
             gate=opts.gate,
         )
         rubric_means = rubric_summary.get("rubric_means")
+        if probe_failed:
+            rubric_summary["probe_failed"] = probe_failed
+    elif probe_failed:
+        rubric_summary = {
+            "status": "not_run",
+            "detail": "no judge answered the probe request: "
+            + "; ".join(f"{k}: {v[:200]}" for k, v in probe_failed.items()),
+            "probe_failed": probe_failed,
+        }
     else:
         rubric_summary = {
             "status": "not_run",

@@ -281,11 +281,23 @@ def _rubric(summary: dict[str, Any] | None) -> list[str]:
             for j, v in summary["judges"].items()
         ],
     )
+    for label, why in (summary.get("probe_failed") or {}).items():
+        lines += [f"Judge {label} was not used: it failed the probe request ({why[:200]}).", ""]
     sp = summary["judge_spread_points_0_10"]
     lines += [
         f"Judge spread (max - min, 0-10 points): overall {_f(sp['overall_mean'])}, per criterion {_f(sp['criterion_mean'])} over {sp['n_skills']} skill(s) rated by 2+ judges.",
         "",
     ]
+    ag = summary.get("judge_agreement")
+    if ag:
+        kappas = ", ".join(f"{k} {_f(v)}" for k, v in ag["weighted_kappa_quadratic"].items())
+        lines += [
+            f"Judge agreement: {ag['statistic']}: {_f(ag['icc'])} ({ag['band'] or 'undefined'}) over "
+            f"{ag['n_items']} criterion scores; quadratic-weighted kappa {kappas}.",
+            "",
+        ]
+        if ag["low"] or ag["icc"] is None:
+            lines += [f"**Warning:** {ag['detail']}.", ""]
     c = summary["structural_vs_rubric"]
     lines += [
         f"Structural vs rubric over {c['n']} skill(s): Spearman {_f(c['spearman'])} (95% CI {c['spearman_ci95']}), Pearson {_f(c['pearson'])} (95% CI {c['pearson_ci95']}). {c['detail']}",

@@ -16,12 +16,20 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from aces_bench.errors import AcesError
 from aces_bench.judges.base import Judge
 from aces_bench.judges.spec import JudgeSpec
 from aces_bench.static.loader import SkillDoc
 from aces_bench.static.models import RubricCriterion, RubricResult
-from aces_bench.static.stats import correlate
+from aces_bench.static.stats import (
+    LOW_AGREEMENT,
+    correlate,
+    icc_a1,
+    icc_band,
+    weighted_kappa,
+)
 
+PROBE_TIMEOUT_SEC = 20.0
 PROMPT_ID = "static-rubric"
 PROMPT_VERSION = "1"
 MAX_SKILL_MD_CHARS = 40_000
@@ -206,6 +214,81 @@ async def rate_corpus(
     return [list(flat[i * k : (i + 1) * k]) for i in range(len(docs))]
 
 
+class JudgeUnavailable(AcesError):
+    """A Tier 2 judge did not answer the probe request sent before the corpus."""
+
+
+class ProbeReply(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    ok: bool
+
+
+async def probe(spec: JudgeSpec) -> str | None:
+    """Send one tiny request (no retries, no cache, a short timeout): None when the judge
+    answers with valid JSON, else why not, in one line."""
+    if spec.kind != "litellm":
+        return None  # the heuristic judge answers offline; rate() reports it as not run
+    quick = spec.model_copy(
+        update={
+            "max_retries": 0,
+            "timeout_sec": min(spec.timeout_sec, PROBE_TIMEOUT_SEC),
+            "cache_dir": None,
+        }
+    )
+    try:
+        (judge,) = build_judges([quick])
+        outcome = await judge.ask(
+            prompt_id=f"{PROMPT_ID}-probe",
+            prompt_version=PROMPT_VERSION,
+            system="You check that a judge endpoint answers.",
+            user='Reply with {"ok": true}.',
+            schema=ProbeReply,
+        )
+    except AcesError as exc:
+        return exc.message
+    except Exception as exc:  # noqa: BLE001 - any failure of the probe is the answer
+        return f"{type(exc).__name__}: {exc}"
+    if outcome.value is None:
+        return outcome.error or "no valid reply"
+    return None
+
+
+def probe_judges(
+    specs: Sequence[JudgeSpec], *, partial: bool
+) -> tuple[list[JudgeSpec], dict[str, str]]:
+    """The judges that answered the probe, and {label: why not} for the others.
+
+    Without ``partial``, the first judge that does not answer stops the scan with a
+    JudgeUnavailable naming it, before any skill is sent.
+    """
+
+    async def all_probes() -> list[str | None]:
+        return list(await asyncio.gather(*(probe(s) for s in specs)))
+
+    answers = asyncio.run(all_probes())
+    failed = {
+        _label(s): " ".join(str(why).split())
+        for s, why in zip(specs, answers, strict=True)
+        if why
+    }
+    if failed and not partial:
+        label, why = next(iter(failed.items()))
+        more = f" ({len(failed) - 1} more judge(s) failed too)" if len(failed) > 1 else ""
+        raise JudgeUnavailable(
+            f"Tier 2 judge {label} did not answer the probe request: {why[:300]}{more}",
+            where="--judge-model",
+            fix="check --judge-base-url and the key in --judge-api-key-env, or pass "
+            "--tier2-partial to keep the Tier 1 results and rate with the judges that answer",
+        )
+    ok = [s for s, why in zip(specs, answers, strict=True) if not why]
+    return ok, failed
+
+
+def _label(spec: JudgeSpec) -> str:
+    return f"litellm:{spec.model}" if spec.kind == "litellm" else spec.kind
+
+
 def build_judges(specs: Sequence[JudgeSpec]) -> list[Judge]:
     from aces_bench.judges.factory import (
         build_judge,  # the judge layer is optional for Tier 1
@@ -275,6 +358,7 @@ def summarize_rubric(
             crit_spreads += [max(v) - min(v) for v in by_crit.values() if len(v) >= 2]
     common = sorted(set(means) & set(structural))
     xs, ys = [structural[s] for s in common], [means[s] for s in common]
+    agreement = judge_agreement(rubric)
     return {
         "status": "ran",
         "prompt_id": PROMPT_ID,
@@ -288,6 +372,55 @@ def summarize_rubric(
             else None,
             "n_skills": len(spreads),
         },
+        "judge_agreement": agreement,
         "structural_vs_rubric": correlate(xs, ys),
         "rubric_means": {s: round(v, 2) for s, v in means.items()},
     }
+
+
+def judge_agreement(rubric: dict[str, list[RubricResult]]) -> dict[str, Any] | None:
+    """Agreement of two or more judges over the criterion scores (0-10) they all gave.
+
+    ICC(A,1) over (skill, criterion) items rated by every judge, quadratic-weighted
+    kappa per judge pair, the Koo & Li band, and ``low`` when ICC < 0.5. None with one
+    judge.
+    """
+    labels = sorted({r.judge for rs in rubric.values() for r in rs if r.status == "ok" and r.judge})
+    if len(labels) < 2:
+        return None
+    rows: list[list[float]] = []
+    for rs in rubric.values():
+        ok = {r.judge: r for r in rs if r.status == "ok"}
+        if set(labels) - set(ok):
+            continue
+        by_judge = [{c.criterion: c.score for c in ok[j].criteria} for j in labels]
+        for crit in sorted(set.intersection(*(set(b) for b in by_judge))):
+            rows.append([b[crit] for b in by_judge])
+    icc = icc_a1(rows)
+    kappas = {
+        f"{labels[i]} vs {labels[j]}": weighted_kappa(
+            [int(r[i]) for r in rows], [int(r[j]) for r in rows]
+        )
+        for i in range(len(labels))
+        for j in range(i + 1, len(labels))
+    }
+    out: dict[str, Any] = {
+        "statistic": "ICC(A,1), two-way random, absolute agreement, over criterion scores",
+        "judges": labels,
+        "n_items": len(rows),
+        "icc": icc,
+        "band": icc_band(icc),
+        "weighted_kappa_quadratic": kappas,
+        "low": icc is not None and icc < LOW_AGREEMENT,
+        "detail": "",
+    }
+    if icc is None:
+        out["detail"] = (
+            f"undefined over {len(rows)} item(s): needs 2+ (skill, criterion) items rated by every judge, with some variance"
+        )
+    elif out["low"]:
+        out["detail"] = (
+            f"judges agree poorly (ICC {icc:.2f} < {LOW_AGREEMENT}): rubric scores depend on which judge read the skill; "
+            "read the per-judge means and reasons before using them"
+        )
+    return out

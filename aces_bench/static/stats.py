@@ -49,3 +49,61 @@ def correlate(xs: list[float], ys: list[float]) -> dict[str, Any]:
     if n < MIN_N_FOR_CI:
         out["detail"] = "n < 4: no confidence interval"
     return out
+
+
+# Koo & Li (2016) bands for ICC: < 0.5 poor, 0.5-0.75 moderate, 0.75-0.9 good, > 0.9 excellent.
+ICC_BANDS = ((0.9, "excellent"), (0.75, "good"), (0.5, "moderate"), (float("-inf"), "poor"))
+LOW_AGREEMENT = 0.5
+
+
+def icc_a1(rows: list[list[float]]) -> float | None:
+    """ICC(A,1): two-way random effects, absolute agreement, single rater (McGraw & Wong).
+
+    ``rows`` are items (one list of k judges' scores each, same judge order). None when
+    there are fewer than 2 items or 2 judges, or no variance at all.
+    """
+    n = len(rows)
+    k = len(rows[0]) if rows else 0
+    if n < 2 or k < 2:
+        return None
+    grand = sum(map(sum, rows)) / (n * k)
+    row_means = [sum(r) / k for r in rows]
+    col_means = [sum(r[j] for r in rows) / n for j in range(k)]
+    ssr = k * sum((m - grand) ** 2 for m in row_means)
+    ssc = n * sum((m - grand) ** 2 for m in col_means)
+    sst = sum((x - grand) ** 2 for r in rows for x in r)
+    sse = sst - ssr - ssc
+    msr, msc = ssr / (n - 1), ssc / (k - 1)
+    mse = sse / ((n - 1) * (k - 1))
+    denom = msr + (k - 1) * mse + k * (msc - mse) / n
+    if denom <= 0:
+        return None
+    return round((msr - mse) / denom, 4)
+
+
+def weighted_kappa(a: list[int], b: list[int], lo: int = 0, hi: int = 10) -> float | None:
+    """Cohen's kappa with quadratic weights on the ordinal scale lo..hi; None when undefined."""
+    if len(a) != len(b) or len(a) < 2:
+        return None
+    cats = hi - lo + 1
+    n = len(a)
+    obs = [[0.0] * cats for _ in range(cats)]
+    for x, y in zip(a, b, strict=True):
+        obs[x - lo][y - lo] += 1 / n
+    pa = [sum(row) for row in obs]
+    pb = [sum(obs[i][j] for i in range(cats)) for j in range(cats)]
+    num = den = 0.0
+    for i in range(cats):
+        for j in range(cats):
+            w = (i - j) ** 2 / (cats - 1) ** 2
+            num += w * obs[i][j]
+            den += w * pa[i] * pb[j]
+    if den == 0:
+        return None
+    return round(1 - num / den, 4)
+
+
+def icc_band(icc: float | None) -> str | None:
+    if icc is None:
+        return None
+    return next(label for floor, label in ICC_BANDS if icc >= floor)

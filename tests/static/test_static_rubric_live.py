@@ -64,6 +64,8 @@ class ScriptedJudge:
                 "user": user,
             }
         )
+        if prompt_id.endswith("-probe"):  # the one request sent before the corpus
+            return JudgeOutcome[schema](value=schema(ok=True), judge=self.label)
         name = next(n for n in self.scores if f"name: {n}" in user)
         if name in self.fail:
             return JudgeOutcome[schema](
