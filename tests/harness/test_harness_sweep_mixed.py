@@ -12,7 +12,7 @@ from harness_support import needs_bwrap, read_table, run_cli, study_overrides
 from terminus_policy import terminus_policy
 
 from aces_bench.config.spec import MODEL_NOT_APPLICABLE
-from aces_bench.tables import read_trials_table
+from aces_bench.records import read_trials_table
 
 
 @needs_bwrap
