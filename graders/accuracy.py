@@ -8,7 +8,9 @@ undecided (``answer=None``; the heuristic judge does this by design) is excluded
 the denominator and shown as ``None`` in ``sub_scores``; the evidence says how many of
 the five were answered. Both arms of a pair are judged by the same judge on the same
 case, so the set of decidable questions is driven by the case, and the paired lift
-stays like-for-like. No answered question -> unscored. A judge failure -> unscored
+stays like-for-like. No answered question -> unscored; fewer than half of them
+answered (``MIN_ANSWERED``) -> unscored too, saying so: a score from two of five
+questions is not the metric. A judge failure -> unscored
 with the judge's error; it is never scored 0.
 
 In the baseline arm the target skill is not staged, so ``right_skill`` is normally
@@ -29,6 +31,8 @@ from aces_bench.graders.prompts import ACCURACY, ACCURACY_QUESTIONS, AccuracyRep
 from aces_bench.judges.base import Judge, JudgeOutcome
 
 METRIC = "accuracy"
+MIN_ANSWERED = 0.5
+"""A judged metric needs at least this share of its questions answered to be scored."""
 
 
 def accuracy_user(inp: GradingInput) -> str:
@@ -36,7 +40,7 @@ def accuracy_user(inp: GradingInput) -> str:
     return trial_sections(inp)
 
 
-def score_accuracy(outcome: JudgeOutcome[AccuracyReply]) -> MetricResult:
+def score_accuracy(outcome: JudgeOutcome[AccuracyReply], *, min_answered: float = MIN_ANSWERED) -> MetricResult:
     """Pure: the metric from one judge outcome (see the module docstring for the rules)."""
     version = grader_version(ACCURACY.version)
     if outcome.value is None:
@@ -70,11 +74,13 @@ def score_accuracy(outcome: JudgeOutcome[AccuracyReply]) -> MetricResult:
             + ("; reply from cache" if outcome.cached else ""),
         )
     )
-    if not decided:
+    if not decided or len(decided) < min_answered * len(replies):
         return MetricResult(
             metric=METRIC,
             score=None,
-            unscored_reason=f"judge {outcome.judge} answered none of the {len(replies)} questions",
+            unscored_reason=f"judge {outcome.judge} answered none of the {len(replies)} questions" if not decided
+            else f"judge {outcome.judge} answered {len(decided)} of {len(replies)} questions, fewer than "
+                 f"{min_answered:.0%}: too few to score",
             sub_scores=sub_scores,
             evidence=evidence,
             grader=outcome.judge,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import re
 
+from aces_bench.graders.accuracy import MIN_ANSWERED
 from aces_bench.graders.base import Evidence, GradingInput, MetricResult
 from aces_bench.graders.judge_context import (
     grader_version,
@@ -98,6 +99,9 @@ def score_behaviors(
         )
     elif not decided:
         reason = f"judge {judge} decided none of the {len(behaviors)} behavior(s)"
+    elif len(decided) < MIN_ANSWERED * len(behaviors):
+        reason = (f"judge {judge} decided {len(decided)} of {len(behaviors)} behavior(s), fewer than "
+                  f"{MIN_ANSWERED:.0%}: too few to score")
     else:
         reason = None
     return MetricResult(

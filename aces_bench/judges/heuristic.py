@@ -1,6 +1,14 @@
 """The offline default judge: deterministic rules over the evidence in the prompt.
 
-It answers only what the evidence decides, and abstains otherwise:
+It answers only what the evidence decides, and abstains otherwise. It never turns
+activation into accuracy: whether the right skill was read or its script run is
+process, scored by ``skill_execution``; the accuracy questions about it abstain here,
+so a with-skill arm cannot out-score its baseline by having read a skill.
+Numbers in the answer are compared with the ground truth's within the precision the
+ground truth is written to (a percent sign or a k/M/thousand/million suffix scales
+the number), giving yes or no; a behaviour is decided from the trace only when its
+meaning maps onto it (ran the expected script; never ran it; read the skill before
+running it), else the judge abstains.
 - it reads the ``facts`` and ``final_answer`` sections the graders put in every prompt
   (see ``aces_bench.graders.judge_context``), never free text it would have to interpret;
 - a question it cannot decide gets ``answer=None`` (a per-question abstention), and a
@@ -12,13 +20,14 @@ no cache: the same prompt always gives the same reply.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from aces_bench.emitters.verifier.check_answer import evaluate_check, numbers_in
+from aces_bench.emitters.verifier.check_answer import evaluate_check
 from aces_bench.graders.judge_context import Facts
 from aces_bench.graders.prompts import (
     ACCURACY,
@@ -37,10 +46,22 @@ T = TypeVar("T", bound=BaseModel)
 ABSTAIN = "heuristic judge abstains"
 HEURISTIC_LABEL = "heuristic"
 _SCRIPT_MENTION = re.compile(r"[\w./-]+\.(?:py|sh|js|ts|rb|pl)\b")
-_SKILL_MENTION = re.compile(r"\b(SKILL\.md|skill)\b", re.IGNORECASE)
 _NEGATED = re.compile(
     r"\b(not|never|no|without|avoid|avoids|doesn't|does not)\b", re.IGNORECASE
 )
+_RUN_VERB = r"(?:run|runs|ran|running|execute|executes|executed|executing|invoke|invokes|invoked|call|calls|called|use|uses|used)"
+_READ_SKILL = re.compile(r"\b(?:reads?|read|opens?|loads?|consults?)\s+(?:the\s+)?(?:[\w-]+\s+)?(?:SKILL\.md|skill)\b",
+                         re.IGNORECASE)
+# Words that qualify a behaviour beyond what the trace's facts decide (timing, conditions, arguments).
+_QUALIFIED = re.compile(r"\b(only|after|when|if|unless|then|until|instead|with|and|or|first|last|twice|again)\b",
+                        re.IGNORECASE)
+_NUMBER_UNIT = re.compile(
+    r"(?<![\w.])([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*"
+    r"(%|percent\b|k\b|thousand\b|m\b|mn\b|million\b|bn\b|b\b|billion\b)?",
+    re.IGNORECASE,
+)
+_SCALE = {"%": 0.01, "percent": 0.01, "k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6,
+          "b": 1e9, "bn": 1e9, "billion": 1e9}
 
 
 def is_abstention(outcome: JudgeOutcome) -> bool:
@@ -63,42 +84,40 @@ def _abstain(reason: str) -> YesNo:
 # --- the rules, one per question --------------------------------------------------------
 
 
-def right_skill(f: Facts) -> YesNo:
-    used = sorted({a.skill for a in f.activations})
-    if f.expected_skill is None:
-        if used:
-            return _no(
-                f"negative control, yet skill(s) {', '.join(used)} activated (step {f.activations[0].step})"
-            )
-        return _yes(
-            f"negative control and no skill activated in {f.tool_calls} tool call(s)"
-        )
-    right = {f.expected_skill, *f.acceptable_skills}
-    hits = [a for a in f.activations if a.skill in right]
-    if hits:
-        return _yes(f"{hits[0].skill} activated at step {hits[0].step} ({hits[0].how})")
-    if used:
-        return _no(f"expected {f.expected_skill}, but only {', '.join(used)} activated")
-    return _no(
-        f"no activation of {f.expected_skill} in {f.tool_calls} tool call(s) "
-        "(recognised: SKILL.md reads, activate_skill, Skill)"
-    )
+PROCESS = "a process question (skill read, script run): scored by skill_execution, never counted as accuracy"
 
 
-def action_correct(f: Facts) -> YesNo:
-    if not f.expected_script:
-        return _abstain(
-            "the case names no expected script, so the right action is a matter of judgment"
-        )
-    ok = [r for r in f.script_runs if r.ok]
-    if ok:
-        return _yes(f"{f.expected_script} ran at step {ok[0].step} with {ok[0].detail}")
-    if f.script_runs:
-        last = f.script_runs[-1]
-        return _no(
-            f"{f.expected_script} ran {len(f.script_runs)} time(s), never cleanly (step {last.step}: {last.detail})"
-        )
-    return _no(f"{f.expected_script} was never run")
+def quantities(text: str) -> list[tuple[float, int]]:
+    """(value with its stated unit applied, its precision in decimals of that value) per number in ``text``."""
+    out = []
+    for m in _NUMBER_UNIT.finditer(text or ""):
+        raw = m.group(1).replace(",", "")
+        try:
+            value = float(raw)
+        except ValueError:
+            continue
+        mantissa = raw.lower().split("e")[0]
+        decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+        scale = _SCALE.get((m.group(2) or "").lower(), 1.0)
+        out.append((value * scale, decimals - round(math.log10(scale))))
+    return out
+
+
+def _matches(expected: tuple[float, int], found: tuple[float, int]) -> bool:
+    """Equal within half a unit of the ground truth's last written digit, or the answer rounds it.
+
+    An answer written to fewer decimals than the ground truth matches when it is the
+    ground truth rounded to those decimals and within 0.5% of it (34648 for 34648.04,
+    not 0.7 for 0.68885). Units stated on either side are applied first.
+    """
+    e, e_dec = expected
+    a, a_dec = found
+    if abs(a - e) <= max(0.5 * 10.0 ** (-e_dec), 1e-9 * max(1.0, abs(e))):
+        return True
+    if a_dec < e_dec:
+        rounded = round(e, a_dec)
+        return abs(rounded - a) <= 1e-9 * max(1.0, abs(a)) and abs(a - e) <= 0.005 * max(abs(e), 1e-12)
+    return False
 
 
 def facts_consistent(f: Facts, answer: str | None) -> YesNo:
@@ -113,21 +132,18 @@ def facts_consistent(f: Facts, answer: str | None) -> YesNo:
                 f"{len(failed)} of {len(checks)} answer check(s) failed: {'; '.join(failed)}"
             )
         return _yes(f"all {len(checks)} answer check(s) passed")
-    expected = numbers_in(f.expected_output or "")
+    expected = quantities(f.expected_output or "")
     if expected:
-        found = numbers_in(answer)
-        missing = [
-            n
-            for n in expected
-            if not any(abs(n - m) <= 1e-9 * max(1.0, abs(n)) for m in found)
-        ]
+        found = quantities(answer)
+        missing = [e for e in expected if not any(_matches(e, a) for a in found)]
         if not missing:
             return _yes(
-                f"every ground-truth number ({', '.join(f'{n:g}' for n in expected)}) is in the answer"
+                f"every ground-truth number ({', '.join(f'{e[0]:g}' for e in expected)}) is in the answer"
             )
-        # A missing number may be a rounding or unit choice: only a reader can tell.
-        return _abstain(
-            f"ground-truth number(s) {', '.join(f'{n:g}' for n in missing)} not found verbatim"
+        shown = ", ".join(f"{a[0]:g}" for a in found[:6]) or "none"
+        return _no(
+            f"ground-truth number(s) {', '.join(f'{e[0]:g}' for e in missing)} not in the answer "
+            f"(within the precision written; the answer's numbers: {shown})"
         )
     return _abstain("no answer checks and no numbers in the ground truth to compare")
 
@@ -148,27 +164,44 @@ def actionable(answer: str | None) -> YesNo:
     return _abstain("actionability needs reading the answer")
 
 
-def behavior(f: Facts, text: str) -> YesNo:
-    """Decides behaviors about running a named script or using the skill; abstains on the rest."""
-    if _NEGATED.search(text):
-        return _abstain(
-            f"negative behaviors ({text!r}) need the security grader or a reader"
-        )
+def _names_expected_script(f: Facts, text: str) -> bool:
     script = _SCRIPT_MENTION.search(text)
-    if (
-        script
-        and f.expected_script
-        and script.group(0).endswith(f.expected_script.rsplit("/", 1)[-1])
-    ):
-        ok = [r for r in f.script_runs if r.ok]
-        if ok:
-            return _yes(f"{f.expected_script} ran cleanly at step {ok[0].step}")
-        return _no(
-            f"{f.expected_script} {'never ran cleanly' if f.script_runs else 'was never run'}"
-        )
-    if _SKILL_MENTION.search(text) and not script and f.expected_skill:
-        return right_skill(f)
-    return _abstain(f"no offline rule decides {text!r}")
+    return bool(script and f.expected_script and script.group(0).endswith(f.expected_script.rsplit("/", 1)[-1]))
+
+
+def behavior(f: Facts, text: str) -> YesNo:
+    """Decides a behavior only where its meaning maps onto the trace's facts; abstains on the rest.
+
+    Decided: "runs <expected script>", "never runs <expected script>", "reads the
+    skill before running <expected script>". Anything qualified further (timing,
+    conditions, arguments, several clauses) or about something else abstains: the
+    word "skill" alone never decides a behaviour by activation.
+    """
+    if not _names_expected_script(f, text):
+        return _abstain(f"no offline rule decides {text!r}")
+    before = re.search(r"\bbefore\b", text, re.IGNORECASE)
+    if before and _READ_SKILL.search(text[: before.start()]) and re.search(_RUN_VERB, text[before.end():], re.I):
+        if _NEGATED.search(text) or _QUALIFIED.search(text.replace(before.group(0), " ")):
+            return _abstain(f"{text!r} qualifies the order further than the trace's facts decide")
+        right = {f.expected_skill, *f.acceptable_skills}
+        reads = [a.step for a in f.activations if a.skill in right]
+        runs = [r.step for r in f.script_runs]
+        if not runs:
+            return _no(f"{f.expected_script} was never run")
+        if reads and min(reads) < min(runs):
+            return _yes(f"the skill was read at step {min(reads)}, before {f.expected_script} ran at step {min(runs)}")
+        return _no(f"{f.expected_script} ran at step {min(runs)} "
+                   + (f"before the skill was read (step {min(reads)})" if reads else "and the skill was never read"))
+    if _QUALIFIED.search(text) or not re.search(_RUN_VERB, text, re.IGNORECASE):
+        return _abstain(f"{text!r} asks more than whether {f.expected_script} ran")
+    if _NEGATED.search(text):
+        if f.script_runs:
+            return _no(f"{f.expected_script} ran at step {f.script_runs[0].step}")
+        return _yes(f"{f.expected_script} was never run")
+    ok = [r for r in f.script_runs if r.ok]
+    if ok:
+        return _yes(f"{f.expected_script} ran cleanly at step {ok[0].step}")
+    return _no(f"{f.expected_script} {'never ran cleanly' if f.script_runs else 'was never run'}")
 
 
 # --- the judge ----------------------------------------------------------------------------
@@ -230,8 +263,8 @@ class HeuristicJudge:
         answer = self._answer(sections)
         consistent = facts_consistent(f, answer)
         return AccuracyReply(
-            right_skill=right_skill(f),
-            action_correct=action_correct(f),
+            right_skill=_abstain(PROCESS),
+            action_correct=_abstain(PROCESS),
             facts_consistent=consistent,
             task_addressed=task_addressed(f, answer, consistent),
             actionable=actionable(answer),

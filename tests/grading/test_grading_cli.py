@@ -82,7 +82,10 @@ def test_skillsbench_with_a_case_spec(skillsbench, tmp_path, capsys):
     assert graded[("3d-scan-calc", "baseline")].metrics["skill_execution"].sub_scores["activation"] == 0.0
     dapt = graded[("dapt-intrusion-detection", "with_skill")]
     assert dapt.metrics["skill_efficiency"].sub_scores["routing"] == 1.0  # threat-detection is acceptable
-    assert mesh.metrics["accuracy"].scored
+    # The ground truth has no number and no check: the heuristic judge decides nothing about the
+    # answer, and reading the skill is never accuracy, so accuracy is unscored; the outcome is the reward.
+    assert not mesh.metrics["accuracy"].scored
+    assert mesh.outcome_source == "verifier" and mesh.outcome == mesh.reward
     other = graded[("dialogue-parser", "with_skill")]
     assert not other.metrics["skill_execution"].scored
     assert any("no case in" in n and "'dialogue-parser'" in n for n in other.notes)

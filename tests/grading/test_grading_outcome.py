@@ -48,9 +48,10 @@ def test_no_check_no_reward_the_outcome_is_judged(tmp_path):
     right = _grade(tmp_path, NO_CHECKS, reward=1.0, answer="The total is 1400.07")
     assert right.reward is None and right.final_pass is None
     assert any(NO_CHECK in n for n in right.notes)
-    assert right.outcome_source == "judged" and right.outcome is not None
+    # The heuristic judge gives no accuracy credit for reading the skill: the judged outcome is the answer's.
+    assert right.outcome_source == "judged" and right.outcome == 1.0
     wrong = _grade(tmp_path / "w", NO_CHECKS, reward=1.0, answer="The total is 1400.70")
-    assert wrong.reward is None and wrong.outcome_source == "judged"
+    assert wrong.reward is None and wrong.outcome_source == "judged" and wrong.outcome == 0.0
 
 
 def test_a_timed_out_trial_is_left_out_and_scored_zero_only_in_the_sensitivity_view(tmp_path):

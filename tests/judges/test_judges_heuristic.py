@@ -20,9 +20,10 @@ from aces_bench.cases import EvalCase
 from aces_bench.graders.accuracy import grade_accuracy
 from aces_bench.graders.behavior_check import SECURITY_BEHAVIOR, grade_behavior_check
 from aces_bench.graders.goal_accuracy import grade_goal_accuracy
+from aces_bench.graders.judge_context import build_facts
 from aces_bench.graders.judged import grade_judged
 from aces_bench.graders.prompts import YesNo
-from aces_bench.judges.heuristic import ABSTAIN, HeuristicJudge
+from aces_bench.judges.heuristic import ABSTAIN, HeuristicJudge, behavior
 
 JUDGE = HeuristicJudge()
 
@@ -31,70 +32,40 @@ def run(coro):
     return asyncio.run(coro)
 
 
-def test_good_run_answers_four_questions_and_abstains_on_actionable():
+def test_good_run_never_counts_activation_as_accuracy_and_too_few_answers_leave_it_unscored():
     result = run(grade_accuracy(grading_input(good_run()), JUDGE))
     assert result.grader == "heuristic"
     assert result.sub_scores == {
-        "right_skill": 1.0,
-        "action_correct": 1.0,
+        "right_skill": None,
+        "action_correct": None,
         "facts_consistent": 1.0,
         "task_addressed": 1.0,
         "actionable": None,
     }
-    assert result.score == 1.0
+    # Two of five questions answered: fewer than half, so the metric says so and is unscored.
+    assert result.score is None
+    assert result.unscored_reason == "judge heuristic answered 2 of 5 questions, fewer than 50%: too few to score"
     by_check = {e.check: e for e in result.evidence}
-    assert "invoice-reconciler activated at step 2" in by_check["right_skill"].detail
-    assert "scripts/reconcile.py ran at step 3" in by_check["action_correct"].detail
-    assert by_check["actionable"].passed is None and by_check[
-        "actionable"
-    ].detail.startswith(ABSTAIN)
-    assert (
-        by_check["coverage"].detail
-        == "4 of 5 questions answered by heuristic; undecided: actionable"
-    )
+    assert "never counted as accuracy" in by_check["right_skill"].detail
+    assert by_check["actionable"].passed is None and by_check["actionable"].detail.startswith(ABSTAIN)
 
 
-def test_bad_run_scores_zero_over_what_it_can_decide():
+def test_bad_run_answers_no_on_the_facts():
     result = run(grade_accuracy(grading_input(bad_run()), JUDGE))
-    assert result.sub_scores == {
-        "right_skill": 0.0,
-        "action_correct": 0.0,
-        "facts_consistent": 0.0,
-        "task_addressed": None,
-        "actionable": None,
-    }
-    assert result.score == 0.0
+    assert result.sub_scores["facts_consistent"] == 0.0 and result.sub_scores["right_skill"] is None
     details = {e.check: e.detail for e in result.evidence}
-    assert (
-        "no activation of invoice-reconciler in 1 tool call(s)"
-        in details["right_skill"]
-    )
-    assert details["action_correct"] == "scripts/reconcile.py was never run"
-    assert (
-        "1 of 1 answer check(s) failed: no number within 0.01 of 1234.5"
-        in details["facts_consistent"]
-    )
+    assert "1 of 1 answer check(s) failed: no number within 0.01 of 1234.5" in details["facts_consistent"]
 
 
 def test_failed_script_run_is_not_a_correct_action():
     traj = trajectory(
         INVOICE_CASE.prompt,
-        (
-            "run",
-            [
-                bash(
-                    "python3 scripts/reconcile.py data/march.csv",
-                    "Traceback (most recent call last):\n  boom",
-                )
-            ],
-        ),
+        ("run", [bash("python3 scripts/reconcile.py data/march.csv", "Traceback (most recent call last):\n  boom")]),
         ("The total unmatched amount is 1234.50", None),
     )
-    result = run(grade_accuracy(grading_input(traj), JUDGE))
-    assert result.sub_scores["action_correct"] == 0.0
-    assert "never cleanly" in next(
-        e.detail for e in result.evidence if e.check == "action_correct"
-    )
+    facts = build_facts(grading_input(traj), INVOICE_CASE, "last message")
+    assert facts.script_runs and not any(r.ok for r in facts.script_runs)
+    assert behavior(facts, "runs scripts/reconcile.py").answer == "no"
 
 
 def test_checking_that_the_script_exists_is_not_running_it():
@@ -107,8 +78,6 @@ def test_checking_that_the_script_exists_is_not_running_it():
         ("run", [bash(f"python3 {script} data/march.csv", "Traceback (most recent call last):\n  boom\n[exit code: 1]")]),
         ("The total unmatched amount is 1234.50", None),
     )
-    result = run(grade_accuracy(grading_input(traj), JUDGE))
-    assert result.sub_scores["action_correct"] == 0.0
     behaviors = run(grade_behavior_check(grading_input(traj), JUDGE))
     assert behaviors.sub_scores["behavior[0]"] == 0.0  # "runs scripts/reconcile.py on the staged file"
 
@@ -130,43 +99,35 @@ def test_answer_file_wins_over_last_message():
     assert result.sub_scores["facts_consistent"] == 1.0
 
 
-def test_missing_ground_truth_number_abstains_instead_of_guessing():
-    case = INVOICE_CASE.model_copy(
-        update={"assertions": [], "expected_output": "Unmatched total 1234.50"}
-    )
-    traj = trajectory(case.prompt, ("The unmatched total is about 1.2k.", None))
+@pytest.mark.parametrize(("expected", "answer", "verdict"), [
+    ("Unmatched total 1234.50", "The unmatched total is about 1.2k.", "no"),
+    ("Mean ratio 0.68885", "The mean ratio is 0.68986", "no"),
+    ("Total 34648.04", "The total is 34.648", "no"),
+    ("Total 34648.04", "The total is 34,648.04", "yes"),
+    ("Total 34648.04", "The total is 34,648", "yes"),
+    ("Total 34648.04", "The total is 34.648 thousand", "yes"),
+    ("Share 0.68885", "The share is 68.885%", "yes"),
+    ("Mean ratio 0.68885", "The mean ratio is 0.7", "no"),
+])
+def test_numbers_are_compared_with_the_ground_truth_and_answered_yes_or_no(expected, answer, verdict):
+    case = INVOICE_CASE.model_copy(update={"assertions": [], "expected_output": expected})
+    traj = trajectory(case.prompt, (answer, None))
     result = run(grade_accuracy(grading_input(traj, case), JUDGE))
-    assert (
-        result.sub_scores["facts_consistent"] is None
-        and result.sub_scores["task_addressed"] is None
-    )
-    detail = next(e.detail for e in result.evidence if e.check == "facts_consistent")
-    assert detail == f"{ABSTAIN}: ground-truth number(s) 1234.5 not found verbatim"
+    assert result.sub_scores["facts_consistent"] == (1.0 if verdict == "yes" else 0.0)
 
 
-def test_negative_control_penalises_any_skill_use():
-    case = EvalCase.model_validate(
-        {
-            "id": "negative-1",
-            "kind": "negative",
-            "prompt": "What is 2+2?",
-            "expected_skill": None,
-        }
-    )
-    used = trajectory(
-        case.prompt,
-        ("", [("activate_skill", {"name": "invoice-reconciler"}, "# skill text")]),
-        ("4", None),
-    )
-    clean = trajectory(case.prompt, ("4", None))
-    assert (
-        run(grade_accuracy(grading_input(used, case), JUDGE)).sub_scores["right_skill"]
-        == 0.0
-    )
-    assert (
-        run(grade_accuracy(grading_input(clean, case), JUDGE)).sub_scores["right_skill"]
-        == 1.0
-    )
+def test_behaviours_decide_only_what_the_trace_decides():
+    traj = good_run()
+    facts = build_facts(grading_input(traj), INVOICE_CASE, "last message")
+    # Naming "skill" no longer decides a behaviour by activation.
+    assert behavior(facts, "reads SKILL.md only after the final report is written").answer is None
+    assert behavior(facts, "uses the skill").answer is None
+    assert behavior(facts, "never runs scripts/reconcile.py").answer == "no"
+    assert behavior(facts, "reads SKILL.md before running scripts/reconcile.py").answer == "yes"
+    assert behavior(facts, "runs scripts/reconcile.py with --strict").answer is None
+    none = build_facts(grading_input(trajectory(INVOICE_CASE.prompt, ("1234.50", None))), INVOICE_CASE, "x")
+    assert behavior(none, "never runs scripts/reconcile.py").answer == "yes"
+    assert behavior(none, "reads SKILL.md before running scripts/reconcile.py").answer == "no"
 
 
 @pytest.mark.parametrize(
@@ -184,9 +145,8 @@ def test_negative_control_penalises_any_skill_use():
 )
 def test_harness_specific_activations_are_recognised(call):
     traj = trajectory(INVOICE_CASE.prompt, ("", [call]), ("1234.50", None))
-    assert (
-        run(grade_accuracy(grading_input(traj), JUDGE)).sub_scores["right_skill"] == 1.0
-    )
+    facts = build_facts(grading_input(traj), INVOICE_CASE, "last message")
+    assert [a.skill for a in facts.activations] == ["invoice-reconciler"]
 
 
 def test_behaviors_decided_or_abstained_with_security_appended():
@@ -297,7 +257,9 @@ def test_real_skillsbench_trajectories_grade_without_error(shared_dir):
         results = run(grade_judged(grading_input(traj, case), JUDGE))
         assert set(results) == {"accuracy", "goal_accuracy", "behavior_check"}
         acc = results["accuracy"]
-        assert acc.sub_scores["right_skill"] == (1.0 if skills else 0.0)
+        assert acc.sub_scores["right_skill"] is None  # activation is never accuracy
+        facts = build_facts(grading_input(traj, case), case, "last message")
+        assert bool(facts.activations) == bool(skills)
         activated += bool(skills)
     assert activated >= 1
 
@@ -316,11 +278,8 @@ def test_embedded_subagent_work_counts_and_is_rendered():
     sub["trajectory_id"] = "sub-1"
     parent["subagent_trajectories"] = [sub]
     traj = Trajectory.model_validate(parent)
-    result = run(grade_accuracy(grading_input(traj), JUDGE))
-    assert (
-        result.sub_scores["right_skill"] == 1.0
-        and result.sub_scores["action_correct"] == 1.0
-    )
+    facts = build_facts(grading_input(traj), INVOICE_CASE, "last message")
+    assert facts.activations and any(r.ok for r in facts.script_runs)
     from aces_bench.graders.judge_context import render_trajectory
 
     assert "[sub-1/step 2] agent:" in render_trajectory(traj)
