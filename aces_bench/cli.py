@@ -30,6 +30,7 @@ SUBCOMMANDS = {
     "dataset": ("aces_bench.datasets.cli", "create, refine, check and show a skill's evaluation cases"),
     "trigger": ("aces_bench.datasets.trigger_cli", "trigger evaluation (precision/recall, confusion) and description optimisation"),
     "agents": ("aces_bench.agents.clis", "install the npm agent CLIs (claude-code, codex, opencode) into the cache"),
+    "ci": ("aces_bench.ci.cli", "skill CI: run changed skills, compare with the last good run, apply a policy"),
 }
 
 log = logging.getLogger("aces_bench")

@@ -96,7 +96,9 @@ def expand(spec: RunSpec) -> list[Member]:
                 raise ConfigError(f"arm {arm.name!r} sweeps {key} over no values", where=f"study.arms.{arm.name}",
                                   fix=f"give {key} at least one value, or drop it from the grid")
         for combo in itertools.product(*(arm.grid[k] for k in keys)):
-            cell = [*fixed, *(f"{k}={v}" for k, v in zip(keys, combo, strict=True))]
+            # Grid key "overrides": each value is a whole override list (e.g. "model=gpt-4o").
+            cell = [*fixed, *(o for k, v in zip(keys, combo, strict=True)
+                              for o in (_cells(v) if k == "overrides" else [f"{k}={v}"]))]
             sets_model = any(o.split("=", 1)[0].lstrip("+~") in ("model", "model.name") for o in cell)
             harness = next((o.split("=", 1)[1] for o in reversed(cell) if o.startswith("harness=")), None)
             if not sets_model and harness in spec.study.harness_models:
@@ -163,6 +165,10 @@ def size_of(spec: RunSpec, members: Sequence[tuple[Member, RunSpec, int]]) -> De
                       cost_basis=basis, unpriced_models=sorted(unpriced), members=rows)
 
 
+def _identity(spec: RunSpec) -> str:
+    return spec.model_dump_json(exclude={"output_dir", "overrides", "choices"})
+
+
 def run_design(spec: RunSpec) -> Path:
     """Run (or, with ``emit_only``, emit) every member; then one report over them all.
 
@@ -175,10 +181,20 @@ def run_design(spec: RunSpec) -> Path:
     members = expand(spec)
     if not members:
         raise ConfigError("study.arms gives no member", where="study.arms", fix="give each arm a non-empty grid")
-    done: list[tuple[Member, RunSpec, int]] = []
-    for i, member in enumerate(members, start=1):
+    specs: dict[str, tuple[Member, RunSpec]] = {}
+    for member in members:
         ms = member_spec(spec, member, out)
-        log.info("design member %d/%d: %s (%s)", i, len(members), member.name, ", ".join(member.arms))
+        # Two cells of one configuration (the model slice's default model is a primary
+        # cell) are one member: their trials would otherwise be counted twice.
+        same = next((k for k, (_, other) in specs.items() if _identity(other) == _identity(ms)), None)
+        if same is None:
+            specs[member.name] = (member, ms)
+        else:
+            first, fs = specs[same]
+            specs[same] = (first.model_copy(update={"arms": (*first.arms, *member.arms)}), fs)
+    done: list[tuple[Member, RunSpec, int]] = []
+    for i, (member, ms) in enumerate(specs.values(), start=1):
+        log.info("design member %d/%d: %s (%s)", i, len(specs), member.name, ", ".join(member.arms))
         _, n_tasks = run_member(ms)
         done.append((member, ms, n_tasks))
     size = size_of(spec, done)

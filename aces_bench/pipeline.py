@@ -81,7 +81,8 @@ def run_member(spec: RunSpec) -> tuple[Path, int]:
         for s in group
     ]
     jobs_dir = out / "jobs"
-    job_dir = jobs_dir / job_config(spec, emitted, jobs_dir).job_name
+    # emit_only runs nothing, so it needs no agent CLI (the job config reads the installed one).
+    job_dir = None if spec.emit_only else jobs_dir / job_config(spec, emitted, jobs_dir).job_name
     write_json(out / "provenance.json", build_provenance(spec, skills, job_dir))
     if spec.emit_only:
         log.info("emit_only=true: not running trials")

@@ -52,8 +52,14 @@ def _provenance_views(study: StudyData) -> list[dict]:
     return out
 
 
+def _is_paper_study(study: StudyData) -> bool:
+    """A study=aces_paper run (its design.json, or members named aces_paper)."""
+    return (study.results_dir / "design.json").is_file() or any(
+        m.provenance and m.provenance.spec.study.name == "aces_paper" for m in study.members)
+
+
 def build_report(results_dir: Path, *, out_dir: Path | None = None, settings: StatsSettings | None = None,
-                 static: bool = True) -> Path:
+                 static: bool = True, paper: bool | None = None) -> Path:
     """Write the report for a study (or multirun) results dir; returns ``report/index.html``.
 
     Promises: reads stored results only (trials are never rerun); scans the study's
@@ -97,6 +103,11 @@ def build_report(results_dir: Path, *, out_dir: Path | None = None, settings: St
     html = render(env, "triage.html.j2", title="Negative-lift triage", root="", nav_skills=nav, groups=groups,
                   outcome=outcome, n_negative=sum(len(g.cases) for g in groups))
     write_text(out / "triage.html", html)
+    if paper if paper is not None else _is_paper_study(study):
+        # The ACES paper's figures with its reported values beside the study's (paper.html).
+        from aces_bench.reports.paper import write_paper_page
+
+        write_paper_page(out, FigureInputs(stats, pairs, study.trials, static_section), items, nav=nav)
     return out / "index.html"
 
 

@@ -35,6 +35,9 @@ def parser() -> argparse.ArgumentParser:
                    help="report SkillsBench's public results-registry.json instead of a study")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help=f"where to write the report (default: <results-dir>/report, or {DEFAULT_SKILLSBENCH_OUT})")
+    p.add_argument("--paper", action=argparse.BooleanOptionalAction, default=None,
+                   help="also write paper.html: the ACES paper's figures with its reported values beside the "
+                        "study's (default: on for study=aces_paper results)")
     gate = p.add_argument_group("CI gate")
     gate.add_argument("--fail-under-lift", type=float, metavar="X",
                       help="exit 1 when any skill's lift is below X (on the outcome's scale, e.g. 0.05)")
@@ -69,7 +72,7 @@ def main(argv: list[str]) -> int:
         return 0
     from aces_bench.reports.build import build_report
 
-    index = build_report(args.results_dir, out_dir=args.out)
+    index = build_report(args.results_dir, out_dir=args.out, paper=args.paper)
     print(f"report: {index}")
     if not gating:
         return 0

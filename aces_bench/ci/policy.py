@@ -1,0 +1,67 @@
+"""The promotion policy (YAML) and its verdict: pass or fail, with one reason per check.
+
+```yaml
+min_outcome_lift_lower_bound: 0.0   # each changed skill's headline-outcome lift CI low end >= this
+max_security_findings: 0            # runtime security findings in with-skill trials
+null_arm: require_no_effect         # or "ignore"; the null calibration arm's lift CI must contain 0
+no_regression: true                 # no case significantly worse than the last good run (paired CI)
+min_pass_rate: 0.5                  # with-skill trials at full reward, over the changed skills
+```
+A key left out is not checked. A check whose input is missing says so ("not run").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from aces_bench.errors import ConfigError
+
+
+class Policy(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    min_outcome_lift_lower_bound: float | None = None
+    max_security_findings: int | None = Field(default=None, ge=0)
+    null_arm: Literal["require_no_effect", "ignore"] = "ignore"
+    no_regression: bool = True
+    min_pass_rate: float | None = Field(default=None, ge=0, le=1)
+
+
+class Check(BaseModel):
+    name: str
+    status: Literal["pass", "fail", "not run"]
+    reason: str
+
+
+class Verdict(BaseModel):
+    passed: bool
+    checks: list[Check]
+
+    def reasons(self) -> list[str]:
+        return [f"{c.status}: {c.name}: {c.reason}" for c in self.checks]
+
+
+def load_policy(path: Path | None) -> Policy:
+    if path is None:
+        return Policy()
+    try:
+        raw = yaml.safe_load(Path(path).read_text()) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"cannot read the policy: {exc}", where=path, fix="pass a YAML mapping (see docs/ci.md)") from None
+    if not isinstance(raw, dict):
+        raise ConfigError("the policy is not a YAML mapping", where=path, fix="write key: value lines (see docs/ci.md)")
+    try:
+        return Policy.model_validate(raw)
+    except ValidationError as err:
+        first = err.errors()[0]
+        key = ".".join(str(p) for p in first["loc"]) or "policy"
+        valid = ", ".join(Policy.model_fields)
+        raise ConfigError(f"policy key {key}: {first['msg']}", where=path, fix=f"valid keys: {valid}") from None
+
+
+def verdict(checks: list[Check]) -> Verdict:
+    return Verdict(passed=all(c.status != "fail" for c in checks), checks=checks)

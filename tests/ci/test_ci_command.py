@@ -1,0 +1,105 @@
+"""``aces-bench ci`` on a skills repository with two commits: the second breaks one
+skill's script. ``--since HEAD~1`` runs only that skill, compares it with the stored
+last good run, applies the policy and writes the packet, JUnit and SARIF, and exits 1
+on the regression (reference agent, local bubblewrap sandbox: real trials)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = ROOT / "tests" / "fixtures" / "skills" / "csv-column-sum"
+
+needs_tools = pytest.mark.skipif(shutil.which("bwrap") is None or shutil.which("git") is None,
+                                 reason="needs bubblewrap (the local sandbox) and git")
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=ci", "-c", "user.email=ci@example.invalid", *args],
+                   check=True, capture_output=True)
+
+
+def _skill(dest: Path, name: str) -> None:
+    shutil.copytree(FIXTURE, dest, ignore=shutil.ignore_patterns("__pycache__"))
+    md = dest / "SKILL.md"
+    md.write_text(md.read_text().replace("name: csv-column-sum", f"name: {name}"))
+    evals = json.loads((dest / "evals" / "evals.json").read_text())
+    evals["skill_name"] = name
+    explicit = next(e for e in evals["evals"] if e["id"] == "explicit-1")
+    evals["evals"] += [{**explicit, "id": f"explicit-{i}"} for i in (2, 3, 4)]
+    (dest / "evals" / "evals.json").write_text(json.dumps(evals, indent=1))
+
+
+def _ci(repo: Path, out: Path, *args: str) -> subprocess.CompletedProcess:
+    argv = [sys.executable, "-m", "aces_bench.cli", "ci", "--repo", str(repo), "--skills", "skills",
+            "--policy", str(repo / "policy.yaml"), "--out", str(out), *args, "report=true",
+            f"+backend.kwargs.root_parent={out.parent}"]
+    env = {**os.environ, "HARBOR_TELEMETRY": "0", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.sandbox
+@needs_tools
+def test_ci_runs_only_the_changed_skill_and_fails_on_a_planted_regression(tmp_path):
+    repo = tmp_path / "skills-repo"
+    (repo / "skills").mkdir(parents=True)
+    _skill(repo / "skills" / "colsum-a", "colsum-a")
+    _skill(repo / "skills" / "colsum-b", "colsum-b")
+    (repo / "policy.yaml").write_text("no_regression: true\nmax_security_findings: 0\nnull_arm: require_no_effect\n"
+                                      "min_pass_rate: 0.5\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "two skills")
+
+    first = _ci(repo, tmp_path / "ci1", "--save-baseline")
+    assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-3000:]
+    assert "ci: run colsum-a" in first.stdout and "ci: run colsum-b" in first.stdout
+    assert (repo / ".aces" / "last-good" / "trials.parquet").is_file()
+
+    # The planted regression: colsum-b's script now prints a total one too small.
+    script = repo / "skills" / "colsum-b" / "scripts" / "colsum.py"
+    text = script.read_text()
+    assert 'print(f"total={total:.2f}")' in text
+    script.write_text(text.replace('print(f"total={total:.2f}")', 'print(f"total={total - 1:.2f}")'))
+    _git(repo, "commit", "-qam", "colsum-b: faster loop")
+
+    out = tmp_path / "ci2"
+    second = _ci(repo, out, "--since", "HEAD~1")
+    assert second.returncode == 1, second.stdout[-2000:] + second.stderr[-3000:]
+    assert "ci: run colsum-b: changed: scripts/colsum.py" in second.stdout
+    assert "ci: run colsum-a" not in second.stdout
+    assert "fail: no regression: regressed vs the last good run" in second.stdout
+    assert "not run: null arm" in second.stdout
+
+    packet = out / "packet"
+    verdict = json.loads((packet / "verdict.json").read_text())
+    assert verdict["passed"] is False
+    comp = {c["skill"]: c for c in verdict["comparisons"]}
+    assert set(comp) == {"colsum-b"} and comp["colsum-b"]["status"] == "regressed"
+    assert comp["colsum-b"]["ci_hi"] < 0
+    prov = json.loads((packet / "provenance.json").read_text())
+    assert len(prov["commit"]) == 40 and [s["name"] for s in prov["skills"]] == ["colsum-b"]
+    assert {c["case_id"] for c in prov["cases"]} >= {"explicit-1", "explicit-4"} and all(
+        len(c["sha256"]) == 64 for c in prov["cases"])
+    suite = ET.parse(packet / "junit.xml").getroot()
+    cases = suite.findall("testcase")
+    assert {c.get("classname") for c in cases} == {"colsum-b"} and len(cases) == 5
+    failed = [c for c in cases if c.find("failure") is not None]
+    assert len(failed) >= 4 and all("explicit" in c.get("name") for c in failed)
+    sarif = json.loads((packet / "runtime.sarif").read_text())
+    assert sarif["version"] == "2.1.0" and sarif["runs"][0]["tool"]["driver"]["name"] == "aces-bench runtime security"
+    assert (packet / "report" / "index.html").is_file()
+    assert list((packet / "trajectories" / "colsum-b").glob("explicit-*/with_skill-attempt*/result.json"))
+    md = (packet / "summary.md").read_text()
+    assert md.startswith("## aces-bench ci: FAIL") and "| no regression | fail |" in md
+    suggestions = json.loads((packet / "suggestions.json").read_text())
+    assert suggestions and all(s["lv2_produced_by"] for s in suggestions)
+
