@@ -24,7 +24,7 @@ from markdown_it import MarkdownIt
 from aces_bench.agents.usage import UnusableUsage, build_invocation, usage_line
 from aces_bench.skills import Skill
 
-FIXTURE_DIRS = ("evals/files", "references", "assets", "examples", "data")
+FIXTURE_DIRS = ("evals/files", "references", "reference", "assets", "examples", "data")
 FIXTURE_SUFFIXES = frozenset({".csv", ".tsv", ".json", ".txt", ".log", ".yaml", ".yml", ".xml", ".md", ".ini", ".toml"})
 MAX_FIXTURE = 200_000
 SCRIPT_SUFFIXES = frozenset({".py", ".sh", ".js", ".mjs"})
@@ -41,7 +41,7 @@ class Derived:
     """The Usage command run on a fixture in the sandbox."""
 
     command: str
-    fixture: str
+    fixtures: list[str]
     stdout: str
     stderr: str
     exit_code: int
@@ -100,10 +100,52 @@ def _fixtures(skill_dir: Path) -> list[str]:
     return found
 
 
+_PLACEHOLDER = re.compile(r"<([^<>\s][^<>]*)>")
+
+
+def _rank(placeholder: str, fixture: str) -> int:
+    """How well a fixture fits a placeholder: its name in the file name (2), the same suffix (1)."""
+    ph = PurePosixPath(placeholder.strip(".").lower())
+    name = PurePosixPath(fixture).name.lower()
+    if ph.stem and ph.stem in name and (not ph.suffix or name.endswith(ph.suffix)):
+        return 2
+    return 1 if ph.suffix and name.endswith(ph.suffix) else 0
+
+
+def input_sets(usage: str, fixtures: list[str], limit: int = 6) -> list[list[str]]:
+    """Fixture lists to fill the Usage placeholders with, best guesses first.
+
+    Each set starts from one fixture for the first placeholder and fills the others
+    with the best-fitting fixture of the same family (the name before its first '-'),
+    so ``<ledger.csv> <bank.csv>`` gets ``april-ledger.csv april-bank.csv``.
+    """
+    holders = [m.group(1) for m in _PLACEHOLDER.finditer(re.sub(r"\[[^\[\]]*\]", "", usage))]
+    if not holders or not fixtures:
+        return [[]] if not holders else []
+    out: list[list[str]] = []
+    firsts = sorted(fixtures, key=lambda f: (-_rank(holders[0], f), f))
+    for first in firsts:
+        if _rank(holders[0], first) == 0 and any(_rank(holders[0], f) for f in fixtures):
+            break
+        family = PurePosixPath(first).name.split("-")[0]
+        chosen = [first]
+        for h in holders[1:]:
+            rest = [f for f in fixtures if f not in chosen]
+            if not rest:
+                break
+            chosen.append(max(rest, key=lambda f: (_rank(h, f), PurePosixPath(f).name.startswith(family), f)))
+        if len(chosen) == len(holders) and chosen not in out:
+            out.append(chosen)
+        if len(out) >= limit:
+            break
+    return out
+
+
 def ground(skill: Skill, *, run: bool = True) -> Grounding:
     """Everything a drafted case can use from the skill (runs its command in the sandbox when ``run``)."""
     g = Grounding(usage=usage_line(skill.body))
-    for heading, items, code in _sections(skill.body):
+    sections = _sections(skill.body)
+    for heading, items, code in sections:
         items = [i for i in items if 3 <= len(i) <= 200]
         if _WHEN.search(heading):
             (g.when_not if _WHEN_NOT.search(heading) else g.when).extend(items)
@@ -111,6 +153,11 @@ def ground(skill: Skill, *, run: bool = True) -> Grounding:
             g.directives.extend(items)
         g.examples += [c.removeprefix("$ ") for c in code if _COMMAND.match(c) and not c.startswith("#")]
     g.examples = list(dict.fromkeys(g.examples))
+    if not g.directives:
+        # No section is named like instructions: the body's own bullets, else its section headings.
+        bullets = [i for _, items, _ in sections for i in items if 3 <= len(i) <= 200]
+        heads = [h for h, _, _ in sections[1:] if h and not _WHEN.search(h) and 3 <= len(h) <= 80]
+        g.directives = bullets[:5] or [f"covers '{h}' as SKILL.md describes it" for h in heads[:4]]
     g.scripts = sorted(p.relative_to(skill.path).as_posix() for p in (skill.path / "scripts").rglob("*")
                        if p.is_file() and p.suffix in SCRIPT_SUFFIXES) if (skill.path / "scripts").is_dir() else []
     g.fixtures = _fixtures(skill.path)
@@ -162,8 +209,11 @@ async def _run_in_sandbox(skill: Skill, g: Grounding) -> None:
                         g.helps[script] = out.stdout.decode("utf-8", "replace").strip()
             if g.usage:
                 skill_dir = f"/skills/{skill.path.name}"
-                for fixture in g.fixtures or [None]:
-                    inputs = [f"data/{PurePosixPath(fixture).name}"] if fixture else []
+                sets = input_sets(g.usage, g.fixtures)
+                if not sets:
+                    g.unrun = "no fixture fits the Usage command's inputs"
+                for chosen in sets:
+                    inputs = [f"data/{PurePosixPath(f).name}" for f in chosen]
                     try:
                         inv = build_invocation(g.usage, skill_dir, inputs)
                     except UnusableUsage as exc:
@@ -171,18 +221,19 @@ async def _run_in_sandbox(skill: Skill, g: Grounding) -> None:
                         break
                     out = await box.exec(["bash", "-c", inv.command], cwd="/workspace", env=env,
                                          timeout_sec=RUN_TIMEOUT)
-                    run = Derived(command=inv.command.replace(skill_dir + "/", ""), fixture=fixture or "",
+                    run = Derived(command=inv.command.replace(skill_dir + "/", ""), fixtures=chosen,
                                   stdout=out.stdout.decode("utf-8", "replace").strip(),
                                   stderr=out.stderr.decode("utf-8", "replace").strip(), exit_code=out.return_code)
                     if run.exit_code == 0 and run.stdout:
                         g.derived = run
                         break
                 if g.derived is not None:
-                    missing = build_invocation(g.usage, skill_dir, ["data/missing-input.txt"])
+                    inputs = ["data/missing-input.txt"] + [f"data/{PurePosixPath(f).name}" for f in g.derived.fixtures[1:]]
+                    missing = build_invocation(g.usage, skill_dir, inputs)
                     out = await box.exec(["bash", "-c", missing.command], cwd="/workspace", env=env,
                                          timeout_sec=RUN_TIMEOUT)
                     g.failure = Derived(command=missing.command.replace(skill_dir + "/", ""),
-                                        fixture="data/missing-input.txt",
+                                        fixtures=["data/missing-input.txt"],
                                         stdout=out.stdout.decode("utf-8", "replace").strip(),
                                         stderr=out.stderr.decode("utf-8", "replace").strip(),
                                         exit_code=out.return_code)

@@ -78,7 +78,7 @@ def generation_prompt(skill: Skill, intent: EvalIntent, buckets: list[str], grou
             "examples": grounding.examples, "scripts_help": grounding.helps, "fixtures": grounding.fixtures,
             "when_to_use": grounding.when, "instructions": grounding.directives,
             "derived_run": None if grounding.derived is None else {
-                "command": grounding.derived.command, "fixture": grounding.derived.fixture,
+                "command": grounding.derived.command, "fixtures": grounding.derived.fixtures,
                 "stdout": grounding.derived.stdout},
         },
         "reply_schema": GeneratedCases.model_json_schema(),
