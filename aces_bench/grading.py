@@ -32,6 +32,7 @@ from aces_bench.graders.author import (
     run_author_graders,
 )
 from aces_bench.graders.base import GradingInput, MetricResult
+from aces_bench.graders.contamination import saw_target, skill_passages
 from aces_bench.graders.deterministic import grade_deterministic
 from aces_bench.graders.dimensions import (
     dimension_scores,
@@ -44,6 +45,7 @@ from aces_bench.graders.outcome import NO_CHECK, trial_outcome
 from aces_bench.graders.redact import redact
 from aces_bench.graders.self_correction import first_attempt_pass as first_attempt_from
 from aces_bench.graders.skill_efficiency import without_routing
+from aces_bench.graders.tool_calls import build_view
 from aces_bench.judges.base import Judge
 from aces_bench.judges.factory import build_judge
 from aces_bench.records import LABEL_FIELDS, GradedTrial, TrialFacts, TrialSubject, spec_labels
@@ -159,8 +161,12 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         notes.append(f"reward unscored: {NO_CHECK} (the case has no assertions and no native verifier)")
         facts = facts.model_copy(update={"reward": None})
     verdict = decide(grading, metrics, facts.reward)
+    contaminated = None
+    if facts.condition == "baseline" and trajectory is not None and facts.status in GRADABLE:
+        contaminated = saw_target(build_view(trajectory, subject.workdir), target=subject.target_skill,
+                                  skills_dir=subject.skills_dir, passages=skill_passages(subject.skill_dir))
     outcome = trial_outcome(status=facts.status, reward=facts.reward, verifier_checks=subject.verifier_checks,
-                            metrics=metrics)
+                            metrics=metrics, contaminated=contaminated)
     if outcome.reason:
         notes.append(f"outcome unscored: {outcome.reason}")
     if verdict.note:
@@ -181,6 +187,7 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         final_answer=redact(final_answer) if final_answer else None,
         grading_mode=grading.mode, final_pass=verdict.final_pass, outcome_only=outcome_only(metrics),
         outcome=outcome.score, outcome_source=outcome.source, outcome_failed=outcome.failed,
+        baseline_saw_target=contaminated is not None,
         dimensions=dimension_scores(metrics), author_score=verdict.author_score, notes=notes,
         **{k: subject.labels.get(k) for k in LABEL_FIELDS},
     )

@@ -93,6 +93,8 @@ class TrialTotals(BaseModel):
     outcome_failed: float | None = Field(default=None, description="sensitivity view of outcome: timed-out and "
                                          "errored trials scored 0")
     outcome_source: str | None = Field(default=None, description="verifier | judged | None (unscored)")
+    baseline_saw_target: bool = Field(default=False, description="a baseline whose trace shows the target skill "
+                                      "(graders/contamination.py): excluded from its pair")
     first_attempt_pass: bool | None = None
     final_pass: bool | None = Field(default=None, description="reward >= pass_threshold; author pass in custom_only")
     author_score: float | None = None

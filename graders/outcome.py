@@ -46,9 +46,16 @@ class Outcome:
 
 
 def trial_outcome(
-    *, status: str, reward: float | None, verifier_checks: bool, metrics: Mapping[str, MetricResult]
+    *, status: str, reward: float | None, verifier_checks: bool, metrics: Mapping[str, MetricResult],
+    contaminated: str | None = None,
 ) -> Outcome:
-    """The task outcome of one trial (see the module docstring for the rule)."""
+    """The task outcome of one trial (see the module docstring for the rule).
+
+    ``contaminated``: why a baseline trial saw the target skill (graders/contamination.py);
+    such a trial is no baseline, so it has no outcome in either view.
+    """
+    if contaminated:
+        return Outcome(None, None, f"{contaminated}: excluded from the pair", None)
     failed_zero = 0.0 if status in FAILED_AS_ZERO else None
     if status != "ok":
         return Outcome(None, None, f"trial did not finish ({status}): excluded from the lift", failed_zero)

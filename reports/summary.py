@@ -76,6 +76,8 @@ class Counts(BaseModel):
     failed_by_status: dict[str, int] = Field(description="trials whose status is not ok, by status")
     n_unscored_status_ok: int = Field(description="ran fine but the headline outcome is unscored")
     n_missing_trajectory: int
+    n_baseline_saw_target: int = Field(default=0, description="baseline trials whose trace shows the target skill: "
+                                       "excluded from their pairs")
     n_pair_keys: int
     n_scored_pairs: int = Field(description="pair keys with the headline outcome scored on both sides")
     n_one_sided: int = Field(description="pair keys scored on one side only (headline outcome)")
@@ -202,6 +204,8 @@ def counts(trials: pd.DataFrame, stats: StudyStats) -> Counts:
         failed_by_status={str(k): int(v) for k, v in status[status != "ok"].value_counts().sort_index().items()},
         n_unscored_status_ok=int(head["n_unscored_status_ok"].sum()) if len(head) else 0,
         n_missing_trajectory=int((~has).sum()),
+        n_baseline_saw_target=int(trials["baseline_saw_target"].fillna(False).astype(bool).sum())
+        if "baseline_saw_target" in trials else 0,
         n_pair_keys=stats.n_pair_keys,
         n_scored_pairs=int(one["n_both"]) if one is not None else 0,
         n_one_sided=int(one["n_with_only"] + one["n_base_only"]) if one is not None else 0,

@@ -165,3 +165,16 @@ def test_bad_input_is_one_message_naming_the_place_and_the_fix(tmp_path, capsys,
     assert rc == 2
     assert err.startswith("error: ") and message.format(**paths) in err
     assert "Traceback" not in err
+
+
+def test_a_real_skill_whose_verifier_reward_lift_is_minus_one_fails_the_default_gate(skillsbench, tmp_path, capsys):
+    # Real gemini-cli trials: with the skill, 3d-scan-calc's verifier fails where the baseline passed.
+    cases = tmp_path / "evals.json"
+    cases.write_text(json.dumps({"skill_name": "skillsbench", "evals": [
+        {"id": "3d-scan-calc", "prompt": "Mass of the main part.", "expected_skill": "mesh-analysis"}]}))
+    rc, _, err = grade([str(skillsbench), "--cases", str(cases), "--out", str(tmp_path / "g")], capsys)
+    assert rc == 0, err
+    rc = aces_main(["report", str(tmp_path / "g"), "--out", str(tmp_path / "r"), "--fail-under-lift", "0.05"])
+    err = capsys.readouterr().err.splitlines()
+    assert rc == 1
+    assert "FAIL mesh-analysis: outcome lift -1.000 < +0.050 (n=1 pairs)" in err

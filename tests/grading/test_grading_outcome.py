@@ -21,8 +21,8 @@ NO_CHECKS = {"id": "c2", "prompt": "Total?", "expected_skill": SKILL, "expected_
 
 
 def _grade(tmp_path: Path, case: dict, *, reward: float, answer: str, status: str = "ok",
-           checks: bool | None = None) -> object:
-    traj = trajectory(bash("cat data/march.csv", "a,b"), final=answer)
+           checks: bool | None = None, calls: tuple = (), skill_dir: Path | None = None) -> object:
+    traj = trajectory(bash("cat data/march.csv", "a,b"), *calls, final=answer)
     name = f"t-{case['id']}-{status}"
     result = trial_result("task", name, reward)
     d = write_trial(tmp_path, name, traj, result, {"answer.txt": answer})
@@ -31,7 +31,7 @@ def _grade(tmp_path: Path, case: dict, *, reward: float, answer: str, status: st
         task_id="task", attempt=0, skill=SKILL, case=c, case_id=c.id, condition="baseline", status=status,
         failure_cause=None if status == "ok" else "AgentTimeoutError", trial_name=name, trial_dir=d,
         result=TrialResult.model_validate(result), reward=reward, target_skill=SKILL, allowed_skills=(SKILL,),
-        artifacts_dir=d / "artifacts" / "workspace",
+        artifacts_dir=d / "artifacts" / "workspace", skill_dir=skill_dir,
         verifier_checks=bool(c.checks) if checks is None else checks,
     )
     ctx = GradingContext(grading=compose_spec([], output_dir=Path("/tmp/unused")).grading, judge=HeuristicJudge())
@@ -67,3 +67,21 @@ def test_a_timed_out_trial_is_left_out_and_scored_zero_only_in_the_sensitivity_v
 def test_only_the_agents_own_failures_count_as_failures_in_the_sensitivity_view(status, failed):
     o = trial_outcome(status=status, reward=None, verifier_checks=True, metrics={})
     assert o.score is None and o.failed == failed
+
+
+def test_a_baseline_that_read_the_target_skill_is_excluded_from_its_pair(tmp_path):
+    # As when an image bakes skills into the agent's home: gemini-cli reads its own copy.
+    home = bash(f"cat /root/.gemini/skills/{SKILL}/SKILL.md", "---\nname: x\n---\nbody")
+    g = _grade(tmp_path, WITH_CHECK, reward=1.0, answer="Total 1400.07", calls=(home,))
+    assert g.baseline_saw_target and g.outcome is None and g.outcome_failed is None
+    assert any("baseline saw the target skill" in n for n in g.notes)
+    # By content: the body shows up in an output under another name.
+    skill = tmp_path / "skill"
+    skill.mkdir()
+    body = "Reconcile the ledger against the bank statement line by line, matching on amount and date first."
+    (skill / "SKILL.md").write_text(f"---\nname: {SKILL}\ndescription: d\n---\n{body}\n")
+    copy = bash("cat /tmp/notes/guide.md", f"# guide\n{body}\n")
+    g = _grade(tmp_path / "c", WITH_CHECK, reward=1.0, answer="Total 1400.07", calls=(copy,), skill_dir=skill)
+    assert g.baseline_saw_target and "output contains its SKILL.md text" in " ".join(g.notes)
+    clean = _grade(tmp_path / "n", WITH_CHECK, reward=1.0, answer="Total 1400.07", skill_dir=skill)
+    assert not clean.baseline_saw_target and clean.outcome == 1.0
