@@ -69,6 +69,20 @@ test-deps: sandbox ## Install the Debian packages the tests use (root + apt), or
 agents: install test-deps ## Install the npm agent CLIs (claude-code, codex, opencode; pinned) into .aces-cache/agents
 	$(VENV)/bin/aces-bench agents install claude-code codex opencode
 
+PODMAN_DEBS := podman runc debootstrap uidmap slirp4netns
+
+.PHONY: podman
+podman: install ## Set up backend=podman: podman + runc (apt), podman-compose (PyPI), the offline base image
+	@missing=""; for b in podman runc debootstrap; do command -v $$b >/dev/null 2>&1 || missing="$$missing $$b"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing$$missing (apt-get)"; \
+	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(PODMAN_DEBS) >/dev/null; \
+	  else echo "error: backend=podman needs$$missing: apt-get install $(PODMAN_DEBS)" >&2; exit 1; fi; \
+	fi
+	@[ -x $(VENV)/bin/podman-compose ] || $(VENV_PY) -m pip install -q "podman-compose>=1.1"
+	$(VENV)/bin/aces-bench podman image
+
 .PHONY: demo
 demo: install sandbox ## Run the demo study offline (reference agent, local sandbox, heuristic judge) and write its report
 	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV)/bin/aces-bench study=demo

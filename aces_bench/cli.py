@@ -29,6 +29,7 @@ SUBCOMMANDS = {
     "grade": ("aces_bench.graders.cli", "grade the trials of any Harbor job dir"),
     "dataset": ("aces_bench.datasets.cli", "create, refine, check and show a skill's evaluation cases"),
     "trigger": ("aces_bench.datasets.trigger_cli", "trigger evaluation (precision/recall, confusion) and description optimisation"),
+    "podman": ("aces_bench.backends.podman", "build the offline python:3.12-slim image for backend=podman; check it"),
     "agents": ("aces_bench.agents.clis", "install the npm agent CLIs (claude-code, codex, opencode) into the cache"),
     "ci": ("aces_bench.ci.cli", "skill CI: run changed skills, compare with the last good run, apply a policy"),
 }

@@ -51,7 +51,7 @@ def set_offline_defaults() -> None:
 def agent_config(spec: RunSpec) -> AgentConfig:
     h, m = spec.harness, spec.model
     kwargs = dict(h.kwargs)
-    if h.cli is not None:
+    if h.cli is not None and spec.backend.import_path == LOCAL_BACKEND:
         # Harbor's installed agents skip their network install only for this version.
         kwargs.setdefault("version", installed_cli(h.cli)[1].version)
     return AgentConfig(
@@ -68,7 +68,8 @@ def agent_config(spec: RunSpec) -> AgentConfig:
 def environment_config(spec: RunSpec) -> EnvironmentConfig:
     b = spec.backend
     kwargs = dict(b.kwargs)
-    if spec.harness.cli is not None:
+    if spec.harness.cli is not None and b.import_path == LOCAL_BACKEND:
+        # Other backends' environments take no extra mounts: there the agent installs itself.
         folder, manifest = installed_cli(spec.harness.cli)
         mount = {"source": str(folder), "target": str(manifest.mount), "path": str(manifest.bin_dir)}
         kwargs["tool_mounts"] = [*kwargs.get("tool_mounts", []), mount]
@@ -156,6 +157,10 @@ def preflight(spec: RunSpec, emitted: EmitResult) -> None:
     preflight_model_key(spec)
     if spec.backend.type == "docker":
         preflight_docker()
+    if spec.backend.type == "podman":
+        from aces_bench.backends import podman
+
+        podman.preflight()
 
 
 # backend type -> (the SDK module Harbor needs, the aces-bench extra bringing it: pyproject.toml).
