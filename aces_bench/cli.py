@@ -2,15 +2,30 @@
 
 ``aces-bench [run] [overrides...]`` and ``aces-bench -m ...`` are the Hydra app (one
 study, or a multirun sweep). ``scan``, ``report``, ``grade`` and ``dataset`` are plain
-subcommands. User errors print one message and exit 2, never a traceback.
+subcommands. User errors print one message and exit 2, never a traceback; Ctrl-C and
+SIGTERM end every command with one line and exit 130 / 143.
 """
 
 from __future__ import annotations
+
+import signal
+
+
+def _early_sigterm(signum, frame):  # until main() installs the real handler (imports take seconds)
+    import sys
+
+    print("terminated: aces-bench stopped while starting; nothing was written", file=sys.stderr)
+    raise SystemExit(143)
+
+
+if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+    signal.signal(signal.SIGTERM, _early_sigterm)
 
 import importlib
 import logging
 import os
 import sys
+from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
@@ -20,7 +35,7 @@ from omegaconf import DictConfig
 from aces_bench.config.compose import compose_error
 from aces_bench.config.spec import build_run_spec
 from aces_bench.config.store import CONFIG_NAME, CONFIG_PATH, register
-from aces_bench.errors import AcesError
+from aces_bench.errors import AcesError, RunError
 from aces_bench.runner import set_offline_defaults
 
 SUBCOMMANDS = {
@@ -88,11 +103,65 @@ def _run_hydra() -> None:
         if error is None:
             raise
         raise error from None
+    except OSError as exc:
+        error = _run_dir_error(exc)
+        if error is None:
+            raise
+        raise error from None
     finally:
         os.environ.pop("HYDRA_FULL_ERROR", None)
 
 
+def _run_dir_error(exc: OSError) -> RunError | None:
+    """Hydra's own failure to create its run dir (the output folder) as a RunError, else None."""
+    tb, from_hydra = exc.__traceback__, False
+    while tb is not None:
+        from_hydra |= tb.tb_frame.f_code.co_filename.endswith(os.path.join("hydra", "core", "utils.py"))
+        tb = tb.tb_next
+    if not from_hydra or not exc.filename:
+        return None
+    where = Path(str(exc.filename))
+    problem = "is a file" if where.exists() and not where.is_dir() else f"cannot be created ({exc.strerror})"
+    return RunError(f"the output folder {problem}", where=where,
+                    fix="set hydra.run.dir (or study.name) to a folder you can write, or move that file away")
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, taken down the same path as Ctrl-C (cancel, keep finished work)."""
+
+
+_terminated = False
+
+
+def _on_sigterm(signum, frame) -> None:
+    global _terminated
+    _terminated = True
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler) and handler is not signal.default_int_handler:
+        # asyncio.run's own SIGINT handler: it cancels the running study cleanly.
+        handler(signal.SIGINT, frame)
+        return
+    raise _Terminated()
+
+
+def _interrupted(what: str) -> int:
+    """The one line printed for Ctrl-C / SIGTERM, and the exit code (130 / 143)."""
+    if _terminated:
+        print(f"terminated: {what}", file=sys.stderr)
+        return 143
+    print(f"interrupted: {what}", file=sys.stderr)
+    return 130
+
+
 def main(argv: list[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # outside the command's own handling (imports, Hydra setup)
+        return _interrupted("stopped before it started; nothing was written")
+
+
+def _main(argv: list[str] | None = None) -> int:
     set_offline_defaults()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in ("usage", "commands"):
@@ -112,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
         except AcesError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
+        except KeyboardInterrupt:
+            return _interrupted(f"aces-bench {argv[0]} stopped; files it writes are swapped in whole, "
+                                "so the previous ones are intact")
     if argv and argv[0] == "run":
         argv = argv[1:]
     sys.argv = [sys.argv[0] if sys.argv else "aces-bench", *argv]
@@ -121,8 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted: finished trials are kept; re-run the same command to resume", file=sys.stderr)
-        return 130
+        return _interrupted("finished trials are kept; re-run the same command to resume")
     return 0
 
 

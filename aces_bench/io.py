@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -66,3 +67,64 @@ def write_frame(path: Path, frame: Any) -> Path:
 def write_with(path: Path, writer: Callable[[Path], None]) -> Path:
     """Atomically write through a callable that writes to a given path (figures, ...)."""
     return _atomic(path, writer)
+
+
+_STAGING = ".{name}.staging-{pid}-"
+
+
+def staging_dir(final: Path) -> Path:
+    """A fresh empty dir beside ``final`` to build its replacement in (see ``swap_in``).
+
+    Staging dirs left by killed processes (their pid is gone) are removed first.
+    """
+    final = Path(final)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    prefix = f".{final.name}.staging-"
+    for entry in final.parent.glob(prefix + "*"):
+        pid = entry.name[len(prefix):].split("-", 1)[0]
+        if pid.isdigit() and not _pid_alive(int(pid)):
+            shutil.rmtree(entry, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=_STAGING.format(name=final.name, pid=os.getpid()), dir=final.parent))
+
+
+def swap_in(staging: Path, final: Path) -> Path:
+    """Replace dir ``final`` by ``staging`` as a whole: readers see the old or the new one.
+
+    Uses an atomic exchange (``renameat2(RENAME_EXCHANGE)``) where the kernel has it,
+    else two renames; the old content is removed afterwards.
+    """
+    staging, final = Path(staging), Path(final)
+    os.chmod(staging, 0o755)  # mkdtemp made it 0700
+    if not final.exists():
+        os.rename(staging, final)
+        return final
+    if _exchange(staging, final):
+        shutil.rmtree(staging, ignore_errors=True)  # now holds the old content
+        return final
+    old = Path(tempfile.mkdtemp(prefix=_STAGING.format(name=final.name, pid=os.getpid()), dir=final.parent))
+    os.rename(final, old / "old")
+    os.rename(staging, final)
+    shutil.rmtree(old, ignore_errors=True)
+    return final
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

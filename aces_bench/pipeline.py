@@ -17,6 +17,7 @@ from aces_bench.graders.modes import check_author_graders
 from aces_bench.grading import grade_records
 from aces_bench.io import write_json
 from aces_bench.judges.factory import build_judge
+from aces_bench.outlock import study_lock, usable_output_dir
 from aces_bench.provenance import SkillProvenance, build_provenance
 from aces_bench.records import write_grades, write_trials_table
 from aces_bench.runner import check_credential_names, job_config, preflight_backend_extra
@@ -59,12 +60,20 @@ def run_study(spec: RunSpec) -> Path:
 
 
 def run_member(spec: RunSpec) -> tuple[Path, int]:
-    """One ordinary study; returns its output dir and how many task dirs it emitted."""
-    out = Path(spec.output_dir).resolve()
+    """One ordinary study; returns its output dir and how many task dirs it emitted.
+
+    The output folder is locked for the whole run (``outlock``): a second run on it
+    refuses at once, before it writes anything.
+    """
+    out = usable_output_dir(Path(spec.output_dir))
+    with study_lock(out):
+        return _run_locked(spec, out)
+
+
+def _run_locked(spec: RunSpec, out: Path) -> tuple[Path, int]:
     _check_same_skills(spec, out)
     if not spec.emit_only:
         preflight_backend_extra(spec)  # before a long emission, not after it
-    out.mkdir(parents=True, exist_ok=True)
     plan = plan_study(spec)
     check_credential_names(spec, plan)
     # A mode that needs author graders, and the judge (its key), must be usable

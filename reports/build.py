@@ -6,10 +6,11 @@ trajectories); never reruns a trial. Statistics come from ``aces_bench.stats``.
 
 from __future__ import annotations
 
+import shutil
 from collections import defaultdict
 from pathlib import Path
 
-from aces_bench.io import write_json, write_text
+from aces_bench.io import staging_dir, swap_in, write_json, write_text
 from aces_bench.reports.dimensions import mapping
 from aces_bench.reports.figures import FigureInputs, draw_all
 from aces_bench.reports.html import (
@@ -69,7 +70,21 @@ def build_report(results_dir: Path, *, out_dir: Path | None = None, settings: St
     """
     results_dir = Path(results_dir)
     study = load_study(results_dir)
-    out = Path(out_dir) if out_dir is not None else results_dir / REPORT_DIR
+    final = Path(out_dir) if out_dir is not None else results_dir / REPORT_DIR
+    # Every artifact is written into a staging dir swapped in as a whole at the end: a
+    # killed or failed build leaves the previous report untouched.
+    out = staging_dir(final)
+    try:
+        _build_into(out, study, results_dir, settings=settings, static=static, paper=paper)
+    except BaseException:
+        shutil.rmtree(out, ignore_errors=True)
+        raise
+    swap_in(out, final)
+    return final / "index.html"
+
+
+def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings | None, static: bool,
+                paper: bool | None) -> None:
     scores = scan_targets(study) if static else None
     static_scores = structural_frame(scores) if scores is not None and scores.structural else None
     if settings is None and any(m.provenance and m.provenance.spec.study.stop_on_pass for m in study.members):
@@ -108,7 +123,6 @@ def build_report(results_dir: Path, *, out_dir: Path | None = None, settings: St
         from aces_bench.reports.paper import write_paper_page
 
         write_paper_page(out, FigureInputs(stats, pairs, study.trials, static_section), items, nav=nav)
-    return out / "index.html"
 
 
 def _write_index(env, out: Path, summary: ReportSummary, figures, items, cover, pairs, outcome: str,
