@@ -40,6 +40,10 @@ def parser() -> argparse.ArgumentParser:
                    help="stored last good run (default: .aces/last-good in the repo)")
     p.add_argument("--save-baseline", action="store_true", help="store this run as the last good one if it passes")
     p.add_argument("--out", type=Path, metavar="DIR", default=Path("aces-ci"), help="output folder (default: aces-ci)")
+    lv2 = p.add_argument_group("LV2 suggestions by a model (default: offline rules)")
+    lv2.add_argument("--suggest-model", metavar="MODEL", help="litellm model that writes LV2 edits, e.g. openai/gpt-4o-mini")
+    lv2.add_argument("--suggest-base-url", metavar="URL", help="OpenAI-compatible endpoint for --suggest-model")
+    lv2.add_argument("--suggest-api-key-env", metavar="VAR", help="name of the variable holding its key")
     p.add_argument("overrides", nargs="*", help="study overrides, e.g. harness=terminus-2 model=gpt-4o")
     return p
 
@@ -79,7 +83,18 @@ def main(argv: list[str]) -> int:
         print(f"ci: run {c.name}: {c.reason}")
     from aces_bench.ci.run import run_ci
 
-    result = run_ci(changed, args.overrides, out, baseline, policy, since=args.since, commit=commit, dirty=dirty)
+    judge = None
+    if args.suggest_model:
+        from aces_bench.judges.factory import build_judge
+        from aces_bench.judges.spec import JudgeSpec
+
+        judge = build_judge(JudgeSpec(kind="litellm", model=args.suggest_model, base_url=args.suggest_base_url,
+                                      api_key_env=args.suggest_api_key_env))
+    elif args.suggest_base_url or args.suggest_api_key_env:
+        raise ConfigError("--suggest-base-url and --suggest-api-key-env need --suggest-model", where="aces-bench ci",
+                          fix="add --suggest-model <litellm model>, or drop them")
+    result = run_ci(changed, args.overrides, out, baseline, policy, since=args.since, commit=commit, dirty=dirty,
+                    suggest_judge=judge)
     for line in result.verdict.reasons():
         print(f"ci: {line}")
     print(f"ci: {'PASS' if result.verdict.passed else 'FAIL'}; evidence packet: {result.packet}")

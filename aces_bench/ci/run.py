@@ -144,7 +144,7 @@ def _case_hashes(changed: list[SkillChange]) -> list[dict]:
 
 
 def run_ci(changed: list[SkillChange], overrides: list[str], out: Path, baseline_dir: Path, policy: Policy, *,
-           since: str | None, commit: str, dirty: bool) -> CiResult:
+           since: str | None, commit: str, dirty: bool, suggest_judge=None) -> CiResult:
     from aces_bench import __version__
     from aces_bench.reports.summary import read_summary
 
@@ -159,6 +159,10 @@ def run_ci(changed: list[SkillChange], overrides: list[str], out: Path, baseline
     findings = runtime_findings(grades)
     result = verdict(_checks(policy, trials, summary, comparisons, findings, skills, threshold))
     suggestions = _suggestions(grades, trials, changed, threshold)
+    if suggest_judge is not None:
+        from aces_bench.ci.suggest_model import with_model
+
+        suggestions = with_model(suggest_judge, suggestions, {c.name: c.path for c in changed})
 
     packet = out / PACKET
     if packet.exists():
