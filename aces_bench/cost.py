@@ -127,3 +127,37 @@ class CostGuard:
             where=job_dir,
             fix="raise study.max_cost_usd and re-run the same command to resume",
         )
+
+
+def cost_by_arm(trials, headline_lift: float | None) -> tuple[list[dict], float | None]:
+    """Tokens and cost per condition, and the dollars one point of lift costs.
+
+    A point is one percentage point of the headline outcome's lift; its price is the
+    extra mean cost per with-skill trial over the baseline, divided by the lift in
+    points. None when a cost is unknown or the lift is not positive. Trials without a
+    cost (no agent result, an unpriced model) are counted in ``n_costed`` terms, never
+    as $0.
+    """
+    rows: list[dict] = []
+    means: dict[str, float] = {}
+    if trials is None or len(trials) == 0 or "condition" not in trials:
+        return rows, None
+    for condition, group in trials.groupby("condition", sort=True):
+        cost = group["cost_usd"] if "cost_usd" in group else None
+        known = cost.dropna() if cost is not None else []
+        row = {
+            "condition": str(condition),
+            "n_trials": int(len(group)),
+            "input_tokens": int(group["input_tokens"].fillna(0).sum()) if "input_tokens" in group else 0,
+            "output_tokens": int(group["output_tokens"].fillna(0).sum()) if "output_tokens" in group else 0,
+            "n_costed": int(len(known)),
+            "cost_usd": float(known.sum()) if len(known) else None,
+            "mean_cost_usd": float(known.mean()) if len(known) else None,
+        }
+        rows.append(row)
+        if row["mean_cost_usd"] is not None:
+            means[row["condition"]] = row["mean_cost_usd"]
+    per_point = None
+    if headline_lift is not None and headline_lift > 0 and {"with_skill", "baseline"} <= means.keys():
+        per_point = (means["with_skill"] - means["baseline"]) / (headline_lift * 100)
+    return rows, per_point

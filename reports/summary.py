@@ -117,6 +117,10 @@ class ReportSummary(VersionedRecord):
     static_vs_live: StaticLiveSection | None = Field(
         default=None, description="static scan of the target skills against their live lift; None for external data")
     stats: StudyStats = Field(description="every statistic, as aces_bench.stats computed it")
+    cost_by_arm: list[dict[str, Any]] = Field(
+        default_factory=list, description="tokens and cost per condition (aces_bench.cost.cost_by_arm)")
+    usd_per_lift_point: float | None = Field(
+        default=None, description="extra mean cost per with-skill trial per percentage point of headline lift")
 
 
 def read_summary(path: Path) -> ReportSummary:
@@ -237,7 +241,14 @@ def build_summary(
         by = GROUPINGS[name]
         return lift_rows(lift_table(pairs, by=by, outcomes=outcomes, level=level), by, trials, graders)
 
+    from aces_bench.cost import cost_by_arm
+
+    pooled = lift_rows(stats.lift_pooled.frame(), (), trials, graders)
+    headline = next((r.lift for r in pooled if r.outcome == stats.settings.headline_outcome), None)
+    arms, per_point = cost_by_arm(trials, headline)
     return ReportSummary(
+        cost_by_arm=arms,
+        usd_per_lift_point=per_point,
         source=source,
         headline_outcome=stats.settings.headline_outcome,
         labels=Labels(
@@ -249,7 +260,7 @@ def build_summary(
             graders_by_outcome=graders,
         ),
         counts=counts(trials, stats),
-        pooled=lift_rows(stats.lift_pooled.frame(), (), trials, graders),
+        pooled=pooled,
         by_skill=grouped("skill"),
         by_harness=grouped("harness"),
         by_model=grouped("model"),

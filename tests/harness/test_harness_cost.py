@@ -60,3 +60,23 @@ def test_real_usage_crossing_the_cap_stops_the_study(tmp_path, monkeypatch):
     message = str(err.value)
     assert "crossed study.max_cost_usd=$0.0002 after 1 of 4 trial(s)" in message, message
     assert "the trials that ran are kept" in message
+
+
+def test_cost_by_arm_and_dollars_per_point_of_lift():
+    import pandas as pd
+
+    from aces_bench.cost import cost_by_arm
+
+    trials = pd.DataFrame({
+        "condition": ["with_skill", "with_skill", "baseline", "baseline"],
+        "input_tokens": [1000, 3000, 500, 500], "output_tokens": [10, 30, 5, 5],
+        "cost_usd": [0.30, 0.50, 0.10, None],
+    })
+    rows, per_point = cost_by_arm(trials, headline_lift=0.5)
+    by = {r["condition"]: r for r in rows}
+    assert by["with_skill"] == {"condition": "with_skill", "n_trials": 2, "input_tokens": 4000, "output_tokens": 40,
+                                "n_costed": 2, "cost_usd": pytest.approx(0.8), "mean_cost_usd": pytest.approx(0.4)}
+    assert by["baseline"]["n_costed"] == 1 and by["baseline"]["cost_usd"] == pytest.approx(0.1)
+    assert per_point == pytest.approx((0.4 - 0.1) / 50)
+    assert cost_by_arm(trials, headline_lift=0.0)[1] is None
+    assert cost_by_arm(trials.assign(cost_usd=None), headline_lift=0.5)[1] is None

@@ -25,14 +25,19 @@ from model_server import ModelServer  # noqa: E402
 
 from aces_bench.agents.clis import CLIS, MANIFEST, cli_dir  # noqa: E402
 from aces_bench.config.compose import compose_spec  # noqa: E402
+from aces_bench.graders.tool_calls import build_view  # noqa: E402
 from aces_bench.pipeline import run_study  # noqa: E402
 
 HARNESSES = {
-    # harness: (script, model overrides, key variable, protocol, skill-activation tool)
+    # harness: (script, model name, key variable, wire protocol)
     "claude-code": (agent_scripts.claude_code, "anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY", "anthropic"),
     "codex": (agent_scripts.codex, "openai/gpt-4o", "OPENAI_API_KEY", "responses"),
     "opencode": (agent_scripts.opencode, "anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY", "anthropic"),
 }
+
+
+# How each harness activates a skill, as graders/tool_calls.py sees it in the ATIF trajectory.
+ACTIVATION = {"claude-code": ("Skill", "activate"), "codex": ("exec_command", "read"), "opencode": ("skill", "activate")}
 
 
 def _needs_cli(name: str):
@@ -85,8 +90,17 @@ def test_paired_study_with_the_real_cli_on_the_local_backend(harness, tmp_path, 
     assert skill["metric_skill_execution"] == 1.0 and base["metric_skill_execution"] == 0.0
     assert skill["input_tokens"] > 0 and base["input_tokens"] > 0
 
-    trajectory = Trajectory.model_validate_json(Path(skill["trial_dir"], "agent", "trajectory.json").read_text())
-    calls = [c for step in trajectory.steps for c in (step.tool_calls or [])]
-    assert calls, "the with-skill trajectory has no tool calls"
+    # The graders' view of each ATIF trajectory: activation through the harness's own mechanism.
+    views = {cond: build_view(Trajectory.model_validate_json(Path(row["trial_dir"], "agent", "trajectory.json")
+                                                            .read_text()))
+             for cond, row in (("with_skill", skill), ("baseline", base))}
+    tool, how = ACTIVATION[harness]
+    first = views["with_skill"].calls[0]
+    assert first.tool == tool
+    if how == "activate":
+        assert first.kind == "activate" and first.activated == "csv-column-sum"
+    else:
+        assert first.reads == ("/root/.agents/skills/csv-column-sum/SKILL.md",)
+    assert not any(c.kind == "activate" or any("SKILL.md" in r for r in c.reads) for c in views["baseline"].calls)
     provenance = json.loads((out / "provenance.json").read_text())
     assert provenance["agent_cli"]["version"] == CLIS[harness].version
