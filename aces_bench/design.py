@@ -204,5 +204,6 @@ def run_design(spec: RunSpec) -> Path:
     if spec.report and not spec.emit_only:
         from aces_bench.reports import build_report
 
-        log.info("report: %s", build_report(out))
+        index = build_report(out)
+        log.info("report: %s; the paper's figures beside this study's: %s", index, index.parent / "paper.html")
     return out

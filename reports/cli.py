@@ -74,6 +74,8 @@ def main(argv: list[str]) -> int:
 
     index = build_report(args.results_dir, out_dir=args.out, paper=args.paper)
     print(f"report: {index}")
+    if (index.parent / "paper.html").is_file():
+        print(f"paper figures: {index.parent / 'paper.html'}")
     if not gating:
         return 0
     return _gate(index.parent, args.fail_under_lift, args.outcome, args.lower_bound)
