@@ -6,14 +6,19 @@ Contract (what a skill author writes):
   metric, recorded as ``author:<name>``. Files whose name starts with ``_`` or ``.``
   are helpers, not graders; other suffixes are ignored. ``.py`` runs with the Python
   that runs aces-bench, ``.sh`` with ``bash`` (``sh`` when bash is absent).
-- **When and where it runs**: on the host, after the trial, never in the agent's
-  sandbox; in both conditions (the paired difference needs both). Its working
-  directory is a fresh, read-only *copy* of the retained final workspace
+- **When and where it runs**: after the trial, in both conditions (the paired
+  difference needs both), never in the agent's sandbox but in a sandbox of the same
+  kind of its own (bubblewrap, see ``aces_bench.backends.bwrap``): no network, no host
+  environment, the host's ``/usr``, ``/etc`` (secrets covered) and ``/lib*`` and the
+  Python that runs aces-bench read-only, and nothing else of the host. Its working
+  directory is a read-only *copy* of the retained final workspace
   (``TrialRecord.artifacts_dir``: the answer file *and* every intermediate file the
   agent left), so a grader can neither change what is graded nor the retained
-  artifacts. Root ignores permission bits; the copy is what protects the original.
+  artifacts; it can write only its ``HOME`` and ``TMPDIR`` (discarded) and its
+  verdict on stdout, which is parsed as data. Without bubblewrap the metric is
+  unscored with the reason (an author grader never runs unsandboxed on the host).
 - **Inputs** (environment variables; the host environment is *not* inherited, so no
-  judge or provider credential reaches author code):
+  judge or provider credential reaches author code; paths are the sandbox's):
   ``ACES_WORKSPACE`` (the copy, = cwd), ``ACES_WORKSPACE_RETAINED`` (``1``/``0``),
   ``ACES_FINAL_ANSWER`` (file with the final answer, empty when none),
   ``ACES_TRAJECTORY`` (copy of the ATIF trajectory, unset when there is none),
@@ -37,20 +42,19 @@ import json
 import os
 import re
 import shutil
-import signal
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from aces_bench.cases import EvalCase
-from aces_bench.errors import EvalsError, validation_lines
+from aces_bench.errors import AcesError, EvalsError, validation_lines
 from aces_bench.graders.base import Evidence, MetricResult
 from aces_bench.graders.redact import redact, redact_value
 
@@ -185,10 +189,19 @@ def _set_writable(root: Path) -> None:
         Path(dirpath).chmod(0o755)
 
 
+# Where the staged inputs appear inside the grader's sandbox.
+SANDBOX_BASE = "/aces"
+
+
 @contextmanager
-def staged_inputs(ctx: AuthorContext) -> Iterator[tuple[Path, dict[str, str]]]:
-    """A private folder holding the read-only workspace copy and input files; yields (cwd, env)."""
+def staged_inputs(ctx: AuthorContext, *, base: str | None = None) -> Iterator[tuple[Path, dict[str, str]]]:
+    """A private folder holding the read-only workspace copy and input files; yields (cwd, env).
+
+    ``base``: the path the folder is shown at inside a sandbox; the env then names the
+    sandbox's paths (the yielded cwd stays the host path of the copy).
+    """
     tmp = Path(tempfile.mkdtemp(prefix="aces-author-"))
+    seen = str(tmp) if base is None else base
     try:
         ws = tmp / "workspace"
         if ctx.workspace is not None and Path(ctx.workspace).is_dir():
@@ -207,26 +220,27 @@ def staged_inputs(ctx: AuthorContext) -> Iterator[tuple[Path, dict[str, str]]]:
                    "workspace_retained": ctx.workspace is not None and Path(ctx.workspace).is_dir()}
         (inputs / "context.json").write_text(json.dumps(context, indent=2), encoding="utf-8")
         env = {
-            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
-            "HOME": str(tmp / "home"),
-            "TMPDIR": str(tmp / "tmp"),
+            "PATH": os.pathsep.join(dict.fromkeys([str(Path(sys.executable).parent), "/usr/local/bin",
+                                                   "/usr/bin", "/bin"])),
+            "HOME": f"{seen}/home",
+            "TMPDIR": f"{seen}/tmp",
             "LANG": "C.UTF-8",
             "PYTHONDONTWRITEBYTECODE": "1",
-            "ACES_WORKSPACE": str(ws),
+            "ACES_WORKSPACE": f"{seen}/workspace",
             "ACES_WORKSPACE_RETAINED": "1" if context["workspace_retained"] else "0",
-            "ACES_FINAL_ANSWER": str(answer),
-            "ACES_CONTEXT": str(inputs / "context.json"),
+            "ACES_FINAL_ANSWER": f"{seen}/inputs/final_answer.txt",
+            "ACES_CONTEXT": f"{seen}/inputs/context.json",
             "ACES_CONDITION": ctx.condition,
             "ACES_CASE_ID": ctx.case_id,
         }
         if ctx.skill_dir is not None:
-            env["ACES_SKILL_DIR"] = str(ctx.skill_dir)
+            env["ACES_SKILL_DIR"] = str(ctx.skill_dir) if base is None else f"{seen}/skill"
         if ctx.trajectory_path is not None and Path(ctx.trajectory_path).is_file():
             shutil.copyfile(ctx.trajectory_path, inputs / "trajectory.json")
-            env["ACES_TRAJECTORY"] = str(inputs / "trajectory.json")
+            env["ACES_TRAJECTORY"] = f"{seen}/inputs/trajectory.json"
         if ctx.case is not None:
             (inputs / "case.json").write_text(ctx.case.model_dump_json(indent=2), encoding="utf-8")
-            env["ACES_CASE"] = str(inputs / "case.json")
+            env["ACES_CASE"] = f"{seen}/inputs/case.json"
         _set_read_only(ws)
         _set_read_only(inputs)
         yield ws, env
@@ -245,33 +259,34 @@ def _unscored(g: AuthorGrader, reason: str, details: dict[str, Any]) -> MetricRe
 async def run_author_grader(
     g: AuthorGrader, ctx: AuthorContext, *, timeout_sec: float = AUTHOR_TIMEOUT_SEC
 ) -> MetricResult:
-    """Run one author grader for one trial; never raises for the grader's behaviour."""
-    with staged_inputs(ctx) as (cwd, env):
-        details: dict[str, Any] = {"script": str(g.path), "workspace_retained": env["ACES_WORKSPACE_RETAINED"] == "1"}
+    """Run one author grader for one trial, in its own sandbox; never raises for the grader's behaviour."""
+    from aces_bench.backends.bwrap import ExecTimeout, find_tools
+
+    _, missing = find_tools()
+    with staged_inputs(ctx, base=SANDBOX_BASE) as (cwd, env):
+        details: dict[str, Any] = {"script": str(g.path), "workspace_retained": env["ACES_WORKSPACE_RETAINED"] == "1",
+                                   "sandbox": "bubblewrap, no network"}
+        if missing:
+            return _unscored(g, f"{g.path.name} not run: author graders run sandboxed and need "
+                                f"{', '.join(missing)} (apt-get install bubblewrap util-linux)", details)
         started = time.monotonic()
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *g.argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
-            )
-        except OSError as exc:
-            return _unscored(g, f"could not start {g.path.name}: {exc.strerror or exc}", details)
-        try:
-            out, err = await asyncio.wait_for(proc.communicate(), timeout=timeout_sec)
-        except TimeoutError:
-            # The grader's own children die with it: it runs in its own session.
-            _kill_group(proc.pid)
-            await proc.wait()
+            async with _grader_sandbox(g, ctx, cwd.parent) as box:
+                out = await box.exec([*g.argv[:-1], f"{SANDBOX_BASE}/grader/{g.path.name}"],
+                                     cwd=env["ACES_WORKSPACE"], env=env, timeout_sec=timeout_sec)
+        except ExecTimeout:
             details["duration_sec"] = round(time.monotonic() - started, 3)
             return _unscored(g, f"{g.path.name} timed out after {timeout_sec:g}s", details)
+        except (OSError, AcesError) as exc:
+            return _unscored(g, f"could not start {g.path.name}: {getattr(exc, 'strerror', None) or exc}", details)
         details["duration_sec"] = round(time.monotonic() - started, 3)
-        details["exit_code"] = proc.returncode
-        stdout = out.decode("utf-8", errors="replace")
-        stderr = err.decode("utf-8", errors="replace")
+        details["exit_code"] = out.return_code
+        stdout = out.stdout.decode("utf-8", errors="replace")
+        stderr = out.stderr.decode("utf-8", errors="replace")
         if stderr.strip():
             details["stderr_tail"] = _tail(stderr)
-        if proc.returncode != 0:
-            return _unscored(g, f"{g.path.name} exited with code {proc.returncode}: "
+        if out.return_code != 0:
+            return _unscored(g, f"{g.path.name} exited with code {out.return_code}: "
                                 f"{_tail(stderr or stdout, 300) or 'no output'}", details)
         try:
             reply = parse_reply(stdout)
@@ -285,11 +300,33 @@ async def run_author_grader(
                         details=redact_value(details), evidence=evidence)
 
 
-def _kill_group(pid: int) -> None:
+@asynccontextmanager
+async def _grader_sandbox(g: AuthorGrader, ctx: AuthorContext, staged: Path):
+    """A bubblewrap sandbox for one grader run: the staged inputs read-only at /aces."""
+    from aces_bench.backends.bwrap import Bind, Sandbox
+    from aces_bench.backends.rootfs import make_skeleton
+
+    root = staged / "root"
+    root.mkdir()
+    make_skeleton(root)
+    base = PurePosixPath(SANDBOX_BASE)
+    binds = [Bind(staged / "workspace", base / "workspace", read_only=True),
+             Bind(staged / "inputs", base / "inputs", read_only=True),
+             Bind(staged / "home", base / "home"),
+             Bind(staged / "tmp", base / "tmp"),
+             Bind(g.path.parent.resolve(), base / "grader", read_only=True)]
+    if ctx.skill_dir is not None and Path(ctx.skill_dir).is_dir():
+        binds.append(Bind(Path(ctx.skill_dir).resolve(), base / "skill", read_only=True))
+    # The Python that runs aces-bench (a venv and the interpreter it points at), read-only.
+    for prefix in dict.fromkeys(Path(p).resolve() for p in (sys.prefix, sys.base_prefix)):
+        if not str(prefix).startswith(("/usr", "/lib", "/bin")):
+            binds.append(Bind(prefix, PurePosixPath(str(prefix)), read_only=True))
+    box = Sandbox(root, tuple(binds), network=False, hostname="aces-author-grader")
+    await box.start()
     try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+        yield box
+    finally:
+        await box.stop()
 
 
 async def run_author_graders(

@@ -109,8 +109,8 @@ def test_grader_cannot_change_the_retained_workspace_and_gets_no_host_secrets(tm
         ws = pathlib.Path.cwd()
         try:
             (ws / "answer.txt").write_text("tampered")
-        except PermissionError:
-            pass  # read-only for non-root; root writes the private copy only
+        except OSError:
+            pass  # a read-only mount inside the grader's sandbox
         print(json.dumps({"score": 1, "details": {"key": os.environ.get("OPENAI_API_KEY"),
                                                   "cwd_is_workspace": str(ws) == os.environ["ACES_WORKSPACE"]}}))
         """})
