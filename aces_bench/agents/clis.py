@@ -86,11 +86,11 @@ def cli_dir(cli: AgentCli, root: Path | None = None) -> Path:
     return (root or cache_root()) / f"{cli.name}-{cli.version}"
 
 
-def get_cli(name: str) -> AgentCli:
+def get_cli(name: str, *, where: str = "harness.cli") -> AgentCli:
     try:
         return CLIS[name]
     except KeyError:
-        raise ConfigError(f"unknown agent CLI {name!r}", where="harness.cli",
+        raise ConfigError(f"unknown agent CLI {name!r}", where=where,
                           fix=f"use one of: {', '.join(CLIS)}") from None
 
 
@@ -159,6 +159,7 @@ def main(argv: list[str]) -> int:
         print(f"error: unknown agents command {command!r}\n{usage}", file=sys.stderr)
         return 2
     for name in names or list(CLIS):
+        get_cli(name, where="aces-bench agents install")
         start = time.monotonic()
         manifest = install(name)
         print(f"{manifest.name}: {manifest.package}@{manifest.version} ({manifest.version_output}) "
