@@ -184,8 +184,11 @@ def enter_argv(
 class Sandbox:
     """A running bubblewrap sandbox over ``root`` with ``binds`` (see module doc)."""
 
-    def __init__(self, root: Path, binds: tuple[Bind, ...] = (), *, network: bool = False, hostname: str = "sandbox"):
+    def __init__(self, root: Path, binds: tuple[Bind, ...] = (), *, network: bool = False, hostname: str = "sandbox",
+                 cgroup=None):
         self.root = Path(root)
+        # A limits.TrialCgroup that bwrap and every entered command join before exec.
+        self.cgroup = cgroup
         self.binds = tuple(binds)
         self.network = network
         self.hostname = hostname
@@ -229,6 +232,7 @@ class Sandbox:
             stderr=self._stderr,
             env=dict(INIT_ENV),
             start_new_session=True,
+            preexec_fn=self.cgroup.join if self.cgroup is not None else None,
         ))
         try:
             # Shielded: a cancelled spawn kills bwrap's own pid only, then waits for its
@@ -305,6 +309,7 @@ class Sandbox:
                 stderr=err,
                 env=sandbox_env(env),
                 start_new_session=True,
+                preexec_fn=self.cgroup.join if self.cgroup is not None else None,
             )
             self._groups.add(proc.pid)
             try:

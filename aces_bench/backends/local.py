@@ -55,6 +55,7 @@ from aces_bench.backends.dockerfile import (
     load_plan,
 )
 from aces_bench.backends.egress import EgressRelay, Endpoint, allowlist_endpoints, hosts_file
+from aces_bench.backends.limits import TrialCgroup
 from aces_bench.backends.rootfs import PrivateRoot, make_skeleton, owner_ids
 from aces_bench.errors import BackendError, ReportError
 from aces_bench.versioning import VersionedRecord, load_model
@@ -82,6 +83,7 @@ class SandboxProvenance(VersionedRecord):
     userland: str
     network: str
     resource_limits_enforced: bool = False
+    resource_limits: str = "not enforced"
     private_root: str
 
 
@@ -133,7 +135,12 @@ class LocalSandboxEnvironment(BaseEnvironment):
     - ``root_parent``: host dir for the private roots. Default ``/dev/shm`` when
       writable (tmpfs: on this kind of host removing a root from ext4 costs ~50 ms, a
       third of a trial), else the system temp dir. Roots hold only staged inputs and
-      what the commands write, and are removed at stop.
+      what the commands write, and are removed at stop. Files written there count
+      against the trial's memory limit.
+    - ``require_limits`` (default False): refuse to start a trial whose memory/CPU
+      limits (``[environment].memory_mb`` / ``cpus``) this host cannot enforce; by
+      default such a trial runs and ``local-sandbox.json`` says the limits were not
+      enforced (:mod:`aces_bench.backends.limits`).
     """
 
     def __init__(
@@ -144,11 +151,14 @@ class LocalSandboxEnvironment(BaseEnvironment):
         root_parent: str | None = None,
         tool_mounts: list[dict[str, str]] | None = None,
         egress_urls: list[str] | None = None,
+        require_limits: bool = False,
         **kwargs,
     ):
         self._egress_urls = list(egress_urls or [])
         self._egress: EgressRelay | None = None
         self._written_binds: tuple[Path, ...] | None = None  # set in start (copy-out)
+        self._cgroup: TrialCgroup | None = None
+        self._require_limits = require_limits
         self._default_network = default_network
         self._tool_binds, self._tool_path = tool_binds(tool_mounts or [])
         self._root_parent = root_parent
@@ -214,7 +224,9 @@ class LocalSandboxEnvironment(BaseEnvironment):
             for target in self._mount_targets():
                 if not any(b.target == PurePosixPath(target) for b in binds):
                     root.mkdirs(str(target))
-            self._sandbox = Sandbox(self.private_root, binds, network=self.network_enabled, hostname=HOSTNAME)
+            self._cgroup = self._make_cgroup()
+            self._sandbox = Sandbox(self.private_root, binds, network=self.network_enabled, hostname=HOSTNAME,
+                                    cgroup=self._cgroup)
             await self._sandbox.start()
             if endpoints:
                 self._egress = EgressRelay(self._sandbox.pid, endpoints)
@@ -234,6 +246,8 @@ class LocalSandboxEnvironment(BaseEnvironment):
             userland=f"host: {_host_os_name()}",
             network=self._network_label(),
             private_root=str(self.private_root),
+            resource_limits_enforced=self._cgroup is not None,
+            resource_limits=self._cgroup.label if self._cgroup is not None else self._unenforced_label(),
         )
         # In a thread: the atomic write fsyncs, which would stall concurrent trials.
         await asyncio.to_thread(io.write_json, self.trial_paths.trial_dir / PROVENANCE_FILE, self.provenance)
@@ -250,6 +264,32 @@ class LocalSandboxEnvironment(BaseEnvironment):
         await asyncio.to_thread(self._release_trial_dir)
         if not delete and self.private_root is not None:
             self.logger.debug(f"local sandbox: kept private root {self.private_root}")
+
+    # -- resource limits (limits.py) ---------------------------------------------
+    def _make_cgroup(self) -> TrialCgroup | None:
+        """The trial's cgroup with the task's memory and CPU limits; None when not enforceable.
+
+        With ``require_limits`` an unenforceable limit is a BackendError (the trial
+        does not start) instead of a run recorded as unlimited.
+        """
+        memory, cpus = self.task_env_config.memory_mb, self.task_env_config.cpus
+        cgroup = TrialCgroup.create(self.private_root.name, memory_mb=memory, cpus=cpus)
+        if cgroup is None and (memory or cpus):
+            if self._require_limits:
+                raise BackendError(
+                    f"memory_mb={memory} / cpus={cpus} cannot be enforced: no writable cgroup (v2 or v1) "
+                    "with the memory and cpu controllers on this host",
+                    fix="run where cgroups are delegated (root, or a systemd user slice), drop "
+                    "backend.kwargs.require_limits, or use backend=docker",
+                )
+            self.logger.warning(f"local sandbox: {self._unenforced_label()}")
+        return cgroup
+
+    def _unenforced_label(self) -> str:
+        memory, cpus = self.task_env_config.memory_mb, self.task_env_config.cpus
+        if not memory and not cpus:
+            return "none set"
+        return f"not enforced (memory {memory} MB, cpus {cpus} asked; no writable cgroup on this host)"
 
     # -- copy-out: what the trial wrote to the host is plain data (copyout.py) ------
     def _guard_trial_dir(self, binds: tuple[Bind, ...]) -> None:
@@ -299,6 +339,9 @@ class LocalSandboxEnvironment(BaseEnvironment):
         if self._sandbox is not None:
             await self._sandbox.stop()
             self._sandbox = None
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
         self._root = None
         if delete and self.private_root is not None and self.private_root.exists():
             await asyncio.to_thread(shutil.rmtree, self.private_root, ignore_errors=True)
