@@ -82,7 +82,7 @@ def staging_dir(final: Path) -> Path:
     prefix = f".{final.name}.staging-"
     for entry in final.parent.glob(prefix + "*"):
         pid = entry.name[len(prefix):].split("-", 1)[0]
-        if pid.isdigit() and not _pid_alive(int(pid)):
+        if pid.isdigit() and not pid_alive(int(pid)):
             shutil.rmtree(entry, ignore_errors=True)
     return Path(tempfile.mkdtemp(prefix=_STAGING.format(name=final.name, pid=os.getpid()), dir=final.parent))
 
@@ -120,7 +120,8 @@ def _exchange(a: Path, b: Path) -> bool:
     return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (a process of another user counts as alive)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

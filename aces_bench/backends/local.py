@@ -579,23 +579,13 @@ def sweep_orphaned_roots(parent: str) -> int:
         return 0
     for entry in entries:
         m = _OWNED_ROOT.match(entry.name)
-        if m is None or not entry.is_dir(follow_symlinks=False) or _alive(int(m.group(1))):
+        if m is None or not entry.is_dir(follow_symlinks=False) or io.pid_alive(int(m.group(1))):
             continue
         shutil.rmtree(entry.path, ignore_errors=True)
         removed += 1
     if removed:
         log.info("local sandbox: removed %d private root(s) left by killed runs in %s", removed, parent)
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _default_root_parent() -> str:
