@@ -97,8 +97,9 @@ test: install test-deps ## Run the test suite
 	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) -m pytest -q $(PYTEST_ARGS)
 
 .PHONY: lint
-lint: install ## Lint with ruff (config in pyproject.toml)
+lint: install ## Lint with ruff and check the import layers (import-linter; both configured in pyproject.toml)
 	$(VENV_PY) -m ruff check .
+	$(VENV_PY) tools/lint_layers.py
 
 .PHONY: bench
 bench: install sandbox ## Run the speed benchmarks (targets printed next to timings)

@@ -1,7 +1,9 @@
-"""Evaluation cases (kept for existing imports): the model and loader live in ``aces_bench.datasets``.
+"""Evaluation cases: the name the pipeline imports them by (emitters, graders, judges, reports).
 
-``EvalCase``, ``EvalSuite``, ``Check``, ``FileSpec`` and ``load_suite(skill_dir,
-skill_name)`` are re-exported unchanged; see ``aces_bench/datasets/model.py`` for the
+The model and loaders live in ``aces_bench.datasets``; ``EvalCase``, ``EvalSuite``,
+``Check``, ``FileSpec`` and ``load_suite(skill_dir, skill_name)`` are re-exported here
+so that the rest of aces-bench depends on one small module rather than on the
+datasets package's layout; see ``aces_bench/datasets/model.py`` for the
 versioned model and ``aces_bench/datasets/formats.py`` for the asset formats.
 """
 

@@ -41,7 +41,7 @@ from aces_bench.runner import set_offline_defaults
 SUBCOMMANDS = {
     "scan": ("aces_bench.static.cli", "static scan of skill folders (structure, rubric, security)"),
     "report": ("aces_bench.reports.cli", "regenerate reports from stored results (or SkillsBench data)"),
-    "grade": ("aces_bench.graders.cli", "grade the trials of any Harbor job dir"),
+    "grade": ("aces_bench.grade_cli", "grade the trials of any Harbor job dir"),
     "dataset": ("aces_bench.datasets.cli", "create, refine, check and show a skill's evaluation cases"),
     "trigger": ("aces_bench.datasets.trigger_cli", "trigger evaluation (precision/recall, confusion) and description optimisation"),
     "podman": ("aces_bench.backends.podman", "build the offline python:3.12-slim image for backend=podman; check it"),

@@ -39,7 +39,7 @@ from aces_bench.graders.dimensions import (
     outcome_only,
     weighted_composite,
 )
-from aces_bench.graders.judged import JUDGED_METRICS, grade_judged
+from aces_bench.graders.judged import grade_judged
 from aces_bench.graders.modes import decide, runs_author_graders
 from aces_bench.graders.outcome import NO_CHECK, trial_outcome
 from aces_bench.graders.redact import redact
@@ -48,6 +48,7 @@ from aces_bench.graders.skill_efficiency import without_routing
 from aces_bench.graders.tool_calls import build_view
 from aces_bench.judges.base import Judge
 from aces_bench.judges.factory import build_judge
+from aces_bench.metrics import metric_names
 from aces_bench.records import LABEL_FIELDS, GradedTrial, TrialFacts, TrialSubject, spec_labels
 
 GRADABLE = ("ok", "agent_error", "timeout", "verifier_error")
@@ -103,7 +104,7 @@ class GradingContext:
     """What stays the same across the trials of one grading run."""
 
     grading: GradingSpec
-    judge: object
+    judge: Judge
     author_timeout_sec: float = AUTHOR_TIMEOUT_SEC
     author_limit: asyncio.Semaphore | None = None
 
@@ -134,9 +135,9 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         if not subject.routing_known and "skill_efficiency" in det:
             det["skill_efficiency"] = without_routing(det["skill_efficiency"], "the skills this trial may read are unknown")
         metrics.update({k: v for k, v in det.items() if k in grading.metrics})
-        wanted_judged = [m for m in JUDGED_METRICS if m in grading.metrics]
+        wanted_judged = [m for m in metric_names("judged") if m in grading.metrics]
         if wanted_judged:
-            judged = await grade_judged(inp, ctx.judge)  # type: ignore[arg-type]
+            judged = await grade_judged(inp, ctx.judge, earlier=metrics)
             metrics.update({k: v for k, v in judged.items() if k in wanted_judged})
         if runs_author_graders(grading.mode):
             if subject.skill_dir is None:
@@ -179,7 +180,7 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
     return GradedTrial(
         **facts.model_dump(), has_trajectory=trajectory is not None, trajectory_error=traj_error,
         metrics=metrics, composite=verdict.composite, first_attempt_pass=first_pass,
-        self_correction=self_correction.model_dump(mode="json") if self_correction is not None else None,
+        self_correction=self_correction,
         n_steps=len(trajectory.steps) if trajectory else None, n_tool_calls=n_tool_calls,
         input_tokens=agent_result.n_input_tokens if agent_result else None,
         output_tokens=agent_result.n_output_tokens if agent_result else None,

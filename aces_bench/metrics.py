@@ -19,6 +19,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+GRADER_VERSION = "1"
+"""Version of the built-in graders, written into every task's metadata and every result."""
+
 Kind = Literal["deterministic", "judged"]
 KINDS: tuple[Kind, ...] = ("deterministic", "judged")
 
@@ -144,17 +147,17 @@ register(Metric(
     description="no skill read that the trial may not read; productive tool use",
 ))
 register(Metric(
-    "accuracy", "judged", "aces_bench.graders.accuracy:grade_accuracy", short="acc",
+    "accuracy", "judged", "aces_bench.graders.accuracy:grade", short="acc",
     dimensions={"Correctness": (None,)}, outcome=True,
     description="the final answer against the case's expected output",
 ))
 register(Metric(
-    "goal_accuracy", "judged", "aces_bench.graders.goal_accuracy:grade_goal_accuracy", short="goal",
+    "goal_accuracy", "judged", "aces_bench.graders.goal_accuracy:grade", short="goal",
     dimensions={"Correctness": (None,)}, outcome=True,
     description="the user's goal met, judged from the trajectory",
 ))
 register(Metric(
-    "behavior_check", "judged", "aces_bench.graders.behavior_check:grade_behavior_check", short="behav",
+    "behavior_check", "judged", "aces_bench.graders.behavior_check:grade", short="behav",
     dimensions={"Effectiveness": (None,)},
     description="the case's expected behaviours observed",
 ))

@@ -7,10 +7,10 @@ import json
 import logging
 from pathlib import Path
 
+from aces_bench.attempts import AttemptPolicy, collect_attempts, run_attempts
 from aces_bench.collect import collect_job
 from aces_bench.config.spec import RunSpec
 from aces_bench.emitters import emit_study
-from aces_bench.emitters.attempts import AttemptPolicy, collect_attempts, run_attempts
 from aces_bench.emitters.plan import plan_study
 from aces_bench.errors import RunError
 from aces_bench.graders.modes import check_author_graders

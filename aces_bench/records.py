@@ -188,7 +188,8 @@ class GradedTrial(TrialFacts, TrialTotals, VersionedRecord):
 
     trajectory_error: str | None = None
     metrics: dict[str, MetricResult] = Field(default_factory=dict)
-    self_correction: dict | None = None
+    self_correction: MetricResult | None = Field(
+        default=None, description="the self_correction result; its section via graders.self_correction.SelfCorrection.of")
     final_answer: str | None = None
     grading_mode: str | None = None
     outcome_only: float | None = Field(default=None, description="mean of the outcome metrics scored")

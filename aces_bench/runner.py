@@ -25,7 +25,7 @@ from harbor.models.trial.result import TrialResult
 from pydantic import ValidationError
 
 from aces_bench.agents.clis import installed as installed_cli
-from aces_bench.backends.local import IMPORT_PATH as LOCAL_BACKEND
+from aces_bench.backends import LOCAL_BACKEND
 from aces_bench.config.spec import RunSpec
 from aces_bench.cost import CostGuard, check_cap, estimate
 from aces_bench.datasets.credentials import check_study_credentials, resolve_credentials

@@ -32,7 +32,7 @@ from aces_bench.emitters.plan import TaskPlan
 # The table's model and version live with its readers (TaskMetadata); re-exported here.
 from aces_bench.emitters.task_metadata import TASK_METADATA_KEY, TASK_METADATA_VERSION
 from aces_bench.emitters.writer import BLOB_DIR, BlobStore, write_task_dir
-from aces_bench.graders.base import GRADER_VERSION
+from aces_bench.metrics import GRADER_VERSION
 from aces_bench.skills import Skill, staged_files
 
 _CHECKER = "check_answer.py"

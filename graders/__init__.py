@@ -12,8 +12,8 @@ grader never pulls in the judge layer or Harbor's job machinery):
 - ``modes.decide(grading, metrics, reward)``: composite and pass per grading mode.
 - ``dimensions.dimension_scores(metrics)`` / ``dimensions.outcome_only(metrics)``.
 - ``external.find_trials`` / ``external.subjects_for``: any Harbor job dir.
-- ``cli.main(argv)``: ``aces-bench grade``.
 
 Per-trial orchestration lives in ``aces_bench.grading`` (``grade_records``,
-``grade_subject``, ``GradedTrial``).
+``grade_subject``) and ``aces_bench.grade_cli`` (``aces-bench grade``); the records
+in ``aces_bench.records``. Graders never import either.
 """

@@ -20,7 +20,7 @@ skill is credited with, as in the ACES method.
 
 from __future__ import annotations
 
-from aces_bench.graders.base import Evidence, GradingInput, MetricResult
+from aces_bench.graders.base import Evidence, GraderContext, GradingInput, MetricResult, require_judge
 from aces_bench.graders.judge_context import (
     grader_version,
     precondition,
@@ -110,3 +110,8 @@ async def grade_accuracy(inp: GradingInput, judge: Judge) -> MetricResult:
         schema=AccuracyReply,
     )
     return score_accuracy(outcome)
+
+
+async def grade(inp: GradingInput, ctx: GraderContext) -> MetricResult:
+    """The registered grader (``aces_bench/metrics.py``): ``grade_accuracy`` with the context's judge."""
+    return await grade_accuracy(inp, require_judge(ctx, METRIC))

@@ -10,7 +10,11 @@ trajectory gives ``(None, cause)``: the trial is unscored with that cause, never
 Agents that leave only a plain-text log get a *synthetic* trajectory from
 ``synthetic_from_log``: shell commands are recovered from prompt lines, and the
 result says it is synthetic in ``extra["aces_synthetic"]`` and in ``notes``.
-This module and ``artifacts.py`` are the only graders that read files.
+Of the metric graders' inputs, the trajectory (here) and the retained workspace
+(``artifacts.py``) are the only trial files read; the metric graders themselves are
+pure functions of them. Other modules of this package read files for their own ends:
+``author.py`` (a skill's author graders), ``external.py`` (Harbor job dirs),
+``patterns.py`` (the security patterns).
 """
 
 from __future__ import annotations

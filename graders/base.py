@@ -1,21 +1,34 @@
 """Typed inputs and outputs shared by every grader.
 
-A grader is a pure function ``grade(inp: GradingInput) -> MetricResult``. It never
-raises for bad agent behaviour; it returns an unscored result with a reason when it
-cannot decide (missing trajectory, no case spec, judge failure). Unscored is not 0.
+Every metric's grader has one signature, ``grade(inp: GradingInput, ctx: GraderContext)
+-> MetricResult`` (a coroutine for judged metrics), and is registered once in
+``aces_bench/metrics.py``. ``inp`` is what the trial produced; ``ctx`` is what the
+grading layer prepared once per trial and shares with every grader (the normalised
+tool-call view, the retained artifacts, the pattern set, the judge, the results of
+the metrics graded before). A grader never raises for bad agent behaviour; it returns
+an unscored result with a reason when it cannot decide (missing trajectory, no case
+spec, judge failure). Unscored is not 0.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from harbor.models.trajectories import Trajectory
 from pydantic import BaseModel, ConfigDict, Field
 
 from aces_bench.cases import EvalCase
+from aces_bench.metrics import GRADER_VERSION
 
-GRADER_VERSION = "1"
+if TYPE_CHECKING:
+    from aces_bench.graders.artifacts import ArtifactText
+    from aces_bench.graders.patterns import PatternSet
+    from aces_bench.graders.tool_calls import TraceView
+    from aces_bench.judges.base import Judge
+
 
 
 class Evidence(BaseModel):
@@ -66,3 +79,27 @@ class GradingInput(BaseModel):
     workdir: str = "/workspace"
     final_answer: str | None = None
     artifacts_dir: Path | None = Field(default=None, description="retained workspace copy on the host")
+
+
+@dataclass(frozen=True)
+class GraderContext:
+    """What the grading layer prepared once for one trial, shared by every grader.
+
+    ``view`` is None without a trajectory; ``judge`` is None for deterministic
+    grading; ``earlier`` holds the results of the metrics graded before this one,
+    in registration order (deterministic metrics are graded before judged ones).
+    """
+
+    view: TraceView | None = None
+    artifacts: Sequence[ArtifactText] = ()
+    artifact_notes: Sequence[str] = ()
+    patterns: PatternSet | None = None
+    judge: Judge | None = None
+    earlier: Mapping[str, MetricResult] = field(default_factory=dict)
+
+
+def require_judge(ctx: GraderContext, metric: str) -> Judge:
+    """The context's judge; a judged metric graded without one is a programming error."""
+    if ctx.judge is None:
+        raise ValueError(f"{metric} is a judged metric: grade it with a judge in GraderContext.judge")
+    return ctx.judge

@@ -18,7 +18,7 @@ import asyncio
 import re
 
 from aces_bench.graders.accuracy import MIN_ANSWERED
-from aces_bench.graders.base import Evidence, GradingInput, MetricResult
+from aces_bench.graders.base import Evidence, GraderContext, GradingInput, MetricResult, require_judge
 from aces_bench.graders.judge_context import (
     grader_version,
     precondition,
@@ -137,3 +137,8 @@ async def grade_behavior_check(inp: GradingInput, judge: Judge) -> MetricResult:
         )
     )
     return score_behaviors(behaviors, list(outcomes), judge.label, [label for label, _ in items])
+
+
+async def grade(inp: GradingInput, ctx: GraderContext) -> MetricResult:
+    """The registered grader (``aces_bench/metrics.py``): ``grade_behavior_check`` with the context's judge."""
+    return await grade_behavior_check(inp, require_judge(ctx, METRIC))

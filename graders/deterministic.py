@@ -1,25 +1,24 @@
 """Entry point of the deterministic grading layer.
 
 ``grade_deterministic(inp)`` builds the trajectory view once, reads the retained
-artifacts once, runs ``security``, ``skill_execution``, ``skill_efficiency`` and
-``self_correction`` over them, and returns every result with its evidence
-redacted. It never raises for agent behaviour; a missing trajectory or case
+artifacts once, runs every deterministic metric of the registry
+(``aces_bench/metrics.py``: ``security``, ``skill_execution``, ``skill_efficiency``
+and any registered since) and the ``self_correction`` section over them, and returns
+every result with its evidence redacted. It never raises for agent behaviour; a missing trajectory or case
 leaves the affected metrics unscored with the reason.
 """
 
 from __future__ import annotations
 
 from aces_bench.graders.artifacts import ArtifactText, read_artifact_texts
-from aces_bench.graders.base import GradingInput, MetricResult
+from aces_bench.graders.base import GraderContext, GradingInput, MetricResult
 from aces_bench.graders.patterns import PatternSet, load_patterns
 from aces_bench.graders.redact import redact_value
-from aces_bench.graders.security import grade_security
+from aces_bench.graders.self_correction import METRIC as SELF_CORRECTION
 from aces_bench.graders.self_correction import grade_self_correction
-from aces_bench.graders.skill_efficiency import grade_skill_efficiency
-from aces_bench.graders.skill_execution import grade_skill_execution
+from aces_bench.graders.skill_execution import METRIC as SKILL_EXECUTION
 from aces_bench.graders.tool_calls import TraceView, build_view
-
-DETERMINISTIC = ("security", "skill_execution", "skill_efficiency", "self_correction")
+from aces_bench.metrics import metrics
 
 
 def grade_deterministic(
@@ -40,13 +39,12 @@ def grade_deterministic(
     notes: list[str] = []
     if artifacts is None:
         artifacts, notes = read_artifact_texts(inp.artifacts_dir)
-    execution = grade_skill_execution(inp, view)
-    results = {
-        "security": grade_security(inp, view, artifacts=artifacts, artifact_notes=notes, patterns=ps),
-        "skill_execution": execution,
-        "skill_efficiency": grade_skill_efficiency(inp, view),
-        "self_correction": grade_self_correction(inp, view, execution),
-    }
+    results: dict[str, MetricResult] = {}
+    for m in metrics("deterministic"):
+        ctx = GraderContext(view=view, artifacts=artifacts, artifact_notes=notes, patterns=ps, earlier=dict(results))
+        results[m.name] = m.load_grader()(inp, ctx)
+    # The self_correction section is not a metric: it reads skill_execution's verdict.
+    results[SELF_CORRECTION] = grade_self_correction(inp, view, results.get(SKILL_EXECUTION))
     if view is not None and view.synthetic:
         results = {k: _note_synthetic(r) for k, r in results.items()}
     return {k: _redacted(r, ps) for k, r in results.items()}

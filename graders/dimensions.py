@@ -1,7 +1,8 @@
 """The five ACES dimensions, the composite and the outcome-only view, from the six metrics.
 
-The mapping is data (``DIMENSIONS``): each dimension is the mean of the metric scores
-or metric sub-scores it lists that were scored on the trial. Sub-scores are used where
+The mapping is data, declared by each metric in the registry (``Metric.dimensions``
+in ``aces_bench/metrics.py``) and read here by ``dimensions()``: each dimension is the
+mean of the metric scores or metric sub-scores it lists that were scored on the trial. Sub-scores are used where
 one metric feeds two dimensions, so no check is counted twice:
 
 | dimension       | sources                                                           |
@@ -17,7 +18,7 @@ Discoverability is whether the agent found the right skill (activated it, and re
 no skill it should not have); Effectiveness whether, once found, the skill was used
 as designed and the expected behaviours happened; Efficiency how much of the agent's
 tool use was productive. Dimensions are a *view*: the composite stays the weighted
-mean of the six metrics (``GradingSpec.weight_of``, default 1/6 each), and the metrics
+mean of the configured metrics (``GradingSpec.weight_of``, default equal weights), and the metrics
 are always stored next to the dimensions.
 
 Unscored is never 0: a source that was not scored is left out of its dimension's
@@ -30,7 +31,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from aces_bench.graders.base import MetricResult
-from aces_bench.metrics import outcome_metrics
+from aces_bench.metrics import dimension_sources, outcome_metrics
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,18 +46,9 @@ class Source:
         return self.metric if self.sub is None else f"{self.metric}.{self.sub}"
 
 
-DIMENSIONS: dict[str, tuple[Source, ...]] = {
-    "Security": (Source("security"),),
-    "Correctness": (Source("accuracy"), Source("goal_accuracy")),
-    "Discoverability": (Source("skill_execution", "activation"), Source("skill_efficiency", "routing")),
-    "Effectiveness": (
-        Source("skill_execution", "execution"),
-        Source("skill_execution", "workflow_order"),
-        Source("skill_execution", "error_recovery"),
-        Source("behavior_check"),
-    ),
-    "Efficiency": (Source("skill_efficiency", "tool_efficiency"),),
-}
+def dimensions() -> dict[str, tuple[Source, ...]]:
+    """Each dimension's sources, in dimension order (``DIMENSION_NAMES``) then registration order."""
+    return {d: tuple(Source(m, sub) for m, sub in srcs) for d, srcs in dimension_sources().items()}
 
 
 def source_value(metrics: Mapping[str, MetricResult], src: Source) -> float | None:
@@ -72,12 +64,12 @@ def _mean(values: Iterable[float | None]) -> float | None:
 
 
 def dimension_scores(metrics: Mapping[str, MetricResult]) -> dict[str, float | None]:
-    """Every dimension, in ``DIMENSIONS`` order: the mean of its scored sources, or None."""
-    return {name: _mean(source_value(metrics, s) for s in sources) for name, sources in DIMENSIONS.items()}
+    """Every dimension, in ``DIMENSION_NAMES`` order: the mean of its scored sources, or None."""
+    return {name: _mean(source_value(metrics, s) for s in sources) for name, sources in dimensions().items()}
 
 
 def outcome_only(metrics: Mapping[str, MetricResult]) -> float | None:
-    """Mean of accuracy and goal_accuracy over those scored (the stats layer's ``outcome_only``)."""
+    """Mean of the outcome metrics (accuracy, goal_accuracy) over those scored (the stats layer's ``outcome_only``)."""
     return _mean(source_value(metrics, Source(m)) for m in outcome_metrics())
 
 
@@ -98,4 +90,4 @@ def weighted_composite(
 
 def mapping_table() -> list[dict[str, str]]:
     """The mapping as rows (dimension, sources) for reports and summaries."""
-    return [{"dimension": d, "sources": ", ".join(s.label for s in srcs)} for d, srcs in DIMENSIONS.items()]
+    return [{"dimension": d, "sources": ", ".join(s.label for s in srcs)} for d, srcs in dimensions().items()]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 
 from aces_bench.cases import EvalCase
-from aces_bench.graders.base import GRADER_VERSION, Evidence, GradingInput, MetricResult
+from aces_bench.graders.base import GRADER_VERSION, Evidence, GraderContext, GradingInput, MetricResult, require_judge
 from aces_bench.graders.judge_context import (
     OUTPUT_CAP,
     RENDER_CAP,
@@ -329,3 +329,8 @@ async def grade_goal_accuracy(
     if ragas_version is None:
         return await two_step(inp, judge, reference, why)
     return await with_ragas(inp, judge, reference, ragas_version)
+
+
+async def grade(inp: GradingInput, ctx: GraderContext) -> MetricResult:
+    """The registered grader (``aces_bench/metrics.py``): ``grade_goal_accuracy`` with the context's judge."""
+    return await grade_goal_accuracy(inp, require_judge(ctx, METRIC))

@@ -1,6 +1,7 @@
-"""Entry point for the judged metrics: accuracy, goal_accuracy and behavior_check.
+"""Entry point for the judged metrics: accuracy, goal_accuracy, behavior_check (the registry's judged kind).
 
-``grade_judged`` runs the three concurrently with one judge; the judge's own
+``grade_judged`` runs every judged metric of the registry (``aces_bench/metrics.py``)
+concurrently with one judge; the judge's own
 semaphore bounds how many calls are in flight. Every result carries the judge's
 label in ``grader`` and the prompt version in ``grader_version``.
 
@@ -12,15 +13,12 @@ an answer or an artifact. The offline heuristic judge reads them unmasked.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 
-from aces_bench.graders.accuracy import grade_accuracy
-from aces_bench.graders.base import GradingInput, MetricResult
-from aces_bench.graders.behavior_check import grade_behavior_check
-from aces_bench.graders.goal_accuracy import grade_goal_accuracy
+from aces_bench.graders.base import GraderContext, GradingInput, MetricResult
 from aces_bench.graders.redact import redact
 from aces_bench.judges.base import Judge, JudgeOutcome, T
-
-JUDGED_METRICS = ("accuracy", "goal_accuracy", "behavior_check")
+from aces_bench.metrics import metrics
 
 
 class RedactingJudge:
@@ -45,14 +43,14 @@ def guarded(judge: Judge) -> Judge:
     return RedactingJudge(judge)
 
 
-async def grade_judged(inp: GradingInput, judge: Judge) -> dict[str, MetricResult]:
-    """The three judged metrics for one trial, keyed by metric name; never raises for
+async def grade_judged(
+    inp: GradingInput, judge: Judge, *, earlier: Mapping[str, MetricResult] | None = None
+) -> dict[str, MetricResult]:
+    """Every judged metric for one trial, keyed by metric name; never raises for
     agent behaviour or judge failure (those are unscored results with a reason).
-    Prompts to a non-heuristic judge are redacted first."""
-    judge = guarded(judge)
-    results = await asyncio.gather(
-        grade_accuracy(inp, judge),
-        grade_goal_accuracy(inp, judge),
-        grade_behavior_check(inp, judge),
-    )
-    return {r.metric: r for r in results}
+    Prompts to a non-heuristic judge are redacted first. ``earlier``: the trial's
+    deterministic results, for a judged grader that reads them."""
+    ctx = GraderContext(judge=guarded(judge), earlier=dict(earlier or {}))
+    judged = metrics("judged")
+    results = await asyncio.gather(*(m.load_grader()(inp, ctx) for m in judged))
+    return {m.name: r for m, r in zip(judged, results, strict=True)}

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from aces_bench.graders.artifacts import ArtifactText
-from aces_bench.graders.base import Evidence, GradingInput, MetricResult
+from aces_bench.graders.base import Evidence, GraderContext, GradingInput, MetricResult
 from aces_bench.graders.patterns import Compiled, PatternSet, load_patterns
 from aces_bench.graders.redact import snippet
 from aces_bench.graders.tool_calls import TraceView, skill_ref
@@ -172,3 +172,9 @@ def grade_security(
         ))
     return MetricResult(metric=METRIC, score=score, sub_scores=subs, evidence=evidence, grader="deterministic",
                         details=details)
+
+
+def grade(inp: GradingInput, ctx: GraderContext) -> MetricResult:
+    """The registered grader (``aces_bench/metrics.py``): ``grade_security`` over the shared view and artifacts."""
+    return grade_security(inp, ctx.view, artifacts=ctx.artifacts, artifact_notes=ctx.artifact_notes,
+                          patterns=ctx.patterns)

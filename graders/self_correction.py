@@ -32,16 +32,73 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 from aces_bench.graders.base import Evidence, GradingInput, MetricResult
-from aces_bench.graders.skill_execution import analyse, norm_skill, unscored
+from aces_bench.graders.skill_execution import ACTIVATION, EXECUTION, WORKFLOW_ORDER, analyse, norm_skill, unscored
 from aces_bench.graders.tool_calls import Call, TraceView, skill_ref
 
 METRIC = "self_correction"
-FIRST_ATTEMPT_CHECKS = ("activation", "execution", "workflow_order")
+FIRST_ATTEMPT_CHECKS = (ACTIVATION, EXECUTION, WORKFLOW_ORDER)
 _SKILL_CONFIG = re.compile(
     r"/\.claude/settings(?:\.local)?\.json$|/\.gemini/settings\.json$|/\.codex/config\.toml$|"
     r"/\.config/opencode/opencode\.jsonc?$|(?:^|/)opencode\.jsonc?$|/\.agents/config\.(?:toml|json)$"
 )
+
+
+class SkillChange(BaseModel):
+    """A write to a skill file (or a harness skill config) during the trial."""
+
+    index: int
+    step_id: int | None = None
+    where: str | None = None
+    tool: str
+    path: str
+    skill: str | None = None
+    file: str
+    target: bool
+
+
+class FirstAttemptError(BaseModel):
+    index: int
+    step_id: int | None = None
+    where: str | None = None
+    tool: str
+    action: str
+    exit_code: int | None = None
+
+
+class Retry(BaseModel):
+    index: int
+    step_id: int | None = None
+    where: str | None = None
+    of_step: int | None = None
+    action: str
+    succeeded: bool
+
+
+class SelfCorrection(BaseModel):
+    """The ``self_correction`` section: did the agent change the skill, and what passed only after.
+
+    Stored in the self_correction result's ``details["self_correction"]``; read it with
+    ``SelfCorrection.of(result)``, never by key.
+    """
+
+    patched: bool
+    first_patch_index: int | None = None
+    first_patch_step: int | None = None
+    changes: list[SkillChange] = Field(default_factory=list)
+    first_attempt_errors: list[FirstAttemptError] = Field(default_factory=list)
+    retries: list[Retry] = Field(default_factory=list)
+    affected_checks: list[str] = Field(default_factory=list)
+    first_attempt: dict[str, float | None] = Field(default_factory=dict)
+    final: dict[str, float | None] = Field(default_factory=dict)
+
+    @classmethod
+    def of(cls, result: MetricResult | None) -> SelfCorrection | None:
+        """The section of a self_correction result; None when it has none (no trajectory)."""
+        raw = result.details.get(METRIC) if result is not None else None
+        return cls.model_validate(raw) if raw else None
 
 
 def skill_changes(calls: tuple[Call, ...], skills_dir: str, target: set[str]) -> list[dict[str, Any]]:
@@ -174,5 +231,5 @@ def first_attempt_pass(final_pass: bool | None, self_correction: MetricResult) -
         return None
     if not final_pass:
         return False
-    section = self_correction.details.get("self_correction") or {}
-    return not section.get("patched", False)
+    section = SelfCorrection.of(self_correction)
+    return not (section is not None and section.patched)

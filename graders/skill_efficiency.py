@@ -25,11 +25,14 @@ from __future__ import annotations
 
 import re
 
-from aces_bench.graders.base import Evidence, GradingInput, MetricResult
+from aces_bench.graders.base import Evidence, GraderContext, GradingInput, MetricResult
 from aces_bench.graders.skill_execution import activations, norm_skill
 from aces_bench.graders.tool_calls import Call, TraceView, skill_ref
 
 METRIC = "skill_efficiency"
+# Sub-score (and evidence check) names; other modules import these, never the bare strings.
+ROUTING, TOOL_EFFICIENCY = "routing", "tool_efficiency"
+SUB_CHECKS = (ROUTING, TOOL_EFFICIENCY)
 WASTE_INDICATORS = ("help_fishing", "wrong_path", "package_install", "duplicate_call")
 MAX_EXAMPLES = 3
 _NOT_FOUND = re.compile(r"No such file or directory|cannot access|does not exist|not found|ENOENT", re.IGNORECASE)
@@ -139,3 +142,8 @@ def without_routing(r: MetricResult, reason: str) -> MetricResult:
     if score is None and r.score is not None:
         update["unscored_reason"] = f"routing not scored ({reason}) and tool efficiency not applicable"
     return r.model_copy(update=update)
+
+
+def grade(inp: GradingInput, ctx: GraderContext) -> MetricResult:
+    """The registered grader (``aces_bench/metrics.py``)."""
+    return grade_skill_efficiency(inp, ctx.view)

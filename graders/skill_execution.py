@@ -33,11 +33,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from aces_bench.cases import EvalCase
-from aces_bench.graders.base import Evidence, GradingInput, MetricResult
+from aces_bench.graders.base import Evidence, GraderContext, GradingInput, MetricResult
 from aces_bench.graders.tool_calls import Call, TraceView, skill_ref
 
 METRIC = "skill_execution"
-SUB_CHECKS = ("activation", "execution", "workflow_order", "error_recovery")
+# Sub-score (and evidence check) names; other modules import these, never the bare strings.
+ACTIVATION, EXECUTION, WORKFLOW_ORDER, ERROR_RECOVERY = "activation", "execution", "workflow_order", "error_recovery"
+SUB_CHECKS = (ACTIVATION, EXECUTION, WORKFLOW_ORDER, ERROR_RECOVERY)
 RECOVERY_WINDOW = 5
 MAX_FAILURE_EVIDENCE = 10
 
@@ -276,3 +278,8 @@ def grade_skill_execution(inp: GradingInput, view: TraceView | None) -> MetricRe
         return missing
     facts = analyse(view.calls, inp.case, inp.target_skill, inp.skills_dir, inp.condition)
     return result_from(facts)
+
+
+def grade(inp: GradingInput, ctx: GraderContext) -> MetricResult:
+    """The registered grader (``aces_bench/metrics.py``)."""
+    return grade_skill_execution(inp, ctx.view)

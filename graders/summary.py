@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 
-from aces_bench.graders.dimensions import DIMENSIONS, mapping_table
+from aces_bench.graders.dimensions import dimensions, mapping_table
 from aces_bench.graders.redact import redact
-from aces_bench.metrics import metric_names
+from aces_bench.metrics import metric_names, short_name
 from aces_bench.records import CONDITIONS, GradedTrial
 
 MAX_REASONS = 8
@@ -53,7 +53,7 @@ def summary_markdown(graded: list[GradedTrial], *, title: str, facts: list[str])
     per: list[tuple[str, Callable[[GradedTrial], float | None]]] = [
         ("reward", lambda g: g.reward), ("composite", lambda g: g.composite),
         ("outcome_only", lambda g: g.outcome_only),
-    ] + [(d, (lambda g, d=d: g.dimensions.get(d))) for d in DIMENSIONS]
+    ] + [(d, (lambda g, d=d: g.dimensions.get(d))) for d in dimensions()]
     if author:
         per.append(("author_score", lambda g: g.author_score))
     rows = []
@@ -94,13 +94,11 @@ def summary_markdown(graded: list[GradedTrial], *, title: str, facts: list[str])
             lines.append(f"- … {len(reasons) - MAX_REASONS} more reasons in grades.jsonl")
 
     lines += ["", "## Trials", ""]
-    short = {"security": "sec", "skill_execution": "exec", "skill_efficiency": "eff", "accuracy": "acc",
-             "goal_accuracy": "goal", "behavior_check": "behav"}
     rows = []
     for g in sorted(graded, key=lambda g: (g.skill, g.case_id, g.condition, g.attempt)):
         rows.append([g.task_id, g.condition, str(g.attempt), g.status, _cell(g.reward),
                      *[_cell(_metric(g, m)) for m in metric_names()], _cell(g.composite),
                      "—" if g.first_attempt_pass is None else str(g.first_attempt_pass).lower()])
-    lines += _table(["task", "condition", "try", "status", "reward", *[short[m] for m in metric_names()], "composite",
+    lines += _table(["task", "condition", "try", "status", "reward", *[short_name(m) for m in metric_names()], "composite",
                      "first pass"], rows)
     return redact("\n".join(lines) + "\n")

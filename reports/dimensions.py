@@ -1,6 +1,6 @@
 """The ACES dimensions as the report shows them, read from the graders' mapping.
 
-``aces_bench.graders.dimensions.DIMENSIONS`` is the one definition (a dimension is the
+``aces_bench.graders.dimensions.dimensions()`` (from the metric registry) is the one definition (a dimension is the
 mean of metric scores or sub-scores). The report always shows the metrics; for a
 sub-score source (``skill_execution.activation``) the lift shown is its whole metric's,
 because the trials table stores metric scores, not sub-scores.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from aces_bench.graders.dimensions import DIMENSIONS
+from aces_bench.graders.dimensions import dimensions
 
 QUESTIONS: dict[str, str] = {
     "Security": "Does the run stay safe (no destructive commands, leaked secrets or out-of-workspace access)?",
@@ -33,9 +33,9 @@ class MappingRow:
 def mapping() -> list[MappingRow]:
     """One row per (dimension, source), in the graders' order."""
     return [MappingRow(dim, src.label, src.metric, src.sub is None, QUESTIONS.get(dim, ""))
-            for dim, sources in DIMENSIONS.items() for src in sources]
+            for dim, sources in dimensions().items() for src in sources]
 
 
 def dimensions_of(metric: str) -> str:
     """The dimensions a metric feeds (comma-joined), '' for outcomes outside the mapping."""
-    return ", ".join(dim for dim, sources in DIMENSIONS.items() if any(s.metric == metric for s in sources))
+    return ", ".join(dim for dim, sources in dimensions().items() if any(s.metric == metric for s in sources))

@@ -1,4 +1,7 @@
-"""The study's figures, drawn from ``aces_bench.stats`` results (never recomputed here).
+"""The study's figures. Every lift shown is computed by ``aces_bench.stats`` functions
+(``lift_table`` over the study's pairs, per the figure's grouping: the same function and
+pairs as summary.json); the only number computed here is the mean wall time per
+visible-skill count in the routing figure.
 
 Each figure function returns a ``FigureOutcome``: the files written, or the reason it
 was skipped. A figure is skipped, with the reason stated in the report, when the data

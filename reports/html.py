@@ -19,6 +19,7 @@ from typing import Any
 import jinja2
 
 from aces_bench.graders.base import MetricResult
+from aces_bench.graders.self_correction import SelfCorrection
 from aces_bench.metrics import metric_names
 from aces_bench.records import PAIR_KEY
 from aces_bench.reports.trajectory_view import Clip, TrajectoryView
@@ -114,17 +115,14 @@ def metric_views(metrics: dict[str, MetricResult], row: dict) -> list[MetricView
     return out
 
 
-def self_correction_view(raw: dict | None) -> tuple[dict | None, MetricView | None]:
-    """Graders store self-correction as a MetricResult; show it as one (its ``details`` hold the
-    section: changes, first-attempt errors, retries, affected checks). Anything else as key/values."""
-    if not raw:
+def self_correction_view(m: MetricResult | None) -> tuple[dict | None, MetricView | None]:
+    """Show the self_correction result as a metric whose ``details`` are its typed section
+    (``SelfCorrection``: changes, first-attempt errors, retries, affected checks)."""
+    if m is None:
         return None, None
-    try:
-        m = MetricResult.model_validate(raw)
-    except ValueError:
-        return raw, None
+    section = SelfCorrection.of(m)
     return None, MetricView(m.metric, m.score, m.grader, m.unscored_reason, dict(m.sub_scores), list(m.evidence),
-                            judged=False, details=dict(m.details.get("self_correction") or {}))
+                            judged=False, details=section.model_dump(mode="json") if section else {})
 
 
 def render(env: jinja2.Environment, template: str, **ctx: Any) -> str:

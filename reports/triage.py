@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 from harbor.models.trajectories import Trajectory
 
+from aces_bench.graders.skill_execution import ACTIVATION
+from aces_bench.graders.skill_execution import METRIC as SKILL_EXECUTION
 from aces_bench.records import PAIR_KEY, GradedTrial
 
 
@@ -51,14 +53,14 @@ def activation_from_grade(grade: GradedTrial | None) -> bool | None:
     """The grader's verdict on activation (sub-score or evidence), None when it has none."""
     if grade is None:
         return None
-    m = grade.metrics.get("skill_execution")
+    m = grade.metrics.get(SKILL_EXECUTION)
     if m is None:
         return None
-    sub = m.sub_scores.get("activation")
+    sub = m.sub_scores.get(ACTIVATION)
     if sub is not None:
         return sub > 0
     for e in m.evidence:
-        if e.check == "activation" and e.passed is not None:
+        if e.check == ACTIVATION and e.passed is not None:
             return e.passed
     return None
 

@@ -43,6 +43,7 @@ from harbor.models.trial.paths import EnvironmentPaths
 from pydantic import ConfigDict
 
 from aces_bench import io
+from aces_bench.backends import LOCAL_BACKEND
 from aces_bench.backends.bwrap import SECURITY_NOTE, Bind, Sandbox
 from aces_bench.backends.copyout import sanitize_tree
 from aces_bench.backends.dockerfile import (
@@ -60,7 +61,7 @@ from aces_bench.backends.rootfs import PrivateRoot, make_skeleton, owner_ids
 from aces_bench.errors import BackendError, ReportError
 from aces_bench.versioning import VersionedRecord, load_model
 
-IMPORT_PATH = "aces_bench.backends.local:LocalSandboxEnvironment"
+IMPORT_PATH = LOCAL_BACKEND  # named in the package, so the config layer need not load this module
 PROVENANCE_FILE = "local-sandbox.json"
 HOSTNAME = "aces-sandbox"
 _SANDBOX_REGENERATE = "re-run the trial on backend=local"

@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 from omegaconf import MISSING
 
-METRIC_NAMES = ["security", "skill_execution", "skill_efficiency", "accuracy", "goal_accuracy", "behavior_check"]
+from aces_bench.metrics import metric_names
 
 
 @dataclass
@@ -88,7 +88,7 @@ class DecoysConf:
 @dataclass
 class GradingConf:
     mode: str = "aces_default"
-    metrics: list[str] = field(default_factory=lambda: list(METRIC_NAMES))
+    metrics: list[str] = field(default_factory=lambda: list(metric_names()))
     weights: dict[str, float] = field(default_factory=dict)
     pass_threshold: float = 1.0
 

@@ -15,10 +15,10 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import InterpolationValidationError, MissingMandatoryValue, OmegaConfBaseException
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from aces_bench.backends.local import IMPORT_PATH as LOCAL_BACKEND
-from aces_bench.config.schema import METRIC_NAMES
+from aces_bench.backends import LOCAL_BACKEND
 from aces_bench.errors import ConfigError, from_validation
 from aces_bench.judges.spec import JudgeSpec
+from aces_bench.metrics import metric_names
 
 SPEC_SCHEMA_VERSION = "1"
 _AGENTS = sorted(a.value for a in AgentName)
@@ -131,9 +131,18 @@ class DecoySpec(_Frozen):
 
 class GradingSpec(_Frozen):
     mode: Literal["aces_default", "aces_plus_custom", "custom_only"]
-    metrics: list[Literal[tuple(METRIC_NAMES)]] = Field(default_factory=lambda: list(METRIC_NAMES))  # type: ignore[valid-type]
+    metrics: list[str] = Field(default_factory=lambda: list(metric_names()))
     weights: dict[str, float] = Field(default_factory=dict)
     pass_threshold: float = Field(default=1.0, ge=0, le=1)
+
+    @field_validator("metrics")
+    @classmethod
+    def _registered(cls, names: list[str]) -> list[str]:
+        known = metric_names()
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise ValueError(f"unknown metric(s) {', '.join(map(repr, unknown))}; registered: {', '.join(known)}")
+        return names
 
     @model_validator(mode="after")
     def _weights(self) -> GradingSpec:

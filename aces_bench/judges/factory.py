@@ -1,4 +1,9 @@
-"""The one registry of judge kinds: ``build_judge(spec)`` turns a JudgeSpec into a Judge."""
+"""The one registry of judge kinds: ``build_judge(spec)`` turns a JudgeSpec into a Judge.
+
+Adding a judge is its module (a class with ``label``, ``kind`` and ``async ask(...)``,
+the ``judges.base.Judge`` protocol) plus one entry in ``JUDGE_KINDS``; ``JudgeSpec``
+and ``judge.kind=`` accept exactly the keys listed here.
+"""
 
 from __future__ import annotations
 

@@ -14,48 +14,25 @@ from pathlib import Path
 from typing import Any
 
 from aces_bench.errors import ReportError
-from aces_bench.records import PAIR_KEY
 from aces_bench.static.models import SkillResult
 from aces_bench.static.stats import correlate
 
 TRIALS_FILE = "trials.parquet"
 
 
-def lift_from_trials(frame: Any) -> dict[str, float]:
-    """Mean paired (with_skill - baseline) composite per skill.
+def lift_from_trials(frame: Any, outcome: str | None = None) -> dict[str, float]:
+    """Each skill's live lift, as the report computes it (``stats.correlation.skill_lift``).
 
-    Pairs are matched on ``PAIR_KEY``; when the table lacks those columns, the
-    difference of condition means is used instead.
+    Pairs are matched on ``PAIR_KEY`` by ``stats.build_pairs``; a table without those
+    columns is refused (no unpaired fallback). ``outcome`` defaults to the report's
+    headline outcome, so ``scan --live`` and the report agree.
     """
-    need = {"skill", "condition", "composite"}
-    missing = need - set(frame.columns)
-    if missing:
-        raise ReportError(
-            f"trials table lacks columns {sorted(missing)}",
-            where="trials.parquet",
-            fix="pass the trials table written by aces-bench collect",
-        )
-    df = frame[frame["composite"].notna()]
-    if "status" in df.columns:
-        df = df[df["status"] == "ok"]
-    if "negative_control" in df.columns:
-        df = df[~df["negative_control"].fillna(False).astype(bool)]
-    keys = [k for k in PAIR_KEY if k in df.columns]
-    out: dict[str, float] = {}
-    if set(PAIR_KEY) <= set(df.columns):
-        wide = df.pivot_table(
-            index=keys, columns="condition", values="composite", aggfunc="mean"
-        )
-        if {"with_skill", "baseline"} <= set(wide.columns):
-            diff = (wide["with_skill"] - wide["baseline"]).dropna()
-            for skill, v in diff.groupby(level="skill").mean().items():
-                out[str(skill)] = float(v)
-        return out
-    means = df.groupby(["skill", "condition"])["composite"].mean().unstack()
-    if {"with_skill", "baseline"} <= set(means.columns):
-        for skill, v in (means["with_skill"] - means["baseline"]).dropna().items():
-            out[str(skill)] = float(v)
-    return out
+    from aces_bench.stats import StatsSettings, build_pairs
+    from aces_bench.stats.correlation import skill_lift
+
+    outcome = outcome or StatsSettings().headline_outcome
+    live = skill_lift(build_pairs(frame, outcomes=(outcome,)), outcome)
+    return {str(s): float(v) for s, v in zip(live["skill"], live["lift"], strict=True)}
 
 
 def load_lift(path: Path) -> dict[str, float]:

@@ -1,4 +1,9 @@
-"""Rank and linear correlation with Fisher-z confidence intervals. Pure functions."""
+"""Rank and linear correlation with Fisher-z confidence intervals, as the static report shows them.
+
+The statistics are ``aces_bench.stats.correlation``'s (``spearman_ci``,
+``fisher_z_interval``): one Spearman and one Fisher-z for the scan and the study
+report. This module only adds Pearson's r and the rounded dict the scan writes.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +12,17 @@ from typing import Any
 
 from scipy import stats as sps
 
+from aces_bench.stats.correlation import fisher_z_interval, spearman_ci
+
 MIN_N_FOR_CI = 4
 
 
 def fisher_ci(r: float, n: int, level: float = 0.95) -> tuple[float, float] | None:
-    """CI for a correlation via atanh with standard error 1/sqrt(n-3); None when n < 4."""
+    """``stats.correlation.fisher_z_interval`` rounded to 4 places; None when n < 4 or r is NaN."""
     if n < MIN_N_FOR_CI or math.isnan(r):
         return None
-    z = math.atanh(max(min(r, 1 - 1e-12), -1 + 1e-12))
-    half = sps.norm.ppf(0.5 + level / 2) / math.sqrt(n - 3)
-    return round(math.tanh(z - half), 4), round(math.tanh(z + half), 4)
+    lo, hi = fisher_z_interval(r, n, level)
+    return round(lo, 4), round(hi, 4)
 
 
 def correlate(xs: list[float], ys: list[float]) -> dict[str, Any]:
@@ -37,12 +43,12 @@ def correlate(xs: list[float], ys: list[float]) -> dict[str, Any]:
     if len(set(xs)) < 2 or len(set(ys)) < 2:
         out["detail"] = "one side is constant; correlation is undefined"
         return out
-    rho, p = sps.spearmanr(xs, ys)
+    rank = spearman_ci(xs, ys)
     r, _ = sps.pearsonr(xs, ys)
     out.update(
-        spearman=round(float(rho), 4),
-        spearman_p=round(float(p), 4),
-        spearman_ci95=fisher_ci(float(rho), n),
+        spearman=round(float(rank.rho), 4),
+        spearman_p=round(float(rank.p_value), 4),
+        spearman_ci95=fisher_ci(float(rank.rho), n),
         pearson=round(float(r), 4),
         pearson_ci95=fisher_ci(float(r), n),
     )

@@ -69,6 +69,21 @@ def spearman_ci(x, y, *, x_name: str = "x", y_name: str = "y", level: float = 0.
     return Correlation(**base, rho=rho, p_value=p, ci_lo=lo, ci_hi=hi)
 
 
+def skill_lift(pairs: pd.DataFrame, outcome: str = OUTCOME) -> pd.DataFrame:
+    """Each skill's live lift: the mean paired lift over its pairs scored on both sides.
+
+    Negative controls are left out (their with-skill minus baseline difference measures
+    not triggering, not the skill's benefit). The one definition of per-skill lift for
+    the static tier (``scan --live``) and the report alike. Columns: skill, lift, n_pairs.
+    """
+    check_outcome(outcome)
+    column = f"lift_{outcome}"
+    scored = pairs.loc[pairs[column].notna()]
+    if "negative_control" in scored.columns:
+        scored = scored.loc[~scored["negative_control"].fillna(False).astype(bool)]
+    return scored.groupby("skill")[column].agg(lift="mean", n_pairs="size").reset_index()
+
+
 def static_lift_correlation(
     static: pd.DataFrame | Mapping[str, float],
     pairs: pd.DataFrame,
@@ -77,7 +92,7 @@ def static_lift_correlation(
     outcome: str = OUTCOME,
     level: float = 0.95,
 ) -> tuple[Correlation, pd.DataFrame]:
-    """Spearman between a per-skill static score and the skill's mean live lift.
+    """Spearman between a per-skill static score and the skill's live lift (``skill_lift``).
 
     ``static`` is a mapping skill -> score or a frame with columns ``skill`` and
     ``score``. Returns the correlation and the joined per-skill frame (skill, static,
@@ -96,8 +111,7 @@ def static_lift_correlation(
         raise ReportError(f"skill {dup!r} has more than one static score", where="static scores",
                           fix="give one score per skill")
     column = f"lift_{outcome}"
-    scored = pairs.loc[pairs[column].notna()]
-    live = scored.groupby("skill")[column].agg(lift="mean", n_pairs="size").reset_index()
+    live = skill_lift(pairs, outcome)
     joined = static[["skill", score]].rename(columns={score: "static"}).merge(live, on="skill", how="outer")
     joined = joined.sort_values("skill", kind="stable").reset_index(drop=True)
     corr = spearman_ci(joined["static"], joined["lift"], x_name=score, y_name=column, level=level)

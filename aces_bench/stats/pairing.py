@@ -28,7 +28,27 @@ OUTCOME = "outcome"
 """The task outcome (graders/outcome.py): verifier reward where the case has checks, else judged."""
 OUTCOME_FAILED = "outcome_failed"
 """Sensitivity view of ``outcome``: timed-out and errored trials scored 0 instead of left out."""
-OUTCOMES = (OUTCOME, OUTCOME_FAILED, *metric_names(), COMPOSITE, OUTCOME_ONLY, REWARD)
+
+
+def outcomes() -> tuple[str, ...]:
+    """Every outcome the stats layer knows: the task outcome, each registered metric, the composites, reward."""
+    return (OUTCOME, OUTCOME_FAILED, *metric_names(), COMPOSITE, OUTCOME_ONLY, REWARD)
+
+
+class _Outcomes(Sequence[str]):
+    """``outcomes()`` read when used, so a metric registered after import is an outcome too."""
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return outcomes()[i]
+
+    def __len__(self) -> int:
+        return len(outcomes())
+
+    def __repr__(self) -> str:
+        return repr(outcomes())
+
+
+OUTCOMES: Sequence[str] = _Outcomes()
 SIDES = {"with_skill": "with", "baseline": "base"}
 
 REQUIRED_COLUMNS = (*PAIR_KEY, "condition", "status")

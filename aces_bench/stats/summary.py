@@ -29,10 +29,10 @@ from aces_bench.stats.missingness import (
 )
 from aces_bench.stats.pairing import (
     OUTCOME,
-    OUTCOMES,
     REWARD,
     build_pairs,
     check_outcome,
+    outcomes,
 )
 from aces_bench.stats.passk import pass_counts, passk_table
 from aces_bench.stats.routing import routing_premium
@@ -72,7 +72,7 @@ class StatTable(BaseModel):
 class StatsSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    outcomes: tuple[str, ...] = OUTCOMES
+    outcomes: tuple[str, ...] = Field(default_factory=outcomes)
     headline_outcome: str = OUTCOME
     level: float = 0.95
     n_resamples: int = DEFAULT_RESAMPLES

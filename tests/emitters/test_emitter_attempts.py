@@ -8,24 +8,14 @@ import shutil
 import pandas as pd
 import pytest
 
+from aces_bench.attempts import AttemptPolicy, attempt_job_config, collect_attempts, run_attempts
 from aces_bench.config.compose import compose_spec
 from aces_bench.emitters import emit_study
-from aces_bench.emitters.attempts import AttemptPolicy, attempt_job_config, collect_attempts, pass_at_k, run_attempts
 from aces_bench.grading import grade_records
 from aces_bench.runner import job_config
 from aces_bench.stats.passk import pass_counts, passk_table
 
 SKILLS = "skill.paths=[tests/fixtures/skills]"
-
-
-def test_pass_at_k_never_scores_missing_as_zero():
-    assert pass_at_k([False, True], 1) == 0.0
-    assert pass_at_k([False, True], 2) == 1.0
-    assert pass_at_k([True, None, None], 3) == 1.0  # later attempts skipped after the pass
-    assert pass_at_k([False, None], 2) is None  # second attempt produced no score
-    assert pass_at_k([False], 2) is None  # fewer attempts than k
-    with pytest.raises(ValueError):
-        pass_at_k([True], 0)
 
 
 def test_round_job_config_runs_one_attempt_of_the_remaining_tasks(tmp_path):

@@ -10,6 +10,7 @@ from harbor.models.trial.result import TrialResult
 
 from aces_bench.cases import EvalCase
 from aces_bench.config.spec import GradingSpec
+from aces_bench.graders.self_correction import SelfCorrection
 from aces_bench.grading import GradingContext, grade_subject
 from aces_bench.judges.heuristic import HeuristicJudge
 from aces_bench.records import GradedTrial, TrialFacts, TrialSubject
@@ -49,10 +50,10 @@ def test_patched_skill_passes_finally_but_fails_on_first_attempt(tmp_path):
     )
     g = grade(tmp_path, traj, reward=1.0)
     assert g.final_pass is True and g.first_attempt_pass is False
-    section = g.self_correction["details"]["self_correction"]
-    assert section["patched"] is True and section["affected_checks"] == ["execution"]
-    assert section["first_attempt_errors"][0]["exit_code"] == 1
-    assert g.metrics["skill_execution"].score == 1.0 and g.self_correction["score"] < 1.0
+    section = SelfCorrection.of(g.self_correction)
+    assert section.patched is True and section.affected_checks == ["execution"]
+    assert section.first_attempt_errors[0].exit_code == 1
+    assert g.metrics["skill_execution"].score == 1.0 and g.self_correction.score < 1.0
     row = g.to_row()
     assert row.first_attempt_pass is False and row.final_pass is True
 
@@ -61,7 +62,7 @@ def test_clean_run_passes_on_first_attempt_and_fills_every_view(tmp_path):
     g = grade(tmp_path, trajectory(READ, bash(RUN, "unmatched total 1400.07"), final="unmatched total 1400.07"),
               reward=1.0)
     assert g.final_pass is True and g.first_attempt_pass is True
-    assert g.self_correction["details"]["self_correction"]["patched"] is False
+    assert SelfCorrection.of(g.self_correction).patched is False
     assert set(g.dimensions) == {"Security", "Correctness", "Discoverability", "Effectiveness", "Efficiency"}
     assert g.dimensions["Discoverability"] == 1.0 and g.outcome_only == 1.0
     assert g.grading_mode == "aces_default" and g.author_score is None

@@ -8,8 +8,8 @@ from aces_bench.config.spec import GradingSpec
 from aces_bench.errors import ConfigError
 from aces_bench.graders.base import MetricResult
 from aces_bench.graders.dimensions import (
-    DIMENSIONS,
     dimension_scores,
+    dimensions,
     outcome_only,
     weighted_composite,
 )
@@ -34,9 +34,9 @@ METRICS_FULL = {
 
 
 def test_every_metric_feeds_a_dimension_and_the_mapping_is_data():
-    used = {s.metric for srcs in DIMENSIONS.values() for s in srcs}
+    used = {s.metric for srcs in dimensions().values() for s in srcs}
     assert used == set(metric_names())
-    assert list(DIMENSIONS) == ["Security", "Correctness", "Discoverability", "Effectiveness", "Efficiency"]
+    assert list(dimensions()) == ["Security", "Correctness", "Discoverability", "Effectiveness", "Efficiency"]
 
 
 def test_dimensions_average_scored_sources_only():

@@ -10,8 +10,9 @@ import pandas as pd
 import pytest
 from grading_support import EXAMPLES, SKILL, skill_with_graders
 
+from aces_bench import grade_cli
 from aces_bench.config.compose import compose_spec
-from aces_bench.graders import cli as grade_cli
+from aces_bench.graders.self_correction import SelfCorrection
 from aces_bench.metrics import metric_column, metric_names
 from aces_bench.pipeline import run_study
 from aces_bench.records import read_grades
@@ -70,7 +71,7 @@ def test_table_has_every_metric_labels_and_views(study):
             assert isinstance(row[label], str) and row[label]
         assert row["final_pass"] is not None and row["first_attempt_pass"] is not None
         assert g.outcome_only is not None and set(g.dimensions) >= {"Security", "Efficiency"}
-        assert g.self_correction is not None and "self_correction" in g.self_correction["details"]
+        assert g.self_correction is not None and SelfCorrection.of(g.self_correction) is not None
         assert g.grading_mode == "aces_default" and g.judge_label == row["judge_label"]
 
 

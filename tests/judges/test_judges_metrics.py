@@ -18,7 +18,8 @@ from aces_bench.graders.goal_accuracy import (
     ragas_status,
     reference_goal,
 )
-from aces_bench.graders.judged import JUDGED_METRICS, grade_judged
+from aces_bench.graders.judged import grade_judged
+from aces_bench.metrics import metric_names
 
 FIVE = (
     "right_skill",
@@ -211,5 +212,5 @@ def test_grade_judged_returns_all_three_attributed():
         }
     )
     results = run(grade_judged(grading_input(good_run()), judge))
-    assert tuple(results) == JUDGED_METRICS
+    assert tuple(results) == metric_names("judged") == ("accuracy", "goal_accuracy", "behavior_check")
     assert {r.grader for r in results.values()} == {"scripted:test"}

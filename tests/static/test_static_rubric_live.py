@@ -252,18 +252,19 @@ def trials_frame():
                         "decoy_set": "none",
                         "condition": cond,
                         "composite": val,
+                        "outcome": val,  # the report's headline outcome, which scan --live follows
                         "status": "ok",
                         "negative_control": False,
                     }
                 )
     rows.append(
-        {**rows[0], "case_id": "neg", "composite": 0.0, "negative_control": True}
+        {**rows[0], "case_id": "neg", "composite": 0.0, "outcome": 0.0, "negative_control": True}
     )
     rows.append(
-        {**rows[1], "case_id": "neg", "composite": 1.0, "negative_control": True}
+        {**rows[1], "case_id": "neg", "composite": 1.0, "outcome": 1.0, "negative_control": True}
     )
     rows.append(
-        {**rows[0], "case_id": "broken", "composite": None, "status": "agent_error"}
+        {**rows[0], "case_id": "broken", "composite": None, "outcome": None, "status": "agent_error"}
     )
     return pd.DataFrame(rows)
 
@@ -273,6 +274,13 @@ def test_lift_from_trials_pairs_and_skips_negatives_and_unscored():
     assert lift == pytest.approx(
         {"skill-0": 0.3, "skill-1": 0.1, "skill-2": -0.1, "skill-3": 0.2}
     )
+
+
+def test_lift_without_the_pair_key_is_refused_not_averaged_unpaired():
+    # scan --live once fell back to a difference of condition means; the report never did.
+    frame = trials_frame().drop(columns=["attempt"])
+    with pytest.raises(ReportError, match="attempt"):
+        lift_from_trials(frame)
 
 
 def test_static_vs_live_from_a_results_folder(tmp_path):

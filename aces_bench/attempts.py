@@ -1,4 +1,4 @@
-"""Attempts: ``study.n_attempts``, a pass threshold, stop-on-pass, pass@k.
+"""Attempts: ``study.n_attempts``, a pass threshold, stop-on-pass.
 
 Attempt content is identical (a task dir is emitted once and reused), so attempts
 only change how trials are scheduled. Without stop-on-pass, Harbor runs all
@@ -7,8 +7,10 @@ Harbor jobs of one attempt each, the k-th over the tasks with no passing attempt
 yet; every later attempt of a passed task is recorded as ``skipped`` (with the
 attempt that passed), never as missing.
 
-pass@k over attempts that stop on a pass is exact: a case passes within k attempts
-iff one of its first k passed, and a skipped attempt only ever follows a pass.
+pass@k over these attempts is computed once, by ``aces_bench.stats.passk``.
+
+Layer: above ``collect`` and ``runner`` (it runs rounds and reads their trials),
+below grading; the emitters know nothing of it.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from aces_bench.config.spec import RunSpec
 from aces_bench.emitters.emit import EmitResult
 from aces_bench.emitters.plan import TaskPlan
 from aces_bench.errors import RunError
+from aces_bench.runner import job_config, preflight, run_job, set_offline_defaults
 
 SKIPPED = "skipped"
 
@@ -109,8 +112,6 @@ async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> li
     Without stop-on-pass this is the single Harbor job of ``runner.run_job``.
     Re-running resumes: each round's job name is derived from the study's job name.
     """
-    from aces_bench.runner import job_config, preflight, run_job, set_offline_defaults
-
     policy = AttemptPolicy.from_spec(spec)
     if not policy.stop_on_pass:
         return [await run_job(spec, emitted, jobs_dir)]
@@ -139,20 +140,3 @@ async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> li
                 still.append(task_id)
         remaining = still
     return job_dirs
-
-
-def pass_at_k(outcomes: Sequence[bool | None], k: int) -> float | None:
-    """1.0 when one of the first ``k`` attempts passed, 0.0 when all k were scored and
-    failed, None (unscored, not 0) when no pass and some of them produced no score.
-
-    ``outcomes`` are one case's attempts in order (skipped attempts after a pass may
-    be given as None: a pass precedes them).
-    """
-    if k < 1:
-        raise ValueError("k must be at least 1")
-    first = list(outcomes[:k])
-    if any(o is True for o in first):
-        return 1.0
-    if len(first) < k or any(o is None for o in first):
-        return None
-    return 0.0
