@@ -27,16 +27,8 @@ import os
 import sys
 from pathlib import Path
 
-import hydra
-from hydra.core.hydra_config import HydraConfig
-from hydra.errors import ConfigCompositionException, OverrideParseException
-from omegaconf import DictConfig
-
-from aces_bench.config.compose import compose_error
-from aces_bench.config.spec import build_run_spec
-from aces_bench.config.store import CONFIG_NAME, CONFIG_PATH, register
 from aces_bench.errors import AcesError, RunError
-from aces_bench.runner import set_offline_defaults
+from aces_bench.offline import set_offline_defaults
 
 SUBCOMMANDS = {
     "scan": ("aces_bench.static.cli", "static scan of skill folders (structure, rubric, security)"),
@@ -51,20 +43,32 @@ SUBCOMMANDS = {
 
 log = logging.getLogger("aces_bench")
 
-register()
 
+def _study(*args, **kwargs):
+    """The Hydra app. Hydra, Harbor and the config store are imported only here, so
+    the plain subcommands (``scan``, ``report``...) start without them."""
+    import hydra
+    from hydra.core.hydra_config import HydraConfig
+    from omegaconf import DictConfig
 
-@hydra.main(config_path=CONFIG_PATH, config_name=CONFIG_NAME, version_base="1.3")
-def _study(cfg: DictConfig) -> None:
-    from aces_bench.pipeline import run_study
+    from aces_bench.config.spec import build_run_spec
+    from aces_bench.config.store import CONFIG_NAME, CONFIG_PATH, register
 
-    hc = HydraConfig.get()
-    try:
-        spec = build_run_spec(cfg, overrides=list(hc.overrides.task), choices=dict(hc.runtime.choices))
-        run_study(spec)
-    except AcesError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(2)
+    register()
+
+    @hydra.main(config_path=CONFIG_PATH, config_name=CONFIG_NAME, version_base="1.3")
+    def study(cfg: DictConfig) -> None:
+        from aces_bench.pipeline import run_study
+
+        hc = HydraConfig.get()
+        try:
+            spec = build_run_spec(cfg, overrides=list(hc.overrides.task), choices=dict(hc.runtime.choices))
+            run_study(spec)
+        except AcesError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            sys.exit(2)
+
+    return study(*args, **kwargs)
 
 
 def _usage() -> str:
@@ -95,6 +99,10 @@ def _run_hydra() -> None:
     if os.environ.get("HYDRA_FULL_ERROR"):
         _study()
         return
+    from hydra.errors import ConfigCompositionException, OverrideParseException
+
+    from aces_bench.config.compose import compose_error
+
     os.environ["HYDRA_FULL_ERROR"] = "1"
     try:
         _study()

@@ -32,21 +32,13 @@ from aces_bench.datasets.credentials import check_study_credentials, resolve_cre
 from aces_bench.emitters import EmitResult
 from aces_bench.emitters.plan import StudyPlan
 from aces_bench.errors import BackendError, ConfigError, RunError
+from aces_bench.offline import OFFLINE_ENV, set_offline_defaults  # noqa: F401 (re-exported)
 from aces_bench.progress import TrialProgress
 
 log = logging.getLogger("aces_bench.run")
 
 # Harbor's exception type for a trial cut short by cancellation (an interrupted job).
 CANCELLED = "CancelledError"
-
-OFFLINE_ENV = {"HARBOR_TELEMETRY": "0", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-
-
-def set_offline_defaults() -> None:
-    """Harbor sends telemetry and litellm fetches a cost map unless told not to."""
-    for key, value in OFFLINE_ENV.items():
-        os.environ.setdefault(key, value)
-
 
 def agent_config(spec: RunSpec) -> AgentConfig:
     h, m = spec.harness, spec.model

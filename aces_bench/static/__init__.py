@@ -9,22 +9,31 @@ Public API::
     load_lift(results_dir_or_parquet_or_json) -> {skill: lift}
 """
 
-from aces_bench.static.live import lift_from_trials, load_lift, static_vs_live
-from aces_bench.static.models import CorpusResult, Finding, SecurityFinding, SkillResult
-from aces_bench.static.pipeline import ScanOptions, run_scan, write_outputs
-from aces_bench.static.stats import correlate, fisher_ci
+from importlib import import_module
+from typing import Any
 
-__all__ = [
-    "CorpusResult",
-    "Finding",
-    "ScanOptions",
-    "SecurityFinding",
-    "SkillResult",
-    "correlate",
-    "fisher_ci",
-    "lift_from_trials",
-    "load_lift",
-    "run_scan",
-    "static_vs_live",
-    "write_outputs",
-]
+# Names resolve on first use: `aces-bench scan` must not pay for pandas and scipy
+# (static-vs-live, correlations) before it needs them.
+_EXPORTS = {
+    "lift_from_trials": "aces_bench.static.live",
+    "load_lift": "aces_bench.static.live",
+    "static_vs_live": "aces_bench.static.live",
+    "CorpusResult": "aces_bench.static.models",
+    "Finding": "aces_bench.static.models",
+    "SecurityFinding": "aces_bench.static.models",
+    "SkillResult": "aces_bench.static.models",
+    "ScanOptions": "aces_bench.static.pipeline",
+    "run_scan": "aces_bench.static.pipeline",
+    "write_outputs": "aces_bench.static.pipeline",
+    "correlate": "aces_bench.static.stats",
+    "fisher_ci": "aces_bench.static.stats",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'aces_bench.static' has no attribute {name!r}")
+
+
+__all__ = sorted(_EXPORTS)

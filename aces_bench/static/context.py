@@ -6,6 +6,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from aces_bench.static.catalog import Catalog
@@ -24,17 +25,9 @@ class Hit:
 class Ctx:
     doc: SkillDoc
     catalog: Catalog
-    outline: Outline
     fm: dict[str, Any]
     name: str | None
     description: str | None
-    body_lower: str
-    prose_lower: str
-    headings_lower: list[tuple[str, int]]
-    headings_joined: (
-        str  # one heading per line, so a rule searches all headings at once
-    )
-    body_words: int
     scripts: list[FileEntry]
     references: list[FileEntry]
     rels: frozenset[str]
@@ -42,6 +35,33 @@ class Ctx:
     memo: dict[str, Any] = field(
         default_factory=dict
     )  # per-skill values a rule family computes once (e.g. the skillevaluator view)
+
+    # The parsed body is computed on first use: a profile whose rules never read it
+    # (skillevaluator) does not pay for Markdown parsing.
+    @cached_property
+    def outline(self) -> Outline:
+        return outline(self.doc.body, self.doc.body_line)
+
+    @cached_property
+    def body_lower(self) -> str:
+        return self.doc.body.lower()
+
+    @cached_property
+    def prose_lower(self) -> str:
+        return self.outline.prose.lower()
+
+    @cached_property
+    def headings_lower(self) -> list[tuple[str, int]]:
+        return [(h.text.lower(), h.line) for h in self.outline.headings]
+
+    @cached_property
+    def headings_joined(self) -> str:
+        """One heading per line, so a rule searches all headings at once."""
+        return "\n".join(" ".join(t.split()) for t, _ in self.headings_lower)
+
+    @cached_property
+    def body_words(self) -> int:
+        return len(self.doc.body.split())
 
     def fm_line(self, key: str) -> int:
         """1-based line of a frontmatter key in SKILL.md, or 1 when absent."""
@@ -92,25 +112,17 @@ def _non_empty(value: Any) -> bool:
 
 
 def build_ctx(doc: SkillDoc, cat: Catalog) -> Ctx:
-    """Parse the SKILL.md body once and precompute what the rules share."""
+    """What the rules share for one skill; the parsed body follows on first use."""
     assert doc.text is not None, "build_ctx needs a readable SKILL.md"
-    out = outline(doc.body, doc.body_line)
     fm = doc.frontmatter or {}
     name = fm.get("name") if isinstance(fm.get("name"), str) else None
     desc = fm.get("description") if isinstance(fm.get("description"), str) else None
-    headings = [(h.text.lower(), h.line) for h in out.headings]
     return Ctx(
         doc=doc,
         catalog=cat,
-        outline=out,
         fm=fm,
         name=name.strip() if name else None,
         description=" ".join(desc.split()) if desc else None,
-        body_lower=doc.body.lower(),
-        prose_lower=out.prose.lower(),
-        headings_lower=headings,
-        headings_joined="\n".join(" ".join(t.split()) for t, _ in headings),
-        body_words=len(doc.body.split()),
         scripts=[f for f in doc.files if f.kind == "script"],
         references=[f for f in doc.files if f.kind == "reference"],
         rels=frozenset(f.rel for f in doc.files),

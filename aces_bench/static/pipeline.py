@@ -15,7 +15,6 @@ from aces_bench.judges.spec import JudgeSpec
 from aces_bench.static.catalog import DEFAULT_PROFILE, catalog, rules_file
 from aces_bench.static.corpus import compare, load_reported, summarize
 from aces_bench.static.lint import lint_docs
-from aces_bench.static.live import load_lift, static_vs_live
 from aces_bench.static.models import CorpusResult, SkillResult
 from aces_bench.static.reference import agreement, load_skillevaluator
 from aces_bench.static.scanner import discover, scan_refs
@@ -51,7 +50,11 @@ def run_scan(
     reported = (
         load_reported(opts.reported) if opts.reported else None
     )  # fail fast on a bad path
-    lift = load_lift(opts.live_results) if opts.live_results else None
+    lift = None
+    if opts.live_results:
+        from aces_bench.static.live import load_lift
+
+        lift = load_lift(opts.live_results)
     se_ref = (
         load_skillevaluator(opts.skillevaluator_results)
         if opts.skillevaluator_results
@@ -128,6 +131,8 @@ def run_scan(
     if se_ref is not None:
         corpus.skillevaluator_agreement = agreement(results, se_ref)
     if lift is not None:
+        from aces_bench.static.live import static_vs_live
+
         corpus.static_vs_live = static_vs_live(results, lift, rubric_means)
     corpus.provenance = {
         "aces_bench": __version__,

@@ -22,6 +22,7 @@ from aces_bench.static.models import SecurityFinding
 
 PATTERNS_FILE = Path(__file__).with_name("patterns.yaml")
 MAX_PER_PATTERN_AND_FILE = 10
+MAX_WINDOWS = 200  # needle lines above which a pattern searches the whole text once
 SCOPES = ("skill_file",)
 
 
@@ -143,8 +144,21 @@ def _matches(
         yield from c.regex.finditer(text)
         return
     starts = [p for n in c.needles for p in present.get(n, ())]
+    if len(starts) > MAX_WINDOWS:
+        # A frequent needle: one pass over the whole text is cheaper than one per line.
+        for m in c.regex.finditer(text):
+            if _on_needle_line(text, m.start(), c.needles):
+                yield m
+        return
     for a, b in _windows(text, starts):
         yield from c.regex.finditer(text, a, b)
+
+
+def _on_needle_line(text: str, pos: int, needles: tuple[str, ...]) -> bool:
+    """Whether the line holding ``pos`` contains one of the needles (lowercased)."""
+    a = text.rfind("\n", 0, pos) + 1
+    b = text.find("\n", pos)
+    return any(n in text[a : len(text) if b == -1 else b].lower() for n in needles)
 
 
 def scan_text(rel: str, text: str) -> list[SecurityFinding]:
@@ -159,10 +173,13 @@ def scan_text(rel: str, text: str) -> list[SecurityFinding]:
     lines = _Lines(text)
     spans: dict[str, list[tuple[int, int]]] = {}
     suspicious_unicode = not text.isascii() and _any_unicode().search(text) is not None
+    script = file_kind(rel) == "script"
     for pid, c in patterns().items():
         p = c.p
         if p.kind == "file" or c.regex is None:
             continue
+        if not p.report and not script:
+            continue  # signals feed the builtins, which judge scripts only
         if p.kind == "unicode":
             if not suspicious_unicode:
                 continue
@@ -231,7 +248,7 @@ def scan_text(rel: str, text: str) -> list[SecurityFinding]:
             found += 1
             if found >= MAX_PER_PATTERN_AND_FILE:
                 break
-    if file_kind(rel) == "script":
+    if script:
         out.extend(_builtins(rel, out, signals))
     return out
 

@@ -10,10 +10,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from scipy import stats as sps
-
-from aces_bench.stats.correlation import fisher_z_interval, spearman_ci
-
 MIN_N_FOR_CI = 4
 
 
@@ -21,6 +17,9 @@ def fisher_ci(r: float, n: int, level: float = 0.95) -> tuple[float, float] | No
     """``stats.correlation.fisher_z_interval`` rounded to 4 places; None when n < 4 or r is NaN."""
     if n < MIN_N_FOR_CI or math.isnan(r):
         return None
+    # Imported on first use (scipy costs ~1 s): a scan may never correlate.
+    from aces_bench.stats.correlation import fisher_z_interval
+
     lo, hi = fisher_z_interval(r, n, level)
     return round(lo, 4), round(hi, 4)
 
@@ -43,6 +42,10 @@ def correlate(xs: list[float], ys: list[float]) -> dict[str, Any]:
     if len(set(xs)) < 2 or len(set(ys)) < 2:
         out["detail"] = "one side is constant; correlation is undefined"
         return out
+    from scipy import stats as sps
+
+    from aces_bench.stats.correlation import spearman_ci
+
     rank = spearman_ci(xs, ys)
     r, _ = sps.pearsonr(xs, ys)
     out.update(
