@@ -189,9 +189,16 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         grading_mode=grading.mode, final_pass=verdict.final_pass, outcome_only=outcome_only(metrics),
         outcome=outcome.score, outcome_source=outcome.source, outcome_failed=outcome.failed,
         baseline_saw_target=contaminated is not None,
+        activated=_happened(metrics, "activation"), script_ran=_happened(metrics, "execution"),
         dimensions=dimension_scores(metrics), author_score=verdict.author_score, notes=notes,
         **{k: subject.labels.get(k) for k in LABEL_FIELDS},
     )
+
+
+def _happened(metrics: dict[str, MetricResult], sub: str) -> bool | None:
+    m = metrics.get("skill_execution")
+    value = m.sub_scores.get(sub) if m is not None and m.score is not None else None
+    return None if value is None else value > 0
 
 
 async def grade_one(record: TrialRecord, spec: RunSpec, judge) -> GradedTrial:

@@ -93,6 +93,9 @@ class TrialTotals(BaseModel):
     outcome_failed: float | None = Field(default=None, description="sensitivity view of outcome: timed-out and "
                                          "errored trials scored 0")
     outcome_source: str | None = Field(default=None, description="verifier | judged | None (unscored)")
+    activated: bool | None = Field(default=None, description="skill_execution: the target skill was activated")
+    script_ran: bool | None = Field(default=None, description="skill_execution: the expected script ran cleanly "
+                                    "(None: the case names none)")
     baseline_saw_target: bool = Field(default=False, description="a baseline whose trace shows the target skill "
                                       "(graders/contamination.py): excluded from its pair")
     first_attempt_pass: bool | None = None

@@ -61,10 +61,14 @@ class StudyPages:
         grade = member.grade(task_id, attempt, condition)
         row = self.rows_by_trial.get((run_id, task_id, attempt, condition), {})
         path = member.trajectory_path(grade, row.get("trial_name"))
-        if path is None:
+        trial_dir = Path(grade.trial_dir) if grade is not None and grade.trial_dir else None
+        if path is None and trial_dir is None:
             recorded = grade.trajectory_error if grade is not None else None
             return None, recorded or "no trajectory file was recorded for this trial"
-        return load_trajectory(path)
+        traj, err = load_trajectory(path, trial_dir)
+        if traj is None and grade is not None and grade.trajectory_error:
+            return None, grade.trajectory_error
+        return traj, err
 
     @property
     def rows_by_trial(self) -> dict[tuple, dict]:

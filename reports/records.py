@@ -64,15 +64,19 @@ class Member:
         return None
 
 
-def load_trajectory(path: Path | None) -> tuple[Trajectory | None, str | None]:
-    """Parse an ATIF file with Harbor's model; (None, reason) when absent or invalid."""
-    if path is None:
+def load_trajectory(path: Path | None, trial_dir: Path | None = None) -> tuple[Trajectory | None, str | None]:
+    """The trajectory as the graders read it (``graders/atif.py``: continuations merged,
+    file subagents embedded, a plain-text log synthesised when there is no ATIF file), so
+    the steps a page shows are the steps that were graded; (None, reason) when absent."""
+    from aces_bench.graders.atif import load_trial_trajectory, resolve_trajectory
+
+    if path is not None:
+        loaded = resolve_trajectory(path)
+    elif trial_dir is not None and Path(trial_dir).is_dir():
+        loaded = load_trial_trajectory(Path(trial_dir))
+    else:
         return None, "no trajectory file was recorded for this trial"
-    try:
-        return Trajectory.model_validate_json(path.read_bytes()), None
-    except (OSError, ValueError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return None, f"trajectory unreadable ({path.name}): {first[:200]}"
+    return loaded.trajectory, loaded.error
 
 
 def read_provenance(path: Path) -> tuple[Provenance | None, str | None]:

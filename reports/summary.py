@@ -23,6 +23,8 @@ from aces_bench.reports.pass_rates import PassRateRow, pass_rates
 from aces_bench.reports.static_live import StaticLiveSection
 from aces_bench.stats import StudyStats, lift_table
 from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_FAILED, OUTCOME_ONLY, OUTCOMES, REWARD
+from aces_bench.stats.rates import process_rates
+from aces_bench.stats.summary import StatTable
 from aces_bench.versioning import VersionedRecord, load_model
 
 SUMMARY_SCHEMA_VERSION = "1"
@@ -114,6 +116,10 @@ class ReportSummary(VersionedRecord):
     pass_rates: list[PassRateRow] = Field(default_factory=list,
                                           description="final vs first-attempt pass rate per condition, pooled")
     pass_rates_by_skill: list[PassRateRow] = Field(default_factory=list)
+    process_rates: list[dict[str, Any]] = Field(
+        default_factory=list, description="with-skill activation and script-execution rates with Wilson intervals: "
+        "process the baseline cannot earn by construction, so reported as rates, not lifts")
+    process_rates_by_skill: list[dict[str, Any]] = Field(default_factory=list)
     static_vs_live: StaticLiveSection | None = Field(
         default=None, description="static scan of the target skills against their live lift; None for external data")
     stats: StudyStats = Field(description="every statistic, as aces_bench.stats computed it")
@@ -271,6 +277,8 @@ def build_summary(
         routing_premium_by_cell=stats.routing_by_cell.rows,
         pass_rates=pass_rates(trials, threshold=threshold) if with_pass_rates else [],
         pass_rates_by_skill=pass_rates(trials, by=("skill",), threshold=threshold) if with_pass_rates else [],
+        process_rates=StatTable.from_frame(process_rates(trials, level=level)).rows,
+        process_rates_by_skill=StatTable.from_frame(process_rates(trials, by=("skill",), level=level)).rows,
         static_vs_live=static_vs_live,
         stats=stats,
     )

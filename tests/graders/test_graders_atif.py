@@ -180,3 +180,26 @@ def test_real_skillsbench_trajectories_grade_without_error():
     rb = grade_deterministic(GradingInput(trajectory=base, case=case, condition="baseline", target_skill="mesh-analysis",
                                           allowed_skills=("mesh-analysis",), workdir="/root"))
     assert rb["skill_execution"].sub_scores["activation"] == 0.0
+
+
+def test_the_report_reads_a_trajectory_through_the_graders_loader(tmp_path):
+    # One continuation file: the page must show the steps that were graded, and a plain
+    # log (no ATIF file) is synthesised for the page as for the graders.
+    from aces_bench.reports.records import load_trajectory as report_load
+    from aces_bench.reports.trajectory_view import view
+
+    agent = tmp_path / "trial" / "agent"
+    parent = traj_dict(bash("ls", "data"), version="ATIF-v1.7")
+    parent["continued_trajectory_ref"] = "trajectory.cont-1.json"
+    write(agent / "trajectory.json", parent)
+    write(agent / "trajectory.cont-1.json", traj_dict(bash(RUN, "ok"), version="ATIF-v1.7"))
+    graded = load_trial_trajectory(tmp_path / "trial").trajectory
+    shown, err = report_load(agent / "trajectory.json", tmp_path / "trial")
+    assert err is None and len(shown.steps) == len(graded.steps) > len(parent["steps"])
+    page = view(shown)
+    assert [s.step_id for s in (*page.head, *page.folded, *page.tail)] == [s.step_id for s in graded.steps]
+    plain = tmp_path / "plain" / "agent"
+    plain.mkdir(parents=True)
+    (plain / "terminus.log").write_text("$ ls\ndata\n$ cat data/a.csv\n1,2\n")
+    shown, err = report_load(None, tmp_path / "plain")
+    assert err is None and shown is not None and shown.steps
