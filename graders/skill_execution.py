@@ -30,11 +30,13 @@ controls); the paired difference is the point.
 
 from __future__ import annotations
 
+import fnmatch
+import re
 from dataclasses import dataclass, field
 
 from aces_bench.cases import EvalCase
 from aces_bench.graders.base import Evidence, GraderContext, GradingInput, MetricResult
-from aces_bench.graders.tool_calls import Call, TraceView, skill_ref
+from aces_bench.graders.tool_calls import Call, TraceView, skill_glob_ref, skill_ref
 
 METRIC = "skill_execution"
 # Sub-score (and evidence check) names; other modules import these, never the bare strings.
@@ -56,6 +58,9 @@ class Activation:
     how: str
 
 
+_FRONTMATTER_NAME = re.compile(r"^name:\s*[\"']?([A-Za-z0-9][\w.-]*)", re.MULTILINE)
+
+
 def activations(calls: tuple[Call, ...] | list[Call], skills_dir: str) -> list[Activation]:
     """Every skill activation: a SKILL.md read or a harness activation call."""
     out: list[Activation] = []
@@ -67,6 +72,13 @@ def activations(calls: tuple[Call, ...] | list[Call], skills_dir: str) -> list[A
             ref = skill_ref(p, skills_dir)
             if ref is not None and ref.rel.lower() == "skill.md":
                 out.append(Activation(c, ref.skill, f"read of {p} via {c.tool}"))
+                continue
+            glob = skill_glob_ref(p, skills_dir)
+            if glob is not None and fnmatch.fnmatchcase("SKILL.md", glob.rel or "-"):
+                # Which skills the glob read is in its output: each SKILL.md's frontmatter name.
+                for name in _FRONTMATTER_NAME.findall(c.output or ""):
+                    if fnmatch.fnmatchcase(name, glob.skill):
+                        out.append(Activation(c, name, f"read of {p} (glob) via {c.tool}"))
     return out
 
 

@@ -134,6 +134,14 @@ def skill_ref(path: str, skills_dir: str = "/skills") -> SkillRef | None:
     return SkillRef(m.group("skill"), m.group("rel") or "")
 
 
+def skill_glob_ref(path: str, skills_dir: str = "/skills") -> SkillRef | None:
+    """A read through a glob over skill folders (``/skills/*/SKILL.md``): the pattern as ``skill``."""
+    m = _skill_path_regex(skills_dir).match(path)
+    if m is None or not any(ch in m.group("skill") for ch in "*?["):
+        return None
+    return SkillRef(m.group("skill"), m.group("rel") or "")
+
+
 def content_text(content: Any) -> str:
     """Text of a message or observation: a string, or the text parts of a list."""
     if content is None:

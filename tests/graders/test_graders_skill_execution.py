@@ -178,3 +178,13 @@ def test_reading_the_body_after_a_peek_is_activation():
     r = grade(t)
     assert r.sub_scores["activation"] == 1.0
     assert ev(r, "activation")[0].step_id == 3
+
+
+def test_a_read_through_a_glob_activates_the_skills_its_output_shows():
+    out = f"---\nname: {SKILL}\ndescription: d\n---\n# Steps\n---\nname: other-skill\n---\n"
+    r = grade(traj(bash("cat /skills/*/SKILL.md", out)), case_=case(expected_script=None))
+    assert r.sub_scores["activation"] == 1.0
+    assert "(glob)" in ev(r, "activation")[0].detail
+    # The same glob in an arm where the target is absent: its output names other skills only.
+    r = grade(traj(bash("cat /skills/*/SKILL.md", "---\nname: other-skill\n---\n")), case_=case(expected_script=None))
+    assert r.sub_scores["activation"] == 0.0
