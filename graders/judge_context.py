@@ -9,7 +9,6 @@ judge's context. ``Facts`` are derived deterministically from the *whole* trajec
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 
 from harbor.models.trajectories import Step, ToolCall, Trajectory
@@ -18,8 +17,8 @@ from pydantic import BaseModel, ConfigDict
 from aces_bench.cases import Check, EvalCase
 from aces_bench.graders.base import GRADER_VERSION, GradingInput, MetricResult
 from aces_bench.graders.prompts import fence
+from aces_bench.graders.skill_execution import FAILURE_MARKERS, norm_skill, script_invocations
 from aces_bench.graders.skill_execution import activations as find_activations
-from aces_bench.graders.skill_execution import norm_skill, script_invocations
 from aces_bench.graders.tool_calls import TraceView, build_view
 
 RENDER_CAP = 12_000
@@ -27,11 +26,6 @@ MESSAGE_CAP = 600
 ARGS_CAP = 400
 OUTPUT_CAP = 400
 
-FAILURE_MARKERS = re.compile(
-    r"Traceback \(most recent call last\)|exit code:?\s*[1-9]\d*|command not found|"
-    r"No such file or directory|^Error: (?!\(none\))",
-    re.IGNORECASE | re.MULTILINE,
-)
 
 
 class Activation(BaseModel):
@@ -176,7 +170,8 @@ def script_runs(view: TraceView, inp: GradingInput, case: EvalCase) -> list[Scri
     assert case.expected_script
     skills = {norm_skill(s) for s in (case.expected_skill, *case.acceptable_skills) if s}
     runs = []
-    for call, _ in script_invocations(view.calls, case.expected_script, skills, inp.skills_dir):
+    absent = inp.target_skill if inp.condition == "baseline" and inp.target_skill not in inp.staged_skills else None
+    for call, _ in script_invocations(view.calls, case.expected_script, skills, inp.skills_dir, absent=absent):
         if call.failed is None:
             bad = FAILURE_MARKERS.search(call.output)
             ok, detail = bad is None, (f"failure marker {bad.group(0)!r}" if bad else "no failure marker in output")

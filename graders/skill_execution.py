@@ -58,6 +58,12 @@ class Activation:
     how: str
 
 
+FAILURE_MARKERS = re.compile(
+    r"Traceback \(most recent call last\)|exit code:?\s*[1-9]\d*|command not found|"
+    r"No such file or directory|^Error: (?!\(none\))",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""What a run without an exit status (terminus-2 keystrokes, plain logs) prints when it failed."""
 _FRONTMATTER_NAME = re.compile(r"^name:\s*[\"']?([A-Za-z0-9][\w.-]*)", re.MULTILINE)
 
 
@@ -83,10 +89,16 @@ def activations(calls: tuple[Call, ...] | list[Call], skills_dir: str) -> list[A
 
 
 def script_invocations(
-    calls: tuple[Call, ...] | list[Call], script: str, skills: set[str], skills_dir: str
+    calls: tuple[Call, ...] | list[Call], script: str, skills: set[str], skills_dir: str,
+    *, absent: str | None = None,
 ) -> list[tuple[Call, str]]:
-    """Calls that ran ``script`` (relative to a skill folder) from one of ``skills``."""
+    """Calls that ran ``script`` (relative to a skill folder) from one of ``skills``.
+
+    ``absent``: a skill not staged in this arm (the target, in the baseline). A call
+    naming its script under the study's skills dir ran nothing: the file was not there.
+    """
     suffix = "/" + script.lstrip("./")
+    missing = f"{skills_dir.rstrip('/')}/{absent}/" if absent else None
     authored: set[str] = set()
     out: list[tuple[Call, str]] = []
     for c in calls:
@@ -95,6 +107,8 @@ def script_invocations(
                 continue
             ref = skill_ref(p, skills_dir)
             if ref is not None and norm_skill(ref.skill) not in skills:
+                continue
+            if missing is not None and p.startswith(missing):
                 continue
             if ref is None and p in authored:
                 continue
@@ -126,6 +140,7 @@ def analyse(
     condition: str,
     *,
     recovery: bool = True,
+    target_staged: bool = False,
 ) -> ExecutionFacts:
     """The four sub-checks over ``calls`` (pure). ``first_pass_index`` records the
     call index at which each passing check first passed, for first-attempt grading."""
@@ -153,8 +168,10 @@ def analyse(
         facts.sub_scores["execution"] = None
         ev.append(Evidence(check="execution", passed=None, detail="not applicable: the case names no expected_script"))
     else:
-        inv = script_invocations(calls, script, expected, skills_dir)
-        ok = [(c, p) for c, p in inv if c.failed is not True]
+        inv = script_invocations(calls, script, expected, skills_dir,
+                                 absent=target_skill if condition == "baseline" and not target_staged else None)
+        ok = [(c, p) for c, p in inv
+              if c.failed is False or (c.failed is None and not FAILURE_MARKERS.search(c.output or ""))]
         if ok:
             c, p = ok[0]
             facts.sub_scores["execution"] = 1.0
@@ -288,7 +305,8 @@ def grade_skill_execution(inp: GradingInput, view: TraceView | None) -> MetricRe
     missing = unscored(inp, view, METRIC)
     if missing is not None:
         return missing
-    facts = analyse(view.calls, inp.case, inp.target_skill, inp.skills_dir, inp.condition)
+    facts = analyse(view.calls, inp.case, inp.target_skill, inp.skills_dir, inp.condition,
+                    target_staged=inp.target_skill in inp.staged_skills)
     return result_from(facts)
 
 

@@ -188,3 +188,14 @@ def test_a_read_through_a_glob_activates_the_skills_its_output_shows():
     # The same glob in an arm where the target is absent: its output names other skills only.
     r = grade(traj(bash("cat /skills/*/SKILL.md", "---\nname: other-skill\n---\n")), case_=case(expected_script=None))
     assert r.sub_scores["activation"] == 0.0
+
+
+def test_keystrokes_naming_the_absent_targets_script_in_the_baseline_ran_nothing():
+    # terminus-2 keystrokes carry no exit status; in the baseline the target's folder is not staged.
+    keys = tool("bash", {"keystrokes": f"python3 /skills/{SKILL}/{SCRIPT} data/march.csv\n"}, "$ ")
+    r = grade(traj(keys), condition="baseline")
+    assert r.sub_scores["execution"] == 0.0 and "never invoked" in ev(r, "execution")[0].detail
+    # Without an exit status, a failure printed in the output is a failed run, not a clean one.
+    crash = tool("bash", {"keystrokes": f"python3 /skills/{SKILL}/{SCRIPT}\n"},
+                 "Traceback (most recent call last):\n  boom")
+    assert grade(traj(crash)).sub_scores["execution"] == 0.5
