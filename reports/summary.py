@@ -214,7 +214,7 @@ def counts(trials: pd.DataFrame, stats: StudyStats) -> Counts:
         failed_by_status={str(k): int(v) for k, v in status[status != "ok"].value_counts().sort_index().items()},
         n_unscored_status_ok=int(head["n_unscored_status_ok"].sum()) if len(head) else 0,
         n_missing_trajectory=int((~has).sum()),
-        n_baseline_saw_target=int(trials["baseline_saw_target"].fillna(False).astype(bool).sum())
+        n_baseline_saw_target=int(trials["baseline_saw_target"].eq(True).sum())
         if "baseline_saw_target" in trials else 0,
         n_pair_keys=stats.n_pair_keys,
         n_scored_pairs=int(one["n_both"]) if one is not None else 0,
