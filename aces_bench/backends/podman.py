@@ -27,7 +27,7 @@ from aces_bench.errors import BackendError
 
 IMAGE = "docker.io/library/python:3.12-slim"
 DEBIAN_SUITE = "bookworm"
-DEBIAN_MIRROR = "http://deb.debian.org/debian"
+APT_SOURCES = (Path("/etc/apt/sources.list.d"), Path("/etc/apt/sources.list"))
 PACKAGES = ("ca-certificates", "python3", "procps", "tmux")
 CONTAINERS_CONF = """# Written by aces-bench for backend=podman (see aces_bench/backends/podman.py).
 [containers]
@@ -93,10 +93,57 @@ def preflight() -> None:
                            where="backend=podman", fix="build it offline: aces-bench podman image (or make podman-image)")
 
 
-def build_rootfs_tarball(tarball: Path, *, mirror: str = DEBIAN_MIRROR) -> Path:
+def debian_mirror(sources: tuple[Path, ...] = APT_SOURCES) -> str:
+    """The Debian mirror to debootstrap from: $ACES_DEBIAN_MIRROR, else the host's own apt source.
+
+    The host's mirror is the first ``deb`` source that serves the ``DEBIAN_SUITE`` suite,
+    read from deb822 ``*.sources`` files or one-line ``sources.list`` entries; the
+    project names no mirror of its own.
+    """
+    if os.environ.get("ACES_DEBIAN_MIRROR"):
+        return os.environ["ACES_DEBIAN_MIRROR"]
+    files: list[Path] = []
+    for src in sources:
+        files += sorted(src.glob("*.sources")) + sorted(src.glob("*.list")) if src.is_dir() else [src]
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for url in _suite_urls(text, deb822=path.suffix == ".sources"):
+            return url
+    raise BackendError(
+        f"no Debian {DEBIAN_SUITE} apt source found in /etc/apt to debootstrap from",
+        where="aces-bench podman image",
+        fix=f"set ACES_DEBIAN_MIRROR to a Debian mirror URL that serves {DEBIAN_SUITE}",
+    )
+
+
+def _suite_urls(text: str, *, deb822: bool) -> list[str]:
+    """Mirror URLs of the ``deb`` entries in one apt source file that serve ``DEBIAN_SUITE``."""
+    urls: list[str] = []
+    if deb822:
+        for stanza in text.split("\n\n"):
+            fields = {}
+            for line in stanza.splitlines():
+                key, sep, value = line.partition(":")
+                if sep and not line.startswith(("#", " ")):
+                    fields[key.strip().lower()] = value.split()
+            if "deb" in fields.get("types", []) and DEBIAN_SUITE in fields.get("suites", []):
+                urls += fields.get("uris", [])[:1]
+        return urls
+    for line in text.splitlines():
+        words = [w for w in line.split("#", 1)[0].split() if not w.startswith("[")]
+        if len(words) >= 3 and words[0] == "deb" and words[2] == DEBIAN_SUITE:
+            urls.append(words[1])
+    return urls
+
+
+def build_rootfs_tarball(tarball: Path, *, mirror: str | None = None) -> Path:
     """debootstrap a minimal Debian root with Python 3 and pack it as ``tarball``."""
     if shutil.which("debootstrap") is None:
         raise BackendError("debootstrap is not installed", fix="apt-get install debootstrap")
+    mirror = mirror or debian_mirror()
     tarball.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="aces-rootfs-", dir=tarball.parent) as tmp:
         root = Path(tmp) / "root"

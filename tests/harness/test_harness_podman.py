@@ -47,3 +47,34 @@ def test_missing_podman_is_named(monkeypatch):
         podman.preflight()
     message = str(err.value)
     assert "backend=podman needs podman (apt-get install podman); runc (apt-get install runc); podman-compose" in message
+
+
+def test_debootstrap_mirror_comes_from_the_hosts_apt_sources(tmp_path, monkeypatch):
+    monkeypatch.delenv("ACES_DEBIAN_MIRROR", raising=False)
+    d = tmp_path / "sources.list.d"
+    d.mkdir()
+    (d / "other.sources").write_text(
+        "Types: deb\nURIs: http://vendor.test/apt\nSuites: nodistro\nComponents: main\n"
+    )
+    (d / "debian.sources").write_text(
+        "Types: deb\n# a comment\nURIs: http://mirror.test/debian\nSuites: bookworm bookworm-updates\n"
+        "Components: main\n\nTypes: deb\nURIs: http://mirror.test/debian-security\n"
+        "Suites: bookworm-security\nComponents: main\n"
+    )
+    assert podman.debian_mirror((d, tmp_path / "sources.list")) == "http://mirror.test/debian"
+
+    one_line = tmp_path / "one.list"
+    one_line.write_text("# deb http://commented.test bookworm main\n"
+                        "deb [arch=amd64] http://legacy.test/debian bookworm main\n")
+    assert podman.debian_mirror((one_line,)) == "http://legacy.test/debian"
+
+    monkeypatch.setenv("ACES_DEBIAN_MIRROR", "http://override.test/debian")
+    assert podman.debian_mirror((one_line,)) == "http://override.test/debian"
+
+
+def test_no_debian_source_is_an_error_naming_the_fix(tmp_path, monkeypatch):
+    monkeypatch.delenv("ACES_DEBIAN_MIRROR", raising=False)
+    (tmp_path / "x.list").write_text("deb http://vendor.test/apt nodistro main\n")
+    with pytest.raises(BackendError) as err:
+        podman.debian_mirror((tmp_path,))
+    assert "ACES_DEBIAN_MIRROR" in str(err.value)
