@@ -88,7 +88,8 @@ def _gate(report_dir: Path, threshold: float, outcome: str, lower_bound: bool) -
 
     summary = read_summary(report_dir / SUMMARY_FILE)
     failures = gate_failures(summary, threshold=threshold, outcome=outcome, lower_bound=lower_bound)
-    what = "CI lower bound" if lower_bound else "lift"
+    adjustments = sorted({r.adjustment for r in summary.by_skill if r.outcome == outcome and r.adjustment})
+    what = f"adjusted CI lower bound ({'; '.join(adjustments) or 'no interval'})" if lower_bound else "lift"
     for f in failures:
         print(f.line(), file=sys.stderr)
     n = len({r.group["skill"] for r in summary.by_skill})

@@ -16,9 +16,7 @@ from aces_bench.reports.pages import relative
 from aces_bench.reports.summary import build_summary
 from aces_bench.stats import (
     StatsSettings,
-    StatTable,
     build_pairs,
-    passk_table,
     study_stats,
 )
 from aces_bench.stats.external import (
@@ -45,14 +43,14 @@ def build_skillsbench_report(registry: Path, out_dir: Path) -> tuple[Path, Exter
     frame = load_skillsbench_registry(registry)
     headline = skillsbench_headline(frame)
     settings = StatsSettings(outcomes=(REWARD,), headline_outcome=REWARD, pass_outcome=REWARD)
-    stats = study_stats(frame, settings=settings)
+    # Per-attempt rewards are not published: pass@k comes from the registry's pass counts,
+    # in the one computation that feeds summary.json and the page alike.
+    stats = study_stats(frame, settings=settings, counts=registry_pass_counts(frame))
     pairs = build_pairs(frame, outcomes=(REWARD,))
     summary = build_summary(frame, pairs, stats, source=SOURCE, with_pass_rates=False)
     out_dir = Path(out_dir)
     write_json(out_dir / "summary.json", summary)
     write_json(out_dir / "headline.json", headline)
-    # Per-attempt rewards are not published: pass@k comes from the registry's pass counts.
-    passk = StatTable.from_frame(passk_table(registry_pass_counts(frame), ks=(1, 3), by=()))
     inputs = FigureInputs(stats, pairs, frame)
     figures = []
     for fn in (metric_lift, harness_model_cells):
@@ -61,5 +59,6 @@ def build_skillsbench_report(registry: Path, out_dir: Path) -> tuple[Path, Exter
                         "data_uri": svg_data_uri(f.svg) if f.svg else "",
                         "files": [(fmt, relative(p, out_dir)) for fmt, p in sorted(f.paths.items())]})
     html = render(environment(), "external.html.j2", title="SkillsBench registry: Skill Lift", root="", nav_skills=[],
-                  registry=str(registry), h=headline, s=summary, stats=stats, passk=passk, figures=figures)
+                  has_triage=False, registry=str(registry), h=headline, s=summary, stats=stats,
+                  passk=stats.passk_pooled, figures=figures)
     return write_text(out_dir / "index.html", html), headline

@@ -24,6 +24,7 @@ from aces_bench.errors import AcesError
 from aces_bench.judges.spec import JudgeSpec
 from aces_bench.reports.records import StudyData
 from aces_bench.stats import Correlation, build_pairs
+from aces_bench.stats.controls import positive_cases
 from aces_bench.stats.correlation import static_lift_correlation
 
 TARGET_ROLE = "target"
@@ -184,7 +185,9 @@ def section(scores: StaticScores | None, tier1: Correlation | None, study: Study
     if scores.judges:
         labels = ", ".join(j.model or "?" for j in scores.judges)
         if scores.rubric:
-            tier2, _ = static_lift_correlation(scores.rubric, build_pairs(study.trials), outcome=outcome, level=level)
+            # Same pairs as Tier 1 and the verdict table: positive cases (negative controls apart).
+            tier2, _ = static_lift_correlation(scores.rubric, positive_cases(build_pairs(study.trials)), outcome=outcome,
+                                               level=level)
             tier2_status = f"ran (judge {labels})"
         else:
             tier2_status = f"ran but no skill was rated (judge {labels}); see the scan errors"

@@ -22,6 +22,7 @@ from aces_bench.records import CELL_KEY
 from aces_bench.reports.pass_rates import PassRateRow, pass_rates
 from aces_bench.reports.static_live import StaticLiveSection
 from aces_bench.stats import StudyStats, lift_table
+from aces_bench.stats.controls import positive_cases
 from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_FAILED, OUTCOME_ONLY, OUTCOMES, REWARD
 from aces_bench.stats.rates import process_rates
 from aces_bench.stats.summary import StatTable
@@ -67,6 +68,15 @@ class LiftRow(BaseModel):
     n_neg: int = 0
     median: float | None = None
     share_pos: float | None = None
+    n_cases: int | None = None
+    df: int | None = None
+    ci_method: str | None = Field(default=None, description="how the interval was computed (clustering, df)")
+    ci_note: str | None = Field(default=None, description="why there is no interval, or that it was clipped")
+    design_effect: float | None = None
+    no_variation: bool = False
+    adj_ci_lo: float | None = Field(default=None, description="interval at the multiplicity-adjusted level")
+    adj_ci_hi: float | None = None
+    adjustment: str | None = None
     produced_by: Attribution
 
 
@@ -244,8 +254,12 @@ def build_summary(
     level = stats.settings.level
 
     def grouped(name: str) -> list[LiftRow]:
+        # The stats model computed these once (positive cases); the same table feeds the HTML.
         by = GROUPINGS[name]
-        return lift_rows(lift_table(pairs, by=by, outcomes=outcomes, level=level), by, trials, graders)
+        table = stats.lift_by_group.get(name)
+        frame = table.frame() if table is not None else lift_table(positive_cases(pairs), by=by, outcomes=outcomes,
+                                                                   level=level)
+        return lift_rows(frame, by, trials, graders)
 
     from aces_bench.cost import cost_by_arm
 

@@ -21,7 +21,12 @@ from pydantic import BaseModel
 from aces_bench.records import CELL_KEY
 from aces_bench.stats.pairing import OUTCOMES, check_outcome
 
-CLUSTERINGS: dict[str, tuple[str, ...]] = {"skill": ("skill",), "cell": CELL_KEY}
+CLUSTERINGS: dict[str, tuple[str, ...]] = {"case": ("skill", "case_id"), "skill": ("skill",), "cell": CELL_KEY}
+RESAMPLED = {
+    "case": "whole cases (all attempts and configurations of a case together)",
+    "skill": "whole skills (all their cases together)",
+    "cell": "cells: skill x harness x model x workspace mode (where each cell is one row, this is a row bootstrap)",
+}
 DEFAULT_RESAMPLES = 10_000
 _CHUNK_VALUES = 2_000_000  # bound memory per chunk (rows x clusters x columns)
 
@@ -179,5 +184,5 @@ def bootstrap_table(
         for o in outcomes:
             check_outcome(o)
             ci = cluster_bootstrap(pairs[f"lift_{o}"].to_numpy(float), labels, n_resamples=n_resamples, seed=seed, level=level)
-            rows.append({"clustering": name, "outcome": o, **ci.model_dump()})
-    return pd.DataFrame(rows, columns=["clustering", "outcome", *BootstrapCI.model_fields])
+            rows.append({"clustering": name, "resampled": RESAMPLED[name], "outcome": o, **ci.model_dump()})
+    return pd.DataFrame(rows, columns=["clustering", "resampled", "outcome", *BootstrapCI.model_fields])

@@ -1,8 +1,14 @@
 """Skill Lift: the mean paired difference (with skill minus baseline), per group and pooled.
 
 Every summary is computed over the pairs whose lift is defined (both sides scored); the
-count of such pairs is ``n``. A group with no scored pair keeps its row with ``n = 0``
-and empty (None) statistics; one pair gives a mean but no SD and no CI.
+count of such pairs is ``n`` and of their cases ``n_cases``. A group with no scored pair
+keeps its row with ``n = 0`` and empty (None) statistics; one pair gives a mean but no SD
+and no CI. The interval is ``inference.clustered_mean``: cluster-robust by case with t on
+cases - 1 df (the paired t interval when each case has one pair), clipped to [-1, 1]
+with a note; no observed variation gives no interval and the note
+"no variation observed (n = ...)". ``adj_ci_lo``/``adj_ci_hi`` are the same interval at
+the Bonferroni level 1 - alpha/m over the m groups of a table that have an interval
+(what a gate over m skills must use; Holm's step-down has no simpler interval).
 """
 
 from __future__ import annotations
@@ -14,14 +20,24 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy.stats import norm
+from scipy.stats import t as student_t
 
+from aces_bench.stats.inference import (
+    CASE_CLUSTER,
+    CONFIG_CLUSTER,
+    FEASIBLE_LIFT,
+    cluster_codes,
+    clustered_mean,
+    interval_at,
+)
 from aces_bench.records import CELL_KEY, PAIR_KEY
 from aces_bench.stats.pairing import OUTCOMES, check_outcome
 
 LIFT_FIELDS = (
-    "n", "mean_with", "mean_base", "lift", "sd", "se", "ci_lo", "ci_hi",
-    "n_pos", "n_zero", "n_neg", "median", "share_pos",
+    "n", "n_cases", "mean_with", "mean_base", "lift", "sd", "se", "ci_lo", "ci_hi", "df", "ci_method", "ci_note",
+    "design_effect", "no_variation", "n_pos", "n_zero", "n_neg", "median", "share_pos",
 )
+ADJUSTED_FIELDS = ("adj_ci_lo", "adj_ci_hi", "adjustment")
 
 
 def z_value(level: float) -> float:
@@ -35,33 +51,38 @@ def _num(x: float) -> float | None:
     return None if x is None or not math.isfinite(x) else float(x)
 
 
-def summarise_lift(with_vals: np.ndarray, base_vals: np.ndarray, *, level: float = 0.95) -> dict[str, Any]:
+def summarise_lift(with_vals: np.ndarray, base_vals: np.ndarray, *, level: float = 0.95,
+                   clusters=None, clusters_2=None, adjusted_level: float | None = None) -> dict[str, Any]:
     """Lift summary of aligned paired values; pairs with either side NaN are left out.
 
-    Promises the keys in ``LIFT_FIELDS``. ``ci_lo``/``ci_hi`` is the paired-case normal
-    interval mean +/- z * sd / sqrt(n); None when ``n < 2``. Counts are exact
-    (zero means exactly zero difference).
+    Promises the keys in ``LIFT_FIELDS`` (and ``adj_ci_lo``/``adj_ci_hi``, the interval
+    at ``adjusted_level`` when given). ``clusters`` labels each pair's case (None:
+    every pair its own case); ``clusters_2`` a crossed configuration for two-way
+    clustering. Counts are exact (zero means exactly zero difference).
     """
     w = np.asarray(with_vals, dtype=float)
     b = np.asarray(base_vals, dtype=float)
     keep = ~(np.isnan(w) | np.isnan(b))
-    w, b = w[keep], b[keep]
     d = w - b
+    if clusters is None:
+        clusters = np.arange(d.size)
+    cm = clustered_mean(d, clusters, clusters_2, level=level)
+    w, b, d = w[keep], b[keep], d[keep]
     n = int(d.size)
     out: dict[str, Any] = dict.fromkeys(LIFT_FIELDS)
-    out.update(n=n, n_pos=int((d > 0).sum()), n_zero=int((d == 0).sum()), n_neg=int((d < 0).sum()))
+    out.update(n=n, n_cases=cm.n_clusters if n else 0, n_pos=int((d > 0).sum()), n_zero=int((d == 0).sum()),
+               n_neg=int((d < 0).sum()), no_variation=cm.no_variation, ci_note=cm.note)
     if n == 0:
         return out
-    mean = float(d.mean())
     out.update(
-        mean_with=float(w.mean()), mean_base=float(b.mean()), lift=mean,
+        mean_with=float(w.mean()), mean_base=float(b.mean()), lift=cm.estimate,
         median=float(np.median(d)), share_pos=out["n_pos"] / n,
     )
     if n >= 2:
-        sd = float(d.std(ddof=1))
-        se = sd / math.sqrt(n)
-        half = z_value(level) * se
-        out.update(sd=sd, se=se, ci_lo=mean - half, ci_hi=mean + half)
+        out.update(sd=float(d.std(ddof=1)), se=cm.se, ci_lo=cm.ci_lo, ci_hi=cm.ci_hi, df=cm.df,
+                   ci_method=cm.method if cm.ci_lo is not None else None, design_effect=cm.design_effect)
+    if adjusted_level is not None:
+        out["adj_ci_lo"], out["adj_ci_hi"] = interval_at(cm, adjusted_level)
     return {k: (_num(v) if isinstance(v, float) else v) for k, v in out.items()}
 
 
@@ -80,19 +101,48 @@ def lift_table(
     by: Sequence[str] = CELL_KEY,
     outcomes: Sequence[str] = OUTCOMES,
     level: float = 0.95,
+    two_way: bool | None = None,
 ) -> pd.DataFrame:
-    """One row per (group in ``by``, outcome) with the ``LIFT_FIELDS`` of its pairs.
+    """One row per (group in ``by``, outcome) with the ``LIFT_FIELDS`` of its pairs, and
+    the ``ADJUSTED_FIELDS`` (Bonferroni over the groups of each outcome).
 
-    ``by=()`` pools every pair (one row per outcome). Groups come from every paired row,
-    so a group whose pairs are all unscored appears with ``n = 0``.
+    ``by=()`` pools every pair (one row per outcome), two-way clustered by case x
+    configuration unless ``two_way=False``; grouped rows cluster by case. Groups come
+    from every paired row, so a group whose pairs are all unscored appears with ``n = 0``.
     """
+    two_way = (not by) if two_way is None else two_way
+    cases = cluster_codes(pairs, CASE_CLUSTER) if set(CASE_CLUSTER) <= set(pairs.columns) else None
+    configs = cluster_codes(pairs, CONFIG_CLUSTER) if two_way and set(CONFIG_CLUSTER) <= set(pairs.columns) else None
+    positions = pd.Series(np.arange(len(pairs)), index=pairs.index)
+    groups = list(_groups(pairs, by))
     rows = []
-    for key, part in _groups(pairs, by):
-        for o in outcomes:
-            check_outcome(o)
-            stats = summarise_lift(part[f"with_{o}"].to_numpy(float), part[f"base_{o}"].to_numpy(float), level=level)
-            rows.append({**key, "outcome": o, **stats})
-    return pd.DataFrame(rows, columns=[*by, "outcome", *LIFT_FIELDS])
+    for o in outcomes:
+        check_outcome(o)
+        computed = []
+        for key, part in groups:
+            idx = positions.loc[part.index].to_numpy()
+            args = {"clusters": cases[idx] if cases is not None else None,
+                    "clusters_2": configs[idx] if configs is not None else None}
+            computed.append((key, part, args, summarise_lift(part[f"with_{o}"].to_numpy(float),
+                                                             part[f"base_{o}"].to_numpy(float), level=level, **args)))
+        m = sum(1 for *_, st in computed if st["ci_lo"] is not None)
+        adj_level = 1 - (1 - level) / max(m, 1)
+        for key, _part, _args, st in computed:
+            st.update(dict.fromkeys(ADJUSTED_FIELDS))
+            if st["ci_lo"] is not None:
+                if m <= 1:
+                    st.update(adj_ci_lo=st["ci_lo"], adj_ci_hi=st["ci_hi"], adjustment="none (one group)")
+                else:
+                    half = float(student_t.ppf(0.5 + adj_level / 2.0, st["df"])) * st["se"]
+                    lo, hi = FEASIBLE_LIFT
+                    st.update(adj_ci_lo=max(lo, st["lift"] - half), adj_ci_hi=min(hi, st["lift"] + half),
+                              adjustment=f"Bonferroni over {m} groups ({100 * adj_level:.4g}% each)")
+            rows.append({**key, "outcome": o, **st})
+    frame = pd.DataFrame(rows, columns=[*by, "outcome", *LIFT_FIELDS, *ADJUSTED_FIELDS])
+    if by:  # one row per (group, outcome), groups in order, as before
+        frame = frame.sort_values([*by, "outcome"], key=lambda c: c.map({o: i for i, o in enumerate(outcomes)})
+                                  if c.name == "outcome" else c, kind="stable").reset_index(drop=True)
+    return frame
 
 
 def pooled_lift(pairs: pd.DataFrame, *, outcomes: Sequence[str] = OUTCOMES, level: float = 0.95) -> pd.DataFrame:

@@ -116,3 +116,57 @@ def imputation_sensitivity(
                      **{f"{k}_sensitivity": sens[k] for k in ("n", "lift", "ci_lo", "ci_hi")}})
     return pd.DataFrame(rows)
 
+
+
+def imputation_bounds(
+    pairs: pd.DataFrame,
+    *,
+    outcomes: Sequence[str] = OUTCOMES,
+    low: float = 0.0,
+    high: float = 1.0,
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Two-sided bounds on the lift over every pair key, whatever the unscored values were.
+
+    Every unscored (or never run) side is imputed at the worst value for the skill
+    (with-skill side ``low``, baseline ``high``) for the lower bound, and at the best
+    (with-skill ``high``, baseline ``low``) for the upper bound (Manski-style bounds on
+    the scale [``low``, ``high``]). Each bound carries its own case-clustered interval.
+    ``n_imputed_with``/``n_imputed_base`` count the sides filled in.
+    """
+    from aces_bench.stats.inference import CASE_CLUSTER, cluster_codes, clustered_mean
+
+    rows = []
+    cases = cluster_codes(pairs, CASE_CLUSTER) if len(pairs) else np.zeros(0, int)
+    for o in outcomes:
+        w, b = pairs[f"with_{check_outcome(o)}"].astype(float), pairs[f"base_{o}"].astype(float)
+        observed = clustered_mean((w - b).to_numpy(float), cases, level=level)
+        worst = clustered_mean((w.fillna(low) - b.fillna(high)).to_numpy(float), cases, level=level)
+        best = clustered_mean((w.fillna(high) - b.fillna(low)).to_numpy(float), cases, level=level)
+        rows.append({
+            "outcome": o, "n_keys": len(pairs), "n_observed": observed.n,
+            "n_imputed_with": int(w.isna().sum()), "n_imputed_base": int(b.isna().sum()),
+            "lift_observed": observed.estimate,
+            "lift_lower": worst.estimate, "ci_lo_lower": worst.ci_lo, "ci_hi_lower": worst.ci_hi,
+            "lift_upper": best.estimate, "ci_lo_upper": best.ci_lo, "ci_hi_upper": best.ci_hi,
+        })
+    return pd.DataFrame(rows, columns=["outcome", "n_keys", "n_observed", "n_imputed_with", "n_imputed_base",
+                                       "lift_observed", "lift_lower", "ci_lo_lower", "ci_hi_lower",
+                                       "lift_upper", "ci_lo_upper", "ci_hi_upper"])
+
+
+def check_abstentions(checks: pd.DataFrame) -> pd.DataFrame:
+    """Per (metric, condition): sub-checks graded, decided and undecided (abstained).
+
+    ``checks`` has one row per sub-check of a graded trial: ``metric``, ``condition``,
+    ``check`` and ``decided`` (False when the grader or judge returned no verdict).
+    A metric can be scored while some of its sub-checks abstain; this counts them.
+    """
+    cols = ["metric", "condition", "n_checks", "n_decided", "n_undecided", "share_undecided"]
+    if checks is None or checks.empty:
+        return pd.DataFrame(columns=cols)
+    g = checks.assign(decided=checks["decided"].astype(bool)).groupby(["metric", "condition"], sort=True)["decided"]
+    out = pd.DataFrame({"n_checks": g.size(), "n_decided": g.sum().astype(int)}).reset_index()
+    out["n_undecided"] = out["n_checks"] - out["n_decided"]
+    out["share_undecided"] = out["n_undecided"] / out["n_checks"]
+    return out[cols]

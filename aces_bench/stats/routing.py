@@ -2,55 +2,64 @@
 
 In a group workspace the agent sees decoy skills next to the target and must route to
 the right one; in isolation it sees only the target. A negative premium is the price
-of routing. Group and isolation pairs are different trials (not matched one to one),
-so the normal interval uses the two-sample (Welch) standard error; the bootstrap
-resamples clusters jointly so a skill's two arms stay linked.
+of routing. The same cases run in both modes, so the premium is paired: for each
+(skill, case, attempt, harness, model) scored in both modes, group lift minus isolation
+lift (one difference per decoy set of the group side). The interval is cluster-robust
+by case (``inference.clustered_mean``, t with cases - 1 df) and, as a cross-check, a
+bootstrap resampling whole cases of those differences. Keys scored in one mode only
+are counted (``n_unmatched_*``), never imputed.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
-import numpy as np
 import pandas as pd
 
-from aces_bench.stats.bootstrap import DEFAULT_RESAMPLES, cluster_bootstrap_difference
-from aces_bench.stats.lift import z_value
+from aces_bench.stats.bootstrap import DEFAULT_RESAMPLES, cluster_bootstrap
+from aces_bench.stats.inference import CASE_CLUSTER, cluster_codes, clustered_mean
 from aces_bench.stats.pairing import OUTCOME, check_outcome
 
+MATCH_KEY = ("skill", "case_id", "attempt", "harness", "model")
 ROUTING_FIELDS = (
-    "outcome", "n_group", "n_isolation", "lift_group", "lift_isolation", "premium", "se", "ci_lo", "ci_hi",
-    "cluster_by", "n_clusters", "boot_ci_lo", "boot_ci_hi", "note",
+    "outcome", "n_matched", "n_unmatched_group", "n_unmatched_isolation", "lift_group", "lift_isolation", "premium",
+    "se", "ci_lo", "ci_hi", "df", "method", "cluster_by", "n_clusters", "boot_ci_lo", "boot_ci_hi", "note",
 )
 
 
-def _premium_row(lift: np.ndarray, group: np.ndarray, labels: np.ndarray, outcome: str, cluster_by: Sequence[str],
-                 *, n_resamples: int, seed: int, level: float) -> dict:
-    """Premium of one group of pairs given aligned arrays (lift, is-group-mode, cluster label)."""
-    scored = ~np.isnan(lift)
-    g, i = lift[scored & group], lift[scored & ~group]
+def matched_premiums(pairs: pd.DataFrame, outcome: str) -> pd.DataFrame:
+    """One row per group-mode pair with its isolation twin: ``lift_group``, ``lift_isolation``
+    and ``premium`` (their difference, NaN unless both are scored)."""
+    column = f"lift_{check_outcome(outcome)}"
+    mode = pairs["workspace_mode"].astype(str)
+    keep = [*MATCH_KEY, "decoy_set", column]
+    group = pairs.loc[mode == "group", keep].rename(columns={column: "lift_group"})
+    iso = pairs.loc[mode == "isolation", [*MATCH_KEY, column]].rename(columns={column: "lift_isolation"})
+    iso = iso.drop_duplicates(list(MATCH_KEY))
+    merged = group.merge(iso, on=list(MATCH_KEY), how="outer", sort=True)
+    merged["premium"] = merged["lift_group"] - merged["lift_isolation"]
+    return merged.reset_index(drop=True)
+
+
+def _premium_row(m: pd.DataFrame, outcome: str, *, n_resamples: int, seed: int, level: float) -> dict:
     row = dict.fromkeys(ROUTING_FIELDS)
-    row.update(outcome=outcome, n_group=int(g.size), n_isolation=int(i.size), cluster_by="+".join(cluster_by), n_clusters=0)
-    if g.size:
-        row["lift_group"] = float(g.mean())
-    if i.size:
-        row["lift_isolation"] = float(i.mean())
-    if not g.size or not i.size:
-        row["note"] = "needs scored pairs in both group and isolation mode"
+    both = m["premium"].notna()
+    row.update(outcome=outcome, n_matched=int(both.sum()), cluster_by="case", n_clusters=0,
+               n_unmatched_group=int((m["lift_group"].notna() & m["lift_isolation"].isna()).sum()),
+               n_unmatched_isolation=int((m["lift_isolation"].notna() & m["lift_group"].isna()).sum()))
+    if not both.any():
+        row["note"] = "needs cases scored in both group and isolation mode"
         return row
-    row["premium"] = row["lift_group"] - row["lift_isolation"]
-    if g.size >= 2 and i.size >= 2:
-        se = math.sqrt(g.var(ddof=1) / g.size + i.var(ddof=1) / i.size)
-        half = z_value(level) * se
-        row.update(se=se, ci_lo=row["premium"] - half, ci_hi=row["premium"] + half)
-    else:
-        row["note"] = "normal CI needs 2+ pairs per mode"
-    boot = cluster_bootstrap_difference(g, labels[scored & group], i, labels[scored & ~group],
-                                        n_resamples=n_resamples, seed=seed, level=level)
-    row.update(n_clusters=boot.n_clusters, boot_ci_lo=boot.ci_lo, boot_ci_hi=boot.ci_hi)
-    if boot.note:
-        row["note"] = "; ".join(x for x in (row["note"], f"bootstrap: {boot.note}") if x)
+    matched = m.loc[both]
+    cases = cluster_codes(matched, CASE_CLUSTER)
+    cm = clustered_mean(matched["premium"].to_numpy(float), cases, level=level, bounds=(-2.0, 2.0))
+    row.update(lift_group=float(matched["lift_group"].mean()), lift_isolation=float(matched["lift_isolation"].mean()),
+               premium=cm.estimate, se=cm.se, ci_lo=cm.ci_lo, ci_hi=cm.ci_hi, df=cm.df,
+               method=cm.method if cm.ci_lo is not None else None, n_clusters=cm.n_clusters, note=cm.note)
+    if cm.ci_lo is not None:
+        boot = cluster_bootstrap(matched["premium"].to_numpy(float), cases, n_resamples=n_resamples, seed=seed,
+                                 level=level)
+        row.update(boot_ci_lo=boot.ci_lo, boot_ci_hi=boot.ci_hi)
     return row
 
 
@@ -59,27 +68,19 @@ def routing_premium(
     *,
     outcomes: Sequence[str] = (OUTCOME,),
     by: Sequence[str] = (),
-    cluster_by: Sequence[str] | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     level: float = 0.95,
 ) -> pd.DataFrame:
-    """Routing premium per group in ``by`` (``()`` pools) and outcome.
-
-    ``cluster_by`` defaults to skills, or to cases when ``by`` already fixes the skill.
-    Groups lacking scored pairs in either mode keep a row with a ``note`` and None.
-    """
-    if cluster_by is None:
-        cluster_by = ("case_id",) if "skill" in by else ("skill",)
-    group = (pairs["workspace_mode"].astype(str) == "group").to_numpy()
-    labels = pairs.groupby(list(cluster_by), dropna=False, sort=True).ngroup().to_numpy()
-    members = pairs.groupby(list(by), sort=True, dropna=False).indices if by else {(): np.arange(len(pairs))}
+    """Paired routing premium per group in ``by`` (``()`` pools; columns of ``MATCH_KEY``
+    or ``decoy_set``) and outcome. Groups lacking a case scored in both modes keep a row
+    with a ``note`` and None."""
     rows = []
-    for key, idx in members.items():
-        key = key if isinstance(key, tuple) else (key,)
-        for o in outcomes:
-            lift = pairs[f"lift_{check_outcome(o)}"].to_numpy(float)[idx]
-            row = _premium_row(lift, group[idx], labels[idx], o, cluster_by,
-                               n_resamples=n_resamples, seed=seed, level=level)
-            rows.append({**dict(zip(by, key, strict=True)), **row})
+    for o in outcomes:
+        matched = matched_premiums(pairs, o)
+        groups = matched.groupby(list(by), sort=True, dropna=False) if by else [((), matched)]
+        for key, part in groups:
+            key = key if isinstance(key, tuple) else (key,)
+            rows.append({**dict(zip(by, key, strict=True)),
+                         **_premium_row(part, o, n_resamples=n_resamples, seed=seed, level=level)})
     return pd.DataFrame(rows, columns=[*by, *ROUTING_FIELDS])

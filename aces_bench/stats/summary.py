@@ -17,9 +17,19 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from aces_bench.records import CELL_KEY
 from aces_bench.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_table
+from aces_bench.stats.controls import false_activation, is_negative_control, positive_cases
 from aces_bench.stats.correlation import Correlation, static_lift_correlation
+from aces_bench.stats.inference import (
+    CASE_CLUSTER,
+    CONFIG_CLUSTER,
+    TWO_WAY_MIN_CONFIGS,
+    cluster_codes,
+    clustered_mean,
+)
 from aces_bench.stats.lift import lift_table, within_cell_sd
 from aces_bench.stats.missingness import (
+    check_abstentions,
+    imputation_bounds,
     imputation_sensitivity,
     one_sided,
     outcome_only_partial,
@@ -94,6 +104,40 @@ class Missingness(BaseModel):
     one_sided: StatTable
     outcome_only_partial: StatTable
     sensitivity: StatTable
+    bounds: StatTable | None = Field(default=None, description="two-sided imputation bounds per outcome")
+    abstentions: StatTable | None = Field(default=None, description="undecided sub-checks per metric and arm")
+
+
+GROUPED = {"skill": ("skill",), "harness": ("harness",), "model": ("model",), "workspace_mode": ("workspace_mode",),
+           "decoy_set": ("decoy_set",)}
+
+
+def inference_table(pairs: pd.DataFrame, outcomes: Sequence[str], level: float) -> pd.DataFrame:
+    """Per outcome, the pooled lift's interval three ways: two-way case x configuration,
+    one-way by case, and (for comparison only) treating every pair as independent.
+
+    ``headline`` marks the one the report leads with: two-way when several configurations
+    are pooled (at least ``TWO_WAY_MIN_CONFIGS``), else by case.
+    """
+    rows = []
+    cases = cluster_codes(pairs, CASE_CLUSTER) if len(pairs) else np.zeros(0, int)
+    configs = cluster_codes(pairs, CONFIG_CLUSTER) if len(pairs) else np.zeros(0, int)
+    n_configs = int(np.unique(configs).size)
+    for o in outcomes:
+        y = pairs[f"lift_{check_outcome(o)}"].to_numpy(float) if len(pairs) else np.zeros(0)
+        variants = [("case", clustered_mean(y, cases, level=level))]
+        if n_configs >= TWO_WAY_MIN_CONFIGS:
+            variants.insert(0, ("case x configuration", clustered_mean(y, cases, configs, level=level)))
+        variants.append(("independent pairs", clustered_mean(y, None, level=level)))
+        for i, (name, cm) in enumerate(variants):
+            rows.append({"outcome": o, "clustering": name, "headline": i == 0, **cm.model_dump()})
+    return pd.DataFrame(rows, columns=["outcome", "clustering", "headline", *clustered_fields()])
+
+
+def clustered_fields() -> list[str]:
+    from aces_bench.stats.inference import ClusteredMean
+
+    return list(ClusteredMean.model_fields)
 
 
 class StudyStats(VersionedRecord):
@@ -106,7 +150,11 @@ class StudyStats(VersionedRecord):
     settings: StatsSettings
     n_trials: int
     n_pair_keys: int
-    lift_pooled: StatTable = Field(description="per outcome, over all scored pairs")
+    lift_pooled: StatTable = Field(description="per outcome, over the scored pairs of positive cases")
+    inference: StatTable | None = Field(default=None, description="pooled interval by clustering; headline marked")
+    lift_by_group: dict[str, StatTable] = Field(default_factory=dict, description="per skill, harness, ...: positive cases")
+    negative_controls: StatTable | None = Field(default=None, description="lift on negative-control cases, apart")
+    false_activation: StatTable | None = Field(default=None, description="false-activation rate on negative controls")
     lift_by_cell: StatTable = Field(description="per (skill, harness, model, workspace_mode) and outcome")
     lift_by_case_kind: StatTable = Field(description="per (case_kind, negative_control) and outcome: negative controls apart")
     bootstrap: StatTable = Field(description="pooled lift with cluster bootstrap CI over skills and over cells")
@@ -129,18 +177,27 @@ def study_stats(
     static_scores: pd.DataFrame | Mapping[str, float] | None = None,
     cell_key: Sequence[str] = CELL_KEY,
     counts: pd.DataFrame | None = None,
+    activations: pd.DataFrame | None = None,
+    checks: pd.DataFrame | None = None,
 ) -> StudyStats:
     """Compute every statistic for ``trials`` (the tidy trials table) into a ``StudyStats``.
 
     ``counts`` overrides the per-case pass counts used for pass@k (as from
     ``external.registry_pass_counts``, where rows aggregate several attempts).
+    Lift, its inference, tests, routing and power use positive cases; negative controls
+    get their own lift table and, given ``activations`` (skill, case_id, activated), a
+    false-activation rate. ``checks`` (metric, condition, check, decided) feeds the
+    abstention audit.
     Pure: reads nothing but its arguments. Seeded, so the same input gives the same
     output. Empty or degenerate input yields tables with n = 0 and None statistics.
     """
     s = settings or StatsSettings()
     for o in (*s.outcomes, s.headline_outcome, s.pass_outcome):
         check_outcome(o)
-    pairs = build_pairs(trials, outcomes=s.outcomes if s.headline_outcome in s.outcomes else (*s.outcomes, s.headline_outcome))
+    all_pairs = build_pairs(trials, outcomes=s.outcomes if s.headline_outcome in s.outcomes
+                            else (*s.outcomes, s.headline_outcome))
+    pairs = positive_cases(all_pairs)
+    controls = all_pairs.loc[is_negative_control(all_pairs)]
     cell = tuple(cell_key)
     if counts is None:
         counts = pass_counts(trials, success=s.pass_outcome, threshold=s.pass_threshold, stop_on_pass=s.stop_on_pass)
@@ -152,10 +209,16 @@ def study_stats(
     return StudyStats(
         settings=s,
         n_trials=len(trials),
-        n_pair_keys=len(pairs),
+        n_pair_keys=len(all_pairs),
         lift_pooled=t(lift_table(pairs, by=(), outcomes=s.outcomes, level=s.level)),
+        inference=t(inference_table(pairs, s.outcomes, s.level)),
+        lift_by_group={name: t(lift_table(pairs, by=by, outcomes=s.outcomes, level=s.level))
+                       for name, by in GROUPED.items()},
+        negative_controls=t(lift_table(controls, by=("skill",), outcomes=s.outcomes, level=s.level)),
+        false_activation=t(false_activation(activations, by=("skill",), level=s.level))
+        if activations is not None else None,
         lift_by_cell=t(lift_table(pairs, by=cell, outcomes=s.outcomes, level=s.level)),
-        lift_by_case_kind=t(lift_table(pairs, by=("case_kind", "negative_control"), outcomes=s.outcomes, level=s.level)),
+        lift_by_case_kind=t(lift_table(all_pairs, by=("case_kind", "negative_control"), outcomes=s.outcomes, level=s.level)),
         bootstrap=t(bootstrap_table(pairs, outcomes=s.outcomes, n_resamples=s.n_resamples, seed=s.seed, level=s.level)),
         within_cell_sd=t(within_cell_sd(pairs, by=cell, outcomes=s.outcomes)),
         passk_pooled=t(passk_table(counts, ks=s.ks, by=())),
@@ -164,15 +227,19 @@ def study_stats(
                                          seed=s.seed, level=s.level)),
         routing_by_cell=t(routing_premium(pairs, outcomes=(s.headline_outcome,), by=("skill", "harness", "model"),
                                           n_resamples=s.n_resamples, seed=s.seed, level=s.level)),
-        significance=t(per_skill_tests(pairs, outcome=s.headline_outcome, n_permutations=s.n_resamples, seed=s.seed)),
+        significance=t(per_skill_tests(pairs, outcome=s.headline_outcome, n_permutations=s.n_resamples, seed=s.seed,
+                                       pass_outcome=s.pass_outcome if s.pass_outcome in s.outcomes else None,
+                                       pass_threshold=s.pass_threshold)),
         design_power=t(design_power(pairs, outcomes=s.outcomes, target_lift=s.target_lift, alpha=s.alpha, power=s.power)),
         missingness=Missingness(
             scored_by_condition=t(scored_by_condition(trials, outcomes=s.outcomes)),
             status=t(status_counts(trials)),
             trajectories=t(trajectory_gaps(trials)),
-            one_sided=t(one_sided(pairs, outcomes=s.outcomes)),
+            one_sided=t(one_sided(all_pairs, outcomes=s.outcomes)),
             outcome_only_partial=t(outcome_only_partial(trials)),
             sensitivity=t(imputation_sensitivity(pairs, outcomes=s.outcomes, level=s.level)),
+            bounds=t(imputation_bounds(pairs, outcomes=s.outcomes, level=s.level)),
+            abstentions=t(check_abstentions(checks)) if checks is not None else None,
         ),
         static_correlation=corr,
         static_by_skill=by_skill,

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from aces_bench.errors import ReportError
 from aces_bench.metrics import metric_names
@@ -63,11 +64,20 @@ def test_pooled_and_grouped_lift_match_a_direct_paired_mean(report_dir, study_di
     w = trials[trials["condition"] == "with_skill"].set_index(key)
     b = trials[trials["condition"] == "baseline"].set_index(key)
     both = w.join(b, how="inner", suffixes=("_w", "_b"))
+    # Headline on positive cases: negative controls are reported apart.
+    both = both[~(both["negative_control_w"].astype(bool) | (both["case_kind_w"] == "negative"))]
     d = (both["composite_w"] - both["composite_b"]).dropna()
     pooled = next(r for r in s.pooled if r.outcome == "composite")
     assert pooled.n == len(d)
     assert pooled.lift == pytest.approx(d.mean())
-    assert pooled.ci_lo == pytest.approx(d.mean() - 1.959963984540054 * d.std(ddof=1) / np.sqrt(len(d)))
+    # two harness configurations are too few to cluster on: CR1 by case, t on cases - 1 df
+    cases = [f"{k[0]}/{k[1]}" for k in d.index]
+    e = (d - d.mean()).groupby(cases).sum()
+    G = len(e)
+    se = np.sqrt((e**2).sum() / len(d) ** 2 * G / (G - 1))
+    assert pooled.n_cases == G and pooled.df == G - 1
+    assert pooled.ci_lo == pytest.approx(d.mean() - stats.t.ppf(0.975, G - 1) * se)
+    assert pooled.ci_method == f"cluster-robust (CR1) by case, t with {G - 1} df ({G} cases)"
     by_mode = {r.group["workspace_mode"]: r for r in s.by_workspace_mode if r.outcome == "composite"}
     assert set(by_mode) == {"isolation", "group"}
     dm = d.groupby(level="workspace_mode").mean()

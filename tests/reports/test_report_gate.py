@@ -41,21 +41,38 @@ def test_lower_bound_and_outcome(member, tmp_path, capsys):
     out = tmp_path / "r"
     code = main([str(member), "--out", str(out), "--fail-under-lift", "0", "--lower-bound", "--outcome", "reward"])
     _, rows = _by_skill(out, "reward")
-    failing = sorted(k for k, r in rows.items() if r.ci_lo is None or r.ci_lo < 0)
+    failing = sorted(k for k, r in rows.items() if r.adj_ci_lo is None or r.adj_ci_lo < 0)
     err = capsys.readouterr().err
     assert code == (1 if failing else 0)
     for k in failing:
         r = rows[k]
-        assert f"FAIL {k}: reward lift {r.lift:+.3f}, CI lower bound {r.ci_lo:+.3f} < +0.000 (n={r.n} pairs)" in err
-    # The same threshold on the point estimate is looser than on the lower bound.
-    assert all(r.ci_lo <= r.lift for r in rows.values())
+        if r.adj_ci_lo is not None:
+            assert (f"FAIL {k}: reward lift {r.lift:+.3f}, adjusted lower bound {r.adj_ci_lo:+.3f} < +0.000 "
+                    f"({r.adjustment}; n={r.n} pairs, {r.n_cases} cases)") in err
+    # The multiplicity-adjusted bound is wider than the per-skill one, which is below the point estimate.
+    assert all(r.adj_ci_lo <= r.ci_lo <= r.lift for r in rows.values() if r.adj_ci_lo is not None)
+    assert {r.adjustment for r in rows.values() if r.adj_ci_lo is not None} <= {
+        f"Bonferroni over {m} groups ({100 * (1 - 0.05 / m):.4g}% each)" for m in (2, 3)}
+
+
+def test_zero_variance_skill_cannot_pass_the_lower_bound_gate(report_dir):
+    s, rows = _by_skill(report_dir)
+    flat = rows["semver-bump"].model_copy(update={"lift": 0.5, "sd": 0.0, "ci_lo": None, "ci_hi": None,
+                                                 "adj_ci_lo": None, "no_variation": True,
+                                                 "ci_note": "no variation observed (n = 4)"})
+    others = [r for r in s.by_skill if r.group["skill"] != "semver-bump" or r.outcome != "outcome"]
+    failures = gate_failures(s.model_copy(update={"by_skill": [*others, flat]}), threshold=0.2, outcome="outcome",
+                             lower_bound=True)
+    assert ("FAIL semver-bump: outcome lift +0.500: no variation observed (n = 4); no interval, so its lower "
+            "bound cannot be checked against +0.200") in [f.line() for f in failures]
 
 
 def test_a_skill_without_a_scored_pair_or_ci_fails(report_dir):
     s, rows = _by_skill(report_dir)
     name = "semver-bump"
     empty = rows[name].model_copy(update={"n": 0, "lift": None, "ci_lo": None, "ci_hi": None})
-    one = rows[name].model_copy(update={"n": 1, "ci_lo": None, "ci_hi": None})
+    one = rows[name].model_copy(update={"n": 1, "ci_lo": None, "ci_hi": None, "adj_ci_lo": None, "ci_note": None,
+                                        "no_variation": False})
     others = [r for r in s.by_skill if r.group["skill"] != name or r.outcome != "outcome"]
     (f,) = gate_failures(s.model_copy(update={"by_skill": [*others, empty]}), threshold=-1, outcome="outcome")
     assert f.line() == "FAIL semver-bump: no pair scored on both sides for outcome; lift undefined (needs >= -1.000)"

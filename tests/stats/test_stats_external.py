@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from scipy import stats as sps
 
 from aces_bench.errors import ReportError
 from aces_bench.records import table_columns
@@ -57,7 +58,10 @@ def test_tidy_shape_and_lift_machinery_match_the_shared_paired_summary(registry)
         assert row["n"] == ref["n_tasks"]
         assert 100 * row["lift"] == pytest.approx(ref["mean_lift"], abs=1e-3)
         assert 100 * row["sd"] == pytest.approx(ref["sd_lift"], abs=1e-3)
-        assert 100 * row["ci_lo"] == pytest.approx(ref["normal_ci_lo"], abs=1e-3)
+        # the shared summary's interval is z-based; ours is t with tasks - 1 df on the same mean and SD
+        z_half = ref["mean_lift"] - ref["normal_ci_lo"]
+        t_half = z_half * sps.t.ppf(0.975, ref["n_tasks"] - 1) / sps.norm.ppf(0.975)
+        assert 100 * row["ci_lo"] == pytest.approx(ref["mean_lift"] - t_half, abs=1e-3)
         assert row["share_pos"] == pytest.approx(ref["frac_pos"], abs=1e-4)
     # pass@1 from (trials, passCount) is the pass rate the summary reports
     p1 = passk_table(registry_pass_counts(registry), ks=(1,), by=()).iloc[0]

@@ -80,8 +80,8 @@ def test_lift_summary_matches_scipy_and_direct_formulas():
     desc = sps.describe(d)
     assert s["n"] == 38 and s["lift"] == pytest.approx(desc.mean)
     assert s["sd"] == pytest.approx(math.sqrt(desc.variance))
-    lo, hi = sps.norm.interval(0.95, loc=d.mean(), scale=sps.sem(d))
-    assert (s["ci_lo"], s["ci_hi"]) == pytest.approx((lo, hi))
+    lo, hi = sps.t.interval(0.95, len(d) - 1, loc=d.mean(), scale=sps.sem(d))  # one pair per case: paired t
+    assert (s["ci_lo"], s["ci_hi"]) == pytest.approx((lo, hi)) and s["df"] == 37
     assert s["median"] == pytest.approx(np.median(d))
     assert s["n_pos"] + s["n_neg"] + s["n_zero"] == 38
     assert s["share_pos"] == pytest.approx((d > 0).mean())

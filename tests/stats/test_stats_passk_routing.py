@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats as sps
 from stats_fixtures import frame, make_trials, trial
 
 from aces_bench.stats.pairing import build_pairs
@@ -60,26 +61,31 @@ def test_passk_table_on_empty_counts_is_explicit():
     assert table["n_cases"].tolist() == [0] and table["lift"].iloc[0] is None
 
 
-def test_routing_premium_equals_difference_of_mode_means_with_welch_se():
+def test_routing_premium_is_paired_by_case_and_attempt_with_a_case_clustered_t_interval():
     t = make_trials(skills=3, cases=4, attempts=2, modes=("isolation", "group"), seed=2)
     pairs = build_pairs(t)
     r = routing_premium(pairs, outcomes=("composite",), n_resamples=300).iloc[0]
-    g = pairs[pairs["workspace_mode"] == "group"]["lift_composite"]
-    i = pairs[pairs["workspace_mode"] == "isolation"]["lift_composite"]
-    assert r["premium"] == pytest.approx(g.mean() - i.mean())
-    se = math.sqrt(g.var(ddof=1) / len(g) + i.var(ddof=1) / len(i))
-    assert r["se"] == pytest.approx(se)
-    assert r["ci_hi"] - r["ci_lo"] == pytest.approx(2 * 1.959963984540054 * se)
-    assert r["boot_ci_lo"] < r["premium"] < r["boot_ci_hi"] and r["n_clusters"] == 3
+    key = ["skill", "case_id", "attempt", "harness", "model"]
+    g = pairs[pairs["workspace_mode"] == "group"].set_index(key)["lift_composite"]
+    i = pairs[pairs["workspace_mode"] == "isolation"].set_index(key)["lift_composite"]
+    d = (g - i).dropna()
+    assert r["n_matched"] == len(d) == 24 and r["premium"] == pytest.approx(d.mean())
+    case = [f"{s}/{c}" for s, c, *_ in d.index]
+    e = (d - d.mean()).groupby(case).sum()
+    se = math.sqrt((e**2).sum() / len(d) ** 2 * len(e) / (len(e) - 1))
+    assert r["se"] == pytest.approx(se) and r["df"] == 11 and r["n_clusters"] == 12
+    half = sps.t.ppf(0.975, 11) * se
+    assert (r["ci_lo"], r["ci_hi"]) == pytest.approx((d.mean() - half, d.mean() + half))
+    assert r["boot_ci_lo"] < r["premium"] < r["boot_ci_hi"]
 
 
-def test_routing_premium_per_cell_clusters_on_cases_and_flags_missing_mode():
+def test_routing_premium_per_skill_counts_unmatched_and_flags_missing_mode():
     t = make_trials(skills=2, cases=4, attempts=1, modes=("isolation", "group"))
     t = t[~((t["skill"] == "s1") & (t["workspace_mode"] == "group"))]
     table = routing_premium(build_pairs(t), by=("skill",), n_resamples=100).set_index("skill")
-    assert table.loc["s0", "cluster_by"] == "case_id" and table.loc["s0", "n_clusters"] == 4
+    assert table.loc["s0", "cluster_by"] == "case" and table.loc["s0", "n_clusters"] == 4
     assert np.isnan(table.loc["s1", "premium"]) and "both group and isolation" in table.loc["s1", "note"]
-    assert np.isfinite(table.loc["s1", "lift_isolation"])
+    assert table.loc["s1", "n_unmatched_isolation"] == 4 and table.loc["s1", "n_matched"] == 0
 
 
 def _stop_on_pass_case(case_id: str, condition: str, rewards: list[float | None]) -> list[dict]:

@@ -95,7 +95,9 @@ def test_minimum_detectable_lift_has_the_requested_power():
 
 def test_power_degenerate_inputs():
     assert minimum_detectable_lift(0.3, 1) is None and minimum_detectable_lift(None, 10) is None
-    assert cases_needed(0.3, 0.0) is None and cases_needed(0.0, 0.1) == 1
+    # zero observed variance is nothing to plan from: never "1 case"
+    assert cases_needed(0.3, 0.0) is None and cases_needed(0.0, 0.1) is None
+    assert minimum_detectable_lift(0.0, 10) is None
 
 
 def test_per_skill_tests_apply_holm_across_skills_and_keep_empty_skills():
@@ -113,4 +115,20 @@ def test_design_power_uses_observed_sd():
     row = design_power(pairs, outcomes=("accuracy",), target_lift=0.1).iloc[0]
     d = pairs["lift_accuracy"].dropna()
     assert row["sd"] == pytest.approx(d.std(ddof=1)) and row["n"] == len(d)
-    assert row["mde"] == pytest.approx(minimum_detectable_lift(d.std(ddof=1), len(d)))
+    # design effect of clustering by case, recomputed: CR1 variance over s^2/n
+    case = pairs.loc[d.index, "skill"] + "/" + pairs.loc[d.index, "case_id"]
+    e = d - d.mean()
+    g = e.groupby(case).sum()
+    v_cl = (g**2).sum() / len(d) ** 2 * len(g) / (len(g) - 1)
+    deff = v_cl / (d.var(ddof=1) / len(d))
+    assert row["design_effect"] == pytest.approx(deff) and row["n_cases"] == len(g) == 10
+    z = sps.norm.ppf(0.975) + sps.norm.ppf(0.8)
+    assert row["mde"] == pytest.approx(z * math.sqrt(v_cl))
+    assert row["n_needed"] == math.ceil((z * d.std(ddof=1) / 0.1) ** 2 * deff / (len(d) / len(g)))
+
+
+def test_design_power_on_zero_variance_reports_no_plan():
+    t = make_trials(skills=1, cases=4, attempts=1)
+    t["composite"] = np.where(t["condition"] == "with_skill", 0.9, 0.4)
+    row = design_power(build_pairs(t), outcomes=("composite",)).iloc[0]
+    assert row["mde"] is None and row["n_needed"] is None and row["note"] == "no variation observed (n = 4)"

@@ -1,0 +1,207 @@
+"""The unit of inference: cases are the clusters, everything else nests in them.
+
+A paired difference (with minus baseline) is one observation; observations of the same
+case (its attempts, harnesses, models, configurations) share the case's difficulty and
+are not independent. ``clustered_mean`` estimates the mean difference with a
+cluster-robust (sandwich) standard error from statsmodels (``OLS(y, 1)``,
+``cov_type="cluster"``, CR1: the G/(G-1) small-sample factor), and a t interval with
+G - 1 degrees of freedom (Cameron & Miller 2015). Two-way clustering (case x
+configuration; Cameron, Gelbach & Miller 2011) uses statsmodels' two-group sandwich and
+min(G1, G2) - 1 degrees of freedom, when there are at least ``TWO_WAY_MIN_CONFIGS``
+configurations (with fewer, by case only, and the label says so); a non-positive two-way variance falls back to the
+larger one-way variance, with a note.
+
+Small samples are honest: with one observation per cluster the interval is exactly the
+paired t interval with n - 1 df; an interval reaching past what the outcome can take is
+clipped to the feasible range with a note; no observed variation gives no interval, only
+the note "no variation observed (n = ...)".
+
+The design effect is the clustered variance over the independent-observations variance
+(s^2 / n); power and cases-needed plan with it (``planning``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+from pydantic import BaseModel
+from scipy.stats import norm
+from scipy.stats import t as student_t
+
+CASE_CLUSTER = ("skill", "case_id")
+CONFIG_CLUSTER = ("harness", "model")
+FEASIBLE_LIFT = (-1.0, 1.0)
+# Two-way clustering needs enough configurations to estimate their variance from (its df
+# is min(G1, G2) - 1); with fewer, configurations are a handful of fixed design factors
+# nested in every case and the case is the only cluster dimension.
+TWO_WAY_MIN_CONFIGS = 5
+_TOL = 1e-12
+
+
+def no_variation_note(n: int) -> str:
+    return f"no variation observed (n = {n})"
+
+
+class ClusteredMean(BaseModel):
+    """A mean with a cluster-robust, small-sample corrected interval, and how it was computed.
+
+    ``ci_lo``/``ci_hi`` are None when the interval is undefined (fewer than two clusters,
+    or no variation); ``note`` then says why. ``method`` is the label a reader sees.
+    """
+
+    estimate: float | None
+    se: float | None
+    ci_lo: float | None
+    ci_hi: float | None
+    level: float
+    df: int | None
+    n: int
+    n_clusters: int
+    n_clusters_2: int | None = None
+    cluster_by: str
+    method: str
+    iid_se: float | None = None
+    design_effect: float | None = None
+    clipped: bool = False
+    no_variation: bool = False
+    note: str | None = None
+
+
+def _codes(labels) -> np.ndarray:
+    return pd.factorize(pd.Series(np.asarray(labels, dtype=object)).astype(str), sort=True)[0]
+
+
+def cluster_codes(frame: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
+    """Integer cluster codes of ``frame``'s rows over ``columns`` (missing values are one level)."""
+    if not len(frame):
+        return np.zeros(0, dtype=int)
+    return frame.groupby(list(columns), dropna=False, sort=True).ngroup().to_numpy()
+
+
+def interval_at(cm: ClusteredMean, level: float, bounds: tuple[float, float] | None = FEASIBLE_LIFT
+                ) -> tuple[float | None, float | None]:
+    """The same estimate, SE and df as ``cm`` at another confidence ``level`` (clipped to ``bounds``)."""
+    if cm.ci_lo is None or cm.se is None or cm.df is None or cm.estimate is None:
+        return None, None
+    half = float(student_t.ppf(0.5 + level / 2.0, cm.df)) * cm.se
+    lo, hi = cm.estimate - half, cm.estimate + half
+    if bounds is not None:
+        lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
+    return lo, hi
+
+
+def _label(kind: str, k1: int, k2: int | None, df: int | None, names: tuple[str, str]) -> str:
+    if kind == "iid":
+        return f"paired t, df = {df} ({k1} pairs treated as independent)"
+    if kind == "t":
+        return f"paired t, df = {df} ({k1} {names[0]}s, one pair each)"
+    if kind == "one-way":
+        return f"cluster-robust (CR1) by {names[0]}, t with {df} df ({k1} {names[0]}s)"
+    return (f"two-way cluster-robust by {names[0]} x {names[1]}, t with {df} df "
+            f"({k1} {names[0]}s x {k2} {names[1]}s)")
+
+
+def clustered_mean(
+    values,
+    clusters=None,
+    clusters_2=None,
+    *,
+    level: float = 0.95,
+    bounds: tuple[float, float] | None = FEASIBLE_LIFT,
+    names: tuple[str, str] = ("case", "configuration"),
+) -> ClusteredMean:
+    """Mean of ``values`` (NaN left out) with a cluster-robust t interval.
+
+    ``clusters``: one label per value (None: every value its own cluster, giving the
+    plain t interval). ``clusters_2``: a second crossed dimension for two-way
+    clustering, used when it has ``TWO_WAY_MIN_CONFIGS`` or more levels among the scored values.
+    ``bounds``: the feasible range of the statistic; an interval past it is clipped.
+    """
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"confidence level must be in (0, 1), got {level}")
+    y = np.asarray(values, dtype=float)
+    keep = ~np.isnan(y)
+    y = y[keep]
+    n = int(y.size)
+    g1 = np.arange(n) if clusters is None else _codes(np.asarray(clusters, dtype=object)[keep])
+    g2 = None if clusters_2 is None else _codes(np.asarray(clusters_2, dtype=object)[keep])
+    k1 = int(np.unique(g1).size)
+    k2 = int(np.unique(g2).size) if g2 is not None else None
+    two_way = g2 is not None and k2 is not None and k2 >= TWO_WAY_MIN_CONFIGS
+    kind = "two-way" if two_way else ("iid" if clusters is None else "t" if k1 == n else "one-way")
+    cluster_by = f"{names[0]} x {names[1]}" if two_way else names[0]
+    base = {"n": n, "n_clusters": k1, "n_clusters_2": k2 if two_way else None, "level": level, "cluster_by": cluster_by}
+    if n == 0:
+        return ClusteredMean(estimate=None, se=None, ci_lo=None, ci_hi=None, df=None, method="no scored pairs",
+                             note="no scored pairs", **base)
+    estimate = float(y.mean())
+    if n == 1:
+        return ClusteredMean(estimate=estimate, se=None, ci_lo=None, ci_hi=None, df=None, method="none",
+                             note="one pair: no interval", **base)
+    if np.ptp(y) <= _TOL * max(1.0, float(np.abs(y).max())):
+        return ClusteredMean(estimate=estimate, se=0.0, ci_lo=None, ci_hi=None, df=None,
+                             method="none", no_variation=True, note=no_variation_note(n), **base)
+    if k1 < 2 or (two_way and min(k1, k2) < 2):
+        return ClusteredMean(estimate=estimate, se=None, ci_lo=None, ci_hi=None, df=None, method="none",
+                             note=f"one {names[0]} only: no between-{names[0]} variation to build an interval from",
+                             **base)
+    iid_se = float(y.std(ddof=1) / math.sqrt(n))
+    exog = np.ones((n, 1))
+    note = None
+    if two_way:
+        fit = sm.OLS(y, exog).fit(cov_type="cluster", cov_kwds={"groups": np.column_stack([g1, g2])})
+        var = float(fit.cov_params()[0, 0])
+        df = min(k1, k2) - 1
+        if not var > 0:
+            one = [float(sm.OLS(y, exog).fit(cov_type="cluster", cov_kwds={"groups": g}).cov_params()[0, 0])
+                   for g in (g1, g2)]
+            var = max(one)
+            note = "two-way variance not positive: the larger one-way variance is used"
+    else:
+        fit = sm.OLS(y, exog).fit(cov_type="cluster", cov_kwds={"groups": g1})
+        var = float(fit.cov_params()[0, 0])
+        df = k1 - 1
+    se = math.sqrt(var)
+    half = float(student_t.ppf(0.5 + level / 2.0, df)) * se
+    lo, hi = estimate - half, estimate + half
+    clipped = False
+    if bounds is not None and (lo < bounds[0] or hi > bounds[1]):
+        clipped = True
+        lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
+        note = "; ".join(x for x in (note, f"clipped to the feasible range [{bounds[0]:g}, {bounds[1]:g}]") if x)
+    return ClusteredMean(
+        estimate=estimate, se=se, ci_lo=lo, ci_hi=hi, df=df, method=_label(kind, k1, k2, df, names),
+        iid_se=iid_se, design_effect=var / iid_se**2 if iid_se > 0 else None, clipped=clipped, note=note, **base,
+    )
+
+
+def paired_clustered(
+    pairs: pd.DataFrame,
+    column: str,
+    *,
+    level: float = 0.95,
+    two_way: bool = True,
+    case_key: Sequence[str] = CASE_CLUSTER,
+    config_key: Sequence[str] = CONFIG_CLUSTER,
+    bounds: tuple[float, float] | None = FEASIBLE_LIFT,
+) -> ClusteredMean:
+    """``clustered_mean`` of ``pairs[column]`` clustered by case, and two-way by case x
+    configuration when ``two_way`` and several configurations are pooled."""
+    cases = cluster_codes(pairs, case_key)
+    configs = cluster_codes(pairs, config_key) if two_way else None
+    return clustered_mean(pairs[column].to_numpy(float), cases, configs, level=level, bounds=bounds)
+
+
+def wilson_interval(successes: int, n: int, *, level: float = 0.95) -> tuple[float | None, float | None]:
+    """Wilson score interval for a proportion; (None, None) when n = 0."""
+    if n == 0:
+        return None, None
+    z = float(norm.ppf(0.5 + level / 2.0))
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
