@@ -10,7 +10,10 @@ import shutil
 from collections import defaultdict
 from pathlib import Path
 
+import pandas as pd
+
 from aces_bench.io import staging_dir, swap_in, write_json, write_text
+from aces_bench.reports.appendix import write_appendix
 from aces_bench.reports.dimensions import mapping
 from aces_bench.reports.figures import FigureInputs, draw_all
 from aces_bench.reports.html import (
@@ -26,7 +29,9 @@ from aces_bench.reports.pages import StudyPages, relative
 from aces_bench.reports.records import StudyData, load_study
 from aces_bench.reports.static_live import scan_targets, section, structural_frame
 from aces_bench.reports.summary import ReportSummary, build_summary
+from aces_bench.reports.verdict import correlation_sentence, headline_sentence, verdict_rows
 from aces_bench.stats import StatsSettings, build_pairs, study_stats
+from aces_bench.stats.controls import is_negative_control
 from aces_bench.stats.missingness import one_sided_keys
 
 REPORT_DIR = "report"
@@ -59,6 +64,23 @@ def _is_paper_study(study: StudyData) -> bool:
         m.provenance and m.provenance.spec.study.name == "aces_paper" for m in study.members)
 
 
+def negative_control_activations(trials: pd.DataFrame, pages: StudyPages) -> pd.DataFrame:
+    """One row per with-skill trial on a negative control: did it activate the target skill?
+    (grader first, trajectory second; None when neither can tell)."""
+    sel = trials.loc[(trials["condition"] == "with_skill") & is_negative_control(trials)]
+    rows = [{"skill": rec["skill"], "case_id": rec["case_id"], "activated": pages.activation(rec)}
+            for rec in sel.to_dict("records")]
+    return pd.DataFrame(rows, columns=["skill", "case_id", "activated"])
+
+
+def sub_checks(study: StudyData) -> pd.DataFrame:
+    """Every graded sub-check of every trial: decided (a score) or not (the grader or judge abstained)."""
+    rows = [{"metric": name, "condition": g.condition, "check": check, "decided": score is not None}
+            for m in study.members for g in m.grades.values() for name, r in g.metrics.items()
+            for check, score in r.sub_scores.items()]
+    return pd.DataFrame(rows, columns=["metric", "condition", "check", "decided"])
+
+
 def build_report(results_dir: Path, *, out_dir: Path | None = None, settings: StatsSettings | None = None,
                  static: bool = True, paper: bool | None = None) -> Path:
     """Write the report for a study (or multirun) results dir; returns ``report/index.html``.
@@ -89,7 +111,9 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
     static_scores = structural_frame(scores) if scores is not None and scores.structural else None
     if settings is None and any(m.provenance and m.provenance.spec.study.stop_on_pass for m in study.members):
         settings = StatsSettings(stop_on_pass=True)  # sequential pass@k even where no attempt was skipped
-    stats = study_stats(study.trials, settings=settings, static_scores=static_scores)
+    pages = StudyPages(study)
+    stats = study_stats(study.trials, settings=settings, static_scores=static_scores,
+                        activations=negative_control_activations(study.trials, pages), checks=sub_checks(study))
     pairs = build_pairs(study.trials)
     outcome = stats.settings.headline_outcome
     source = f"aces-bench study {results_dir.resolve().name}"
@@ -104,7 +128,7 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
     items, cover = inventory(study.trials, summary, grades), coverage(study.trials, summary)
     tex = write_tables(out / "tables", summary, items, cover)
 
-    pages = StudyPages(study)
+    write_appendix(out, summary)
     env = environment()
     skills = sorted(study.trials["skill"].astype(str).unique())
     nav = [{"name": s, "href": skill_href(s)} for s in skills]
@@ -139,11 +163,19 @@ def _write_index(env, out: Path, summary: ReportSummary, figures, items, cover, 
         fig_views.append({"name": f.name, "title": f.title, "caption": f.caption, "skipped": f.skipped,
                           "data_uri": svg_data_uri(f.svg) if f.svg else "", "files": files})
     keys = one_sided_keys(pairs, outcome)
+    verdicts = verdict_rows(summary, {n["name"]: n["href"] for n in nav})
+    adjustment = next((v.row.adjustment for v in verdicts if v.row is not None and v.row.adjustment), None)
+    bounds = next((r for r in (stats.missingness.bounds.rows if stats.missingness.bounds else [])
+                   if r["outcome"] == outcome), None)
+    inference_rows = [r for r in (stats.inference.rows if stats.inference else []) if r["outcome"] == outcome]
+    sl = summary.static_vs_live
     html = render(
         env, "index.html.j2", title=f"aces-bench report: {study.results_dir.resolve().name}", root="", nav_skills=nav,
         s=summary, stats=stats, headline=headline, boot=boot, figures=fig_views, dimensions=dims,
         skills=nav, inventory=items, coverage=cover, one_sided_keys=keys.to_dict("records"),
         one_sided_cols=list(keys.columns), provenance=_provenance_views(study), results_dir=str(study.results_dir),
-        latex=[relative(p, out) for p in tex],
+        latex=[relative(p, out) for p in tex], verdicts=verdicts, adjustment=adjustment, bounds=bounds,
+        inference=inference_rows, headline_sentence=headline_sentence(summary),
+        static_sentence=correlation_sentence(sl.tier1 if sl is not None else None, "Tier 1 structural"),
     )
     return write_text(out / "index.html", html)

@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from markupsafe import Markup
+
 from aces_bench.io import write_json, write_text
+from aces_bench.reports.appendix import write_appendix
 from aces_bench.reports.figures import FigureInputs, harness_model_cells, metric_lift
 from aces_bench.reports.html import environment, render, svg_data_uri
+from aces_bench.reports.latex import environment as latex_environment
+from aces_bench.reports.latex import num as tex_num
 from aces_bench.reports.pages import relative
 from aces_bench.reports.summary import build_summary
 from aces_bench.stats import (
@@ -25,6 +30,7 @@ from aces_bench.stats.external import (
     registry_pass_counts,
     skillsbench_headline,
 )
+from aces_bench.stats.inference import ClusteredMean, clustered_mean
 from aces_bench.stats.pairing import REWARD
 
 SOURCE = "SkillsBench results registry"
@@ -35,6 +41,55 @@ def headline_text(h: ExternalHeadline) -> str:
     return (f"{h.source}: {h.n_tasks} tasks x {h.n_configs} configurations ({'balanced' if h.balanced else 'unbalanced'}): "
             f"average pass rate {h.mean_without:.1f}% without skills, {h.mean_with:.1f}% with "
             f"({h.lift:+.1f} points); configuration gains {h.min_config_lift:+.1f} to {h.max_config_lift:+.1f} points")
+
+
+def headline_intervals(frame, *, level: float = 0.95) -> dict[str, ClusteredMean]:
+    """Each condition's mean pass rate (points) with a task-clustered t interval.
+
+    The registry's grid is balanced, so the plain mean over rows is the published nested
+    mean; rows of one task share its difficulty, hence the clustering by task."""
+    out = {}
+    for condition in ("baseline", "with_skill"):
+        part = frame.loc[frame["condition"] == condition]
+        out[condition] = clustered_mean(part["reward"].to_numpy(float) * 100.0, part["skill"].to_numpy(),
+                                        level=level, bounds=(0.0, 100.0), names=("task", "configuration"))
+    return out
+
+
+def write_external_tables(out_dir: Path, summary, headline: ExternalHeadline, cards: dict) -> list[Path]:
+    """LaTeX for the registry: the headline with intervals and the per-configuration gains."""
+    env = latex_environment()
+    head = next(r for r in summary.pooled if r.outcome == REWARD)
+    two = next((r for r in summary.stats.inference.rows if r["outcome"] == REWARD and r["headline"]), None)
+    lvl = int(round(100 * summary.stats.settings.level))
+
+    def pts(x):
+        return tex_num(None if x is None else 100 * x, signed=True, digits=1)
+
+    rows = [["Without skills", tex_num(cards["baseline"].estimate, digits=1),
+             tex_ci_points(cards["baseline"].ci_lo, cards["baseline"].ci_hi), cards["baseline"].method],
+            ["With skills", tex_num(cards["with_skill"].estimate, digits=1),
+             tex_ci_points(cards["with_skill"].ci_lo, cards["with_skill"].ci_hi), cards["with_skill"].method],
+            ["Skill Lift", pts(head.lift), tex_ci_points(*(None if v is None else 100 * v for v in (two["ci_lo"], two["ci_hi"])))
+             if two else "--", two["method"] if two else ""]]
+    tables = {
+        "skillsbench_headline": env.get_template("table.tex.j2").render(
+            caption=f"SkillsBench registry: pass rates and Skill Lift ({headline.n_tasks} tasks x {headline.n_configs} "
+                    "configurations)", label=Markup("tab:skillsbench-headline"), colspec=Markup("lrcl"),
+            header=["", "Points", f"{lvl}% CI", "Interval"], rows=rows,
+            note=f"Averaging: {headline.averaging}. Tasks are the clusters."),
+        "skillsbench_configs": env.get_template("table.tex.j2").render(
+            caption="SkillsBench registry: gain per configuration", label=Markup("tab:skillsbench-configs"),
+            colspec=Markup("llrrrr"), header=["Harness", "Model", "Tasks", "Without", "With", "Gain"],
+            rows=[[c.harness, c.model, str(c.n_tasks), tex_num(c.mean_without, digits=1), tex_num(c.mean_with, digits=1),
+                   tex_num(c.lift, signed=True, digits=1)] for c in sorted(headline.configs, key=lambda c: -c.lift)],
+            note="Points (mean reward x 100) over the configuration's tasks."),
+    }
+    return [write_text(out_dir / f"{stem}.tex", text) for stem, text in tables.items()]
+
+
+def tex_ci_points(lo, hi):
+    return Markup("--") if lo is None or hi is None else Markup(f"[{tex_num(lo, digits=1)}, {tex_num(hi, digits=1)}]")
 
 
 def build_skillsbench_report(registry: Path, out_dir: Path) -> tuple[Path, ExternalHeadline]:
@@ -51,6 +106,9 @@ def build_skillsbench_report(registry: Path, out_dir: Path) -> tuple[Path, Exter
     out_dir = Path(out_dir)
     write_json(out_dir / "summary.json", summary)
     write_json(out_dir / "headline.json", headline)
+    cards = headline_intervals(frame, level=settings.level)
+    write_appendix(out_dir, summary, has_triage=False)
+    tex = write_external_tables(out_dir / "tables", summary, headline, cards)
     inputs = FigureInputs(stats, pairs, frame)
     figures = []
     for fn in (metric_lift, harness_model_cells):
@@ -60,5 +118,7 @@ def build_skillsbench_report(registry: Path, out_dir: Path) -> tuple[Path, Exter
                         "files": [(fmt, relative(p, out_dir)) for fmt, p in sorted(f.paths.items())]})
     html = render(environment(), "external.html.j2", title="SkillsBench registry: Skill Lift", root="", nav_skills=[],
                   has_triage=False, registry=str(registry), h=headline, s=summary, stats=stats,
-                  passk=stats.passk_pooled, figures=figures)
+                  passk=stats.passk_pooled, figures=figures, cards=cards,
+                  inference=[r for r in stats.inference.rows if r["outcome"] == REWARD],
+                  latex=[relative(p, out_dir) for p in tex])
     return write_text(out_dir / "index.html", html), headline

@@ -34,7 +34,7 @@ from aces_bench.reports.style import (
     save_figure,
 )
 from aces_bench.stats import StudyStats, lift_table
-from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_ONLY
+from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_ONLY, REWARD
 
 
 @dataclass
@@ -88,7 +88,7 @@ def _errs(frame: pd.DataFrame) -> np.ndarray:
 def metric_lift(inp: FigureInputs, out: Path) -> FigureOutcome:
     """Headline: lift per metric (and composite, outcome-only) with 95% CIs; share of positive cases."""
     name, title = "metric_lift", "Skill Lift per metric"
-    order = [OUTCOME, *metric_names(), COMPOSITE, OUTCOME_ONLY]
+    order = [OUTCOME, *metric_names(), COMPOSITE, OUTCOME_ONLY, REWARD]
     table = inp.stats.lift_pooled.frame().set_index("outcome")
     table = table.loc[[o for o in order if o in table.index]]
     unscored = [o for o in table.index if not table.loc[o, "n"]]
@@ -117,7 +117,7 @@ def metric_lift(inp: FigureInputs, out: Path) -> FigureOutcome:
         ax2.grid(axis="y", visible=False)
         fig.suptitle(title)
         paths = save_figure(fig, out, name)
-    caption = (f"Mean paired lift over scored pairs with the paired-case normal {int(inp.level * 100)}% CI; "
+    caption = (f"Mean paired lift over scored pairs of positive cases with the case-clustered t {int(inp.level * 100)}% CI; "
                "right: share of pairs with positive lift.")
     if unscored:
         caption += f" Not shown (no scored pair): {', '.join(unscored)}."

@@ -27,10 +27,58 @@ from aces_bench.reports.trajectory_view import Clip, TrajectoryView
 TEMPLATES = Path(__file__).parent / "templates"
 
 
+COLUMN_LABELS = {
+    "n": "pairs", "n_cases": "cases", "n_pairs": "pairs", "n_rows": "rows", "n_scored": "scored", "n_unscored": "unscored",
+    "n_unscored_status_ok": "unscored though the trial ran", "n_keys": "case keys", "n_both": "scored on both sides",
+    "n_with_only": "with-skill side only", "n_base_only": "baseline side only", "n_neither": "neither side",
+    "n_no_trial_with": "no with-skill trial", "n_no_trial_base": "no baseline trial", "n_missing_trajectory": "no trajectory",
+    "n_missing_trajectory_status_ok": "no trajectory though the trial ran", "n_partial": "resting on one metric",
+    "mean_with": "with skill", "mean_base": "baseline", "lift": "lift", "sd": "SD", "se": "SE", "ci_lo": "CI low",
+    "ci_hi": "CI high", "df": "df", "boot_se": "bootstrap SE", "boot_ci_lo": "bootstrap CI low",
+    "boot_ci_hi": "bootstrap CI high", "n_clusters": "clusters", "n_clusters_2": "second-dimension clusters",
+    "n_resamples": "resamples", "n_valid_resamples": "valid resamples", "cluster_by": "clustered by",
+    "resampled": "what was resampled", "estimate": "estimate", "design_effect": "design effect",
+    "n_pos": "positive", "n_zero": "zero", "n_neg": "negative", "share_pos": "share positive", "median": "median",
+    "p_sign": "p, sign test", "p_perm": "p, sign-flip permutation", "perm_method": "permutation", "p_wilcoxon":
+    "p, Wilcoxon", "p_mcnemar": "p, McNemar", "n_pass_with_only": "pass with skill only",
+    "n_pass_base_only": "pass at baseline only", "pass_outcome": "pass/fail outcome",
+    "p_sign_holm": "sign, Holm", "p_sign_bh": "sign, BH", "p_perm_holm": "permutation, Holm", "p_perm_bh": "permutation, BH",
+    "p_wilcoxon_holm": "Wilcoxon, Holm", "p_wilcoxon_bh": "Wilcoxon, BH", "p_mcnemar_holm": "McNemar, Holm",
+    "p_mcnemar_bh": "McNemar, BH", "mde": "minimum detectable lift", "target_lift": "target lift",
+    "n_needed": "cases needed", "alpha": "alpha", "power": "power", "n_short": "cases short of k attempts",
+    "n_one_side": "cases on one side only", "pass_with": "pass@k with skill", "pass_base": "pass@k baseline",
+    "n_matched": "matched pairs", "n_unmatched_group": "group only", "n_unmatched_isolation": "isolation only",
+    "lift_group": "lift, group", "lift_isolation": "lift, isolation", "premium": "premium", "method": "method",
+    "note": "note", "n_trials": "trials", "n_known": "known", "n_activated": "activated", "n_unknown": "unknown",
+    "rate": "rate", "level": "level", "n_observed": "observed pairs", "n_imputed_with": "imputed with-skill sides",
+    "n_imputed_base": "imputed baseline sides", "lift_observed": "lift (observed)", "lift_lower": "lower bound",
+    "ci_lo_lower": "its CI low", "ci_hi_lower": "its CI high", "lift_upper": "upper bound", "ci_lo_upper": "its CI low ",
+    "ci_hi_upper": "its CI high ", "n_checks": "sub-checks", "n_decided": "decided", "n_undecided": "undecided",
+    "share_undecided": "share undecided", "n_attempts": "attempts", "sd_between_attempts": "SD between attempts",
+    "pooled_within_case_sd": "pooled within-case SD", "workspace_mode": "workspace mode", "case_kind": "case kind",
+    "negative_control": "negative control", "failure_cause": "failure cause", "fail_value": "imputed value",
+    "n_imputed": "imputed", "n_primary": "pairs (primary)", "lift_primary": "lift (primary)",
+    "n_sensitivity": "pairs (imputed)", "lift_sensitivity": "lift (imputed)", "ci_lo_sensitivity": "CI low (imputed)",
+    "ci_hi_sensitivity": "CI high (imputed)", "ci_method": "interval method", "ci_note": "interval note",
+    "no_variation": "no variation", "adj_ci_lo": "adjusted CI low", "adj_ci_hi": "adjusted CI high",
+    "adjustment": "adjustment", "no_variation_note": "note", "decoy_set": "decoy set", "k": "k",
+}
+
+
+def human(column: str) -> str:
+    """A column name as a reader would say it (``n_unscored_status_ok`` -> "unscored though the trial ran")."""
+    if column in COLUMN_LABELS:
+        return COLUMN_LABELS[column]
+    text = column.removeprefix("n_").replace("_", " ")
+    return text
+
+
 def environment() -> jinja2.Environment:
     # autoescape=True (not select_autoescape): every template, whatever its name, escapes.
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
-                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["human"] = human
+    return env
 
 
 def skill_slug(name: str) -> str:

@@ -31,7 +31,7 @@ _TEX_SPECIAL = {
 }
 _TEX_RE = re.compile("|".join(re.escape(k) for k in _TEX_SPECIAL))
 _NON_ASCII = re.compile(r"[^\x20-\x7e]")
-TABLE_FILES = ("headline", "metrics", "pass_rates", "inventory", "coverage", "dimensions")
+TABLE_FILES = ("verdict", "headline", "metrics", "pass_rates", "inventory", "coverage", "dimensions")
 DOCUMENT = "tables.tex"
 
 
@@ -100,9 +100,28 @@ def headline_rows(summary: ReportSummary) -> list[list]:
         r = _pooled(summary).get(o)
         if r is None:
             continue
-        bs, bc = boot.get(("skill", o), {}), boot.get(("cell", o), {})
+        bc, bs = boot.get(("case", o), {}), boot.get(("skill", o), {})
         rows.append([o, num(r.mean_with), num(r.mean_base), num(r.lift, signed=True), ci(r.ci_lo, r.ci_hi),
-                     ci(bs.get("ci_lo"), bs.get("ci_hi")), ci(bc.get("ci_lo"), bc.get("ci_hi")), count(r.n), pct(r.share_pos)])
+                     ci(bc.get("ci_lo"), bc.get("ci_hi")), ci(bs.get("ci_lo"), bs.get("ci_hi")), count(r.n),
+                     count(r.n_cases), pct(r.share_pos)])
+    return rows
+
+
+def _headline_method(summary: ReportSummary) -> str:
+    head = _pooled(summary).get(summary.headline_outcome)
+    return (head.ci_method or head.ci_note or "none") if head is not None else "none"
+
+
+def verdict_tex_rows(summary: ReportSummary) -> list[list]:
+    from aces_bench.reports.verdict import verdict_rows
+
+    rows = []
+    for v in verdict_rows(summary):
+        r = v.row
+        rows.append([v.skill, num(r.lift if r else None, signed=True),
+                     ci(r.ci_lo, r.ci_hi) if r and r.ci_lo is not None else (r.ci_note if r and r.ci_note else "--"),
+                     ci(r.adj_ci_lo if r else None, r.adj_ci_hi if r else None),
+                     count(r.n_cases if r else 0), count(r.n if r else 0), v.status])
     return rows
 
 
@@ -140,10 +159,18 @@ def render_tables(summary: ReportSummary, items: list[InventoryItem], cover: lis
     who = f"Agents: {', '.join(summary.labels.agents)}. Backends: {', '.join(summary.labels.backends)}."
     out = {
         "headline": _table(
-            env, caption=f"Skill Lift, headline ({summary.source})", label="tab:aces-headline", colspec="lrrrcccrr",
-            header=["Outcome", "With skill", "Baseline", "Lift", f"{level}% CI (paired)", "CI over skills",
-                    "CI over cells", "n", "Positive"],
-            rows=headline_rows(summary), note=f"Paired cases scored on both sides. {who}"),
+            env, caption=f"Skill Lift, headline ({summary.source})", label="tab:aces-headline", colspec="lrrrcccrrr",
+            header=["Outcome", "With skill", "Baseline", "Lift", f"{level}% CI", "Case bootstrap",
+                    "Skill bootstrap", "Pairs", "Cases", "Positive"],
+            rows=headline_rows(summary),
+            note=(f"Positive cases, pairs scored on both sides. CI: {_headline_method(summary)}. Bootstraps resample "
+                  f"whole cases or whole skills (percentile). {who}")),
+        "verdict": _table(
+            env, caption="Verdict per skill", label="tab:aces-verdict", colspec="lrccrrl",
+            header=["Skill", "Lift", f"{level}% CI", "Adjusted CI", "Cases", "Pairs", "Verdict"],
+            rows=verdict_tex_rows(summary),
+            note=(f"Outcome: {summary.headline_outcome}. CI clustered by case (t, cases - 1 df). Adjusted: "
+                  + (next((r.adjustment for r in summary.by_skill if r.adjustment), None) or "none") + ".")),
         "metrics": _table(
             env, caption="Skill Lift per metric", label="tab:aces-metrics", colspec="lllrrrcrr",
             header=["Metric", "Dimension", "Grader", "With skill", "Baseline", "Lift", f"{level}% CI", "n", "Positive"],

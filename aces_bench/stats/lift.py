@@ -22,6 +22,7 @@ import pandas as pd
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
+from aces_bench.records import CELL_KEY, PAIR_KEY
 from aces_bench.stats.inference import (
     CASE_CLUSTER,
     CONFIG_CLUSTER,
@@ -30,7 +31,6 @@ from aces_bench.stats.inference import (
     clustered_mean,
     interval_at,
 )
-from aces_bench.records import CELL_KEY, PAIR_KEY
 from aces_bench.stats.pairing import OUTCOMES, check_outcome
 
 LIFT_FIELDS = (

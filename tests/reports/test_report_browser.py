@@ -8,6 +8,7 @@ errors, uncaught exceptions and JavaScript dialogs, then reads the DOM text.
 from __future__ import annotations
 
 import asyncio
+import base64
 import functools
 import http.server
 import itertools
@@ -73,8 +74,19 @@ def browser():
     shutil.rmtree(profile, ignore_errors=True)
 
 
-async def _visit(ws_url: str, url: str) -> dict:
-    """Open ``url`` in a fresh tab; return requests, errors, dialogs and DOM facts."""
+FIRST_SCREEN = (1400, 900)
+VERDICT_JS = """(() => Array.from(document.querySelectorAll('tr.verdict-row')).map(r => {
+  const b = r.getBoundingClientRect();
+  return {skill: r.dataset.skill, status: r.dataset.status, top: b.top, bottom: b.bottom,
+          visible: b.top >= 0 && b.bottom <= window.innerHeight && b.height > 0, text: r.innerText};
+}))()"""
+
+
+async def _visit(ws_url: str, url: str, screenshot: Path | None = None) -> dict:
+    """Open ``url`` in a fresh tab; return requests, errors, dialogs and DOM facts.
+
+    With ``screenshot``, the tab is 1400x900 (a laptop's first screen): the verdict rows'
+    positions are read from the DOM and a PNG of that screen is written there."""
     ids = itertools.count(1)
     events: list[dict] = []
     pending: dict[int, asyncio.Future] = {}
@@ -104,6 +116,9 @@ async def _visit(ws_url: str, url: str) -> dict:
         session = (await send("Target.attachToTarget", {"targetId": target, "flatten": True}))["sessionId"]
         for domain in ("Page", "Runtime", "Log", "Network"):
             await send(f"{domain}.enable", session=session)
+        if screenshot is not None:
+            await send("Emulation.setDeviceMetricsOverride", {"width": FIRST_SCREEN[0], "height": FIRST_SCREEN[1],
+                                                              "deviceScaleFactor": 1, "mobile": False}, session=session)
         await send("Page.navigate", {"url": url}, session=session)
         deadline = time.monotonic() + 30
         while not any(e.get("method") == "Page.loadEventFired" and e.get("sessionId") == session for e in events):
@@ -123,6 +138,11 @@ async def _visit(ws_url: str, url: str) -> dict:
             "n_images": await evaluate("document.images.length"),
             "details": await evaluate("document.querySelectorAll('details').length"),
         }
+        if screenshot is not None:
+            facts["verdict_rows"] = await evaluate(VERDICT_JS)
+            facts["viewport"] = await evaluate("[window.innerWidth, window.innerHeight]")
+            shot = await send("Page.captureScreenshot", {"format": "png"}, session=session)
+            screenshot.write_bytes(base64.b64decode(shot["data"]))
         await send("Target.closeTarget", {"targetId": target})
         task.cancel()
     mine = [e for e in events if e.get("sessionId") == session]
@@ -148,7 +168,25 @@ def test_index_renders_offline_without_console_errors(browser, server):
     _check_clean(facts, server)
     assert [u for u in facts["requests"] if not u.startswith("data:")] == [f"{server}/index.html"]
     assert facts["n_images"] == 7 and facts["images_ok"]
-    assert "Skill Lift per metric" in facts["text"] and "Missingness" in facts["text"]
+    assert "Verdict per skill" in facts["text"] and "Missingness" in facts["text"]
+
+
+def test_first_screen_at_1400x900_shows_every_skills_verdict_row(browser, server, report_dir, tmp_path_factory):
+    from aces_bench.reports.summary import ReportSummary
+
+    shot = tmp_path_factory.mktemp("screen") / "first-screen.png"
+    facts = asyncio.run(_visit(browser, f"{server}/index.html", screenshot=shot))
+    _check_clean(facts, server)
+    assert facts["viewport"] == list(FIRST_SCREEN)
+    s = ReportSummary.model_validate_json((report_dir / "summary.json").read_text())
+    rows = {r.group["skill"]: r for r in s.by_skill if r.outcome == s.headline_outcome}
+    seen = {v["skill"]: v for v in facts["verdict_rows"]}
+    assert set(seen) == set(rows) and all(v["visible"] for v in seen.values()), facts["verdict_rows"]
+    for skill, r in rows.items():  # the row shows summary.json's numbers, not its own
+        assert f"{r.lift:+.3f}" in seen[skill]["text"] and f"{r.n_cases} · {r.n}" in seen[skill]["text"]
+    png = shot.read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert int.from_bytes(png[16:20], "big") == 1400 and int.from_bytes(png[20:24], "big") == 900
 
 
 def test_skill_page_shows_the_planted_script_as_text(browser, server):

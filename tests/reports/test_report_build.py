@@ -33,13 +33,13 @@ def _summary(report_dir: Path) -> ReportSummary:
 
 
 def test_report_writes_every_artifact(report_dir):
-    for name in ("index.html", "triage.html", "summary.json"):
+    for name in ("index.html", "triage.html", "summary.json", "appendix.html"):
         assert (report_dir / name).is_file()
     for stem in FIGURES:
         for fmt in ("svg", "pdf", "png"):
             assert (report_dir / "figures" / f"{stem}.{fmt}").stat().st_size > 1000, (stem, fmt)
     assert sorted(p.stem for p in (report_dir / "tables").glob("*.tex")) == sorted(
-        ["headline", "metrics", "pass_rates", "inventory", "coverage", "dimensions", "tables"])
+        ["verdict", "headline", "metrics", "pass_rates", "inventory", "coverage", "dimensions", "tables", "appendix"])
     assert sorted(p.name for p in (report_dir / "skills").glob("*.html")) == [
         "access-log-latency.html", "invoice-reconciler.html", "semver-bump.html"]
 

@@ -7,6 +7,7 @@ import re
 from report_fixtures import PLANTED_SCRIPT
 
 from aces_bench.reports.html import skill_slug
+from aces_bench.reports.summary import ReportSummary
 
 
 def _pages(report_dir):
@@ -33,13 +34,42 @@ def test_pages_are_self_contained_and_forbid_requests(report_dir):
 
 def test_index_shows_headline_provenance_and_missingness(report_dir):
     index = (report_dir / "index.html").read_text()
-    for text in ("outcome lift", "cluster bootstrap 95% CI", "reference agent (deterministic, non-LLM)",
+    for text in ("outcome lift", "bootstrap of whole cases", "reference agent (deterministic, non-LLM)",
                  "local bubblewrap sandbox", "heuristic (offline, deterministic)", "Routing premium",
                  "git commit", "overrides", "resolved config", "Missingness", "imputation sensitivity",
                  "one-sided case keys", "missing trajectories", "Evidence inventory", "Per-harness coverage",
-                 "Discoverability", "summary.json", '<h2 id="by-decoy-set">By decoy set</h2>'):
+                 "Discoverability", "summary.json", '<h3 id="by-decoy-set">By decoy set</h3>', "two-sided imputation bounds",
+                 "Negative controls", "Statistics appendix"):
         assert text in index, text
     assert re.search(r'<span class="tag (bad|ok)">(dirty|clean)', index)
+
+
+def test_first_screen_is_the_verdict_and_every_link_resolves(report_dir):
+    index = (report_dir / "index.html").read_text()
+    s = ReportSummary.model_validate_json((report_dir / "summary.json").read_text())
+    # the verdict comes before the figures and every detail section
+    assert index.index('id="verdict-table"') < index.index('id="figures"') < index.index('<details class="section"')
+    for r in s.by_skill:
+        if r.outcome == s.headline_outcome:
+            assert f'data-skill="{r.group["skill"]}"' in index
+    # one note instead of banners; no fixed claims about what the data show
+    assert 'class="skipped"' not in index and "such correlations are near zero" not in index
+    assert index.count('id="figures-not-drawn"') <= 1
+    assert "n_unscored_status_ok</th>" not in index and "unscored though the trial ran" in index
+    for page in [report_dir / "index.html", report_dir / "appendix.html", report_dir / "triage.html",
+                 *(report_dir / "skills").glob("*.html")]:
+        for href in re.findall(r'href="([^"#]+)', page.read_text()):
+            assert (page.parent / href).is_file(), (page.name, href)
+
+
+def test_appendix_states_the_studys_own_numbers(report_dir):
+    s = ReportSummary.model_validate_json((report_dir / "summary.json").read_text())
+    html = (report_dir / "appendix.html").read_text()
+    tex = (report_dir / "tables" / "appendix.tex").read_text()
+    head = next(r for r in s.pooled if r.outcome == s.headline_outcome)
+    for text in (f"{head.n} scored pairs in {head.n_cases} cases", "Benjamini-Hochberg", "design effect",
+                 "worst case for the skill"):
+        assert text in html and text.replace("_", "\\_") in tex, text
 
 
 def test_skill_page_shows_pairs_side_by_side_with_evidence(report_dir):

@@ -1,0 +1,139 @@
+"""The report's first screen: one verdict row per skill, and the sentences that state it.
+
+Everything here is read from the ``ReportSummary`` (itself one ``study_stats``
+computation), so the verdict table, summary.json, the LaTeX verdict table and the gate
+can never disagree. Every sentence is built from the numbers it talks about.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from aces_bench.reports.gate import _check
+from aces_bench.reports.summary import LiftRow, ReportSummary
+
+AXIS = (-1.0, 1.0)
+
+
+@dataclass
+class VerdictRow:
+    skill: str
+    href: str | None
+    row: LiftRow | None
+    n_attempts: int
+    pass_with: float | None = None
+    pass_base: float | None = None
+    pass_counts: str = ""
+    false_activation: dict | None = None
+    arms: dict[str, LiftRow] = field(default_factory=dict)
+    status: str = "no data"
+    status_class: str = "bad"
+    reason: str = ""
+    plot: dict | None = None
+
+
+def _status(row: LiftRow | None, skill: str, outcome: str) -> tuple[str, str, str]:
+    """Gate status at a zero threshold on the adjusted lower bound, in words."""
+    failure = _check(row, skill, 0.0, outcome, lower_bound=True)
+    if failure is None:
+        return "helps", "ok", "adjusted lower bound above 0"
+    if row is None or row.lift is None or row.n == 0:
+        return "no data", "bad", failure.reason
+    if row.no_variation:
+        return "no variation", "bad", row.ci_note or failure.reason
+    if row.adj_ci_hi is not None and row.adj_ci_hi < 0:
+        return "hurts", "bad", "adjusted upper bound below 0"
+    if row.adj_ci_lo is None and row.ci_lo is None:
+        return "no interval", "bad", failure.reason
+    return "inconclusive", "warn", "adjusted interval includes 0"
+
+
+def verdict_rows(summary: ReportSummary, hrefs: dict[str, str] | None = None, *,
+                 attempts: dict[str, int] | None = None) -> list[VerdictRow]:
+    """One row per skill on the headline outcome, in skill order."""
+    outcome = summary.headline_outcome
+    rows = {r.group.get("skill"): r for r in summary.by_skill if r.outcome == outcome}
+    skills = sorted({r.group["skill"] for r in summary.by_skill})
+    rates: dict[str, dict[str, object]] = {}
+    for r in summary.pass_rates_by_skill:
+        rates.setdefault(r.group.get("skill", ""), {})[r.condition] = r
+    fa = {}
+    if summary.stats.false_activation is not None:
+        fa = {r["skill"]: r for r in summary.stats.false_activation.rows}
+    out = []
+    for s in skills:
+        row = rows.get(s)
+        status, cls, reason = _status(row, s, outcome)
+        v = VerdictRow(skill=s, href=(hrefs or {}).get(s), row=row, n_attempts=(attempts or {}).get(s, 0),
+                       false_activation=fa.get(s), status=status, status_class=cls, reason=reason,
+                       plot=plot_geometry(row))
+        skill_rates = rates.get(s, {})
+        w, b = skill_rates.get("with_skill"), skill_rates.get("baseline")
+        if w is not None and b is not None:
+            v.pass_with, v.pass_base = w.final_rate, b.final_rate
+            v.pass_counts = f"{w.n_final_pass}/{w.n_final_known} vs {b.n_final_pass}/{b.n_final_known}"
+        out.append(v)
+    return out
+
+
+def _fmt(x: float | None, signed: bool = True) -> str:
+    return "n/a" if x is None else (f"{x:+.3f}" if signed else f"{x:.3f}")
+
+
+def headline_sentence(summary: ReportSummary) -> str:
+    """The headline in one sentence: lift, interval and its method, and how many skills helped."""
+    outcome = summary.headline_outcome
+    head = next((r for r in summary.pooled if r.outcome == outcome), None)
+    if head is None or head.lift is None:
+        return f"No pair has {outcome} scored in both conditions: there is no lift to report."
+    if head.ci_lo is not None:
+        interval = f"{int(summary.stats.settings.level * 100)}% CI [{head.ci_lo:+.3f}, {head.ci_hi:+.3f}], {head.ci_method}"
+    else:
+        interval = head.ci_note or "no interval"
+    verdicts = verdict_rows(summary)
+    helps = [v.skill for v in verdicts if v.status == "helps"]
+    hurts = [v.skill for v in verdicts if v.status == "hurts"]
+    parts = [f"Across {head.n} scored pairs of positive cases ({head.n_cases} cases), the {outcome} lift is "
+             f"{head.lift:+.3f} ({interval})."]
+    n = len(verdicts)
+    if n:
+        adj = next((v.row.adjustment for v in verdicts if v.row is not None and v.row.adjustment), None)
+        tail = f" ({adj})" if adj else ""
+        parts.append(f"{len(helps)} of {n} skill(s) show a lift whose adjusted interval is above 0{tail}"
+                     + (f": {', '.join(helps)}" if helps else "") + "."
+                     + (f" {len(hurts)} show one below 0: {', '.join(hurts)}." if hurts else ""))
+    return " ".join(parts)
+
+
+def correlation_sentence(corr, what: str) -> str:
+    """What a static-vs-live correlation shows, stated from its own numbers."""
+    if corr is None:
+        return f"No {what} correlation was computed."
+    if corr.rho is None:
+        return f"The {what} correlation is undefined ({corr.note}; n = {corr.n})."
+    if corr.ci_lo is None:
+        return (f"Spearman rho = {corr.rho:+.2f} over {corr.n} skills, too few for an interval: "
+                "this alone neither shows nor rules out that the scan predicts lift.")
+    if corr.ci_lo <= 0 <= corr.ci_hi:
+        return (f"Spearman rho = {corr.rho:+.2f} (CI [{corr.ci_lo:+.2f}, {corr.ci_hi:+.2f}], n = {corr.n}): the interval "
+                "includes 0, so this study does not show that the scan predicts lift.")
+    sign = "higher" if corr.rho > 0 else "lower"
+    return (f"Spearman rho = {corr.rho:+.2f} (CI [{corr.ci_lo:+.2f}, {corr.ci_hi:+.2f}], n = {corr.n}): skills scoring "
+            f"higher on the scan had {sign} lift in this study.")
+
+
+def plot_geometry(row: LiftRow | None, width: int = 180, axis: tuple[float, float] = AXIS) -> dict | None:
+    """Pixel positions for the inline dot-and-interval plot (no script, no external image)."""
+    if row is None or row.lift is None:
+        return None
+
+    def x(v: float) -> float:
+        v = min(max(v, axis[0]), axis[1])
+        return round(4 + (v - axis[0]) / (axis[1] - axis[0]) * (width - 8), 1)
+
+    g = {"width": width, "zero": x(0.0), "dot": x(row.lift), "lo": None, "hi": None, "alo": None, "ahi": None}
+    if row.ci_lo is not None:
+        g.update(lo=x(row.ci_lo), hi=x(row.ci_hi))
+    if row.adj_ci_lo is not None:
+        g.update(alo=x(row.adj_ci_lo), ahi=x(row.adj_ci_hi))
+    return g
