@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from aces_bench.io import staging_dir, swap_in, write_json, write_text
+from aces_bench.records import PAIR_KEY
 from aces_bench.reports.appendix import write_appendix
 from aces_bench.reports.dimensions import mapping
 from aces_bench.reports.figures import FigureInputs, draw_all
@@ -29,6 +30,7 @@ from aces_bench.reports.pages import StudyPages, relative
 from aces_bench.reports.records import StudyData, load_study
 from aces_bench.reports.static_live import scan_targets, section, structural_frame
 from aces_bench.reports.summary import ReportSummary, build_summary
+from aces_bench.reports.triage import activation_from_trajectory
 from aces_bench.reports.verdict import correlation_sentence, headline_sentence, verdict_rows
 from aces_bench.stats import StatsSettings, build_pairs, study_stats
 from aces_bench.stats.controls import is_negative_control
@@ -64,12 +66,28 @@ def _is_paper_study(study: StudyData) -> bool:
         m.provenance and m.provenance.spec.study.name == "aces_paper" for m in study.members)
 
 
+def _negative_activation(pages: StudyPages, rec: dict) -> bool | None:
+    """Did a with-skill trial on a negative control trigger the target skill?
+
+    The grader scores negative controls on NOT triggering (activation sub-score 1 = not
+    triggered, evidence "negative control: ..."), the reverse of positive cases, so its
+    verdict is inverted here; without it, the trajectory decides; None when neither can."""
+    grade = pages.grade(rec)
+    m = grade.metrics.get("skill_execution") if grade is not None else None
+    if m is not None:
+        ev = next((e for e in m.evidence if e.check == "activation" and e.passed is not None), None)
+        if ev is not None and ev.detail.startswith("negative control"):
+            return not ev.passed
+    traj, _ = pages.trajectory(rec)
+    return activation_from_trajectory(traj, str(rec["skill"]))
+
+
 def negative_control_activations(trials: pd.DataFrame, pages: StudyPages) -> pd.DataFrame:
-    """One row per with-skill trial on a negative control: did it activate the target skill?
-    (grader first, trajectory second; None when neither can tell)."""
+    """One row per with-skill trial on a negative control: did it trigger the target skill?"""
     sel = trials.loc[(trials["condition"] == "with_skill") & is_negative_control(trials)]
-    rows = [{"skill": rec["skill"], "case_id": rec["case_id"], "activated": pages.activation(rec)}
-            for rec in sel.to_dict("records")]
+    rows = [{"skill": rec["skill"], "case_id": rec["case_id"], "activated": _negative_activation(pages, rec)}
+            for rec in (pages.row({k: r[k] for k in PAIR_KEY}, "with_skill") or {} for r in sel.to_dict("records"))
+            if rec]
     return pd.DataFrame(rows, columns=["skill", "case_id", "activated"])
 
 

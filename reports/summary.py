@@ -22,7 +22,7 @@ from aces_bench.records import CELL_KEY
 from aces_bench.reports.pass_rates import PassRateRow, pass_rates
 from aces_bench.reports.static_live import StaticLiveSection
 from aces_bench.stats import StudyStats, lift_table
-from aces_bench.stats.controls import positive_cases
+from aces_bench.stats.controls import is_negative_control, positive_cases
 from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_FAILED, OUTCOME_ONLY, OUTCOMES, REWARD
 from aces_bench.stats.rates import process_rates
 from aces_bench.stats.summary import StatTable
@@ -252,6 +252,7 @@ def build_summary(
     graders = graders_by_outcome(trials, grader_labels)
     outcomes = tuple(o for o in stats.settings.outcomes if o in OUTCOMES)
     level = stats.settings.level
+    positive = trials.loc[~is_negative_control(trials)]
 
     def grouped(name: str) -> list[LiftRow]:
         # The stats model computed these once (positive cases); the same table feeds the HTML.
@@ -289,8 +290,9 @@ def build_summary(
         by_cell=lift_rows(stats.lift_by_cell.frame(), CELL_KEY, trials, graders),
         routing_premium=stats.routing_pooled.rows,
         routing_premium_by_cell=stats.routing_by_cell.rows,
-        pass_rates=pass_rates(trials, threshold=threshold) if with_pass_rates else [],
-        pass_rates_by_skill=pass_rates(trials, by=("skill",), threshold=threshold) if with_pass_rates else [],
+        # Pass rates on the cases a skill is meant for, like the lift (negative controls pass by not using it).
+        pass_rates=pass_rates(positive, threshold=threshold) if with_pass_rates else [],
+        pass_rates_by_skill=pass_rates(positive, by=("skill",), threshold=threshold) if with_pass_rates else [],
         process_rates=StatTable.from_frame(process_rates(trials, level=level)).rows,
         process_rates_by_skill=StatTable.from_frame(process_rates(trials, by=("skill",), level=level)).rows,
         static_vs_live=static_vs_live,

@@ -111,6 +111,11 @@ def cluster_bootstrap(
     if n == 0:
         return BootstrapCI(estimate=None, ci_lo=None, ci_hi=None, boot_se=None, n_valid_resamples=0, note="no scored pairs", **base)
     estimate = float(sums.sum() / n)
+    finite = np.asarray(values, dtype=float)
+    finite = finite[~np.isnan(finite)]
+    if np.ptp(finite) == 0:  # every resample gives the estimate: a zero-width interval would claim certainty
+        return BootstrapCI(estimate=estimate, ci_lo=None, ci_hi=None, boot_se=None, n_valid_resamples=0,
+                           note=f"no variation observed (n = {n})", **base)
     if k < 2:
         return BootstrapCI(estimate=estimate, ci_lo=None, ci_hi=None, boot_se=None, n_valid_resamples=0,
                            note="fewer than 2 clusters: cluster bootstrap undefined", **base)

@@ -50,7 +50,7 @@ def test_index_and_latex_show_both_rates(report_dir):
     s = _summary(report_dir)
     w = s.pass_rates[0]
     index = (report_dir / "index.html").read_text()
-    assert '<h2 id="pass-rates">First-attempt vs final pass rate</h2>' in index
+    assert '<h3 id="pass-rates">First-attempt vs final pass rate</h3>' in index
     final = f'{100 * w.final_rate:.0f}% <span class="muted">({w.n_final_pass}/{w.n_final_known})</span>'
     first = f'{100 * w.first_rate:.0f}% <span class="muted">({w.n_first_pass}/{w.n_first_known})</span>'
     assert final in index and first in index

@@ -1,0 +1,41 @@
+"""Verdict rows and sentences are computed from the numbers they state."""
+
+from __future__ import annotations
+
+from aces_bench.reports.summary import Attribution, LiftRow
+from aces_bench.reports.verdict import _status, correlation_sentence, plot_geometry
+from aces_bench.stats.correlation import Correlation
+
+
+def _row(**over) -> LiftRow:
+    base = {"group": {"skill": "s"}, "outcome": "outcome", "n": 6, "n_cases": 6, "mean_with": 0.8, "mean_base": 0.4,
+            "lift": 0.4, "ci_lo": 0.1, "ci_hi": 0.7, "adj_ci_lo": 0.05, "adj_ci_hi": 0.75,
+            "adjustment": "Bonferroni over 2 groups (97.5% each)", "produced_by": Attribution()}
+    base.update(over)
+    return LiftRow(**base)
+
+
+def test_status_follows_the_adjusted_interval():
+    assert _status(_row(), "s", "outcome")[0] == "helps"
+    assert _status(_row(adj_ci_lo=-0.1), "s", "outcome")[0] == "inconclusive"
+    assert _status(_row(lift=-0.4, ci_lo=-0.7, ci_hi=-0.2, adj_ci_lo=-0.8, adj_ci_hi=-0.1), "s", "outcome")[0] == "hurts"
+    flat = _row(ci_lo=None, ci_hi=None, adj_ci_lo=None, adj_ci_hi=None, no_variation=True,
+                ci_note="no variation observed (n = 6)")
+    assert _status(flat, "s", "outcome") == ("no variation", "bad", "no variation observed (n = 6)")
+    assert _status(None, "s", "outcome")[0] == "no data"
+
+
+def test_correlation_sentence_says_what_its_interval_shows():
+    def corr(rho, lo, hi, n=12):
+        return Correlation(x="score", y="lift", n=n, n_dropped=0, rho=rho, p_value=0.5, ci_lo=lo, ci_hi=hi, level=0.95)
+
+    assert "does not show that the scan predicts lift" in correlation_sentence(corr(0.1, -0.4, 0.6), "Tier 1")
+    assert "higher on the scan had higher lift" in correlation_sentence(corr(0.7, 0.2, 0.9), "Tier 1")
+    assert "had lower lift" in correlation_sentence(corr(-0.7, -0.9, -0.2), "Tier 1")
+    assert "too few for an interval" in correlation_sentence(corr(0.5, None, None, n=3), "Tier 1")
+
+
+def test_plot_geometry_clips_to_the_axis():
+    g = plot_geometry(_row(lift=0.5, ci_lo=-0.2, ci_hi=1.0, adj_ci_lo=-1.0, adj_ci_hi=1.0), width=108)
+    assert g["zero"] == 54.0 and g["dot"] == 79.0 and g["alo"] == 4.0 and g["ahi"] == 104.0
+    assert plot_geometry(None) is None
