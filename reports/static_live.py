@@ -138,7 +138,8 @@ def scan_targets(study: StudyData) -> StaticScores:
 
         profiles = {m.provenance.spec.study.static_profile for m in study.members if m.provenance is not None}
         profile = profiles.pop() if len(profiles) == 1 else "aces"
-        _, results = run_scan(sorted(to_scan), ScanOptions(lint=False, judges=tuple(judges), profile=profile))
+        _, results = run_scan(sorted(to_scan), ScanOptions(lint=False, judges=tuple(judges), profile=profile,
+                                                            tier2_partial=True))  # a dead judge leaves Tier 2 unrated, not the report unbuilt
         for r in results:
             t = to_scan.get(os.path.realpath(r.path))
             if t is None:

@@ -107,11 +107,15 @@ class _RubricServer:
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                state.bodies.append(body)
                 user = body["messages"][-1]["content"]
-                name = re.search(r"^name: (\S+)", user, re.MULTILINE).group(1)
-                keys = [*CRITERIA, COHERENCE] if f"- {COHERENCE}:" in user else list(CRITERIA)
-                reply = {k: {"score": state.scores[name], "reason": f"{name}: rated {state.scores[name]}"} for k in keys}
+                if user == 'Reply with {"ok": true}.':  # the scan's one probe request per judge
+                    reply = {"ok": True}
+                else:
+                    state.bodies.append(body)
+                    name = re.search(r"^name: (\S+)", user, re.MULTILINE).group(1)
+                    keys = [*CRITERIA, COHERENCE] if f"- {COHERENCE}:" in user else list(CRITERIA)
+                    reply = {k: {"score": state.scores[name], "reason": f"{name}: rated {state.scores[name]}"}
+                             for k in keys}
                 payload = json.dumps({"id": "t", "object": "chat.completion", "created": 0, "model": "rubric-judge",
                                       "choices": [{"index": 0, "finish_reason": "stop",
                                                    "message": {"role": "assistant", "content": json.dumps(reply)}}],
