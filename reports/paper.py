@@ -121,7 +121,7 @@ def paper_metric_lift(inp: FigureInputs, reported: dict, out: Path) -> FigureOut
         lift = rows["lift"].astype(float).to_numpy()
         ax.barh(y, np.nan_to_num(lift), color=[LIFT if (v or 0) >= 0 else NEGATIVE for v in np.nan_to_num(lift)],
                 height=0.6, label="this study")
-        ax.errorbar(np.nan_to_num(lift), y, xerr=_errs(rows.fillna({"lift": 0, "ci_lo": 0, "ci_hi": 0})), fmt="none",
+        ax.errorbar(np.nan_to_num(lift), y, xerr=_errs(rows.fillna({"lift": 0})), fmt="none",
                     ecolor="black", elinewidth=0.8, capsize=2)
         ys = [yi for yi, o in zip(y, order, strict=True) if _f(paper.get(o)) is not None]
         xs = [_f(paper[o]) for o in order if _f(paper.get(o)) is not None]
@@ -153,7 +153,7 @@ def paper_harness_lift(inp: FigureInputs, reported: dict, out: Path) -> FigureOu
         rows = table.reindex(names)
         lift = rows["lift"].astype(float).to_numpy()
         ax.bar(x, np.nan_to_num(lift), 0.6, color=WITH_SKILL, label="this study")
-        ax.errorbar(x, np.nan_to_num(lift), yerr=_errs(rows.fillna({"lift": 0, "ci_lo": 0, "ci_hi": 0})), fmt="none",
+        ax.errorbar(x, np.nan_to_num(lift), yerr=_errs(rows.fillna({"lift": 0})), fmt="none",
                     ecolor="black", elinewidth=0.8, capsize=2)
         px = [i for i, h in enumerate(names) if paper.get(h) is not None]
         if px:
@@ -312,7 +312,8 @@ def side_by_side(inp: FigureInputs, reported: dict, items: list[InventoryItem], 
     rows += [
         _row("headline", "composite lift", h.get("composite_lift_mean"), pooled_value(COMPOSITE, "lift"), n_comp),
         _row("headline", "composite lift CI low", (h.get("composite_lift_ci95_normal") or [None])[0],
-             pooled_value(COMPOSITE, "ci_lo"), n_comp, "normal paired-case interval"),
+             pooled_value(COMPOSITE, "ci_lo"), n_comp,
+             f"paper: normal interval over paired cases; this study: {pooled_value(COMPOSITE, 'ci_method') or 'no interval'}"),
         _row("headline", "composite lift CI high", (h.get("composite_lift_ci95_normal") or [None, None])[1],
              pooled_value(COMPOSITE, "ci_hi"), n_comp),
         _row("headline", "composite with skill", h.get("composite_with_skill"), pooled_value(COMPOSITE, "mean_with"), n_comp),
