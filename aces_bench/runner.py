@@ -20,6 +20,7 @@ from pathlib import Path
 
 from harbor.job import Job
 from harbor.models.job.config import DatasetConfig, JobConfig
+from harbor.models.job.result import JobResult
 from harbor.models.trial.config import AgentConfig, EnvironmentConfig
 from harbor.models.trial.result import TrialResult
 from pydantic import ValidationError
@@ -236,6 +237,23 @@ def discard_cancelled(job_dir: Path) -> list[str]:
     return dropped
 
 
+def discard_half_written(job_dir: Path) -> bool:
+    """Remove a job-level ``result.json`` that a killed run left empty or unparsable.
+
+    It holds only the job's stats, which Harbor recomputes on resume; left in place,
+    Harbor's resume fails to parse it and the study could never be resumed.
+    """
+    path = job_dir / "result.json"
+    if not path.is_file():
+        return False
+    try:
+        JobResult.model_validate_json(path.read_text())
+    except (OSError, ValidationError, ValueError):
+        path.unlink()
+        return True
+    return False
+
+
 async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> Path:
     """Create (or resume) the Harbor job for this study; return its job dir."""
     set_offline_defaults()
@@ -243,6 +261,8 @@ async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> Path:
     config = job_config(spec, emitted, jobs_dir)
     job_dir = config.jobs_dir / config.job_name
     total = len(emitted.tasks) * spec.study.n_attempts
+    if discard_half_written(job_dir):
+        log.info("resuming: the job's result.json was left half-written by a killed run; Harbor rewrites it")
     dropped = discard_cancelled(job_dir)
     if dropped:
         log.info("resuming: %d trial(s) cancelled by an interrupted run will run again", len(dropped))

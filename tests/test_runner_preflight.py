@@ -50,3 +50,14 @@ def test_missing_model_key_names_the_variable(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     preflight_model_key(spec)
     preflight_model_key(compose_spec([], output_dir=tmp_path))  # the reference agent needs no key
+
+
+def test_a_half_written_job_result_is_removed_before_resume(tmp_path):
+    from aces_bench.runner import discard_half_written
+
+    assert discard_half_written(tmp_path) is False  # nothing there: nothing to do
+    (tmp_path / "result.json").write_text("")  # a run killed while Harbor wrote it
+    assert discard_half_written(tmp_path) is True
+    assert not (tmp_path / "result.json").exists()
+    (tmp_path / "result.json").write_text('{"id": "x", "started_at"')
+    assert discard_half_written(tmp_path) is True
