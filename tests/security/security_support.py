@@ -12,7 +12,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 TESTS = HERE.parent
-for _helpers in (TESTS / "harness", TESTS / "backends"):
+for _helpers in (TESTS / "harness", TESTS / "backends", TESTS / "grading"):
     if str(_helpers) not in sys.path:
         sys.path.insert(0, str(_helpers))
 

@@ -9,10 +9,8 @@ reported back in its verdict, which must come back as plain data.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import socket
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +22,9 @@ from aces_bench.graders.author import AuthorContext, discover_author_graders, ru
 from harness_support import needs_bwrap  # isort: skip
 
 ROOT = Path(__file__).resolve().parents[2]
+
+import grading_support  # noqa: E402  (found through security_support's sys.path)
+
 KEY = "sk-canary-author-grader-0123456789abcdef"
 
 GRADER = """
@@ -47,16 +48,6 @@ print(json.dumps({"score": 1, "details": found}))
 """
 
 
-def _grading_support():
-    name = "grading_support"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "tests" / "grading" / "grading_support.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
 @needs_bwrap
 @pytest.mark.timeout(120)
 def test_an_author_grader_sees_no_host_and_writes_only_its_result(tmp_path, monkeypatch):
@@ -68,7 +59,7 @@ def test_an_author_grader_sees_no_host_and_writes_only_its_result(tmp_path, monk
     server.bind(("127.0.0.1", 0))
     server.listen(1)
     port = server.getsockname()[1]
-    gs = _grading_support()
+    gs = grading_support
     body = (GRADER.replace("HOST_FILE", repr(str(host_file))).replace("ESCAPE", repr(str(escape)))
             .replace("PORT", str(port)))
     skill = gs.skill_with_graders(tmp_path, {"probe.py": body})

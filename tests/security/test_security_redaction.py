@@ -4,12 +4,11 @@ text, so what graders write always parses and no part of a secret survives."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+import security_support  # noqa: F401  (puts the test helpers on sys.path)
 from harbor.models.trial.result import TrialResult
 
 from aces_bench.cases import EvalCase
@@ -20,6 +19,9 @@ from aces_bench.judges.heuristic import HeuristicJudge
 from aces_bench.records import TrialSubject, read_grades, write_grades
 
 ROOT = Path(__file__).resolve().parents[2]
+
+import grading_support  # noqa: E402  (found through security_support's sys.path)
+
 AWS_42 = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEYzq"  # 42 characters, 2 past the usual 40
 
 # (payload as a script would print it, the secret part that must not survive)
@@ -52,19 +54,9 @@ def test_the_whole_42_character_aws_secret_is_masked():
     assert text == "AWS_SECRET_ACCESS_KEY=[REDACTED:secret.aws_secret_key]\n"
 
 
-def _grading_support():
-    name = "grading_support"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "tests" / "grading" / "grading_support.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
 def test_grades_jsonl_parses_whatever_a_script_prints(tmp_path):
     """End to end: a trial whose tool output and answer hold every payload above."""
-    gs = _grading_support()
+    gs = grading_support
     case = EvalCase.model_validate({"id": "explicit-1", "prompt": "Reconcile data/march.csv.",
                                     "expected_skill": gs.SKILL, "expected_script": gs.SCRIPT,
                                     "expected_output": "unmatched total 1400.07"})
