@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from scipy.stats import binomtest
 
 from aces_bench.agents.routing import SkillCard, content_terms, route
 from aces_bench.datasets.evalmd import read_intent
@@ -39,6 +38,7 @@ from aces_bench.datasets.safety import read_asset_text
 from aces_bench.errors import EvalsError, validation_lines
 from aces_bench.judges.base import Judge
 from aces_bench.skills import Skill, discover_skill_dirs, load_skill
+from aces_bench.stats.inference import wilson_interval
 
 TRIGGER_FILES = ("evals/trigger-evals.json", "evals/trigger_evals.json", "evals/triggers.json",
                  "evals/trigger-eval.json", "evals/trigger_eval.json")
@@ -116,14 +116,6 @@ def find_trigger_queries(skill_dir: Path) -> tuple[list[TriggerQuery], list[str]
     return queries, sources
 
 
-def wilson(k: int, n: int) -> tuple[float, float] | None:
-    """The 95% Wilson interval of k successes in n, or None for n == 0 (undefined, not 0)."""
-    if n == 0:
-        return None
-    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
-    return float(ci.low), float(ci.high)
-
-
 def _card(skill: Skill, description: str | None = None) -> SkillCard:
     return SkillCard(key=skill.path.name, name=skill.name, description=skill.description if description is None else description)
 
@@ -193,12 +185,12 @@ class ModeResult:
     def precision(self) -> tuple[float | None, tuple[float, float] | None]:
         c = self.counts()
         n = c["tp"] + c["fp"]
-        return (c["tp"] / n if n else None), wilson(c["tp"], n)
+        return (c["tp"] / n if n else None), (wilson_interval(c["tp"], n) if n else None)
 
     def recall(self) -> tuple[float | None, tuple[float, float] | None]:
         c = self.counts()
         n = c["tp"] + c["fn"]
-        return (c["tp"] / n if n else None), wilson(c["tp"], n)
+        return (c["tp"] / n if n else None), (wilson_interval(c["tp"], n) if n else None)
 
     def confusion(self) -> dict[str, Counter]:
         """Rows: the skill each query expects (the target or none); columns: what fired."""

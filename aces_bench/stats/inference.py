@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 import statsmodels.api as sm
 from pydantic import BaseModel
-from scipy.stats import norm
+from scipy.stats import binomtest
 from scipy.stats import t as student_t
 
 CASE_CLUSTER = ("skill", "case_id")
@@ -197,11 +197,9 @@ def paired_clustered(
 
 
 def wilson_interval(successes: int, n: int, *, level: float = 0.95) -> tuple[float | None, float | None]:
-    """Wilson score interval for a proportion; (None, None) when n = 0."""
+    """Wilson score interval for a proportion (scipy's); (None, None) when n = 0 (undefined, not 0).
+    The one Wilson helper: process rates, control arms and trigger precision/recall use it."""
     if n == 0:
         return None, None
-    z = float(norm.ppf(0.5 + level / 2.0))
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    ci = binomtest(successes, n).proportion_ci(confidence_level=level, method="wilson")
+    return float(ci.low), float(ci.high)

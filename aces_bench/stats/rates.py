@@ -11,18 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pandas as pd
-from scipy.stats import binomtest
+
+from aces_bench.stats.inference import wilson_interval
 
 PROCESS = {"activation": "activated", "script_execution": "script_ran"}
 """Process rate name -> trials-table column (bool, None where not applicable)."""
 RATE_FIELDS = ("process", "n", "k", "rate", "ci_lo", "ci_hi")
-
-
-def wilson(k: int, n: int, level: float = 0.95) -> tuple[float | None, float | None]:
-    if n == 0:
-        return None, None
-    ci = binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
-    return float(ci.low), float(ci.high)
 
 
 def process_rates(trials: pd.DataFrame, *, by: Sequence[str] = (), level: float = 0.95) -> pd.DataFrame:
@@ -36,7 +30,7 @@ def process_rates(trials: pd.DataFrame, *, by: Sequence[str] = (), level: float 
         for name, column in PROCESS.items():
             values = part[column].dropna().astype(bool) if column in part else pd.Series(dtype=bool)
             n, k = int(values.size), int(values.sum())
-            lo, hi = wilson(k, n, level)
+            lo, hi = wilson_interval(k, n, level=level)
             rows.append({**dict(zip(by, key, strict=True)), "process": name, "n": n, "k": k,
                          "rate": k / n if n else None, "ci_lo": lo, "ci_hi": hi})
     return pd.DataFrame(rows, columns=[*by, *RATE_FIELDS])

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from aces_bench.datasets.trigger import evaluate_triggers, stratified_split, wilson
+from aces_bench.datasets.trigger import evaluate_triggers, stratified_split
 from aces_bench.errors import EvalsError
+from aces_bench.stats.inference import wilson_interval
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 ORDERS = CORPUS / "skill-creator" / "orders-total"
@@ -17,9 +18,9 @@ DECOYS = Path(__file__).resolve().parents[2] / "aces_bench" / "examples" / "deco
 
 
 def test_wilson_matches_the_closed_form_and_empty_is_undefined():
-    low, high = wilson(3, 3)
+    low, high = wilson_interval(3, 3)
     assert round(low, 4) == 0.4385 and high == pytest.approx(1.0)
-    assert wilson(0, 0) is None
+    assert wilson_interval(0, 0) == (None, None)
 
 
 def test_trigger_set_in_isolation_and_group(tmp_path):
