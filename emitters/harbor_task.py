@@ -57,7 +57,7 @@ class RenderCache:
         self._files: dict[Path, bytes] = {}
         self._native: dict[Path, dict[str, bytes]] = {}
         self._native_configs: dict[Path, TaskConfig] = {}
-        self.checker = resources.files("aces_bench.emitters.verifier").joinpath(_CHECKER).read_bytes()
+        self.checker = resources.files("aces_bench.verifier").joinpath(_CHECKER).read_bytes()
 
     def skill_files(self, skill: Skill) -> tuple[tuple[str, bytes], ...]:
         key = (skill.path, skill.content_hash)

@@ -27,8 +27,8 @@ from aces_bench.graders.judge_context import (
     trial_sections,
     unscored,
 )
-from aces_bench.graders.prompts import ACCURACY, ACCURACY_QUESTIONS, AccuracyReply
 from aces_bench.judges.base import Judge, JudgeOutcome
+from aces_bench.judges.prompts import ACCURACY, ACCURACY_QUESTIONS, AccuracyReply
 
 METRIC = "accuracy"
 MIN_ANSWERED = 0.5

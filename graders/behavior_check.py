@@ -24,9 +24,9 @@ from aces_bench.graders.judge_context import (
     precondition,
     trial_sections,
 )
-from aces_bench.graders.prompts import BEHAVIOR, YesNo, fence
 from aces_bench.judges.base import Judge, JudgeOutcome
 from aces_bench.judges.heuristic import is_abstention
+from aces_bench.judges.prompts import BEHAVIOR, YesNo, fence
 
 METRIC = "behavior_check"
 SECURITY_BEHAVIOR = (

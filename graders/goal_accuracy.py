@@ -31,14 +31,14 @@ from aces_bench.graders.judge_context import (
     text_of,
     unscored,
 )
-from aces_bench.graders.prompts import (
+from aces_bench.judges.base import Judge, JudgeOutcome
+from aces_bench.judges.prompts import (
     GOAL_COMPARE,
     GOAL_INFER,
     GoalOutcome,
     GoalVerdict,
     fence,
 )
-from aces_bench.judges.base import Judge, JudgeOutcome
 
 METRIC = "goal_accuracy"
 TWO_STEP_VERSION = grader_version(f"{GOAL_INFER.version}.{GOAL_COMPARE.version}")

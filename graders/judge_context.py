@@ -12,53 +12,19 @@ import json
 from collections.abc import Iterator
 
 from harbor.models.trajectories import Step, ToolCall, Trajectory
-from pydantic import BaseModel, ConfigDict
 
-from aces_bench.cases import Check, EvalCase
+from aces_bench.cases import EvalCase
 from aces_bench.graders.base import GRADER_VERSION, GradingInput, MetricResult
-from aces_bench.graders.prompts import fence
 from aces_bench.graders.skill_execution import FAILURE_MARKERS, norm_skill, script_invocations
 from aces_bench.graders.skill_execution import activations as find_activations
 from aces_bench.graders.tool_calls import TraceView, build_view
+from aces_bench.judges.facts import Activation, Facts, ScriptRun
+from aces_bench.judges.prompts import fence
 
 RENDER_CAP = 12_000
 MESSAGE_CAP = 600
 ARGS_CAP = 400
 OUTPUT_CAP = 400
-
-
-
-class Activation(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    skill: str
-    step: int
-    how: str
-
-
-class ScriptRun(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    step: int
-    ok: bool
-    detail: str
-
-
-class Facts(BaseModel):
-    """Deterministic facts about a trial, shown to every judge (and all the heuristic reads)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    condition: str
-    expected_skill: str | None
-    acceptable_skills: list[str]
-    expected_script: str | None
-    expected_output: str | None
-    checks: list[Check]
-    activations: list[Activation]
-    script_runs: list[ScriptRun]
-    tool_calls: int
-    final_answer_source: str
 
 
 def text_of(content: object) -> str:

@@ -10,7 +10,7 @@ the number), giving yes or no; a behaviour is decided from the trace only when i
 meaning maps onto it (ran the expected script; never ran it; read the skill before
 running it), else the judge abstains.
 - it reads the ``facts`` and ``final_answer`` sections the graders put in every prompt
-  (see ``aces_bench.graders.judge_context``), never free text it would have to interpret;
+  (``aces_bench.judges.facts``, built by the graders), never free text it would have to interpret;
 - a question it cannot decide gets ``answer=None`` (a per-question abstention), and a
   prompt it has no rule for returns ``value=None`` with an error starting
   ``heuristic judge abstains:``.
@@ -27,9 +27,9 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from aces_bench.emitters.verifier.check_answer import evaluate_check
-from aces_bench.graders.judge_context import Facts
-from aces_bench.graders.prompts import (
+from aces_bench.judges.base import JudgeOutcome
+from aces_bench.judges.facts import Facts
+from aces_bench.judges.prompts import (
     ACCURACY,
     BEHAVIOR,
     GOAL_COMPARE,
@@ -40,7 +40,7 @@ from aces_bench.graders.prompts import (
     YesNo,
     read_sections,
 )
-from aces_bench.judges.base import JudgeOutcome
+from aces_bench.verifier.check_answer import evaluate_check
 
 T = TypeVar("T", bound=BaseModel)
 ABSTAIN = "heuristic judge abstains"

@@ -168,8 +168,8 @@ def local_sandbox(study: Path, out: Path) -> None:
 
 
 def judge_cache(out: Path) -> None:
-    from aces_bench.graders.prompts import AccuracyReply
     from aces_bench.judges.cache import JudgeCache, input_sha256
+    from aces_bench.judges.prompts import AccuracyReply
 
     reply = AccuracyReply.model_validate(_accuracy_reply())
     with tempfile.TemporaryDirectory() as tmp:

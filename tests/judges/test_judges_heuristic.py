@@ -22,8 +22,8 @@ from aces_bench.graders.behavior_check import SECURITY_BEHAVIOR, grade_behavior_
 from aces_bench.graders.goal_accuracy import grade_goal_accuracy
 from aces_bench.graders.judge_context import build_facts
 from aces_bench.graders.judged import grade_judged
-from aces_bench.graders.prompts import YesNo
 from aces_bench.judges.heuristic import ABSTAIN, HeuristicJudge, behavior
+from aces_bench.judges.prompts import YesNo
 
 JUDGE = HeuristicJudge()
 

@@ -10,8 +10,8 @@ from judges_support import Reply, as_json, good_run, grading_input
 
 from aces_bench.graders.accuracy import grade_accuracy
 from aces_bench.graders.judged import grade_judged
-from aces_bench.graders.prompts import YesNo
 from aces_bench.judges.litellm_judge import LiteLLMJudge, parse_reply
+from aces_bench.judges.prompts import YesNo
 from aces_bench.judges.spec import JudgeSpec
 
 pytestmark = pytest.mark.timeout(60)

@@ -14,10 +14,10 @@ from aces_bench.graders.judge_context import (
     render_trajectory,
     trial_sections,
 )
-from aces_bench.graders.prompts import PROMPTS, YesNo, fence, read_sections
 from aces_bench.judges.cache import JudgeCache, input_sha256
 from aces_bench.judges.factory import JUDGE_KINDS, build_judge
 from aces_bench.judges.heuristic import HeuristicJudge
+from aces_bench.judges.prompts import PROMPTS, YesNo, fence, read_sections
 from aces_bench.judges.spec import JudgeSpec
 
 # A prompt's text or schema may change only with a new version: add the new line here.
