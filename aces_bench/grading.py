@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from harbor.models.trial.result import TrialResult
 
 from aces_bench.collect import TrialRecord
+from aces_bench.conditions import graded_as
 from aces_bench.config.spec import GradingSpec, RunSpec
 from aces_bench.graders.atif import load_trial_trajectory
 from aces_bench.graders.author import (
@@ -125,7 +126,8 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
     if subject.facts.status in GRADABLE:
         inp = GradingInput(
             trajectory=trajectory, trajectory_error=traj_error, case=subject.case,
-            condition=subject.facts.condition, target_skill=subject.target_skill,  # type: ignore[arg-type]
+            # Graders know two sides; a calibration arm is graded as the side it stands for.
+            condition=graded_as(subject.facts.condition), target_skill=subject.target_skill,
             allowed_skills=subject.allowed_skills, staged_skills=subject.staged_skills,
             skills_dir=subject.skills_dir, workdir=subject.workdir, final_answer=final_answer,
             artifacts_dir=subject.artifacts_dir,
@@ -163,7 +165,7 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         facts = facts.model_copy(update={"reward": None})
     verdict = decide(grading, metrics, facts.reward)
     contaminated = None
-    if facts.condition == "baseline" and trajectory is not None and facts.status in GRADABLE:
+    if graded_as(facts.condition) == "baseline" and trajectory is not None and facts.status in GRADABLE:
         contaminated = saw_target(build_view(trajectory, subject.workdir), target=subject.target_skill,
                                   skills_dir=subject.skills_dir, passages=skill_passages(subject.skill_dir))
     outcome = trial_outcome(status=facts.status, reward=facts.reward, verifier_checks=subject.verifier_checks,

@@ -14,7 +14,8 @@ records carry those facts:
   metric in the registry (``aces_bench.metrics``), NaN when unscored, never 0
   (``write_trials_table`` / ``read_trials_table``, Parquet and CSV).
 
-Pairing key (with_skill vs baseline): ``PAIR_KEY``. A trial that failed, timed out or
+Pairing key (with_skill vs baseline, and the calibration arms null / placebo / forced of
+``aces_bench/conditions.py``, each one more condition of the same key): ``PAIR_KEY``. A trial that failed, timed out or
 could not be scored still has a row; its ``status`` and ``failure_cause`` say why and
 its metric columns are empty.
 """
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from aces_bench.conditions import PAIRED, Condition
 from aces_bench.errors import ReportError
 from aces_bench.graders.base import MetricResult
 from aces_bench.io import write_frame, write_text
@@ -48,13 +50,13 @@ TABLE_SCHEMA_VERSION = "1"
 TABLE_PARQUET = "trials.parquet"
 TABLE_CSV = "trials.csv"
 
-CONDITIONS = ("with_skill", "baseline")
+CONDITIONS = PAIRED
+"""The headline pair; the calibration arms (``conditions.CONTROLS``) share its pairing key."""
 CELL_KEY = ("skill", "harness", "model", "workspace_mode")
 PAIR_KEY = ("skill", "case_id", "attempt", "harness", "model", "workspace_mode", "decoy_set")
 LABEL_FIELDS = ("run_id", "harness", "model", "agent_label", "judge_label", "backend")
 
 Status = Literal["ok", "agent_error", "verifier_error", "timeout", "infra_error", "not_run", "skipped"]
-Condition = Literal["with_skill", "baseline"]
 WorkspaceMode = Literal["isolation", "group"]
 
 

@@ -24,16 +24,18 @@ from harbor.models.task.config import (
 
 from aces_bench import __version__
 from aces_bench.cases import EvalCase
+from aces_bench.conditions import SLUGS, stages_target
 from aces_bench.config.spec import RunSpec
 from aces_bench.emitters.environment import CustomEnvironment, dockerfile_text, load_environment
 from aces_bench.emitters.native import native_config, native_dockerfile, native_files
+from aces_bench.emitters.placebo import forced_preamble
 from aces_bench.emitters.plan import TaskPlan
 
 # The table's model and version live with its readers (TaskMetadata); re-exported here.
 from aces_bench.emitters.task_metadata import TASK_METADATA_KEY, TASK_METADATA_VERSION
 from aces_bench.emitters.writer import BLOB_DIR, BlobStore, write_task_dir
 from aces_bench.metrics import GRADER_VERSION
-from aces_bench.skills import Skill, staged_files
+from aces_bench.skills import SKILL_FILE, Skill, staged_files
 
 _CHECKER = "check_answer.py"
 
@@ -107,10 +109,21 @@ class RenderCache:
         return self._native[task_dir], self._native_configs[task_dir]
 
 
-def instruction_text(plan: TaskPlan, spec: RunSpec) -> str:
-    """The case prompt and the fixed footer the agents and graders rely on."""
+def _forced_block(plan: TaskPlan, skills_dir: str, cache: RenderCache | None) -> str:
+    """The forced arm's pre-activation (the target's SKILL.md), else nothing."""
+    if plan.condition != "forced":
+        return ""
+    files = dict((cache or RenderCache()).skill_files(plan.target))
+    skill_md = files[SKILL_FILE].decode("utf-8", errors="replace")
+    return forced_preamble(plan.target, skill_md, skills_dir)
+
+
+def instruction_text(plan: TaskPlan, spec: RunSpec, cache: RenderCache | None = None) -> str:
+    """The case prompt and the fixed footer the agents and graders rely on (the forced
+    arm puts the target's SKILL.md before the prompt)."""
     ws = spec.workspace
-    lines = [plan.case.prompt.strip(), "", "---", f"Working directory: {ws.workdir}"]
+    lines = [_forced_block(plan, ws.skills_dir, cache) + plan.case.prompt.strip(), "", "---",
+             f"Working directory: {ws.workdir}"]
     if plan.case.files:
         lines.append("Input files:")
         lines += [f"- {f.dest}" for f in plan.case.files]
@@ -164,7 +177,8 @@ def task_metadata(plan: TaskPlan, spec: RunSpec, cache: RenderCache | None = Non
     """The ``[metadata.aces]`` table: everything the task made available, with hashes."""
     cache = cache or RenderCache()
     case = plan.case
-    with_skill = plan.condition == "with_skill"
+    # with_skill and forced stage the target itself; a placebo stages only its name and description.
+    with_skill = stages_target(plan.condition)
     env = _custom_env(plan, spec, cache)
     native_cfg = cache.native(plan.native_task)[1] if plan.native_task is not None else None
     workdir = spec.workspace.workdir
@@ -272,7 +286,7 @@ def _native_task_config(plan: TaskPlan, spec: RunSpec, task_id: str, metadata: d
 def _staged_skill_files(plan: TaskPlan, cache: RenderCache) -> dict[str, bytes]:
     files = {}
     for staged in plan.staged:
-        for rel, data in cache.skill_files(staged.skill):
+        for rel, data in staged.files if staged.files is not None else cache.skill_files(staged.skill):
             files[f"environment/skills/{staged.skill.name}/{rel}"] = data
     return files
 
@@ -285,7 +299,7 @@ def render_files(plan: TaskPlan, spec: RunSpec, cache: RenderCache | None = None
     ws = spec.workspace
     env = _custom_env(plan, spec, cache)
     files: dict[str, bytes] = {
-        "instruction.md": instruction_text(plan, spec).encode(),
+        "instruction.md": instruction_text(plan, spec, cache).encode(),
         "environment/Dockerfile": dockerfile_text(ws.base_image, ws.workdir, ws.skills_dir, env).encode(),
         "tests/test.sh": test_sh_text(spec).encode(),
         f"tests/{_CHECKER}": cache.checker,
@@ -309,6 +323,9 @@ def _render_native(plan: TaskPlan, spec: RunSpec, cache: RenderCache) -> dict[st
     native, config = cache.native(plan.native_task)
     skills_dir = config.environment.skills_dir or spec.workspace.skills_dir
     files = dict(native)
+    forced = _forced_block(plan, skills_dir, cache)
+    if forced and "instruction.md" in files:
+        files["instruction.md"] = forced.encode() + files["instruction.md"]
     files["environment/Dockerfile"] = native_dockerfile(native, config, skills_dir, plan.native_task)
     files.update(_staged_skill_files(plan, cache))
     return files
@@ -328,8 +345,7 @@ def _digest(digests: dict[str, str], metadata: dict, config: TaskConfig) -> str:
 
 
 def task_slug(plan: TaskPlan) -> str:
-    cond = "skill" if plan.condition == "with_skill" else "base"
-    return f"{plan.intervention_name}.{plan.case.id}.{plan.workspace_mode}.{cond}"
+    return f"{plan.intervention_name}.{plan.case.id}.{plan.workspace_mode}.{SLUGS[plan.condition]}"
 
 
 def _mode(rel: str, native_task: Path | None) -> int:

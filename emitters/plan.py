@@ -4,7 +4,11 @@ One ``TaskPlan`` per (intervention case, condition) for the spec's workspace mod
 decoy set. The with-skill and baseline plans of a case differ only in whether the
 intervention (one skill, a bundle or a plugin's skills) is staged; everything else
 (prerequisite/helper/reference/decoy skills, fixtures, instruction, environment,
-verifier) is identical, which is what makes the pair a paired sample.
+verifier) is identical, which is what makes the pair a paired sample. The calibration
+arms of ``study.controls`` (``aces_bench/conditions.py``) are more conditions of the
+same case: ``null`` stages what the baseline stages, ``placebo`` a sham of each member
+(``emitters/placebo.py``) where the member would be, ``forced`` what with_skill stages
+(its instruction differs: ``harbor_task.instruction_text``).
 """
 
 from __future__ import annotations
@@ -16,18 +20,19 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from aces_bench.cases import SAFE_CASE_ID, EvalCase, load_suite
+from aces_bench.conditions import PAIRED, Condition
 from aces_bench.config.spec import RunSpec
 from aces_bench.datasets.formats import has_eval_assets
 from aces_bench.emitters.interventions import Intervention, load_interventions, load_skills
 from aces_bench.emitters.native import find_native_tasks, native_case
+from aces_bench.emitters.placebo import placebo_files, placebo_skill
 from aces_bench.errors import SkillError
 from aces_bench.skills import Skill
 
-Condition = Literal["with_skill", "baseline"]
-Role = Literal["target", "prerequisite", "helper", "reference", "decoy"]
+Role = Literal["target", "placebo", "prerequisite", "helper", "reference", "decoy"]
 # Roles the agent may read without a routing penalty: everything staged on purpose
-# to help. Decoys are there to be ignored.
-ALLOWED_ROLES: tuple[str, ...] = ("target", "prerequisite", "helper", "reference")
+# to help (a placebo stands where the target would). Decoys are there to be ignored.
+ALLOWED_ROLES: tuple[str, ...] = ("target", "placebo", "prerequisite", "helper", "reference")
 
 
 class StagedSkill(BaseModel):
@@ -35,6 +40,8 @@ class StagedSkill(BaseModel):
 
     skill: Skill
     role: Role
+    files: tuple[tuple[str, bytes], ...] | None = None
+    """Generated files staged instead of the skill folder's (the placebo's sham)."""
 
 
 class TaskPlan(BaseModel):
@@ -192,6 +199,9 @@ def plan_study(spec: RunSpec) -> StudyPlan:
     tasks: list[TaskPlan] = []
     for iv in interventions:
         members_staged = [StagedSkill(skill=m, role="target") for m in iv.members]
+        # A bundle's or plugin's placebo is a sham of every member, each where the member would be.
+        shams = [StagedSkill(skill=placebo_skill(m), role="placebo", files=placebo_files(m)) for m in iv.members]
+        staged_by = {"with_skill": members_staged, "forced": members_staged, "placebo": shams}
         seen: dict[str, str] = {}
         for member in iv.members:
             for case, native in _cases(member, spec):
@@ -207,8 +217,8 @@ def plan_study(spec: RunSpec) -> StudyPlan:
                         fix="give the cases of a bundle's skills distinct ids",
                     )
                 seen[case.id] = member.name
-                for condition in ("with_skill", "baseline"):
-                    staged = list(shared) + (members_staged if condition == "with_skill" else [])
+                for condition in (*PAIRED, *spec.study.controls):
+                    staged = list(shared) + staged_by.get(condition, [])
                     staged.sort(key=lambda s: s.skill.name)
                     tasks.append(
                         TaskPlan(

@@ -18,6 +18,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from aces_bench.conditions import Condition
 from aces_bench.versioning import VersionedRecord
 
 TASK_METADATA_KEY = "aces"
@@ -86,7 +87,7 @@ class TaskMetadata(VersionedRecord):
     negative_control: bool
     expected_skill: str
     expected_script: str
-    condition: Literal["with_skill", "baseline"]
+    condition: Condition
     workspace_mode: Literal["isolation", "group"]
     decoy_set: str
     decoy_size: int

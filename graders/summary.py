@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 
+from aces_bench.conditions import ALL_CONDITIONS
 from aces_bench.graders.dimensions import dimensions, mapping_table
 from aces_bench.graders.redact import redact
 from aces_bench.metrics import metric_names, short_name
-from aces_bench.records import CONDITIONS, GradedTrial
+from aces_bench.records import GradedTrial
 
 MAX_REASONS = 8
 
@@ -47,7 +48,7 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 def summary_markdown(graded: list[GradedTrial], *, title: str, facts: list[str]) -> str:
     """The summary; ``facts`` are bullet lines about the run (source, judge, mode, case spec)."""
     lines = [f"# {title}", ""] + [f"- {f}" for f in facts] + [""]
-    conds = [c for c in CONDITIONS if any(g.condition == c for g in graded)]
+    conds = [c for c in ALL_CONDITIONS if any(g.condition == c for g in graded)]
     author = sorted({k for g in graded for k in g.metrics if k.startswith("author:")})
 
     per: list[tuple[str, Callable[[GradedTrial], float | None]]] = [

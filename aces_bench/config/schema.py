@@ -156,6 +156,11 @@ class StudyConf:
     """Static scan tiers the design includes (1: structural, 2: LLM rubric)."""
     cost_tokens_per_trial: list[int] = field(default_factory=lambda: [30000, 3000])
     """Assumed (input, output) tokens of one model-driven trial, for the emit-time cost estimate."""
+    controls: list[Optional[str]] = field(default_factory=list)
+    """Calibration arms run beside with_skill and baseline, in the same pairing:
+    ``null`` (the baseline run again, analysed as the treatment), ``placebo`` (a sham
+    skill with the target's name and description) and ``forced`` (the target's SKILL.md
+    in the instruction). Default: none."""
 
 
 @dataclass

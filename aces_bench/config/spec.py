@@ -16,6 +16,7 @@ from omegaconf.errors import InterpolationValidationError, MissingMandatoryValue
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from aces_bench.backends import LOCAL_BACKEND
+from aces_bench.conditions import CONTROLS, Control
 from aces_bench.errors import ConfigError, from_validation
 from aces_bench.judges.spec import JudgeSpec
 from aces_bench.metrics import metric_names
@@ -206,6 +207,27 @@ class StudySpec(_Frozen):
     harness_models: dict[str, str] = Field(default_factory=dict)
     scan_tiers: list[Literal[1, 2]] = Field(default_factory=list)
     cost_tokens_per_trial: tuple[int, int] = (30000, 3000)
+    controls: tuple[Control, ...] = ()
+
+    @field_validator("controls", mode="before")
+    @classmethod
+    def _controls(cls, v: Any) -> Any:
+        # Hydra reads a bare `null` in `study.controls=[null,placebo]` as None.
+        if v is None:
+            return ()
+        if isinstance(v, str):
+            v = [v]
+        if not isinstance(v, list | tuple):
+            raise ValueError(f"expected a list of calibration arms ({', '.join(CONTROLS)}), got {v!r}")
+        names = ["null" if c is None else c for c in v]
+        bad = [repr(c) for c in names if c not in CONTROLS]
+        if bad:
+            raise ValueError(f"unknown calibration arm {', '.join(bad)}; allowed values: {', '.join(CONTROLS)} "
+                             "(e.g. study.controls=[null,placebo,forced])")
+        dup = sorted({c for c in names if names.count(c) > 1})
+        if dup:
+            raise ValueError(f"calibration arm {', '.join(dup)} listed twice; list each of {', '.join(CONTROLS)} once")
+        return tuple(c for c in CONTROLS if c in names)  # one canonical order
 
 
 MODEL_NOT_APPLICABLE = "n/a"
