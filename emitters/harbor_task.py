@@ -248,6 +248,7 @@ def task_config(plan: TaskPlan, spec: RunSpec, task_id: str, cache: RenderCache 
         environment=EnvironmentConfig(
             cpus=ws.cpus,
             memory_mb=ws.memory_mb,
+            storage_mb=ws.storage_mb,
             skills_dir=ws.skills_dir,
             workdir=ws.workdir,
             network_mode=ws.network,

@@ -1,4 +1,4 @@
-"""Memory and CPU limits for a local sandbox, through a cgroup of its own.
+"""Memory, CPU and disk limits for a local sandbox: a cgroup and a tmpfs of its own.
 
 The task's ``[environment].memory_mb`` and ``cpus`` (``workspace.memory_mb`` /
 ``workspace.cpus``) become a cgroup per trial: cgroup v2 (``memory.max``,
@@ -12,15 +12,33 @@ count against the memory of the cgroup that wrote them).
 Where no writable cgroup with those controllers exists (a container without
 cgroup delegation), ``TrialCgroup.create`` returns None and the provenance says the
 limits were not enforced; ``require_limits=True`` (backend kwarg) makes that a refusal.
+
+Disk: the task's ``[environment].storage_mb`` (``workspace.storage_mb``) becomes the
+size of a tmpfs mounted at the trial's private root (:class:`TrialDisk`), so a write
+past it fails inside with ENOSPC. A root on RAM-backed storage (``/dev/shm``) with no
+``storage_mb`` is capped at ``memory_mb`` instead, so it cannot hold more of the host's
+memory than the trial was given. The writable binds (the trial's ``/logs`` dirs on
+the host) are outside it, as Docker's volumes are outside ``--storage-opt size``.
+Mounting needs CAP_SYS_ADMIN; without it the disk limit is reported not enforced.
+
+A run killed with SIGKILL leaves its cgroups and tmpfs mounts behind; both are named
+after the owning pid, and :func:`sweep_stale` (run when a trial starts) removes those
+whose owner is gone.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import logging
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+
+from aces_bench import io
 
 log = logging.getLogger(__name__)
 
@@ -164,3 +182,122 @@ def _create_v1(name: str, memory_mb: int | None, cpus: float | None) -> TrialCgr
                 pass
         return None
     return TrialCgroup(tuple(made), 1, memory_mb, cpus)
+
+
+# -- disk: a size-limited tmpfs at the private root ------------------------------------
+MS_NOSUID, MS_NODEV, MNT_DETACH = 0x2, 0x4, 0x2
+# The tmpfs "device" name: the owner's pid, so a sweep can tell a killed run's mounts.
+MOUNT_SOURCE = "aces-sandbox-{pid}"
+_OWNED = re.compile(r"^aces-sandbox-(\d+)(?:-|$)")
+
+
+@functools.cache
+def _libc():
+    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+
+
+@dataclass
+class TrialDisk:
+    """A tmpfs of ``size_mb`` mounted at ``path`` (the private root); ``unmount`` at stop."""
+
+    path: Path
+    size_mb: int
+
+    @property
+    def label(self) -> str:
+        return f"disk {self.size_mb} MB (tmpfs at the private root)"
+
+    @classmethod
+    def mount(cls, path: Path, size_mb: int) -> TrialDisk | None:
+        """Mount the tmpfs over the (empty) dir ``path``; None when this process may not mount."""
+        source = MOUNT_SOURCE.format(pid=os.getpid()).encode()
+        options = f"size={int(size_mb)}m,mode=0755".encode()
+        rc = _libc().mount(source, str(path).encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options)
+        if rc != 0:
+            log.debug("local sandbox: cannot mount a tmpfs at %s: %s", path, os.strerror(ctypes.get_errno()))
+            return None
+        return cls(Path(path), int(size_mb))
+
+    def unmount(self) -> None:
+        _unmount(self.path)
+
+
+def _unmount(path: Path | str) -> None:
+    # Detached: a process still holding a file in it cannot keep the mount point busy.
+    if _libc().umount2(str(path).encode(), MNT_DETACH) != 0:
+        log.debug("local sandbox: could not unmount %s: %s", path, os.strerror(ctypes.get_errno()))
+
+
+def ram_backed(path: Path | str) -> bool:
+    """Whether ``path`` is on a RAM-backed file system (tmpfs, as /dev/shm is)."""
+    best, fstype = "", ""
+    target = os.path.realpath(path)
+    for mountpoint, kind in _mounts():
+        if (target == mountpoint or target.startswith(mountpoint.rstrip("/") + "/")) and len(mountpoint) >= len(best):
+            best, fstype = mountpoint, kind
+    return fstype in ("tmpfs", "ramfs")
+
+
+def _mounts(with_source: bool = False):
+    """(mount point, fs type[, source]) of this process's mounts, from /proc/self/mountinfo."""
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return []
+    out = []
+    for line in lines:
+        left, _, right = line.partition(" - ")
+        fields, tail = left.split(), right.split()
+        if len(fields) < 5 or len(tail) < 2:
+            continue
+        mountpoint = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
+        out.append((mountpoint, tail[0], tail[1]) if with_source else (mountpoint, tail[0]))
+    return out
+
+
+# -- what a killed run left behind -------------------------------------------------
+@functools.cache
+def sweep_stale() -> tuple[int, int]:
+    """Unmount tmpfs roots and remove empty cgroups left by runs that are gone.
+
+    Both carry their owner's pid (``aces-sandbox-<pid>``); a live owner's are kept.
+    Once per process. Returns (mounts, cgroups) removed.
+    """
+    mounts = 0
+    for mountpoint, fstype, source in _mounts(with_source=True):
+        m = _OWNED.match(source)
+        if fstype == "tmpfs" and m and not io.pid_alive(int(m.group(1))):
+            _unmount(mountpoint)
+            mounts += 1
+    cgroups = 0
+    for parent in _cgroup_parents():
+        try:
+            entries = list(os.scandir(parent))
+        except OSError:
+            continue
+        for entry in entries:
+            m = _OWNED.match(entry.name)
+            if m is None or not entry.is_dir(follow_symlinks=False) or io.pid_alive(int(m.group(1))):
+                continue
+            try:
+                os.rmdir(entry.path)  # only an empty cgroup can be removed: a live one stays
+                cgroups += 1
+            except OSError:
+                log.debug("local sandbox: stale cgroup %s is not empty; left alone", entry.path)
+    if mounts or cgroups:
+        log.info("local sandbox: removed %d tmpfs mount(s) and %d cgroup(s) left by killed runs", mounts, cgroups)
+    return mounts, cgroups
+
+
+def _cgroup_parents() -> list[Path]:
+    """The cgroup dirs this process makes trial cgroups in (v2 and each v1 controller)."""
+    parents = []
+    own = _own_path(None)
+    if (CGROUP_ROOT / "cgroup.controllers").is_file() and own is not None:
+        parents.append(CGROUP_ROOT / own.lstrip("/"))
+    for controller in ("memory", "cpu"):
+        own, base = _own_path(controller), CGROUP_ROOT / controller
+        if own is not None and base.is_dir():
+            parent = base / own.lstrip("/")
+            parents.append(parent if parent.is_dir() else base)
+    return parents

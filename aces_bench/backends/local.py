@@ -56,7 +56,7 @@ from aces_bench.backends.dockerfile import (
     load_plan,
 )
 from aces_bench.backends.egress import EgressRelay, Endpoint, allowlist_endpoints, hosts_file
-from aces_bench.backends.limits import TrialCgroup
+from aces_bench.backends.limits import TrialCgroup, TrialDisk, ram_backed, sweep_stale
 from aces_bench.backends.rootfs import PrivateRoot, make_skeleton, owner_ids
 from aces_bench.errors import BackendError, ReportError
 from aces_bench.versioning import VersionedRecord, load_model
@@ -86,6 +86,8 @@ class SandboxProvenance(VersionedRecord):
     resource_limits_enforced: bool = False
     resource_limits: str = "not enforced"
     private_root: str
+    # Each limit in force, as the report states it: keys memory, cpus, disk, network.
+    limits: dict[str, str] = {}
 
 
 
@@ -137,11 +139,12 @@ class LocalSandboxEnvironment(BaseEnvironment):
       writable (tmpfs: on this kind of host removing a root from ext4 costs ~50 ms, a
       third of a trial), else the system temp dir. Roots hold only staged inputs and
       what the commands write, and are removed at stop. Files written there count
-      against the trial's memory limit.
-    - ``require_limits`` (default False): refuse to start a trial whose memory/CPU
-      limits (``[environment].memory_mb`` / ``cpus``) this host cannot enforce; by
-      default such a trial runs and ``local-sandbox.json`` says the limits were not
-      enforced (:mod:`aces_bench.backends.limits`).
+      against the trial's memory limit. The root is a tmpfs of ``storage_mb`` when
+      the task sets one, else (on RAM-backed storage) of ``memory_mb``.
+    - ``require_limits`` (default False): refuse to start a trial whose memory/CPU/disk
+      limits (``[environment].memory_mb`` / ``cpus`` / ``storage_mb``) this host cannot
+      enforce; by default such a trial runs and ``local-sandbox.json`` says the limits
+      were not enforced (:mod:`aces_bench.backends.limits`).
     """
 
     def __init__(
@@ -159,6 +162,7 @@ class LocalSandboxEnvironment(BaseEnvironment):
         self._egress: EgressRelay | None = None
         self._written_binds: tuple[Path, ...] | None = None  # set in start (copy-out)
         self._cgroup: TrialCgroup | None = None
+        self._disk: TrialDisk | None = None
         self._require_limits = require_limits
         self._default_network = default_network
         self._tool_binds, self._tool_path = tool_binds(tool_mounts or [])
@@ -213,9 +217,11 @@ class LocalSandboxEnvironment(BaseEnvironment):
         """Build the private root from the Dockerfile and start the sandbox."""
         self._plan = load_plan(self.environment_dir, self.task_env_config.docker_image)
         parent = self._root_parent or _default_root_parent()
+        sweep_stale()  # before the roots: a killed run's root may still be a mount point
         sweep_orphaned_roots(parent)
         self.private_root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-", dir=parent))
         try:
+            self._disk = self._mount_disk(parent)
             make_skeleton(self.private_root)
             endpoints = self._allowed_endpoints()
             binds = (*self._binds(), *self._tool_binds, *python_alias_binds(self.private_root),
@@ -249,6 +255,7 @@ class LocalSandboxEnvironment(BaseEnvironment):
             private_root=str(self.private_root),
             resource_limits_enforced=self._cgroup is not None,
             resource_limits=self._cgroup.label if self._cgroup is not None else self._unenforced_label(),
+            limits=self._limits_in_force(),
         )
         # In a thread: the atomic write fsyncs, which would stall concurrent trials.
         await asyncio.to_thread(io.write_json, self.trial_paths.trial_dir / PROVENANCE_FILE, self.provenance)
@@ -285,6 +292,49 @@ class LocalSandboxEnvironment(BaseEnvironment):
                 )
             self.logger.warning(f"local sandbox: {self._unenforced_label()}")
         return cgroup
+
+    def _disk_size(self, parent: str) -> int | None:
+        """The private root's size cap: storage_mb, else memory_mb on RAM-backed storage."""
+        cfg = self.task_env_config
+        if cfg.storage_mb:
+            return cfg.storage_mb
+        return cfg.memory_mb if cfg.memory_mb and ram_backed(parent) else None
+
+    def _mount_disk(self, parent: str) -> TrialDisk | None:
+        """The size-limited tmpfs at the private root, or None (no cap asked, or not possible)."""
+        size = self._disk_size(parent)
+        if not size:
+            return None
+        disk = TrialDisk.mount(self.private_root, size)
+        if disk is None and self.task_env_config.storage_mb:
+            if self._require_limits:
+                raise BackendError(
+                    f"storage_mb={size} cannot be enforced: this process may not mount a tmpfs "
+                    "(needs CAP_SYS_ADMIN)",
+                    fix="run aces-bench as root, drop backend.kwargs.require_limits, or use backend=docker",
+                )
+            self.logger.warning(f"local sandbox: disk limit storage_mb={size} not enforced (cannot mount a tmpfs)")
+        return disk
+
+    def _limits_in_force(self) -> dict[str, str]:
+        """Each limit as it was applied to this trial (the report's run conditions)."""
+        cfg, cg = self.task_env_config, self._cgroup
+        def one(asked, enforced: bool, unit: str, how: str) -> str:
+            if not asked:
+                return "none set"
+            return f"{asked:g} {unit} ({how})" if enforced else f"not enforced ({asked:g} {unit} asked)"
+        cg_how = f"cgroup v{cg.version}" if cg else ""
+        out = {
+            "memory": one(cfg.memory_mb, cg is not None and bool(cg.memory_mb), "MB", cg_how),
+            "cpus": one(cfg.cpus, cg is not None and bool(cg.cpus), "cpus", cg_how),
+        }
+        if self._disk is not None:
+            how = "tmpfs" if cfg.storage_mb else "tmpfs capped at memory_mb: no storage_mb set"
+            out["disk"] = f"{self._disk.size_mb} MB ({how}; /logs binds not counted)"
+        else:
+            out["disk"] = one(cfg.storage_mb, False, "MB", "")
+        out["network"] = self._network_label()
+        return out
 
     def _unenforced_label(self) -> str:
         memory, cpus = self.task_env_config.memory_mb, self.task_env_config.cpus
@@ -344,6 +394,9 @@ class LocalSandboxEnvironment(BaseEnvironment):
             self._cgroup.remove()
             self._cgroup = None
         self._root = None
+        if delete and self._disk is not None:
+            self._disk.unmount()  # its contents go with it
+            self._disk = None
         if delete and self.private_root is not None and self.private_root.exists():
             await asyncio.to_thread(shutil.rmtree, self.private_root, ignore_errors=True)
             if self.private_root.exists():

@@ -71,6 +71,8 @@ class WorkspaceConf:
     network: str = "no-network"
     cpus: int = 1
     memory_mb: int = 2048
+    storage_mb: Optional[int] = None
+    """Disk for the trial's own file system (Harbor's ``storage_mb``); None: no limit set."""
     agent_timeout_sec: float = 300.0
     verifier_timeout_sec: float = 60.0
 

@@ -119,6 +119,7 @@ class WorkspaceSpec(_Frozen):
     network: Literal["no-network", "public"] = "no-network"
     cpus: int = Field(default=1, ge=1)
     memory_mb: int = Field(default=2048, ge=128)
+    storage_mb: int | None = Field(default=None, ge=16)
     agent_timeout_sec: float = Field(default=300.0, gt=0)
     verifier_timeout_sec: float = Field(default=60.0, gt=0)
 

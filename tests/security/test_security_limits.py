@@ -1,17 +1,28 @@
-"""Finding 7: the local backend enforces the task's memory limit (cgroup), or says it did not.
+"""Finding 7: the local backend enforces the task's memory and disk limits, or says it did not.
 
 A memory bomb in a trial with ``memory_mb=256`` must be killed, not allowed its
 600 MB; a RAM-backed write to the private root counts against the same limit. Where
 this host has no writable cgroup the test skips naming why, and the provenance must
-then say the limits were not enforced.
+then say the limits were not enforced. A write past ``storage_mb`` fails inside
+(ENOSPC) while the host's file system is untouched; a root in /dev/shm without
+``storage_mb`` is capped at ``memory_mb``. What a SIGKILLed run leaves (cgroups,
+tmpfs mounts) is removed by the next one.
 """
 
 from __future__ import annotations
 
-import pytest
-import security_support  # noqa: F401  (puts the harness helpers on sys.path)
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
-from aces_bench.backends.limits import TrialCgroup
+import pytest
+import security_support  # puts the harness helpers on sys.path
+
+from aces_bench.backends import limits
+from aces_bench.backends.limits import TrialCgroup, TrialDisk
 from aces_bench.errors import BackendError
 
 from backends_support import make_env, needs_bwrap, started, sync  # isort: skip
@@ -53,3 +64,109 @@ async def test_a_memory_bomb_is_killed_at_the_limit(tmp_path):
     assert bomb.return_code in (137, -9) and "allocated" not in (bomb.stdout or ""), bomb
     assert small.return_code == 0 and small.stdout.strip() == "ok"
     assert not filled, shm
+
+
+def _can_mount(tmp_path) -> bool:
+    probe = tmp_path / "mount-probe"
+    probe.mkdir()
+    disk = TrialDisk.mount(probe, 16)
+    if disk is not None:
+        disk.unmount()
+    probe.rmdir()
+    return disk is not None
+
+
+def _size_mb(path) -> float:
+    st = os.statvfs(path)
+    return st.f_blocks * st.f_frsize / 2**20
+
+
+@sync
+async def test_a_write_past_storage_mb_fails_inside_and_spares_the_host(tmp_path):
+    env = make_env(tmp_path)
+    env.task_env_config.storage_mb = 32
+    if not _can_mount(tmp_path):
+        async with started(env) as env:
+            assert env.provenance.limits["disk"] == "not enforced (32 MB asked)"
+        pytest.skip("this process may not mount a tmpfs (no CAP_SYS_ADMIN): the disk limit cannot be enforced here")
+    host_before = os.statvfs(tmp_path).f_bfree
+    async with started(env) as env:
+        root = env.private_root
+        fill = await env.exec("head -c 100M /dev/zero > /tmp/fill; echo rc=$?; du -m /tmp/fill")
+        host_during = os.statvfs(tmp_path).f_bfree
+        size_during = _size_mb(root)
+        after = await env.exec("rm /tmp/fill && echo small > /workspace/x && cat /workspace/x")
+        prov = env.provenance
+    assert "No space left on device" in (fill.stderr or ""), fill
+    assert "rc=1" in (fill.stdout or "")
+    assert int((fill.stdout or "").split()[-2]) <= 32, fill.stdout  # du -m: at most the limit landed
+    assert 31 <= size_during <= 33  # the private root is the 32 MB tmpfs, not the host's disk
+    # The host file system did not take the 100 MB (other jobs may write a little meanwhile).
+    assert (host_before - host_during) * os.statvfs(tmp_path).f_frsize < 16 * 2**20
+    assert after.return_code == 0 and after.stdout.strip() == "small"  # the trial goes on after the error
+    assert prov.limits["disk"].startswith("32 MB (tmpfs"), prov.limits
+    assert not root.exists()  # unmounted and removed at stop
+    assert not [m for m in limits._mounts() if m[0] == str(root)]
+
+
+@sync
+async def test_a_root_in_dev_shm_is_capped_at_memory_mb(tmp_path):
+    if not _can_mount(tmp_path):
+        pytest.skip("this process may not mount a tmpfs (no CAP_SYS_ADMIN)")
+    env = make_env(tmp_path, root_parent="/dev/shm")
+    env.task_env_config.memory_mb = 128
+    async with started(env) as env:
+        size = _size_mb(env.private_root)
+        disk = env.provenance.limits["disk"]
+    assert 127 <= size <= 129, size
+    assert disk.startswith("128 MB (tmpfs capped at memory_mb"), disk
+
+
+@sync
+async def test_an_unenforceable_disk_limit_is_refused_with_require_limits(tmp_path, monkeypatch):
+    # The host condition (no CAP_SYS_ADMIN) is simulated: a root process can always mount.
+    monkeypatch.setattr(TrialDisk, "mount", classmethod(lambda cls, path, size: None))
+    env = make_env(tmp_path, require_limits=True)
+    env.task_env_config.storage_mb = 64
+    with pytest.raises(BackendError, match="storage_mb=64 cannot be enforced"):
+        await env.start(force_build=False)
+    assert not list(tmp_path.glob("aces-sandbox-*"))
+
+
+_KILLED_RUN = """
+import asyncio, sys
+sys.path.insert(0, {support!r})
+from backends_support import make_env
+from pathlib import Path
+
+async def main():
+    env = make_env(Path({tmp!r}))
+    env.task_env_config.memory_mb, env.task_env_config.storage_mb = 256, 32
+    await env.start(force_build=False)
+    print(env.private_root, env._cgroup.dirs[0] if env._cgroup else "", flush=True)
+    await asyncio.sleep(600)
+
+asyncio.run(main())
+"""
+
+
+def test_what_a_sigkilled_run_leaves_is_swept_by_the_next(tmp_path):
+    if not _can_mount(tmp_path) or not _enforceable():
+        pytest.skip("needs a writable cgroup and CAP_SYS_ADMIN to leave anything behind")
+    support = str(Path(security_support.__file__).parent.parent / "backends")
+    script = _KILLED_RUN.format(support=support, tmp=str(tmp_path / "run"))
+    (tmp_path / "run").mkdir()
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        root, cgroup = proc.stdout.readline().split()
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    deadline = time.monotonic() + 10  # bwrap dies with its parent; its cgroup empties
+    while Path(cgroup, "cgroup.procs").read_text().strip() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert Path(cgroup).is_dir() and any(m[0] == root for m in limits._mounts()), "nothing was left to sweep"
+    mounts, cgroups = limits.sweep_stale.__wrapped__()
+    assert mounts >= 1 and cgroups >= 1
+    assert not Path(cgroup).exists()
+    assert not any(m[0] == root for m in limits._mounts())
