@@ -81,7 +81,9 @@ class TrialRecord(BaseModel):
 def classify(result: TrialResult) -> tuple[str, str | None]:
     info = result.exception_info
     if info is None:
-        if result.verifier_result is None or not result.verifier_result.rewards:
+        # An empty reward dict is the in-sandbox verifier's "no verifier check" (no reward,
+        # not a failure); no verifier result at all is a verifier that did not report.
+        if result.verifier_result is None or result.verifier_result.rewards is None:
             return "verifier_error", "verifier produced no reward"
         return "ok", None
     status = _STATUS_BY_EXCEPTION.get(info.exception_type, "agent_error")

@@ -5,7 +5,10 @@ Standalone on purpose (standard library only, Python >= 3.8): the emitter copies
 into each task's ``tests/`` folder and ``tests/test.sh`` runs it with whatever
 ``python3`` the environment has. It writes ``/logs/verifier/reward.json`` with a
 single ``reward`` key (Harbor's pass@k needs exactly one key) and the per-check
-detail to ``details.json``.
+detail to ``details.json``. A case with no checks gets no reward: ``reward.json`` is
+``{}`` (Harbor accepts it and marks the reward invalid) and ``details.json`` says
+``"unscored": "no verifier check: ..."``; the host reads such a trial as finished
+with no reward.
 
 Check semantics (mirrors ``aces_bench.cases.Check``):
   contains / not_contains / equals  case-insensitive, whitespace-folded text
@@ -17,6 +20,8 @@ import json
 import re
 import sys
 from pathlib import Path
+
+UNSCORED = "no verifier check: the case has no assertions; the outcome is left to the host's graders"
 
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
@@ -83,17 +88,21 @@ def main(argv):
             return None
 
     results = evaluate_checks(case.get("checks", []), read_file)
+    details = {"case_id": case.get("id"), "checks": results}
     if results:
         reward = 1.0 if all(r["passed"] for r in results) else 0.0
+        details["reward"] = reward
+        rewards = {"reward": reward}
     else:
-        # No deterministic check: the outcome is left to the host-side graders.
-        reward = 1.0 if read_file(None) is not None else 0.0
+        # No deterministic check, no reward: an empty reward dict is Harbor's "no reward"
+        # (accepted, and reward_valid is False), so no artifact claims a pass it never checked.
+        details["reward"] = None
+        details["unscored"] = UNSCORED
+        details["answer_file_present"] = read_file(None) is not None
+        rewards = {}
     log_dir.mkdir(parents=True, exist_ok=True)
-    (log_dir / "details.json").write_text(
-        json.dumps({"case_id": case.get("id"), "checks": results, "reward": reward}, indent=2),
-        encoding="utf-8",
-    )
-    (log_dir / "reward.json").write_text(json.dumps({"reward": reward}), encoding="utf-8")
+    (log_dir / "details.json").write_text(json.dumps(details, indent=2), encoding="utf-8")
+    (log_dir / "reward.json").write_text(json.dumps(rewards), encoding="utf-8")
     return 0
 
 
