@@ -11,7 +11,8 @@ trajectory (``atif.py``).
 
 Load it by import path: ``aces_bench.agents.reference:ReferenceAgent``. Options (Harbor
 agent kwargs): ``deterministic`` (omit timestamps and the session id from the
-trajectory), ``min_shared_terms`` (routing threshold), ``command_timeout_sec``.
+trajectory), ``min_shared_terms`` (routing threshold), ``command_timeout_sec``, ``trigger_only`` (stop
+at the first activation: ``aces-bench trigger``).
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ class ReferenceOptions(AgentOptions):
     deterministic: bool = Field(default=False, description="Omit timestamps and session id from the trajectory.")
     min_shared_terms: int = Field(default=DEFAULT_MIN_SHARED, ge=1, description="Content terms a prompt must share with a skill to route to it.")
     command_timeout_sec: int = Field(default=120, gt=0, description="Timeout for each shell command the agent runs.")
+    trigger_only: bool = Field(default=False, description="Stop at the first activation (a trigger trial): read the "
+                               "routed skill's SKILL.md and answer without running it.")
 
 
 class ReferenceAgent(BaseAgent):
@@ -137,6 +140,9 @@ class ReferenceAgent(BaseAgent):
         cards = await session.discover_skills(self.skills_dir)
         decision = route(session.footer.prompt, cards, min_shared=min_shared)
         details: dict[str, Any] = {"routing": decision.model_dump(mode="json"), "skill": decision.chosen}
+        if decision.chosen is not None and self.settings.trigger_only:
+            code = await session.activate(decision, self.skills_dir or "")
+            return f"activated skill {decision.chosen}", {**details, "outcome": "trigger", "activation_exit": code}
         if decision.chosen is not None:
             answer, problem = await session.use_skill(decision, self.skills_dir or "")
             if answer is not None:
@@ -224,16 +230,25 @@ class _Session:
                 cards.append(card)
         return cards
 
-    async def use_skill(self, decision: RouteDecision, skills_dir: str) -> tuple[str | None, str]:
-        """(answer, "") when the skill's documented command answers, else (None, why not)."""
+    async def _read_skill_md(self, decision: RouteDecision, skill_dir: str) -> tuple[int | None, str]:
         key = decision.chosen or ""
-        skill_dir = str(PurePosixPath(skills_dir) / key)
-        code, text = await self.sh(
+        return await self.sh(
             f"Routing chose skill {key}: {decision.reason}. Read its SKILL.md.",
             f"cat {shlex.quote(skill_dir + '/SKILL.md')}",
             purpose="activate",
             skill=key,
         )
+
+    async def activate(self, decision: RouteDecision, skills_dir: str) -> int | None:
+        """Read the routed skill's SKILL.md (the activation) and nothing more; its exit code."""
+        code, _ = await self._read_skill_md(decision, str(PurePosixPath(skills_dir) / (decision.chosen or "")))
+        return code
+
+    async def use_skill(self, decision: RouteDecision, skills_dir: str) -> tuple[str | None, str]:
+        """(answer, "") when the skill's documented command answers, else (None, why not)."""
+        key = decision.chosen or ""
+        skill_dir = str(PurePosixPath(skills_dir) / key)
+        code, text = await self._read_skill_md(decision, skill_dir)
         if code != 0:
             return None, f"could not read {skill_dir}/SKILL.md (exit {code})"
         documented = usage_line(text)

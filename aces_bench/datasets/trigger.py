@@ -27,6 +27,7 @@ import asyncio
 import json
 import random
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +44,8 @@ from aces_bench.stats.inference import wilson_interval
 TRIGGER_FILES = ("evals/trigger-evals.json", "evals/trigger_evals.json", "evals/triggers.json",
                  "evals/trigger-eval.json", "evals/trigger_eval.json")
 NONE = "(none)"
+FAILED = "(failed)"
+"""Confusion-matrix column of trials that failed or timed out before any activation (counted, not scored)."""
 PROMPT_ID = "trigger.route"
 PROMPT_VERSION = "1"
 ROUTE_SYSTEM = """You are an agent deciding whether to activate one of the skills available to you before
@@ -155,15 +158,35 @@ class ModelRouter(Router):
         return by_name.get(outcome.value.skill or "", None)
 
 
+def _interval(k: int, n: int) -> tuple[float, float] | None:
+    lo, hi = wilson_interval(k, n)
+    return None if lo is None else (lo, hi)
+
+
 @dataclass
 class QueryResult:
+    """One query's runs: what fired in each decided run, and the runs that failed undecided.
+
+    A run that failed or timed out before activating anything decided nothing: it is
+    counted in ``failed`` (and ``runs``), never scored as "did not trigger".
+    """
+
     query: str
     should_trigger: bool
     runs: int
-    fired: Counter = field(default_factory=Counter)  # card key (or NONE) -> runs
+    fired: Counter = field(default_factory=Counter)  # skill key (or NONE) -> decided runs
+    failed: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def decided(self) -> int:
+        return self.runs - self.failed
 
     def rate(self, key: str) -> float:
-        return self.fired[key] / self.runs if self.runs else float("nan")
+        return self.fired[key] / self.decided if self.decided else float("nan")
+
+    def rate_ci(self, key: str) -> tuple[float, float] | None:
+        return _interval(self.fired[key], self.decided)
 
 
 @dataclass
@@ -177,27 +200,39 @@ class ModeResult:
 
     def counts(self) -> dict[str, int]:
         tp = sum(q.fired[self.target] for q in self.queries if q.should_trigger)
-        fn = sum(q.runs - q.fired[self.target] for q in self.queries if q.should_trigger)
+        fn = sum(q.decided - q.fired[self.target] for q in self.queries if q.should_trigger)
         fp = sum(q.fired[self.target] for q in self.queries if not q.should_trigger)
-        tn = sum(q.runs - q.fired[self.target] for q in self.queries if not q.should_trigger)
+        tn = sum(q.decided - q.fired[self.target] for q in self.queries if not q.should_trigger)
         return {"tp": tp, "fn": fn, "fp": fp, "tn": tn}
+
+    def totals(self) -> dict[str, int]:
+        """Runs asked, decided and failed (failed or timed out before any activation)."""
+        runs = sum(q.runs for q in self.queries)
+        failed = sum(q.failed for q in self.queries)
+        return {"runs": runs, "decided": runs - failed, "failed": failed}
 
     def precision(self) -> tuple[float | None, tuple[float, float] | None]:
         c = self.counts()
         n = c["tp"] + c["fp"]
-        return (c["tp"] / n if n else None), (wilson_interval(c["tp"], n) if n else None)
+        return (c["tp"] / n if n else None), _interval(c["tp"], n)
 
     def recall(self) -> tuple[float | None, tuple[float, float] | None]:
         c = self.counts()
         n = c["tp"] + c["fn"]
-        return (c["tp"] / n if n else None), (wilson_interval(c["tp"], n) if n else None)
+        return (c["tp"] / n if n else None), _interval(c["tp"], n)
 
     def confusion(self) -> dict[str, Counter]:
         """Rows: the skill each query expects (the target or none); columns: what fired."""
         rows: dict[str, Counter] = {self.target: Counter(), NONE: Counter()}
         for q in self.queries:
-            rows[self.target if q.should_trigger else NONE].update(q.fired)
+            row = rows[self.target if q.should_trigger else NONE]
+            row.update(q.fired)
+            if q.failed:
+                row[FAILED] += q.failed
         return rows
+
+    def confusion_columns(self) -> list[str]:
+        return sorted({k for row in self.confusion().values() for k in row} | {self.target, NONE})
 
     def accuracy(self) -> float:
         c = self.counts()
@@ -263,28 +298,38 @@ class TriggerReport:
     chosen: Candidate | None = None
     split: tuple[int, int] | None = None
     notes: list[str] = field(default_factory=list)
+    method: str = "router"
+    """"router" (a routing decision, nothing runs) or "harness" (the agent ran through Harbor)."""
+    scored_by: str | None = None
+    """What scored the optimisation's candidates, where it differs from ``router``."""
 
     def render(self) -> str:
         lines = [f"trigger evaluation of {self.skill}: {sum(len(m.queries) for m in self.modes[:1])} queries "
-                 f"from {', '.join(self.sources)}; router: {self.router}; {self.runs} run(s) per query"]
+                 f"from {', '.join(self.sources)}; decided by: {self.router}; {self.runs} run(s) per query"]
         lines += [f"note: {n}" for n in self.notes]
         for m in self.modes:
-            lines.append(f"\n[{m.mode}] staged: {', '.join(m.skills)}")
+            t = m.totals()
+            lines.append(f"\n[{m.mode}] staged: {', '.join(m.skills)}; runs {t['runs']}, decided {t['decided']}, "
+                         f"failed or timed out {t['failed']}")
             for q in m.queries:
                 want = "should trigger" if q.should_trigger else "should not trigger"
-                others = ", ".join(f"{k} {v}/{q.runs}" for k, v in sorted(q.fired.items()) if k != m.target)
-                lines.append(f"  {q.rate(m.target):.2f}  {want:18}  {q.query[:70]}" + (f"  (fired: {others})" if others else ""))
+                others = ", ".join(f"{k} {v}/{q.decided}" for k, v in sorted(q.fired.items()) if k != m.target)
+                failed = f"  failed {q.failed}/{q.runs}" if q.failed else ""
+                rate = "  n/a" if not q.decided else f"{q.rate(m.target):.2f}"
+                lines.append(f"  {rate}  {want:18}  {q.query[:70]}" + (f"  (fired: {others})" if others else "")
+                             + failed)
             for name, (value, ci) in (("precision", m.precision()), ("recall", m.recall())):
                 shown = "undefined (no runs to count)" if value is None else f"{value:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]"
                 lines.append(f"  {name}: {shown}")
             c = m.counts()
             lines.append(f"  counts: tp {c['tp']}, fn {c['fn']}, fp {c['fp']}, tn {c['tn']}")
-            cols = sorted({k for row in m.confusion().values() for k in row} | {m.target, NONE})
+            cols = m.confusion_columns()
             lines.append("  confusion (rows: expected, columns: fired): " + " | ".join(cols))
             for row, counter in m.confusion().items():
                 lines.append(f"    {row}: " + " | ".join(str(counter.get(col, 0)) for col in cols))
         if self.candidates:
-            lines.append(f"\ndescription optimisation (train {self.split[0]}, test {self.split[1]} queries, stratified):")
+            lines.append(f"\ndescription optimisation (train {self.split[0]}, test {self.split[1]} queries, "
+                         f"stratified; scored by: {self.scored_by or self.router}):")
             for cand in self.candidates:
                 mark = "*" if cand is self.chosen else " "
                 lines.append(f" {mark} train {cand.train:.2f}  test {cand.test:.2f}  [{cand.origin}] {cand.description}")
@@ -297,37 +342,49 @@ class TriggerReport:
             p, pci = m.precision()
             r, rci = m.recall()
             modes.append({
-                "mode": m.mode, "skills": m.skills, "counts": m.counts(),
+                "mode": m.mode, "skills": m.skills, "counts": m.counts(), **m.totals(),
                 "precision": p, "precision_ci": pci, "recall": r, "recall_ci": rci,
                 "queries": [{"query": q.query, "should_trigger": q.should_trigger, "runs": q.runs,
-                             "trigger_rate": q.rate(m.target), "fired": dict(q.fired)} for q in m.queries],
+                             "decided": q.decided, "failed": q.failed, "failures": q.failures,
+                             "trigger_rate": q.rate(m.target) if q.decided else None,
+                             "trigger_rate_ci": q.rate_ci(m.target), "fired": dict(q.fired)} for q in m.queries],
                 "confusion": {k: dict(v) for k, v in m.confusion().items()},
             })
-        out = {"skill": self.skill, "router": self.router, "runs": self.runs, "sources": self.sources,
-               "notes": self.notes, "modes": modes}
+        out = {"skill": self.skill, "router": self.router, "method": self.method, "runs": self.runs,
+               "sources": self.sources, "notes": self.notes, "modes": modes}
         if self.candidates:
             out["optimisation"] = {
                 "split": self.split,
+                "scored_by": self.scored_by or self.router,
                 "candidates": [c.__dict__ for c in self.candidates],
                 "chosen": self.chosen.description if self.chosen else None,
             }
         return out
 
 
-async def _score(target: Skill, description: str, queries: list[TriggerQuery], router: Router, runs: int) -> float:
-    result = await _run_mode("isolation", target, [_card(target, description)], queries, router, runs)
-    return result.accuracy()
+Evaluate = Callable[[str, list[TriggerQuery]], Awaitable[ModeResult]]
+"""Trigger runs of the target in isolation with a given description over some queries."""
 
 
-async def optimise(target: Skill, queries: list[TriggerQuery], router: Router, runs: int, *,
+def router_evaluator(target: Skill, router: Router, runs: int) -> Evaluate:
+    async def evaluate(description: str, queries: list[TriggerQuery]) -> ModeResult:
+        return await _run_mode("isolation", target, [_card(target, description)], queries, router, runs)
+
+    return evaluate
+
+
+async def optimise(target: Skill, queries: list[TriggerQuery], evaluate: Evaluate, *,
                    judge: Judge | None, seed: int, test_share: float) -> tuple[list[Candidate], Candidate, tuple[int, int]]:
+    """Propose descriptions from the train queries the current one gets wrong; score each
+    candidate with ``evaluate`` on train and test; choose on test (held out)."""
     train, test = stratified_split(queries, test_share, seed)
     if not train or not test:
         raise EvalsError("description optimisation needs at least two queries of each kind (should / should not)",
                          where=target.path, fix="add trigger queries")
-    base = await _run_mode("isolation", target, [_card(target)], train, router, runs)
-    missed = [q.query for q in base.queries if q.should_trigger and q.rate(base.target) < 0.5]
-    wrong = missed + [q.query for q in base.queries if not q.should_trigger and q.rate(base.target) >= 0.5]
+    base = await evaluate(target.description, train)
+    missed = [q.query for q in base.queries if q.should_trigger and q.decided and q.rate(base.target) < 0.5]
+    wrong = missed + [q.query for q in base.queries
+                      if not q.should_trigger and q.decided and q.rate(base.target) >= 0.5]
     candidates = [Candidate(target.description, "current")]
     if judge is not None:
         listing = "\n".join(f"- {w}" for w in wrong) or "(none: it gets every training request right)"
@@ -341,11 +398,29 @@ async def optimise(target: Skill, queries: list[TriggerQuery], router: Router, r
     else:
         candidates += [Candidate(d, "deterministic offline proposer") for d in offline_proposals(target.description, missed)]
     for cand in candidates:
-        cand.train = await _score(target, cand.description, train, router, runs)
-        cand.test = await _score(target, cand.description, test, router, runs)
+        train_result = base if cand.description == target.description else await evaluate(cand.description, train)
+        cand.train = train_result.accuracy()
+        cand.test = (await evaluate(cand.description, test)).accuracy()
     # The choice is made on held-out queries; ties keep the earlier (the current description first).
-    chosen = max(candidates, key=lambda c: (c.test, -candidates.index(c)))
+    chosen = max(candidates, key=lambda c: (_finite(c.test), -candidates.index(c)))
     return candidates, chosen, (len(train), len(test))
+
+
+def _finite(x: float) -> float:
+    return -1.0 if x != x else x  # NaN (nothing decided) ranks below every score
+
+
+def load_queries(target: Skill, queries_file: Path | None) -> tuple[list[TriggerQuery], list[str]]:
+    """The queries of ``queries_file``, else the skill's own; an error when there are none."""
+    if queries_file is not None:
+        queries, sources = read_trigger_file(queries_file), [str(queries_file)]
+    else:
+        queries, sources = find_trigger_queries(target.path)
+    if not queries:
+        raise EvalsError("no trigger queries", where=target.path,
+                         fix=f"add {TRIGGER_FILES[0]} ([{{query, should_trigger}}]), EVAL.md '## Should trigger' "
+                             "items, or pass --queries FILE")
+    return queries, sources
 
 
 def evaluate_triggers(
@@ -356,14 +431,7 @@ def evaluate_triggers(
     if runs < 1:
         raise EvalsError("runs must be at least 1", where="--runs", fix="give --runs 1 or more")
     target = load_skill(Path(skill_dir))
-    if queries_file is not None:
-        queries, sources = read_trigger_file(queries_file), [str(queries_file)]
-    else:
-        queries, sources = find_trigger_queries(target.path)
-    if not queries:
-        raise EvalsError("no trigger queries", where=target.path,
-                         fix=f"add {TRIGGER_FILES[0]} ([{{query, should_trigger}}]), EVAL.md '## Should trigger' "
-                             "items, or pass --queries FILE")
+    queries, sources = load_queries(target, queries_file)
     router: Router = ModelRouter(judge) if judge is not None else Router()
     notes = []
     if router.deterministic and runs > 1:
@@ -382,7 +450,8 @@ def evaluate_triggers(
                                notes=notes)
         if optimise_description:
             report.candidates, report.chosen, report.split = await optimise(
-                target, queries, router, runs, judge=judge, seed=seed, test_share=test_share)
+                target, queries, router_evaluator(target, router, runs), judge=judge, seed=seed,
+                test_share=test_share)
         return report
 
     return asyncio.run(go())

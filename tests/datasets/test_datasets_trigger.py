@@ -23,6 +23,18 @@ def test_wilson_matches_the_closed_form_and_empty_is_undefined():
     assert wilson_interval(0, 0) == (None, None)
 
 
+def test_precision_interval_is_wilson_and_empty_is_undefined(tmp_path):
+    queries = tmp_path / "q.json"
+    queries.write_text(json.dumps([{"query": "total the amount column of the orders export", "should_trigger": True},
+                                   {"query": "write a haiku about autumn", "should_trigger": False}]))
+    iso = evaluate_triggers(ORDERS, queries_file=queries, runs=1).modes[0]
+    value, (low, high) = iso.recall()
+    assert value == 1.0 and round(low, 4) == 0.2065 and high == pytest.approx(1.0)  # Wilson of 1/1
+    only_negative = tmp_path / "neg.json"
+    only_negative.write_text(json.dumps([{"query": "write a haiku about autumn", "should_trigger": False}]))
+    assert evaluate_triggers(ORDERS, queries_file=only_negative, runs=1).modes[0].recall() == (None, None)
+
+
 def test_trigger_set_in_isolation_and_group(tmp_path):
     report = evaluate_triggers(ORDERS, decoys=[DECOYS], runs=5)
     assert report.runs == 1 and "deterministic" in report.notes[0]

@@ -1,0 +1,141 @@
+"""``aces-bench trigger`` through Harbor: real trigger trials on the local backend.
+
+The reference agent (offline default) and Harbor's terminus-2 driven by the scripted
+loopback model server run one trial per query and run, in isolation and in a group
+workspace with the paper's decoys; what fired is read from each trajectory with the
+graders' activation rule. The queries are a skill-creator trigger eval set
+(``corpus/skill-creator/eval_set.json``: a list of ``{"query", "should_trigger"}``, with
+the near-miss and casual spelling its authors recommend).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from aces_bench.datasets.trigger import NONE
+from aces_bench.datasets.trigger_run import evaluate_with_harness
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+from model_server import ModelServer, Request, say  # noqa: E402
+
+ORDERS = HERE / "corpus" / "skill-creator" / "orders-total"
+EVAL_SET = HERE / "corpus" / "skill-creator" / "eval_set.json"
+QUERIES = [q["query"] for q in json.loads(EVAL_SET.read_text())]
+SUM, CASUAL, NGINX, LETTER = QUERIES
+
+needs_bwrap = pytest.mark.sandbox(pytest.mark.skipif(
+    __import__("shutil").which("bwrap") is None, reason="bubblewrap (bwrap) is not installed; the local backend needs it"))
+
+
+def _local(tmp_path: Path) -> list[str]:
+    return [f"+backend.kwargs.root_parent={tmp_path}"]
+
+
+def _by_query(mode) -> dict:
+    return {q.query: q for q in mode.queries}
+
+
+@needs_bwrap
+def test_reference_agent_trigger_trials_in_isolation_and_group(tmp_path):
+    out = tmp_path / "trigger"
+    report = evaluate_with_harness(ORDERS, _local(tmp_path), out=out, queries_file=EVAL_SET, runs=2)
+    assert report.method == "harness" and "reference agent" in report.router and "through Harbor" in report.router
+    iso, group = report.modes
+    assert (iso.mode, group.mode) == ("isolation", "group")
+    assert group.skills == ["api-debugger", "config-validator", "log-triage", "orders-total", "release-planner"]
+    for mode in (iso, group):
+        # N runs x queries trials, each one a real Harbor trial dir, none dropped.
+        assert mode.totals() == {"runs": 8, "decided": 8, "failed": 0}
+        assert len(list((out / mode.mode / "jobs").glob("*/*__*/result.json"))) == 8
+        q = _by_query(mode)
+        assert q[SUM].fired == {"orders-total": 2} and q[CASUAL].fired == {"orders-total": 2}
+        assert q[LETTER].fired == {NONE: 2}
+    assert _by_query(iso)[NGINX].fired == {NONE: 2}
+    # Across the group the near miss fires the log-triage decoy: the confusion matrix says so.
+    assert group.confusion() == {"orders-total": {"orders-total": 4}, NONE: {NONE: 2, "log-triage": 2}}
+    assert group.counts() == {"tp": 4, "fn": 0, "fp": 0, "tn": 4}
+    precision, (low, high) = group.precision()
+    assert precision == 1.0 and round(low, 3) == 0.510 and high == pytest.approx(1.0)  # Wilson of 4/4
+    assert any("deterministic" in n for n in report.notes)  # its repeated runs say what they are worth
+    # The trial stopped at the activation: SKILL.md read, the skill's script never ran.
+    traj = json.loads(next((out / "isolation" / "jobs").glob("*/*q01*/agent/trajectory.json")).read_text())
+    commands = [tc["arguments"]["command"] for s in traj["steps"] for tc in (s.get("tool_calls") or [])]
+    assert any("orders-total/SKILL.md" in c and c.startswith("cat ") for c in commands)
+    assert not any("total.py" in c for c in commands)
+    data = json.loads((out / "trigger.json").read_text()) if (out / "trigger.json").exists() else report.to_json()
+    assert data["modes"][1]["confusion"][NONE]["log-triage"] == 2
+
+
+@needs_bwrap
+def test_failed_and_timed_out_trials_are_counted_not_scored(tmp_path):
+    report = evaluate_with_harness(ORDERS, [*_local(tmp_path), "workspace.agent_timeout_sec=0.001"],
+                                   out=tmp_path / "t", queries_file=EVAL_SET, runs=1, modes=("isolation",))
+    (iso,) = report.modes
+    assert iso.totals() == {"runs": 4, "decided": 0, "failed": 4}
+    assert all(q.failures and "timeout" in q.failures[0].lower() for q in iso.queries), iso.queries[0].failures
+    assert iso.precision() == (None, None) and iso.recall() == (None, None)
+    assert iso.confusion()[NONE] == {"(failed)": 2}
+    assert "4 of 4 trial(s) failed or timed out" in report.render()
+    assert report.to_json()["modes"][0]["queries"][0]["trigger_rate"] is None
+
+
+_SKILL = re.compile(r"<skill>\s*<name>([^<]+)</name>\s*<description>([^<]*)</description>\s*"
+                    r"<location>([^<]+)</location>", re.S)
+_WORD = re.compile(r"[a-z]{5,}")
+
+
+def _trigger_model(request: Request) -> object:
+    """A scripted stand-in for a model deciding whether a listed skill fits the task.
+
+    It activates (cats the SKILL.md at its listed location) the skill whose description
+    shares the most words of five letters or more (two at least) with the task, else answers at once.
+    """
+    first = request.user_texts[0]
+    task = first.split("Task Description:", 1)[-1].split("---", 1)[0].lower()
+    words = set(_WORD.findall(task))
+    scored = sorted(((len(words & set(_WORD.findall(desc.lower()))), name, loc)
+                     for name, desc, loc in _SKILL.findall(first)), reverse=True)
+    turn = sum(1 for m in request.body.get("messages", []) if m.get("role") == "assistant")
+
+    def reply(analysis, commands, complete):
+        return say(json.dumps({"analysis": analysis, "plan": analysis,
+                               "commands": [{"keystrokes": c + "\n", "duration": 0.1} for c in commands],
+                               "task_complete": complete}))
+
+    if turn == 0 and scored and scored[0][0] >= 2:
+        return reply(f"The {scored[0][1]} skill fits; read it.", [f"cat {scored[0][2]}"], False)
+    if turn == 0:
+        return reply("No listed skill fits; answer directly.", ["echo 'answered' > /workspace/answer.txt"], True)
+    return reply("Done.", [], True)
+
+
+@needs_bwrap
+def test_terminus2_trigger_trials_against_the_scripted_server(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")  # litellm wants some key even for a keyless server
+    queries = tmp_path / "q.json"
+    queries.write_text(json.dumps([{"query": SUM, "should_trigger": True}, {"query": LETTER, "should_trigger": False},
+                                   {"query": NGINX, "should_trigger": False}]))
+    with ModelServer(_trigger_model, max_requests=80, idle_timeout=120) as server:
+        report = evaluate_with_harness(
+            ORDERS, ["harness=terminus-2", "model=openai-compatible", "model.name=openai/test-model",
+                     f"model.base_url={server.base_url}", *_local(tmp_path)],
+            out=tmp_path / "t2", queries_file=queries, runs=1, max_turns=2)
+    assert "terminus-2" in report.router and "openai/test-model" in report.router
+    assert "max_turns=2" in report.notes[0]
+    iso, group = report.modes
+    for mode in (iso, group):
+        assert mode.totals()["runs"] == 3
+        q = _by_query(mode)
+        assert q[SUM].fired == {"orders-total": 1}, (mode.mode, q[SUM].failures)
+        assert q[LETTER].fired == {NONE: 1}, (mode.mode, q[LETTER].failures)
+    assert _by_query(group)[NGINX].fired == {"log-triage": 1}
+    # max_turns=2 held: no conversation went past two model turns.
+    assert max(sum(1 for m in r.body.get("messages", []) if m.get("role") == "assistant")
+               for r in server.requests) <= 1
