@@ -49,9 +49,21 @@ def to_jsonable(obj: Any) -> Any:
     return obj
 
 
+def json_text(obj: Any, *, indent: int = 2) -> str:
+    """What ``write_json`` writes (UTF-8 JSON, a newline at the end)."""
+    return json.dumps(to_jsonable(obj), indent=indent, sort_keys=False, ensure_ascii=False, default=str) + "\n"
+
+
 def write_json(path: Path, obj: Any, *, indent: int = 2) -> Path:
-    text = json.dumps(to_jsonable(obj), indent=indent, sort_keys=False, ensure_ascii=False, default=str)
-    return write_text(path, text + "\n")
+    return write_text(path, json_text(obj, indent=indent))
+
+
+def load_yaml(text: str) -> Any:
+    """``yaml.safe_load`` through libyaml's C loader where the PyYAML wheel has it: the same
+    results (and ``yaml.YAMLError`` on bad input), about ten times faster."""
+    import yaml
+
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 (safe loader)
 
 
 def write_frame(path: Path, frame: Any) -> Path:

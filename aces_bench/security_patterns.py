@@ -37,6 +37,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from aces_bench.errors import ConfigError, from_validation
+from aces_bench.io import load_yaml
 
 SCHEMA_VERSIONS = ("1", "2")  # 1: the graders' file before the merge (a subset of 2)
 TrajectoryScope = Literal[
@@ -176,7 +177,7 @@ def read_pattern_file(
     if not p.is_file():
         raise ConfigError("security pattern file does not exist", where=p, fix=fix)
     try:
-        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
+        raw = load_yaml(p.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"cannot read security patterns: {exc}", where=p, fix="fix the YAML syntax") from None
     try:

@@ -10,6 +10,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from aces_bench.errors import ConfigError, from_validation
+from aces_bench.io import load_yaml
 
 Dimension = Literal["correctness", "discoverability", "reliability", "efficiency"]
 Severity = Literal["critical", "high", "medium", "low", "info"]
@@ -100,7 +101,7 @@ class Catalog(BaseModel):
 def load_catalog(path: Path) -> Catalog:
     """Read and validate a rule catalog file; errors name the file and the key."""
     try:
-        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        raw = load_yaml(Path(path).read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(
             f"cannot read rule catalog: {exc}",

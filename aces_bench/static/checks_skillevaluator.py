@@ -20,9 +20,9 @@ from urllib.parse import unquote, urlsplit
 
 import yaml
 
+from aces_bench.io import load_yaml
 from aces_bench.static.context import Ctx, Hit, at_skill_md, check
 
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _FM = re.compile(r"^---\s*\n(.*?)\n---", re.DOTALL)
 _W = "A-Za-z0-9_"
 # SkillEvaluator's tag test: an opening/closing/self-closing tag, or an unclosed one at the end.
@@ -84,7 +84,7 @@ def _frontmatter(content: str) -> dict[str, Any] | None:
     if not m:
         return None
     try:
-        data = yaml.load(m.group(1), Loader=_YAML_LOADER)  # noqa: S506 (safe loader)
+        data = load_yaml(m.group(1))
     except yaml.YAMLError:
         return None
     return data if isinstance(data, dict) else None

@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from aces_bench.io import load_yaml
+
 SKILL_FILE = "SKILL.md"
 MANIFEST_FILE = "MANIFEST.json"
 MAX_SKILL_MD_BYTES = 1_000_000
@@ -75,8 +77,6 @@ _IGNORED_DIRS = frozenset(
 )
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _FENCE_ONLY = re.compile(r"\A---[ \t]*\r?\n")
-# libyaml's safe loader when the wheel has it: same results, about ten times faster.
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass
@@ -159,7 +159,7 @@ def split_frontmatter(
     body = text[m.end() :]
     body_line = text.count("\n", 0, m.end()) + 1
     try:
-        data = yaml.load(m.group(1), Loader=_YAML_LOADER)
+        data = load_yaml(m.group(1))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1

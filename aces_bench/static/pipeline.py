@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import platform
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from aces_bench import __version__
-from aces_bench.io import write_json, write_text
+from aces_bench.io import json_text, staging_dir, swap_in, write_json, write_text
 from aces_bench.judges.spec import JudgeSpec
 from aces_bench.static.catalog import DEFAULT_PROFILE, catalog, rules_file
 from aces_bench.static.corpus import compare, load_reported, summarize
@@ -168,9 +169,8 @@ def write_outputs(
         ]
         written += [out / n for n in fig_names]
     if "json" in formats:
+        written += _write_skill_files(out / "skills", results)
         written.append(write_json(out / "corpus.json", corpus))
-        for r in results:
-            written.append(write_json(out / "skills" / _skill_file(r.skill_id), r))
     if "sarif" in formats:
         from aces_bench.static.sarif import to_sarif
 
@@ -185,6 +185,26 @@ def write_outputs(
             write_text(out / "summary.md", render(corpus, results, fig_names))
         )
     return written
+
+
+def _write_skill_files(folder: Path, results: list[SkillResult]) -> list[Path]:
+    """``skills/<id>.json`` for every result, swapped in as one folder.
+
+    The files are written plainly into a staging folder that replaces ``folder`` whole
+    (``io.swap_in``): a reader sees the previous scan's files or this one's, never a mix
+    or a half-written file, and files of skills no longer scanned go. One atomic swap
+    instead of one fsync'd temp file per skill (a fsync each took a fifth of a corpus
+    scan's time).
+    """
+    staging = staging_dir(folder)
+    try:
+        for r in results:
+            (staging / _skill_file(r.skill_id)).write_text(json_text(r), encoding="utf-8")
+        swap_in(staging, folder)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return [folder / _skill_file(r.skill_id) for r in results]
 
 
 def write_figures(
