@@ -1,21 +1,19 @@
-"""accuracy: five yes/no questions to a judge; score = yes / questions answered.
+"""accuracy: four yes/no questions to a judge; score = yes / questions answered.
 
-Questions (``prompts.ACCURACY_QUESTIONS``): right skill identified, action correct, facts
-consistent with ground truth, task addressed, actionable.
+Questions (``judges.prompts.ACCURACY_QUESTIONS``): action correct, facts consistent with
+ground truth, task addressed, actionable. There is no "right skill" question: whether
+the skill was found and used is process (``skill_execution``, from the trace), and an
+accuracy that counted it would credit the with-skill arm for the skill's presence.
 
 Abstention rule (decided here, documented in the result): a question the judge leaves
 undecided (``answer=None``; the heuristic judge does this by design) is excluded from
 the denominator and shown as ``None`` in ``sub_scores``; the evidence says how many of
-the five were answered. Both arms of a pair are judged by the same judge on the same
+the four were answered. Both arms of a pair are judged by the same judge on the same
 case, so the set of decidable questions is driven by the case, and the paired lift
 stays like-for-like. No answered question -> unscored; fewer than half of them
-answered (``MIN_ANSWERED``) -> unscored too, saying so: a score from two of five
-questions is not the metric. A judge failure -> unscored
-with the judge's error; it is never scored 0.
-
-In the baseline arm the target skill is not staged, so ``right_skill`` is normally
-"no" there (except for negative controls): using the right skill is part of what a
-skill is credited with, as in the ACES method.
+answered (``MIN_ANSWERED``) -> unscored too, saying so: a score from one of four
+questions is not the metric. A judge failure -> unscored with the judge's error; it
+is never scored 0.
 """
 
 from __future__ import annotations

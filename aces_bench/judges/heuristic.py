@@ -2,8 +2,9 @@
 
 It answers only what the evidence decides, and abstains otherwise. It never turns
 activation into accuracy: whether the right skill was read or its script run is
-process, scored by ``skill_execution``; the accuracy questions about it abstain here,
-so a with-skill arm cannot out-score its baseline by having read a skill.
+process, scored by ``skill_execution``; the accuracy prompt does not ask it, and the
+question whether the action was right (the expected script, or equivalent work)
+abstains here, so a with-skill arm cannot out-score its baseline by having read a skill.
 Numbers in the answer are compared with the ground truth's within the precision the
 ground truth is written to (a percent sign or a k/M/thousand/million suffix scales
 the number), giving yes or no; a behaviour is decided from the trace only when its
@@ -148,13 +149,11 @@ def facts_consistent(f: Facts, answer: str | None) -> YesNo:
     return _abstain("no answer checks and no numbers in the ground truth to compare")
 
 
-def task_addressed(f: Facts, answer: str | None, consistent: YesNo) -> YesNo:
+def task_addressed(answer: str | None) -> YesNo:
+    # Not derived from facts_consistent: a right answer would then count twice and a wrong
+    # one once, so a pair's arms would be scored over different questions.
     if answer is None:
         return _no("the agent produced no final answer")
-    if consistent.answer == "yes":
-        return _yes(
-            f"the answer ({f.final_answer_source}) matches the ground truth: {consistent.reason}"
-        )
     return _abstain("whether the answer addresses the task needs reading it")
 
 
@@ -263,10 +262,9 @@ class HeuristicJudge:
         answer = self._answer(sections)
         consistent = facts_consistent(f, answer)
         return AccuracyReply(
-            right_skill=_abstain(PROCESS),
             action_correct=_abstain(PROCESS),
             facts_consistent=consistent,
-            task_addressed=task_addressed(f, answer, consistent),
+            task_addressed=task_addressed(answer),
             actionable=actionable(answer),
         )
 

@@ -61,16 +61,16 @@ class YesNo(BaseModel):
 class AccuracyReply(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    right_skill: YesNo
     action_correct: YesNo
     facts_consistent: YesNo
     task_addressed: YesNo
     actionable: YesNo
 
 
+# No "did it use the right skill" question: activation is process (skill_execution scores
+# it from the trace), never accuracy; asking it would let a with-skill arm out-score its
+# baseline by having read a skill (prompt v1 asked it; v2 does not).
 ACCURACY_QUESTIONS: dict[str, str] = {
-    "right_skill": "Did the agent identify and use the right skill? For a case whose expected skill "
-    "is 'none' (a negative control), 'yes' means it used no skill; acceptable alternatives count as right.",
     "action_correct": "Was the action the agent took the correct one for the task (e.g. it ran the "
     "expected script on the right input, or did the equivalent work correctly)?",
     "facts_consistent": "Are the facts and figures in the final answer consistent with the ground truth "
@@ -125,9 +125,9 @@ class Prompt:
 
 ACCURACY = Prompt(
     id="accuracy",
-    version="1",
+    version="2",
     system=_SHARED_RULES
-    + "\n\nAnswer each of these five questions with yes or no and a short reason:\n"
+    + "\n\nAnswer each of these four questions with yes or no and a short reason:\n"
     + "\n".join(f"- {key}: {text}" for key, text in ACCURACY_QUESTIONS.items()),
     schema=AccuracyReply,
 )

@@ -169,11 +169,11 @@ def local_sandbox(study: Path, out: Path) -> None:
 
 def judge_cache(out: Path) -> None:
     from aces_bench.judges.cache import JudgeCache, input_sha256
-    from aces_bench.judges.prompts import AccuracyReply
+    from aces_bench.judges.prompts import ACCURACY, AccuracyReply
 
     reply = AccuracyReply.model_validate(_accuracy_reply())
     with tempfile.TemporaryDirectory() as tmp:
-        path = JudgeCache(tmp).put(model="openai/gpt-4o-mini", prompt_id="accuracy", prompt_version="1",
+        path = JudgeCache(tmp).put(model="openai/gpt-4o-mini", prompt_id="accuracy", prompt_version=ACCURACY.version,
                                    input_hash=input_sha256("system", "user", AccuracyReply), value=reply)
         data = json.loads(path.read_text())
     _dump(out / "entry_v1.json", data)
@@ -183,7 +183,7 @@ def judge_cache(out: Path) -> None:
 def _accuracy_reply() -> dict:
     """A reply as the accuracy judge gives it for a good run (the judged metric's own schema)."""
     yes = {"answer": "yes", "reason": "step 4 runs scripts/reconcile.py on data/march.csv"}
-    return {"right_skill": yes, "action_correct": yes, "facts_consistent": yes, "task_addressed": yes,
+    return {"action_correct": yes, "facts_consistent": yes, "task_addressed": yes,
             "actionable": {"answer": "no", "reason": "the answer gives the total but not the unmatched lines"}}
 
 

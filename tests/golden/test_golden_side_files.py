@@ -66,7 +66,7 @@ def test_local_sandbox_future_version_is_refused():
 def test_judge_cache_entry_v1_reads_and_is_a_hit():
     entry = read_cache_entry(GOLDEN / "judge_cache" / "entry_v1.json")
     assert isinstance(entry, CacheEntry) and entry.schema_version == "1"
-    assert AccuracyReply.model_validate(entry.value).right_skill.answer == "yes"
+    assert AccuracyReply.model_validate(entry.value).facts_consistent.answer == "yes"
 
 
 def _install(entry_file: Path, root: Path) -> dict:

@@ -35,24 +35,33 @@ def run(coro):
 def test_good_run_never_counts_activation_as_accuracy_and_too_few_answers_leave_it_unscored():
     result = run(grade_accuracy(grading_input(good_run()), JUDGE))
     assert result.grader == "heuristic"
+    # No right-skill question at all: activation is process, never accuracy.
     assert result.sub_scores == {
-        "right_skill": None,
         "action_correct": None,
         "facts_consistent": 1.0,
-        "task_addressed": 1.0,
+        "task_addressed": None,
         "actionable": None,
     }
-    # Two of five questions answered: fewer than half, so the metric says so and is unscored.
+    # One of four questions answered: fewer than half, so the metric says so and is unscored.
     assert result.score is None
-    assert result.unscored_reason == "judge heuristic answered 2 of 5 questions, fewer than 50%: too few to score"
+    assert result.unscored_reason == "judge heuristic answered 1 of 4 questions, fewer than 50%: too few to score"
     by_check = {e.check: e for e in result.evidence}
-    assert "never counted as accuracy" in by_check["right_skill"].detail
+    assert "never counted as accuracy" in by_check["action_correct"].detail
     assert by_check["actionable"].passed is None and by_check["actionable"].detail.startswith(ABSTAIN)
+
+
+def test_right_and_wrong_answers_are_judged_over_the_same_questions():
+    # A pair's arms must be scored over the same questions: a right answer may not earn
+    # a second "yes" (task addressed) that a wrong one cannot earn as a "no".
+    good = run(grade_accuracy(grading_input(good_run()), JUDGE))
+    bad = run(grade_accuracy(grading_input(bad_run()), JUDGE))
+    decided = [{k for k, v in r.sub_scores.items() if v is not None} for r in (good, bad)]
+    assert decided[0] == decided[1] == {"facts_consistent"}
 
 
 def test_bad_run_answers_no_on_the_facts():
     result = run(grade_accuracy(grading_input(bad_run()), JUDGE))
-    assert result.sub_scores["facts_consistent"] == 0.0 and result.sub_scores["right_skill"] is None
+    assert result.sub_scores["facts_consistent"] == 0.0 and "right_skill" not in result.sub_scores
     details = {e.check: e.detail for e in result.evidence}
     assert "1 of 1 answer check(s) failed: no number within 0.01 of 1234.5" in details["facts_consistent"]
 
@@ -257,7 +266,7 @@ def test_real_skillsbench_trajectories_grade_without_error(shared_dir):
         results = run(grade_judged(grading_input(traj, case), JUDGE))
         assert set(results) == {"accuracy", "goal_accuracy", "behavior_check"}
         acc = results["accuracy"]
-        assert acc.sub_scores["right_skill"] is None  # activation is never accuracy
+        assert "right_skill" not in acc.sub_scores  # activation is never accuracy
         facts = build_facts(grading_input(traj, case), case, "last message")
         assert bool(facts.activations) == bool(skills)
         activated += bool(skills)

@@ -21,8 +21,7 @@ from aces_bench.graders.goal_accuracy import (
 from aces_bench.graders.judged import grade_judged
 from aces_bench.metrics import metric_names
 
-FIVE = (
-    "right_skill",
+FOUR = (
     "action_correct",
     "facts_consistent",
     "task_addressed",
@@ -34,18 +33,20 @@ def run(coro):
     return asyncio.run(coro)
 
 
-def test_accuracy_is_yes_over_five_with_reasons_as_evidence():
-    reply = {k: yes(f"{k} because step 3") for k in FIVE} | {
+def test_accuracy_is_yes_over_four_with_reasons_as_evidence():
+    reply = {k: yes(f"{k} because step 3") for k in FOUR} | {
         "actionable": no("vague"),
         "task_addressed": no("off topic"),
     }
     judge = ScriptedJudge({"accuracy": reply})
     result = run(grade_accuracy(grading_input(good_run()), judge))
-    assert result.score == pytest.approx(3 / 5)
-    assert result.grader == "scripted:test" and result.grader_version == "1+prompt.1"
+    assert result.score == pytest.approx(2 / 4)
+    assert result.grader == "scripted:test" and result.grader_version == "1+prompt.2"
     assert {e.check: e.detail for e in result.evidence}["actionable"] == "vague"
     asked = judge.asked[0]
-    assert asked["prompt_id"] == "accuracy" and asked["prompt_version"] == "1"
+    assert asked["prompt_id"] == "accuracy" and asked["prompt_version"] == "2"
+    # The judge is never asked whether the right skill was used (activation is not accuracy).
+    assert "right_skill" not in asked["system"] and "right skill" not in asked["system"]
     assert (
         "<<<BEGIN trajectory (untrusted" in asked["user"]
         and "ground truth: The total unmatched" in asked["user"]
@@ -64,13 +65,13 @@ def test_accuracy_judge_failure_is_unscored_with_the_error():
 
 def test_accuracy_all_undecided_is_unscored():
     judge = ScriptedJudge(
-        {"accuracy": {k: {"answer": None, "reason": "?"} for k in FIVE}}
+        {"accuracy": {k: {"answer": None, "reason": "?"} for k in FOUR}}
     )
     result = run(grade_accuracy(grading_input(good_run()), judge))
     assert (
         result.score is None
         and result.unscored_reason
-        == "judge scripted:test answered none of the 5 questions"
+        == "judge scripted:test answered none of the 4 questions"
     )
 
 
@@ -203,7 +204,7 @@ def test_goal_runs_ragas_through_the_judge_when_installed():
 def test_grade_judged_returns_all_three_attributed():
     judge = ScriptedJudge(
         {
-            "accuracy": {k: yes() for k in FIVE},
+            "accuracy": {k: yes() for k in FOUR},
             "goal_infer": {"user_goal": "g", "end_state": "e"},
             "goal_compare": {"achieved": "yes", "reason": "same"},
             "behavior": yes(),

@@ -27,6 +27,10 @@ PINNED = {
         "1",
     ): "9b4b3405a9a80972d6e194c319bb5c892ea8c2c64d46841733b093b5c594c63e",
     (
+        "accuracy",
+        "2",
+    ): "7cb64cfb61d4d4742f79607fa1caa78c8df1f9edeb6fffe094ac39b1aac87358",
+    (
         "goal_infer",
         "1",
     ): "7a645e857bf442ccb2d57a770151263387bee8567974157061f391bdaf71abef",
