@@ -182,7 +182,7 @@ def with_description(target: Skill, description: str, root: Path) -> Skill:
         _, front, body = text.split("---", 2)
         meta = yaml.safe_load(front) or {}
         meta["description"] = description
-        (dest / "SKILL.md").write_text("---\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
+        (dest / "SKILL.md").write_text("---\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=1 << 20)
                                        + "---" + body, encoding="utf-8")
     return load_skill(dest)
 

@@ -139,3 +139,47 @@ def test_terminus2_trigger_trials_against_the_scripted_server(tmp_path, monkeypa
     # max_turns=2 held: no conversation went past two model turns.
     assert max(sum(1 for m in r.body.get("messages", []) if m.get("role") == "assistant")
                for r in server.requests) <= 1
+
+
+ORDERS_DESCRIPTION = ("Total the amount column of an orders CSV export and count the orders per status. "
+                      "Use for order exports from the shop backend.")
+
+
+def _proposing_model(request: Request) -> object:
+    """The trigger model above, and as proposer (the optimisation's system prompt) one fixed proposal."""
+    if "You improve the description" in request.system:
+        return say(json.dumps({"descriptions": [ORDERS_DESCRIPTION]}))
+    return _trigger_model(request)
+
+
+@needs_bwrap
+def test_description_optimisation_scores_candidates_with_terminus2_trials(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+    skill = tmp_path / "orders-total"
+    __import__("shutil").copytree(ORDERS, skill)
+    md = skill / "SKILL.md"
+    md.write_text(md.read_text().replace(f"description: {ORDERS_DESCRIPTION}", "description: Handles spreadsheets."))
+    queries = tmp_path / "q.json"
+    queries.write_text(json.dumps([{"query": q, "should_trigger": i < 2} for i, q in enumerate(QUERIES)]))
+    out = tmp_path / "opt"
+    with ModelServer(_proposing_model, max_requests=120, idle_timeout=120) as server:
+        report = evaluate_with_harness(
+            skill, ["harness=terminus-2", "model=openai-compatible", "model.name=openai/test-model",
+                    f"model.base_url={server.base_url}", *_local(tmp_path)],
+            out=out, queries_file=queries, runs=1, modes=("isolation",), max_turns=2, optimise_description=True,
+            test_share=0.5, seed=0)
+    assert report.modes[0].counts() == {"tp": 0, "fn": 2, "fp": 0, "tn": 2}  # the weak description misses
+    assert report.split == (2, 2)
+    assert "trigger trials of terminus-2" in report.scored_by
+    current, proposed = report.candidates
+    assert current.origin == "current" and proposed.origin == "proposed by litellm:openai/test-model"
+    assert (current.test, proposed.test) == (0.5, 1.0) and report.chosen is proposed
+    # The proposer saw the train query the current description really missed in its trials.
+    (ask,) = [r for r in server.requests if "You improve the description" in r.system]
+    train_positive = next(q for q in QUERIES[:2] if q in ask.user_texts[0])
+    assert train_positive
+    # Each candidate's scores come from real trials of a copy carrying its description.
+    staged = list((out / "candidates").glob("*/orders-total/SKILL.md"))
+    assert any("Handles spreadsheets." in p.read_text() for p in staged)
+    assert any(ORDERS_DESCRIPTION in p.read_text() for p in staged)
+    assert len(list((out / "optimise").glob("*/jobs/*/*__*/result.json"))) == 8  # 2 candidates x (2 train + 2 test)
