@@ -30,8 +30,9 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from aces_bench.agents.routing import SkillCard, content_terms, route
 from aces_bench.datasets.evalmd import read_intent
@@ -59,12 +60,21 @@ descriptions, each one or two sentences, no longer than 1024 characters."""
 
 
 class TriggerQuery(BaseModel):
-    """One query of a trigger set (skill-creator's shape)."""
+    """One query of a trigger set (skill-creator's shape; some of its forks spell ``query`` ``prompt``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     query: str = Field(min_length=1)
     should_trigger: bool
+
+    @model_validator(mode="before")
+    @classmethod
+    def _prompt_spelling(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "prompt" in data:
+            if "query" in data:
+                raise ValueError("give either 'query' or 'prompt' (the same field), not both")
+            data = {("query" if k == "prompt" else k): v for k, v in data.items()}
+        return data
 
 
 class _Choice(BaseModel):
@@ -81,6 +91,8 @@ class _Proposals(BaseModel):
 
 def read_trigger_file(path: Path) -> list[TriggerQuery]:
     """A JSON list of ``{query, should_trigger}``; errors name the item and the fix."""
+    if not Path(path).is_file():
+        raise EvalsError("no such file", where=path, fix="give the path of a JSON list of {query, should_trigger}")
     try:
         raw = json.loads(read_asset_text(path))
     except json.JSONDecodeError as exc:
@@ -96,7 +108,7 @@ def read_trigger_file(path: Path) -> list[TriggerQuery]:
             out.append(TriggerQuery.model_validate(item))
         except ValidationError as err:
             raise EvalsError("; ".join(validation_lines(err, prefix=f"[{i}]")), where=path,
-                             fix='each item is {"query": "...", "should_trigger": true|false}') from None
+                             fix='each item is {"query": "...", "should_trigger": true|false} ("prompt" is read as "query")') from None
     return out
 
 

@@ -93,3 +93,22 @@ def test_split_is_stratified_and_seeded():
 def test_no_queries_is_a_clear_error():
     with pytest.raises(EvalsError, match="no trigger queries"):
         evaluate_triggers(CORPUS / "paper" / "word-tally")
+
+
+def test_trigger_file_in_the_evals_object_form_with_prompt_spelling(tmp_path):
+    # A skill-creator fork's "Format B": {"evals": [{"prompt", "should_trigger"}]}.
+    path = tmp_path / "trigger.json"
+    path.write_text(json.dumps({"evals": [{"prompt": "total the orders export", "should_trigger": True},
+                                          {"prompt": "write a fibonacci function", "should_trigger": False}]}))
+    from aces_bench.datasets.trigger import TriggerQuery, read_trigger_file
+
+    assert read_trigger_file(path) == [TriggerQuery(query="total the orders export", should_trigger=True),
+                                       TriggerQuery(query="write a fibonacci function", should_trigger=False)]
+    path.write_text(json.dumps([{"prompt": "a", "query": "b", "should_trigger": True}]))
+    with pytest.raises(EvalsError, match=r"\[0\].*either 'query' or 'prompt'"):
+        read_trigger_file(path)
+
+
+def test_missing_queries_file_is_a_clear_error(tmp_path):
+    with pytest.raises(EvalsError, match="no such file"):
+        evaluate_triggers(ORDERS, queries_file=tmp_path / "absent.json")

@@ -183,3 +183,22 @@ def test_description_optimisation_scores_candidates_with_terminus2_trials(tmp_pa
     assert any("Handles spreadsheets." in p.read_text() for p in staged)
     assert any(ORDERS_DESCRIPTION in p.read_text() for p in staged)
     assert len(list((out / "optimise").glob("*/jobs/*/*__*/result.json"))) == 8  # 2 candidates x (2 train + 2 test)
+
+
+@needs_bwrap
+def test_cli_writes_json_and_an_html_fragment(tmp_path, capsys):
+    from aces_bench.datasets.trigger_cli import main
+
+    queries = tmp_path / "q.json"
+    queries.write_text(json.dumps([{"query": SUM, "should_trigger": True}, {"query": LETTER, "should_trigger": False}]))
+    out = tmp_path / "cli"
+    assert main([str(ORDERS), "--queries", str(queries), "--runs", "1", "--modes", "isolation", "--out", str(out),
+                 *_local(tmp_path)]) == 0
+    printed = capsys.readouterr().out
+    assert "decided by: reference agent (deterministic, non-LLM) through Harbor (backend local)" in printed
+    data = json.loads((out / "trigger.json").read_text())
+    assert data["method"] == "harness" and data["modes"][0]["runs"] == 2 and data["modes"][0]["failed"] == 0
+    assert [q["fired"] for q in data["modes"][0]["queries"]] == [{"orders-total": 1}, {NONE: 1}]
+    html = (out / "trigger.html").read_text()
+    assert html.startswith('<section class="aces-trigger">') and "<html" not in html
+    assert "precision 1.00 [0.21, 1.00]" in html and "trigger-confusion" in html
