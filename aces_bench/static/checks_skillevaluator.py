@@ -29,14 +29,46 @@ _W = "A-Za-z0-9_"
 _XML_TAG = re.compile(
     r"</?[A-Za-z][A-Za-z0-9_-]*(?:\s[^<>]*)?/?>|</?[A-Za-z][A-Za-z0-9_-]*\s[^<>]*$"
 )
-_ERROR_HANDLING = re.compile(
-    r"\b(?:errors?|exceptions?|invalid|fail(?:s|ed|ure|ures|ing)?|"
-    r"validat(?:e|es|ed|ing|ion|ions))\b",
-    re.IGNORECASE,
+# Characters outside ASCII that re.IGNORECASE takes for an ASCII letter (İ ı ſ K).
+_FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
+
+
+class _Words:
+    """A case-insensitive regex of ASCII words, searched only where one of ``needles``
+    (lowercase substrings every match contains) occurs in the lowercased text.
+
+    A match consists of ASCII letters, which ``str.lower`` maps onto the needle, unless
+    the text holds one of the four non-ASCII letters the regex also folds to ASCII; then
+    the regex runs unfiltered. Same answers as the bare regex, and most texts (which
+    hold none of the words) cost one ``lower()`` and a few substring tests instead of a
+    regex step at every character.
+    """
+
+    def __init__(self, regex: re.Pattern[str], needles: tuple[str, ...]):
+        self.regex, self.needles = regex, needles
+
+    def search(self, text: str) -> re.Match[str] | None:
+        if not any(ch in text for ch in _FOLDS_TO_ASCII):
+            low = text.lower()
+            if not any(n in low for n in self.needles):
+                return None
+        return self.regex.search(text)
+
+
+_ERROR_HANDLING = _Words(
+    re.compile(
+        r"\b(?:errors?|exceptions?|invalid|fail(?:s|ed|ure|ures|ing)?|"
+        r"validat(?:e|es|ed|ing|ion|ions))\b",
+        re.IGNORECASE,
+    ),
+    ("error", "exception", "invalid", "fail", "validat"),
 )
 _EDGE = re.compile(r"^[\x00-\x20]+|[\x00-\x20]+$")
 _WINDOWS_PATH = re.compile(r"(?:scripts|references|assets)\\[\w\\]+")
-_MD_LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]*)>?(?:\s+[\"'(][^)]*)?\)")
+# SkillEvaluator's link regex less its leading "!?": an image's "!" is outside the group
+# and the match ends where it would, so finditer gives the same targets, and a regex
+# that starts with a literal "[" is searched ~20x faster.
+_MD_LINK = re.compile(r"\[[^\]]*\]\(\s*<?([^)\s>]*)>?(?:\s+[\"'(][^)]*)?\)")
 _API_DOC = re.compile(
     r"\bimport\s+[A-Za-z_][A-Za-z0-9_.]*|\bfrom\s+[A-Za-z_][A-Za-z0-9_.]*\s+import\b"
     r"|\bapi\b|\bmodules?\b|\blibrar(?:y|ies)\b|\bpackages?\b|\bclasses?\b|\bfunctions?\b",
@@ -51,10 +83,10 @@ RESOURCE_DIRS = ("assets", "templates", "design-system", "resources")
 MAX_TOKENS = 5000
 
 
-def _terms(*words: str) -> re.Pattern[str]:
+def _terms(*words: str) -> _Words:
     """Any of the words or phrases, not inside another word (ASCII word characters)."""
     alt = "|".join(re.escape(w) for w in words)
-    return re.compile(rf"(?<![{_W}])(?:{alt})(?![{_W}])", re.IGNORECASE)
+    return _Words(re.compile(rf"(?<![{_W}])(?:{alt})(?![{_W}])", re.IGNORECASE), words)
 
 
 _RESERVED = _terms("anthropic", "claude")

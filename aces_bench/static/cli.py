@@ -6,13 +6,16 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from aces_bench.errors import AcesError, ConfigError, from_validation
-from aces_bench.judges.spec import JudgeSpec
 from aces_bench.static.catalog import PROFILES
 from aces_bench.static.pipeline import FORMATS, ScanOptions, run_scan, write_outputs
+
+if TYPE_CHECKING:
+    from aces_bench.judges.spec import JudgeSpec
 
 PROGRESS_MIN_SKILLS = 20
 
@@ -150,6 +153,8 @@ def judge_specs(
             where="--judge-base-url",
             fix="give one URL for all judges or one per --judge-model, in the same order",
         )
+    from aces_bench.judges.spec import JudgeSpec
+
     specs = []
     for i, m in enumerate(models):
         url = (urls[i] if len(urls) > 1 else urls[0]) if urls else None

@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import platform
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aces_bench import __version__
 from aces_bench.io import json_text, staging_dir, swap_in, write_json, write_text
-from aces_bench.judges.spec import JudgeSpec
 from aces_bench.static.catalog import DEFAULT_PROFILE, catalog, rules_file
 from aces_bench.static.corpus import compare, load_reported, summarize
-from aces_bench.static.lint import lint_docs
 from aces_bench.static.models import CorpusResult, SkillResult
-from aces_bench.static.reference import agreement, load_skillevaluator
 from aces_bench.static.scanner import discover, scan_refs
 from aces_bench.static.security import PATTERNS_FILE
+
+if TYPE_CHECKING:  # imported where used: a plain scan starts without them
+    from aces_bench.judges.spec import JudgeSpec
 
 FORMATS = ("json", "sarif", "md")
 
@@ -56,11 +56,11 @@ def run_scan(
         from aces_bench.static.live import load_lift
 
         lift = load_lift(opts.live_results)
-    se_ref = (
-        load_skillevaluator(opts.skillevaluator_results)
-        if opts.skillevaluator_results
-        else None
-    )
+    se_ref = None
+    if opts.skillevaluator_results:
+        from aces_bench.static.reference import load_skillevaluator
+
+        se_ref = load_skillevaluator(opts.skillevaluator_results)
     cat = catalog(opts.profile)
     refs = discover(paths)
     judge_specs, probe_failed = list(opts.judges), {}
@@ -76,6 +76,8 @@ def run_scan(
     results = [r for r, _ in pairs]
     docs = [d for _, d in pairs]
     if opts.lint:
+        from aces_bench.static.lint import lint_docs
+
         per_doc, runs = lint_docs([d for d in docs if d.text is not None])
         ok_idx = [i for i, d in enumerate(docs) if d.text is not None]
         for i, lint in zip(ok_idx, per_doc, strict=True):
@@ -84,6 +86,8 @@ def run_scan(
     rubric_summary = None
     rubric_means = None
     if judge_specs:
+        import asyncio
+
         from aces_bench.static.rubric import build_judges, rate_corpus, summarize_rubric
 
         judges = build_judges(judge_specs)
@@ -130,6 +134,8 @@ def run_scan(
     if reported is not None:
         corpus.comparison = compare(corpus, reported, cat=cat)
     if se_ref is not None:
+        from aces_bench.static.reference import agreement
+
         corpus.skillevaluator_agreement = agreement(results, se_ref)
     if lift is not None:
         from aces_bench.static.live import static_vs_live
