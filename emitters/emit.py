@@ -25,6 +25,18 @@ TASKS_INDEX = "tasks.json"
 TASKS_INDEX_VERSION = "1"
 _TASKS_REGENERATE = "re-emit the tasks (re-run the study)"
 
+# Task ids Harbor's loader accepted in this process. An id is the content address of
+# every file and setting of its dir, so a dir written here under an id already
+# accepted (the same task in another sweep member's tasks dir: the harness does not
+# change a task) holds the same bytes and needs no second check. Dirs found on disk
+# are not covered: they are checked unless their own folder's index lists them.
+_ACCEPTED: set[str] = set()
+
+
+def forget_accepted() -> None:
+    """Forget which task ids this process validated (benchmarks time a cold emit)."""
+    _ACCEPTED.clear()
+
 
 class EmittedTask(VersionedRecord):
     """One entry of ``tasks.json`` (a JSON array of these, each carrying its schema_version)."""
@@ -102,10 +114,15 @@ def emit_study(spec: RunSpec, tasks_dir: Path, plan: StudyPlan | None = None) ->
         for tp in plan.tasks:
             task_id, path, was_written = emit_task(tp, spec, tasks_dir, cache)
             written += was_written
-            if was_written or task_id not in validated:
-                checks.append(checker.submit(task_dir_problem, path))
+            if task_id not in (_ACCEPTED if was_written else validated):
+                checks.append((task_id, checker.submit(task_dir_problem, path)))
             emitted.append(_record(tp, task_id, path))
-        problems = [p for p in (c.result() for c in checks) if p]
+        problems = []
+        for task_id, check in checks:
+            if (problem := check.result()) is None:
+                _ACCEPTED.add(task_id)
+            else:
+                problems.append(problem)
     keep = {t.task_id for t in emitted}
     if tasks_dir.is_dir():
         for stale in tasks_dir.iterdir():

@@ -153,6 +153,8 @@ def judge_specs(
             where="--judge-base-url",
             fix="give one URL for all judges or one per --judge-model, in the same order",
         )
+    if not models:
+        return []
     from aces_bench.judges.spec import JudgeSpec
 
     specs = []
