@@ -219,10 +219,14 @@ def _write_skill_files(folder: Path, results: list[SkillResult]) -> list[Path]:
 def write_figures(
     folder: Path, corpus: CorpusResult, results: list[SkillResult]
 ) -> list[Path]:
+    """The corpus figures. A scan of one skill has no distribution to draw (its score and
+    rule hits are in summary.md's tables), so it gets none, and starts without matplotlib."""
+    scores = [r.score for r in results if r.score is not None]
+    paths: list[Path] = []
+    if len(results) < 2:
+        return paths
     from aces_bench.static import figures
 
-    scores = [r.score for r in results if r.score is not None]
-    paths = []
     if scores:
         reported_mean = None
         if corpus.comparison:

@@ -4,8 +4,8 @@ Run: .venv/bin/python tests/bench/bench_static.py
 
 Targets (issue 15): the corpus scan (`aces-bench scan ... --format json`, a fresh
 process, as SkillEvaluator's `validate ... -r json` is) takes at most 1/10 of
-SkillEvaluator's Tier 1 time on the same corpus; start-up (`aces-bench scan --help`)
-under 1 s; peak memory within 2x of SkillEvaluator's. When `skillevaluator` is on PATH
+SkillEvaluator's Tier 1 time on the same corpus; start-up under 1 s (`aces-bench scan
+--help`, `aces-bench scan <one skill>` with every format, and Hydra's `aces-bench --help`); peak memory within 2x of SkillEvaluator's. When `skillevaluator` is on PATH
 both tools run alternately (median of 3) and the ratio is measured here; otherwise the
 figures measured in the issue (SkillEvaluator 50.5 s wall, 25.6 s CPU, 47 MB) are used.
 The machine is shared, so wall time rises with load: the verdict uses CPU time, and
@@ -58,9 +58,19 @@ def main() -> int:
         return 0
     print(f"machine load (1 min) {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores (wall time rises with it; verdicts use CPU)")
     ok = True
-    wall, cpu, mb, _ = run([*ACES, "--help"])
-    ok &= cpu < MAX_STARTUP_CPU
-    print(f"start-up (scan --help)          {wall:6.2f} s wall {cpu:6.2f} s cpu   target < {MAX_STARTUP_CPU:.0f} s cpu   {verdict(cpu < MAX_STARTUP_CPU)}")
+    one = next(p.parent for p in sorted(CORPUS.rglob("SKILL.md")))
+    with tempfile.TemporaryDirectory() as tmp:
+        starts = {
+            "scan --help": [*ACES, "--help"],
+            "scan one skill": [*ACES, str(one), "--out", tmp],  # every format, lint on
+            "aces-bench --help": [sys.executable, "-m", "aces_bench.cli", "--help"],  # Hydra's
+        }
+        for label, cmd in starts.items():
+            runs = [run(cmd) for _ in range(3)]
+            wall, cpu = statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+            ok &= cpu < MAX_STARTUP_CPU
+            print(f"start-up ({label}){' ' * (20 - len(label))}{wall:6.2f} s wall {cpu:6.2f} s cpu   "
+                  f"target < {MAX_STARTUP_CPU:.0f} s cpu   {verdict(cpu < MAX_STARTUP_CPU)}   (median of 3)")
     se = shutil.which("skillevaluator")
     for profile in ("aces", "skillevaluator"):
         ours, theirs = [], []
