@@ -13,10 +13,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING
 
-from aces_bench.static.mdparse import block_parser
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
-_MD = block_parser()
+
+@cache
+def _parser() -> MarkdownIt:
+    """Built on the first outline: a profile whose rules read no outline (skillevaluator)
+    never imports markdown-it."""
+    from aces_bench.static.mdparse import block_parser
+
+    return block_parser()
+
 LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
@@ -57,7 +68,7 @@ def outline(body: str, first_line: int = 1) -> Outline:
     """Parse a markdown body; line numbers are 1-based in the file, offset by ``first_line``."""
     out = Outline()
     prose: list[str] = []
-    tokens = _MD.parse(body)
+    tokens = _parser().parse(body)
     for i, tok in enumerate(tokens):
         t = tok.type
         if t == "inline":

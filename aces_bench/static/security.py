@@ -7,7 +7,6 @@ text contains one of the pattern's literal needles, so a corpus scan costs one
 
 from __future__ import annotations
 
-import bisect
 import math
 import re
 import unicodedata
@@ -80,10 +79,17 @@ def _needle_finder() -> Callable[[str], dict[str, list[int]]]:
     except ImportError:
         return lambda lower: {n: hits for n in needles if (hits := _find_all(lower, n))}
     automaton = ahocorasick_rs.AhoCorasick(needles)
+    # On ASCII text byte offsets are character offsets, and the bytes automaton skips
+    # the str version's index conversion.
+    ascii_automaton = ahocorasick_rs.BytesAhoCorasick([n.encode() for n in needles])
 
     def find(lower: str) -> dict[str, list[int]]:
         out: dict[str, list[int]] = {}
-        for i, start, _ in automaton.find_matches_as_indexes(lower, overlapping=True):
+        if lower.isascii():
+            hits = ascii_automaton.find_matches_as_indexes(lower.encode("ascii"), overlapping=True)
+        else:
+            hits = automaton.find_matches_as_indexes(lower, overlapping=True)
+        for i, start, _ in hits:
             out.setdefault(needles[i], []).append(start)
         return out
 
@@ -109,17 +115,13 @@ def _windows(text: str, starts: list[int]) -> list[tuple[int, int]]:
 
 
 class _Lines:
-    """Offsets -> (line, column), built on first use only."""
+    """Offsets -> (line, column), counted in C for each finding (a file has few)."""
 
     def __init__(self, text: str):
         self.text = text
-        self._starts: list[int] | None = None
 
     def at(self, pos: int) -> tuple[int, int]:
-        if self._starts is None:
-            self._starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
-        i = bisect.bisect_right(self._starts, pos) - 1
-        return i + 1, pos - self._starts[i] + 1
+        return self.text.count("\n", 0, pos) + 1, pos - self.text.rfind("\n", 0, pos)
 
 
 def _excerpt(c: _Compiled, text: str, m: re.Match[str]) -> str:

@@ -118,5 +118,6 @@ def test_static_mdparse_corpus_scan_unchanged_by_fast_parser(monkeypatch) -> Non
         return [corpus.model_dump_json()] + [r.model_dump_json() for r in results]
 
     fast = scan_json()
-    monkeypatch.setattr(outline, "_MD", stock_parser())
+    stock = stock_parser()
+    monkeypatch.setattr(outline, "_parser", lambda: stock)
     assert scan_json() == fast
