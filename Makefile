@@ -96,6 +96,10 @@ sweep: install sandbox ## Example multirun: isolation vs group (paper decoys) wi
 test: install test-deps ## Run the test suite
 	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) -m pytest -q $(PYTEST_ARGS)
 
+.PHONY: validate
+validate: install sandbox ## Known-effect suite: recover helpful/useless/harmful/confusable skills on reference + terminus-2, print the table
+	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) tests/known_effect/validate.py --out outputs/known-effect
+
 .PHONY: lint
 lint: install ## Lint with ruff and check the import layers (import-linter; both configured in pyproject.toml)
 	$(VENV_PY) -m ruff check .

@@ -24,9 +24,10 @@ os.environ.setdefault("HARBOR_TELEMETRY", "0")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("OPENAI_API_KEY", "sk-bench-dummy")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 
-from fake_llm_server import ScriptedChatServer
 from harness_support import SLOW_SKILL, run_cli, start_cli, study_overrides
+from model_server import ModelServer
 from terminus_policy import terminus_policy
 
 from aces_bench.config.compose import compose_spec
@@ -36,7 +37,7 @@ from aces_bench.pipeline import run_study
 def bench_terminus(tmp: Path) -> bool:
     out = tmp / "terminus"
     t = time.perf_counter()
-    with ScriptedChatServer(terminus_policy, max_requests=16) as server:
+    with ModelServer(terminus_policy, max_requests=16) as server:
         spec = compose_spec(["harness=terminus-2", "model=openai-compatible", "model.name=openai/test-model",
                              f"model.base_url={server.base_url}", *study_overrides(root_parent=tmp)],
                             output_dir=out)

@@ -3,7 +3,8 @@
 terminus-2 (json parser, Harbor 0.25) wants each reply as one JSON object with
 ``analysis``, ``plan``, ``commands`` (``keystrokes`` sent verbatim to tmux, ``duration``
 in seconds) and ``task_complete``; it asks for ``task_complete`` twice (mark, then
-confirm). The policy is a pure function of the chat so far, like a model:
+confirm). The policy is a script for the scripted model server
+(``tests/support/model_server.py``): a pure function of the chat so far, like a model:
 
 - with the skill listed in ``<available_skills>``: ``cat`` the SKILL.md at its listed
   location, then run the command its Usage section shows (read from the terminal
@@ -17,9 +18,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+import sys
+from pathlib import Path
 
-from fake_llm_server import message_text
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from model_server import Request, Step, message_text, say  # noqa: E402
 
 SKILL = "csv-column-sum"
 COLUMN = "amount"
@@ -31,17 +34,17 @@ class PolicyError(AssertionError):
     """The chat did not contain what a model would need to go on."""
 
 
-def reply(analysis: str, commands: list[str], *, complete: bool = False) -> str:
-    return json.dumps({
+def reply(analysis: str, commands: list[str], *, complete: bool = False) -> Step:
+    return say(json.dumps({
         "analysis": analysis,
         "plan": "; ".join(commands) or "confirm",
         "commands": [{"keystrokes": c + "\n", "duration": 0.2} for c in commands],
         "task_complete": complete,
-    })
+    }))
 
 
-def terminus_policy(body: dict[str, Any]) -> str:
-    messages = body.get("messages", [])
+def terminus_policy(request: Request) -> Step:
+    messages = request.body.get("messages", [])
     users = [message_text(m) for m in messages if m.get("role") == "user"]
     turn = sum(1 for m in messages if m.get("role") == "assistant")
     if not users:
@@ -69,7 +72,7 @@ def terminus_policy(body: dict[str, Any]) -> str:
     return reply("Confirming completion.", [], complete=True)
 
 
-def _baseline(turn: int) -> str:
+def _baseline(turn: int) -> Step:
     if turn == 0:
         return reply("No skill is listed; count the data lines instead.",
                      ["ls data", "wc -l < data/sales.csv > /workspace/answer.txt"], complete=True)

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import litellm  # noqa: F401  imported before the server starts: a slow import must not run into its idle timeout
-from fake_llm_server import ScriptedChatServer, message_text
+from model_server import ModelServer, Request, Step, message_text, say
 
 from aces_bench.ci.suggest import Lv1Item, Suggestion, lv2
 from aces_bench.ci.suggest_model import PROMPT_ID, with_model
@@ -28,17 +28,18 @@ def _suggestion(skill_dir: Path) -> Suggestion:
                       lv2_note=note)
 
 
-def _edit(body: dict) -> str:
-    user = next(message_text(m) for m in body["messages"] if m["role"] == "user")
+def _edit(request: Request) -> Step:
+    user = next(message_text(m) for m in request.body["messages"] if m["role"] == "user")
     assert '"check": "activation"' in user  # the LV1 evidence reached the model
     skill_md = user.split("SKILL.md:\n", 1)[1]
-    return json.dumps({"reason": "state the trigger plainly", "skill_md": skill_md.rstrip("\n") + f"\n\n{NEW_LINE}\n"})
+    return say(json.dumps({"reason": "state the trigger plainly",
+                           "skill_md": skill_md.rstrip("\n") + f"\n\n{NEW_LINE}\n"}))
 
 
 def test_model_lv2_is_a_diff_labelled_with_the_model(tmp_path, monkeypatch):
     skill = tmp_path / "csv-column-sum"
     shutil.copytree(FIXTURE, skill, ignore=shutil.ignore_patterns("__pycache__"))
-    with ScriptedChatServer(_edit, max_requests=4, idle_timeout=300) as server:
+    with ModelServer(_edit, max_requests=4, idle_timeout=300) as server:
         judge = build_judge(JudgeSpec(kind="litellm", model="openai/test-model", base_url=server.base_url))
         [s] = with_model(judge, [_suggestion(skill)], {"csv-column-sum": skill})
     assert server.errors == []
@@ -50,7 +51,7 @@ def test_model_lv2_is_a_diff_labelled_with_the_model(tmp_path, monkeypatch):
 def test_an_unusable_model_reply_keeps_the_offline_rule(tmp_path):
     skill = tmp_path / "csv-column-sum"
     shutil.copytree(FIXTURE, skill, ignore=shutil.ignore_patterns("__pycache__"))
-    with ScriptedChatServer(lambda body: "I would rather not.", max_requests=20, idle_timeout=300) as server:
+    with ModelServer(lambda request: say("I would rather not."), max_requests=20, idle_timeout=300) as server:
         judge = build_judge(JudgeSpec(kind="litellm", model="openai/test-model", base_url=server.base_url,
                                       max_retries=0))
         before = _suggestion(skill)

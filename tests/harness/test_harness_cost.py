@@ -8,8 +8,8 @@ agent results report for the tokens the server counted.
 from __future__ import annotations
 
 import pytest
-from fake_llm_server import ScriptedChatServer
 from harness_support import needs_bwrap, study_overrides
+from model_server import ModelServer
 from terminus_policy import terminus_policy
 
 from aces_bench.config.compose import compose_spec
@@ -30,7 +30,7 @@ def test_estimate_uses_litellm_prices(tmp_path):
     price = model_price("openai/gpt-4o")
     assert price is not None and price.model == "gpt-4o" and price.input > 0
     assert model_price("openai/no-such-model") is None
-    with ScriptedChatServer(terminus_policy) as server:
+    with ModelServer(terminus_policy) as server:
         spec = _spec(server, tmp_path, "study.expected_input_tokens=1000", "study.expected_output_tokens=100")
     est = estimate(spec, 4)
     assert est.usd == pytest.approx(4 * (1000 * price.input + 100 * price.output))
@@ -41,7 +41,7 @@ def test_estimate_uses_litellm_prices(tmp_path):
 @needs_bwrap
 def test_a_cap_below_the_estimate_refuses_to_start(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
-    with ScriptedChatServer(terminus_policy) as server:
+    with ModelServer(terminus_policy) as server:
         with pytest.raises(RunError) as err:
             run_study(_spec(server, tmp_path, "study.max_cost_usd=0.01"))
         assert server.requests == []
@@ -52,7 +52,7 @@ def test_a_cap_below_the_estimate_refuses_to_start(tmp_path, monkeypatch, capsys
 @needs_bwrap
 def test_real_usage_crossing_the_cap_stops_the_study(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
-    with ScriptedChatServer(terminus_policy, max_requests=40) as server:
+    with ModelServer(terminus_policy, max_requests=40) as server:
         spec = _spec(server, tmp_path, "study.max_cost_usd=0.0002", "study.expected_input_tokens=1",
                      "study.expected_output_tokens=1", "study.n_concurrent=1", "study.n_attempts=2")
         with pytest.raises(RunError) as err:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 
 import pandas as pd
-from fake_llm_server import ScriptedChatServer
 from harness_support import needs_bwrap, study_overrides
+from model_server import ModelServer
 from terminus_policy import terminus_policy
 
 from aces_bench.config.compose import compose_spec
@@ -25,7 +25,7 @@ def test_reduced_paper_study_builds_every_figure_and_the_side_by_side_table(tmp_
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
     out = tmp_path / "aces_paper"
     base = [o for o in study_overrides(root_parent=tmp_path) if o not in ("report=false", "skill=custom")]
-    with ScriptedChatServer(terminus_policy, max_requests=60, idle_timeout=600) as server:
+    with ModelServer(terminus_policy, max_requests=60, idle_timeout=600) as server:
         spec = compose_spec(
             ["study=aces_paper", *base, "model=openai-compatible", "model.name=openai/a",
              f"model.base_url={server.base_url}", "study.harness_models={}", "study.n_attempts=1",

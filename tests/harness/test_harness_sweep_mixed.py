@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 
-from fake_llm_server import ScriptedChatServer
 from harness_support import needs_bwrap, read_table, run_cli, study_overrides
+from model_server import ModelServer
 from terminus_policy import terminus_policy
 
 from aces_bench.config.spec import MODEL_NOT_APPLICABLE
@@ -20,7 +20,7 @@ def test_mixed_harness_and_model_sweep_keeps_every_member_and_one_report(tmp_pat
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")  # litellm wants some key even for a keyless server
     sweep_dir = tmp_path / "multirun"
     overrides = [o for o in study_overrides(root_parent=tmp_path) if o != "report=false"]
-    with ScriptedChatServer(terminus_policy, max_requests=40, idle_timeout=300) as server:
+    with ModelServer(terminus_policy, max_requests=40, idle_timeout=300) as server:
         proc = run_cli("-m", "harness=reference,terminus-2", "model=openai-compatible",
                        "model.name=openai/a,openai/b", f"model.base_url={server.base_url}",
                        *overrides, f"hydra.sweep.dir={sweep_dir}", timeout=900)

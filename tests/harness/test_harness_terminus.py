@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from fake_llm_server import ScriptedChatServer, message_text
 from harbor.models.trajectories import Trajectory
 from harness_support import (
     needs_bwrap,
@@ -21,6 +20,7 @@ from harness_support import (
     study_overrides,
     wait_until_gone,
 )
+from model_server import ModelServer, message_text
 from terminus_policy import terminus_policy
 
 from aces_bench.config.compose import compose_spec
@@ -40,11 +40,11 @@ class _ErrorRecords(logging.Handler):
         self.messages.append(f"{record.name}: {record.getMessage()}")
 
 
-def _conversation(server: ScriptedChatServer, *, with_skill: bool) -> list[int]:
+def _conversation(server: ModelServer, *, with_skill: bool) -> list[int]:
     """Indices of the requests of one trial's conversation (told apart by the skill listing)."""
     out = []
-    for i, body in enumerate(server.requests):
-        first_user = next(message_text(m) for m in body["messages"] if m["role"] == "user")
+    for i, request in enumerate(server.requests):
+        first_user = next(message_text(m) for m in request.body["messages"] if m["role"] == "user")
         if ("<available_skills>" in first_user) == with_skill:
             out.append(i)
     return out
@@ -58,7 +58,7 @@ def test_terminus2_trial_against_a_scripted_openai_compatible_server(tmp_path, m
     out = tmp_path / "out"
     errors = _ErrorRecords()
     logging.getLogger().addHandler(errors)
-    with ScriptedChatServer(terminus_policy, max_requests=16, idle_timeout=60) as server:
+    with ModelServer(terminus_policy, max_requests=16, idle_timeout=60) as server:
         spec = compose_spec(
             ["harness=terminus-2", "model=openai-compatible", "model.name=openai/test-model",
              f"model.base_url={server.base_url}",
@@ -73,14 +73,14 @@ def test_terminus2_trial_against_a_scripted_openai_compatible_server(tmp_path, m
 
     # What terminus-2 showed the model: the skill listed with its location only with the skill.
     skill_requests, base_requests = _conversation(server, with_skill=True), _conversation(server, with_skill=False)
-    first_prompt = message_text(server.requests[skill_requests[0]]["messages"][0])
+    first_prompt = message_text(server.requests[skill_requests[0]].body["messages"][0])
     assert f"<location>{SKILL_MD}</location>" in first_prompt
     assert "Use the csv-column-sum skill to sum the amount column" in first_prompt
     # cat SKILL.md, run the script, mark complete, confirm.
     assert len(skill_requests) == 4
     # The baseline marks complete at once and confirms.
     assert len(base_requests) == 2
-    assert all(body["model"] == "test-model" for body in server.requests)
+    assert all(r.protocol == "chat" and r.body["model"] == "test-model" for r in server.requests)
 
     table = read_table(out).set_index("condition")
     assert sorted(table.index) == ["baseline", "with_skill"]
@@ -92,7 +92,7 @@ def test_terminus2_trial_against_a_scripted_openai_compatible_server(tmp_path, m
 
     # Tokens recorded are exactly what the server reported for that trial's requests.
     for row, requests in ((skill, skill_requests), (base, base_requests)):
-        usages = [u for u in server.usages if u["request"] in requests]
+        usages = [server.requests[i].usage for i in requests]
         assert row["input_tokens"] == sum(u["prompt_tokens"] for u in usages) > 0
         assert row["output_tokens"] == sum(u["completion_tokens"] for u in usages) > 0
 

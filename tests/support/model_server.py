@@ -13,8 +13,13 @@ conversations (a with-skill and a baseline trial at once) never mix. :class:`Rep
 turns a per-case list of steps into such a function: step *i* answers a request that
 already carries *i* tool results.
 
-Every request is recorded (:attr:`ModelServer.requests`), with its protocol, path and
-body. Usage is reported from text sizes, so agents record real, non-zero token counts.
+Every request is recorded once (:attr:`ModelServer.requests`), with its protocol, path,
+body and the usage the reply reported (``Request.usage``: ``prompt_tokens``,
+``completion_tokens``, ``total_tokens``; empty until answered). Usage is counted from
+text sizes, so agents record real, non-zero token counts. This is the project's one
+scripted model server: agent CLIs, terminus-2 (``tests/harness/terminus_policy.py``,
+``tests/known_effect/terminus_model.py``), the LLM judge and ``ci --suggest-model``
+tests all drive it.
 The server binds 127.0.0.1 only, answers at most ``max_requests`` (later ones get a 400
 error body, which agents report instead of retrying forever) and stops at the end of
 the ``with`` block or after ``idle_timeout`` seconds without a request.
@@ -54,6 +59,11 @@ def _text(content: Any) -> str:
     return ""
 
 
+def message_text(message: dict[str, Any]) -> str:
+    """The text of one chat message, whether its content is a string or a list of parts."""
+    return _text(message.get("content"))
+
+
 @dataclass(frozen=True)
 class Step:
     """One model turn: call ``tool`` with ``args``, or (``tool`` None) answer ``text``."""
@@ -79,6 +89,8 @@ class Request:
     path: str
     body: dict[str, Any]
     headers: dict[str, str]
+    # What the reply reported, filled in when it is sent (module doc); not part of equality.
+    usage: dict[str, int] = field(default_factory=dict, compare=False)
 
     @property
     def system(self) -> str:
@@ -241,7 +253,9 @@ class ModelServer:
             return 500, {"message": f"scripted model failed: {exc!r}"}
 
     def _usage(self, request: Request, step: Step) -> tuple[int, int]:
-        return approx_tokens(request.transcript), approx_tokens(step.text or json.dumps(step.args))
+        tin, tout = approx_tokens(request.transcript), approx_tokens(step.text or json.dumps(step.args))
+        request.usage.update(prompt_tokens=tin, completion_tokens=tout, total_tokens=tin + tout)
+        return tin, tout
 
     # -- Anthropic Messages -------------------------------------------------------
     def _anthropic(self, request: Request, step: Step) -> tuple[dict[str, Any], list[tuple[str, dict]]]:

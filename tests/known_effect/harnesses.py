@@ -1,0 +1,57 @@
+"""The two harnesses the known-effect suite runs: the reference agent, and terminus-2
+driven by the scripted model (``terminus_model.py``) on the loopback model server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from known_effect import SuiteRun, run_suite
+from terminus_model import terminus_model
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from model_server import ModelServer  # noqa: E402
+
+REFERENCE = ("harness=reference",)
+# Requests per trial: read SKILL.md, run, maybe fall back, mark, confirm (and a wait).
+MAX_REQUESTS = 400
+
+
+def bwrap_missing() -> str | None:
+    """Why the suite cannot run here, or None."""
+    if shutil.which("bwrap") is None:
+        return "bubblewrap (bwrap) is not installed; the known-effect suite runs real trials on the local backend"
+    return None
+
+
+def run_reference(out: Path, root_parent: Path | None = None) -> SuiteRun:
+    return run_suite(REFERENCE, out, label="reference", root_parent=root_parent)
+
+
+@contextmanager
+def _env(**values: str) -> Iterator[None]:
+    old = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def run_terminus(out: Path, root_parent: Path | None = None) -> tuple[SuiteRun, ModelServer]:
+    """The suite on terminus-2; returns the run and the server (its request record)."""
+    # litellm wants some key even for a keyless loopback server.
+    with _env(OPENAI_API_KEY="sk-known-effect", LITELLM_LOCAL_MODEL_COST_MAP="True", HARBOR_TELEMETRY="0"), \
+            ModelServer(terminus_model, max_requests=MAX_REQUESTS, idle_timeout=600) as server:
+        harness = ("harness=terminus-2", "model=openai-compatible", "model.name=openai/scripted-model",
+                   f"model.base_url={server.base_url}")
+        run = run_suite(harness, out, label="terminus-2", root_parent=root_parent)
+    return run, server

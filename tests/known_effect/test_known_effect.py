@@ -1,0 +1,129 @@
+"""The known-effect suite (known_effect.py): the instrument must recover effects that are
+known by construction, on the reference agent and on terminus-2 against the scripted
+model server, through the real pipeline and the real CI gate.
+
+By construction (paired differences per case, with minus baseline):
+- helpful ledger-verifier: +1 on five cases, 0 on the LEDGER v2 case its script refuses
+  -> lift 5/6, 95% case-clustered t interval [0.405, 1] (df 5, clipped at 1), gate passes;
+- useless line-count-tips: 0 on every case -> lift 0, "no variation observed", gate fails;
+- harmful quick-line-count: -1 on five cases, 0 on the file with a trailing newline
+  -> lift -5/6, interval [-1, -0.405], gate fails;
+- confusable decoy ledger-checksum: group lift 0 on every case (the decoy takes the
+  route in both arms), isolation lift as above -> routing premium -5/6, [-1.262, -0.405].
+One run per harness is shared by every test of this module (``suite`` fixture).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from harnesses import bwrap_missing, run_reference, run_terminus
+from known_effect import CONFUSABLE, HARMFUL, HELPFUL, USELESS, format_table, problems
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.skipif(bwrap_missing() is not None, reason=bwrap_missing() or "")]
+
+# t(0.975, 5) * sd / sqrt(6) for six pairs, five of them +-1 and one 0 (sd = sqrt(1/6)).
+HALF_WIDTH = 2.570582 * (1 / 6) ** 0.5 / 6 ** 0.5
+
+
+@pytest.fixture(scope="module")
+def reference_run(tmp_path_factory):
+    base = tmp_path_factory.mktemp("known-effect-reference")
+    return run_reference(base / "out", root_parent=base), None
+
+
+@pytest.fixture(scope="module")
+def terminus_run(tmp_path_factory):
+    base = tmp_path_factory.mktemp("known-effect-terminus")
+    return run_terminus(base / "out", root_parent=base)
+
+
+@pytest.fixture(params=["reference", "terminus-2"])
+def suite(request):
+    return request.getfixturevalue("reference_run" if request.param == "reference" else "terminus_run")
+
+
+def test_every_trial_ran_and_was_scored(suite):
+    run, _ = suite
+    for summary in (run.isolation, run.combined):
+        counts = summary.counts
+        assert counts.failed_by_status == {}, counts.failed_by_status
+        assert counts.n_unscored_status_ok == 0 and counts.n_one_sided == 0 and counts.n_neither == 0
+    assert run.isolation.counts.n_scored_pairs == 6 + 5 + 6
+    assert run.combined.counts.n_scored_pairs == 6 + 5 + 6 + 6
+
+
+def test_helpful_skill_lift_is_positive_and_its_interval_excludes_zero(suite):
+    e = suite[0].effects[HELPFUL]
+    assert e.n == 6 and e.sign == "+"
+    assert e.estimate == pytest.approx(5 / 6)
+    assert e.ci_lo == pytest.approx(5 / 6 - HALF_WIDTH, abs=1e-4)
+    assert e.ci_lo > 0 and e.ci_hi == 1.0 and e.excludes_zero
+    assert e.gate == "pass"
+
+
+def test_useless_skill_lift_is_zero_without_variation_and_the_gate_fails(suite):
+    run, _ = suite
+    e = run.effects[USELESS]
+    assert e.n == 5 and e.estimate == 0.0 and e.sign == "0"
+    # Both arms answer alike on every case: the verdict logic gives no interval, and says why.
+    assert e.ci_lo is None and e.ci_hi is None
+    assert e.note == "no variation observed (n = 5)"
+    assert e.gate == "FAIL"
+    assert f"FAIL {USELESS}: outcome lift +0.000 < +0.050 (n=5 pairs)" in run.gate_lines
+
+
+def test_harmful_skill_lift_is_negative_and_the_gate_fails(suite):
+    run, _ = suite
+    e = run.effects[HARMFUL]
+    assert e.n == 6 and e.sign == "-"
+    assert e.estimate == pytest.approx(-5 / 6)
+    assert e.ci_lo == -1.0 and e.ci_hi == pytest.approx(-5 / 6 + HALF_WIDTH, abs=1e-4)
+    assert e.gate == "FAIL"
+    assert f"FAIL {HARMFUL}: outcome lift -0.833 < +0.050 (n=6 pairs)" in run.gate_lines
+
+
+def test_the_gate_exits_one_naming_exactly_the_useless_and_harmful_skills(suite):
+    run, _ = suite
+    assert run.gate_rc == 1
+    assert sorted(line.split()[1].rstrip(":") for line in run.gate_lines if line.startswith("FAIL ")) == [
+        USELESS, HARMFUL]
+    assert "gate: 2 of 3 skill(s) below outcome lift +0.050" in run.gate_lines
+
+
+def test_confusable_decoy_gives_a_negative_routing_premium(suite):
+    run, _ = suite
+    e = run.effects[CONFUSABLE]
+    assert e.n == 6 and e.sign == "-"
+    assert e.estimate == pytest.approx(-5 / 6)
+    assert e.ci_lo == pytest.approx(-5 / 6 - HALF_WIDTH, abs=1e-4)
+    assert e.ci_hi == pytest.approx(-5 / 6 + HALF_WIDTH, abs=1e-4)
+    group = [r for r in run.combined.by_workspace_mode if r.group.get("workspace_mode") == "group"
+             and r.outcome == "outcome"]
+    assert [r.lift for r in group] == [0.0]
+
+
+def test_the_table_prints_sign_estimate_and_interval_of_each(reference_run, terminus_run):
+    runs = [reference_run[0], terminus_run[0]]
+    table = format_table(runs)
+    assert [problems(r) for r in runs] == [[], []]
+    for harness in ("reference", "terminus-2"):
+        assert f"\n{harness} " in table
+    assert "helpful" in table and "useless" in table and "harmful" in table and "confusable" in table
+    assert "+0.833" in table and "-0.833" in table and "no variation observed (n = 5)" in table
+
+
+def test_the_scripted_model_decided_from_what_terminus_showed_it(terminus_run):
+    _, server = terminus_run
+    assert server.errors == []
+    first = [r for r in server.requests if len(r.user_texts) == 1]
+    listed = [r for r in first if "<available_skills>" in r.user_texts[0]]
+    # One conversation per trial: 23 pair keys x 2 arms; the isolation baseline lists no skill.
+    assert len(first) == 2 * (6 + 5 + 6 + 6)
+    assert len(listed) == (6 + 5 + 6) + 2 * 6  # with-skill isolation, and both group arms (the decoy)
+    # Every reply the model gave is terminus-2 JSON.
+    assert all(r.usage["prompt_tokens"] > 0 for r in server.requests)
+    replies = [json.loads(m["content"]) for r in server.requests[-3:] for m in r.body["messages"]
+               if m["role"] == "assistant"]
+    assert all({"analysis", "plan", "commands", "task_complete"} <= set(x) for x in replies)
