@@ -167,14 +167,39 @@ def test_bad_input_is_one_message_naming_the_place_and_the_fix(tmp_path, capsys,
     assert "Traceback" not in err
 
 
-def test_a_real_skill_whose_verifier_reward_lift_is_minus_one_fails_the_default_gate(skillsbench, tmp_path, capsys):
-    # Real gemini-cli trials: with the skill, 3d-scan-calc's verifier fails where the baseline passed.
+# Real gemini-cli trials, one skill per task (the skill the with-skill arm activated), and
+# the verifier's reward in each arm (../shared/data/skillsbench/trials/SOURCE.md).
+SKILLSBENCH_TASKS = {
+    "offer-letter-generator": ("docx", 0.0, 0.0),
+    "3d-scan-calc": ("mesh-analysis", 0.0, 1.0),
+    "econ-detrending-correlation": ("timeseries-detrending", 0.0, 1.0),
+    "dapt-intrusion-detection": ("pcap-analysis", 1.0, 0.0),
+    "sales-pivot-analysis": ("xlsx", 0.0, 0.0),
+    "powerlifting-coef-calc": ("powerlifting", 0.0, 0.0),
+    "court-form-filling": ("pdf", 0.0, 0.0),
+    "dialogue-parser": ("dialogue-graph", 0.667, 0.667),
+}
+
+
+def test_real_skills_fail_the_default_gate_unless_the_verifier_reward_rose(skillsbench, tmp_path, capsys):
+    # The finding: composite lift was positive where the reward lift was -1 or 0, and
+    # the gate passed. Under the default outcome each skill's lift is its reward lift: the two
+    # whose reward fell (-1) and the five whose arms scored alike (0) fail; the one that rose passes.
     cases = tmp_path / "evals.json"
     cases.write_text(json.dumps({"skill_name": "skillsbench", "evals": [
-        {"id": "3d-scan-calc", "prompt": "Mass of the main part.", "expected_skill": "mesh-analysis"}]}))
+        {"id": task, "prompt": f"SkillsBench task {task}.", "expected_skill": skill}
+        for task, (skill, _, _) in SKILLSBENCH_TASKS.items()]}))
     rc, _, err = grade([str(skillsbench), "--cases", str(cases), "--out", str(tmp_path / "g")], capsys)
     assert rc == 0, err
     rc = aces_main(["report", str(tmp_path / "g"), "--out", str(tmp_path / "r"), "--fail-under-lift", "0.05"])
     err = capsys.readouterr().err.splitlines()
     assert rc == 1
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    lifts = {r["group"]["skill"]: r["lift"] for r in summary["by_skill"] if r["outcome"] == "outcome"}
+    assert lifts == pytest.approx({skill: with_ - base for skill, with_, base in SKILLSBENCH_TASKS.values()}, abs=1e-3)
     assert "FAIL mesh-analysis: outcome lift -1.000 < +0.050 (n=1 pairs)" in err
+    assert "FAIL timeseries-detrending: outcome lift -1.000 < +0.050 (n=1 pairs)" in err
+    for alike in ("docx", "xlsx", "powerlifting", "pdf", "dialogue-graph"):
+        assert f"FAIL {alike}: outcome lift +0.000 < +0.050 (n=1 pairs)" in err
+    assert not any(line.startswith("FAIL pcap-analysis") for line in err)
+    assert "gate: 7 of 8 skill(s) below outcome lift +0.050" in err

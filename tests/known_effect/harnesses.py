@@ -6,9 +6,8 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
+from unittest import mock
 
 from known_effect import SuiteRun, run_suite
 from terminus_model import terminus_model
@@ -32,24 +31,11 @@ def run_reference(out: Path, root_parent: Path | None = None) -> SuiteRun:
     return run_suite(REFERENCE, out, label="reference", root_parent=root_parent)
 
 
-@contextmanager
-def _env(**values: str) -> Iterator[None]:
-    old = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
 def run_terminus(out: Path, root_parent: Path | None = None) -> tuple[SuiteRun, ModelServer]:
     """The suite on terminus-2; returns the run and the server (its request record)."""
     # litellm wants some key even for a keyless loopback server.
-    with _env(OPENAI_API_KEY="sk-known-effect", LITELLM_LOCAL_MODEL_COST_MAP="True", HARBOR_TELEMETRY="0"), \
+    with mock.patch.dict(os.environ, {"OPENAI_API_KEY": "sk-known-effect", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+                                      "HARBOR_TELEMETRY": "0"}), \
             ModelServer(terminus_model, max_requests=MAX_REQUESTS, idle_timeout=600) as server:
         harness = ("harness=terminus-2", "model=openai-compatible", "model.name=openai/scripted-model",
                    f"model.base_url={server.base_url}")
