@@ -127,3 +127,15 @@ def test_the_scripted_model_decided_from_what_terminus_showed_it(terminus_run):
     replies = [json.loads(m["content"]) for r in server.requests[-3:] for m in r.body["messages"]
                if m["role"] == "assistant"]
     assert all({"analysis", "plan", "commands", "task_complete"} <= set(x) for x in replies)
+
+
+def test_the_lower_bound_gate_passes_only_the_helpful_skill(suite):
+    # The gate's rule on the adjusted interval (report --fail-under-lift 0 --lower-bound), on the
+    # same summary: the useless skill has no interval to check, the harmful one's is below 0.
+    from aces_bench.reports.gate import gate_failures
+
+    failures = {f.skill: f.reason for f in gate_failures(suite[0].isolation, threshold=0.0, outcome="outcome",
+                                                         lower_bound=True)}
+    assert sorted(failures) == [USELESS, HARMFUL]
+    assert "no variation observed (n = 5); no interval" in failures[USELESS]
+    assert failures[HARMFUL].startswith("outcome lift -0.833, adjusted lower bound -1.000 < +0.000")
