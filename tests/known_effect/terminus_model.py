@@ -12,7 +12,8 @@ output terminus-2 sends back, the way a model would:
    command of its ``## Usage`` block (``scripts/`` resolved under the skill's folder,
    ``<placeholder>`` filled with the task's input file) into the answer file and print
    the exit status; a zero status ends the task. A SKILL.md without a command, or a
-   command that fails, falls back to step 3.
+   command that fails, falls back to step 3. Output it expects and does not see yet
+   (SKILL.md's text, the exit status) it waits for, as a model polls a slow terminal.
 3. On its own it knows two things: a line count (``awk 'END{print NR}'``, which counts
    a last line without a newline) and a word count (``wc -w``); for anything else it
    writes the sum of the file's numbers, a guess.
@@ -40,6 +41,8 @@ _WORDS = re.compile(r"[a-z0-9]+")
 _STOP = frozenset("a an and the of for to in on is are be by with what which how many does do this that it its "
                   "use when give file files input below attached".split())
 _EXIT = re.compile(r"^skill-exit=(\d+)\s*$", re.M)
+# Turns after which the model stops waiting for output it expects and goes on without it.
+MAX_TURNS = 12
 _USAGE_BLOCK = re.compile(r"^#+\s*Usage\s*\n+(?:```[^\n]*\n)?(.+?)$", re.M | re.I)
 
 
@@ -47,10 +50,16 @@ def _content(text: str) -> set[str]:
     return {w.rstrip("s") for w in _WORDS.findall(text.lower()) if w not in _STOP and not w.isdigit()}
 
 
-def reply(analysis: str, commands: list[str], *, complete: bool = False) -> Step:
+def reply(analysis: str, commands: list[str], *, complete: bool = False, duration: float = 0.5) -> Step:
     return say(json.dumps({"analysis": analysis, "plan": "; ".join(commands) or "confirm",
-                           "commands": [{"keystrokes": c + "\n", "duration": 0.3} for c in commands],
+                           "commands": [{"keystrokes": c + "\n", "duration": duration} for c in commands],
                            "task_complete": complete}))
+
+
+def wait(analysis: str) -> Step:
+    """Send nothing and look again in two seconds (terminus-2's way to wait for output)."""
+    return say(json.dumps({"analysis": analysis, "plan": "wait", "commands": [{"keystrokes": "", "duration": 2.0}],
+                           "task_complete": False}))
 
 
 class Task:
@@ -110,7 +119,7 @@ def terminus_model(request: Request) -> Step:
     users = request.user_texts
     if not users:
         raise AssertionError("terminus-2 sent no user message")
-    task, last = Task(users[0]), users[-1]
+    task = Task(users[0])
     turns = _assistant_turns(request)
     if turns and turns[-1].get("task_complete"):
         return reply("Confirming: the answer file is written.", [], complete=True)
@@ -121,15 +130,19 @@ def terminus_model(request: Request) -> Step:
             why, cmds = task.own_answer()
             return reply(f"No listed skill fits. {why}", cmds, complete=True)
         return reply(f"The {chosen[0]} skill fits the task; read it first.", [f"cat {chosen[1]}"])
+    seen = "\n".join(users[1:])  # every terminal output so far
+    patient = len(turns) < MAX_TURNS
     if any("echo skill-exit=$?" in k for k in sent):
-        status = _EXIT.search("\n".join(users[1:]))
-        if status is None and len(turns) < 6:
-            return reply("The command has not finished yet; wait.", [])
+        status = _EXIT.search(seen)
+        if status is None and patient:
+            return wait("The command has not finished yet.")
         if status is not None and status.group(1) == "0":
             return reply("The skill's command succeeded; its output is the answer.", [], complete=True)
         why, cmds = task.own_answer()
         return reply(f"The skill's command failed. {why}", cmds, complete=True)
-    command = _usage_command(last) if chosen else None
+    if f"name: {chosen[0]}" not in seen and patient:
+        return wait("SKILL.md is not on the screen yet.")
+    command = _usage_command(seen)
     if command is None:
         why, cmds = task.own_answer()
         return reply(f"SKILL.md documents no command. {why}", cmds, complete=True)
@@ -138,4 +151,4 @@ def terminus_model(request: Request) -> Step:
     command = re.sub(r"(?<![\w/])(\./)?scripts/", f"{skill_dir}/scripts/", command)
     command = re.sub(r"<[^<>]+>", lambda _m: inputs.pop(0) if inputs else "", command)
     return reply("Run the skill's documented command.",
-                 [f"{command} > {task.answer}; echo skill-exit=$?", f"cat {task.answer}"])
+                 [f"{command} > {task.answer}; echo skill-exit=$?", f"cat {task.answer}"], duration=1.0)
