@@ -46,6 +46,8 @@ from aces_bench.graders.outcome import NO_CHECK, trial_outcome
 from aces_bench.graders.redact import redact
 from aces_bench.graders.self_correction import first_attempt_pass as first_attempt_from
 from aces_bench.graders.skill_efficiency import without_routing
+from aces_bench.graders.skill_execution import ACTIVATION, EXECUTION, happened, skill_file_digests
+from aces_bench.graders.skill_execution import METRIC as SKILL_EXECUTION
 from aces_bench.graders.tool_calls import build_view
 from aces_bench.judges.base import Judge
 from aces_bench.judges.factory import build_judge
@@ -131,6 +133,8 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
             allowed_skills=subject.allowed_skills, staged_skills=subject.staged_skills,
             skills_dir=subject.skills_dir, workdir=subject.workdir, final_answer=final_answer,
             artifacts_dir=subject.artifacts_dir,
+            skill_digests=skill_file_digests(subject.skill_dir, subject.target_skill)
+            if subject.skill_dir is not None and subject.target_skill in subject.staged_skills else {},
         )
         det = grade_deterministic(inp)
         self_correction = det.pop("self_correction", None)
@@ -191,16 +195,11 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         grading_mode=grading.mode, final_pass=verdict.final_pass, outcome_only=outcome_only(metrics),
         outcome=outcome.score, outcome_source=outcome.source, outcome_failed=outcome.failed,
         baseline_saw_target=contaminated is not None,
-        activated=_happened(metrics, "activation"), script_ran=_happened(metrics, "execution"),
+        activated=happened(metrics.get(SKILL_EXECUTION), ACTIVATION, negative_control=facts.negative_control),
+        script_ran=happened(metrics.get(SKILL_EXECUTION), EXECUTION, negative_control=facts.negative_control),
         dimensions=dimension_scores(metrics), author_score=verdict.author_score, notes=notes,
         **{k: subject.labels.get(k) for k in LABEL_FIELDS},
     )
-
-
-def _happened(metrics: dict[str, MetricResult], sub: str) -> bool | None:
-    m = metrics.get("skill_execution")
-    value = m.sub_scores.get(sub) if m is not None and m.score is not None else None
-    return None if value is None else value > 0
 
 
 async def grade_one(record: TrialRecord, spec: RunSpec, judge) -> GradedTrial:

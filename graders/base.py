@@ -79,6 +79,9 @@ class GradingInput(BaseModel):
     workdir: str = "/workspace"
     final_answer: str | None = None
     artifacts_dir: Path | None = Field(default=None, description="retained workspace copy on the host")
+    skill_digests: Mapping[str, str] = Field(
+        default_factory=dict, description="text digest -> '<skill>/<path>' of the files of the skills staged in this "
+        "arm (skill_execution.skill_file_digests): a copy run from elsewhere is recognised by its content")
 
 
 @dataclass(frozen=True)

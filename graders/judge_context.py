@@ -15,7 +15,7 @@ from harbor.models.trajectories import Step, ToolCall, Trajectory
 
 from aces_bench.cases import EvalCase
 from aces_bench.graders.base import GRADER_VERSION, GradingInput, MetricResult
-from aces_bench.graders.skill_execution import FAILURE_MARKERS, norm_skill, script_invocations
+from aces_bench.graders.skill_execution import FAILURE_MARKERS, norm_skill, provenance, script_invocations
 from aces_bench.graders.skill_execution import activations as find_activations
 from aces_bench.graders.tool_calls import TraceView, build_view
 from aces_bench.judges.facts import Activation, Facts, ScriptRun
@@ -137,7 +137,8 @@ def script_runs(view: TraceView, inp: GradingInput, case: EvalCase) -> list[Scri
     skills = {norm_skill(s) for s in (case.expected_skill, *case.acceptable_skills) if s}
     runs = []
     absent = inp.target_skill if inp.condition == "baseline" and inp.target_skill not in inp.staged_skills else None
-    for call, _ in script_invocations(view.calls, case.expected_script, skills, inp.skills_dir, absent=absent):
+    for call, _ in script_invocations(view.calls, case.expected_script, skills, inp.skills_dir, absent=absent,
+                                      provenance=provenance(inp)):
         if call.failed is None:
             bad = FAILURE_MARKERS.search(call.output)
             ok, detail = bad is None, (f"failure marker {bad.group(0)!r}" if bad else "no failure marker in output")

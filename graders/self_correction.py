@@ -35,7 +35,15 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from aces_bench.graders.base import Evidence, GradingInput, MetricResult
-from aces_bench.graders.skill_execution import ACTIVATION, EXECUTION, WORKFLOW_ORDER, analyse, norm_skill, unscored
+from aces_bench.graders.skill_execution import (
+    ACTIVATION,
+    EXECUTION,
+    WORKFLOW_ORDER,
+    analyse,
+    norm_skill,
+    provenance,
+    unscored,
+)
 from aces_bench.graders.tool_calls import Call, TraceView, skill_ref
 
 METRIC = "self_correction"
@@ -195,7 +203,8 @@ def grade_self_correction(inp: GradingInput, view: TraceView | None, final: Metr
 
     cut = section["first_patch_index"]
     prefix = view.calls if cut is None else view.calls[:cut]
-    facts = analyse(prefix, inp.case, inp.target_skill, inp.skills_dir, inp.condition, recovery=False)
+    facts = analyse(prefix, inp.case, inp.target_skill, inp.skills_dir, inp.condition, recovery=False,
+                    target_staged=inp.target_skill in inp.staged_skills, provenance=provenance(inp))
     first_subs = {k: facts.sub_scores.get(k) for k in FIRST_ATTEMPT_CHECKS}
     final_subs = dict(final.sub_scores) if final is not None else {}
     affected = [k for k in FIRST_ATTEMPT_CHECKS

@@ -63,9 +63,24 @@ _OPTION_WITH_VALUE = {
 _NULL_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"}
 
 
+_SYS_PATH = re.compile(r"""sys\.path\.(?:append|insert)\(\s*(?:-?\d+\s*,\s*)?(?:r|f)?(['"])([^'"]+)\1\s*\)""")
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import\b|import[ \t]+([\w. ,]+?)(?:[ \t]+as[ \t]+\w+)?[ \t]*(?:#.*)?$)",
+                     re.MULTILINE)
+_IMPORT_INLINE = re.compile(r"(?:^|;)\s*(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))")
+_PYTHON = re.compile(r"^(?:python[0-9.]*|pypy[0-9.]*)$")
+
+
 @dataclass(frozen=True, slots=True)
 class ShellFacts:
-    """Paths a command touches, by operation, with the cwd it leaves behind."""
+    """Paths a command touches, by operation, with the cwd it leaves behind.
+
+    ``imports``: the files a Python program run by the command would import its
+    modules from, one candidate per search directory (``sys.path.append/insert``
+    in the code, ``PYTHONPATH``, the working directory for ``-c``/``-m``/stdin, the
+    script's own folder); which of them exist is the grader's business.
+    ``copies``: (source, destination) of ``cp``/``mv``/``install``/``rsync`` and
+    ``cat SRC > DST``. ``written``: (path, text) of files written from a heredoc.
+    """
 
     reads: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()
@@ -74,6 +89,9 @@ class ShellFacts:
     programs: tuple[str, ...] = ()
     flags: frozenset[str] = field(default_factory=frozenset)
     cwd: str = "/"
+    imports: tuple[str, ...] = ()
+    copies: tuple[tuple[str, str], ...] = ()
+    written: tuple[tuple[str, str], ...] = ()
 
 
 def resolve(path: str, cwd: str) -> str:
@@ -88,11 +106,16 @@ def resolve(path: str, cwd: str) -> str:
     return "/" + out.lstrip("/") if out.startswith("//") else out
 
 
-def _strip_heredocs(cmd: str) -> str:
-    """Drop heredoc bodies: they are data, and their newlines are not separators."""
+def _strip_heredocs(cmd: str) -> tuple[str, dict[int, str]]:
+    """Set heredoc bodies aside: they are data, and their newlines are not separators.
+
+    Returns the command without them and, per line of that command (by index), the
+    first heredoc body that line feeds (a program's stdin, or a file's content).
+    """
     if "<<" not in cmd:
-        return cmd
+        return cmd, {}
     out: list[str] = []
+    bodies: dict[int, str] = {}
     lines = cmd.split("\n")
     i = 0
     while i < len(lines):
@@ -101,10 +124,12 @@ def _strip_heredocs(cmd: str) -> str:
         terminators = [(m.group(2), m.group(0).startswith("<<-")) for m in _HEREDOC.finditer(line)]
         i += 1
         for term, dash in terminators:
+            start = i
             while i < len(lines) and (lines[i].strip() if dash else lines[i]) != term:
                 i += 1
+            bodies.setdefault(len(out) - 1, "\n".join(lines[start:i]))
             i += 1  # the terminator line itself
-    return "\n".join(out)
+    return "\n".join(out), bodies
 
 
 def _tokens(line: str) -> list[tuple[bool, str]]:
@@ -164,7 +189,8 @@ def _pathlike(word: str) -> bool:
 
 
 class _Acc:
-    __slots__ = ("cwd", "execs", "flags", "lists", "programs", "reads", "writes")
+    __slots__ = ("copies", "cwd", "execs", "flags", "imports", "lists", "programs", "pythonpath", "reads", "stdin",
+                 "writes", "written")
 
     def __init__(self, cwd: str):
         self.reads: list[str] = []
@@ -174,12 +200,69 @@ class _Acc:
         self.programs: list[str] = []
         self.flags: set[str] = set()
         self.cwd = cwd
+        self.imports: list[str] = []
+        self.copies: list[tuple[str, str]] = []
+        self.written: list[tuple[str, str]] = []
+        self.pythonpath: list[str] = []  # from ``export PYTHONPATH=...`` earlier in the command
+        self.stdin: str | None = None  # the heredoc body fed to the current line
+
+
+def _modules(code: str) -> list[str]:
+    """Dotted module names ``code`` imports (``import a.b, c`` / ``from a.b import x``)."""
+    out: list[str] = []
+    for m in [*_IMPORT.finditer(code), *_IMPORT_INLINE.finditer(code)]:
+        if m.group(1):
+            out.append(m.group(1))
+        elif m.group(2):
+            out += [w.strip().split()[0] for w in m.group(2).split(",") if w.strip()]
+    return [m for m in dict.fromkeys(out) if not m.startswith(".")]
+
+
+def python_imports(code: str, dirs: list[str], cwd: str) -> list[str]:
+    """Candidate files for each module ``code`` imports, in each search dir (code's own sys.path first)."""
+    search = [resolve(m.group(2), cwd) for m in _SYS_PATH.finditer(code)] + dirs
+    out: list[str] = []
+    for module in _modules(code):
+        rel = module.replace(".", "/")
+        for d in dict.fromkeys(search):
+            out += [f"{d.rstrip('/')}/{rel}.py", f"{d.rstrip('/')}/{rel}/__init__.py"]
+    return out
+
+
+def _python(args: list[str], env_path: list[str], acc: _Acc) -> None:
+    """What a Python interpreter run with ``args`` executes and imports."""
+    cwd = acc.cwd
+    dirs = [resolve(d, cwd) for d in env_path if d]
+    k = 0
+    while k < len(args) and args[k].startswith("-") and args[k] not in ("-c", "-m", "-"):
+        k += 2 if args[k] in ("-W", "-X") else 1
+    rest = args[k:]
+    if rest and rest[0] == "-c":
+        code = rest[1] if len(rest) > 1 else ""
+        acc.imports += python_imports(code, [*dirs, cwd], cwd)
+    elif rest and rest[0] == "-m":
+        if len(rest) > 1 and re.fullmatch(r"[\w.]+", rest[1]):
+            acc.imports += python_imports(f"import {rest[1]}", [*dirs, cwd], cwd)
+    elif not rest or rest[0] == "-":
+        if acc.stdin:
+            acc.imports += python_imports(acc.stdin, [*dirs, cwd], cwd)
+    elif _pathlike(rest[0]):
+        script = resolve(rest[0], cwd)
+        acc.execs.append(script)
+        # The script's own imports are unknown here (its text is not in the command),
+        # unless it was written by a heredoc in this same command.
+        for path, text in acc.written:
+            if path == script:
+                acc.imports += python_imports(text, [*dirs, posixpath.dirname(script)], cwd)
 
 
 def _simple(words: list[str], acc: _Acc) -> None:
     """Record what one simple command (no operators) does."""
     i = 0
+    env_path = list(acc.pythonpath)
     while i < len(words) and (_ASSIGNMENT.match(words[i]) or words[i] in _WRAPPERS):
+        if words[i].startswith("PYTHONPATH="):
+            env_path = [p for p in words[i][len("PYTHONPATH="):].split(":") if p and not p.startswith("$")] + env_path
         if words[i] == "timeout" or (words[i] == "sudo" and i + 1 < len(words) and words[i + 1] == "-u"):
             i += 1
         i += 1
@@ -202,6 +285,12 @@ def _simple(words: list[str], acc: _Acc) -> None:
     if _INSTALL.match(text.replace("sudo ", "")):
         acc.flags.add("install")
 
+    if prog == "export":
+        for a in args:
+            if a.startswith("PYTHONPATH="):
+                acc.pythonpath = [p for p in a[len("PYTHONPATH="):].split(":") if p and not p.startswith("$")] \
+                    + acc.pythonpath
+        return
     if prog == "cd":
         target = args[0] if args else "~"
         if target != "-":
@@ -216,6 +305,9 @@ def _simple(words: list[str], acc: _Acc) -> None:
         if inline is not None:
             _line_block(inline, acc)
             return
+    if _PYTHON.match(prog):
+        _python(args, env_path, acc)
+        return
     if _INTERPRETERS.match(prog):
         if "-c" in args or "-e" in args or "-m" in args:
             return
@@ -256,8 +348,15 @@ def _simple(words: list[str], acc: _Acc) -> None:
         return
     if prog in _COPIERS:
         if len(pos) >= 2:
-            acc.reads.extend(resolve(p, cwd) for p in pos[:-1] if _pathlike(p))
-            acc.writes.append(resolve(pos[-1], cwd))
+            srcs = [resolve(p, cwd) for p in pos[:-1] if _pathlike(p)]
+            dst = resolve(pos[-1], cwd)
+            acc.reads.extend(srcs)
+            acc.writes.append(dst)
+            if prog != "ln" or "-s" in args or "-sf" in args:
+                for src in srcs:
+                    # Into a folder (several sources, or a trailing slash): the file keeps its name.
+                    into = len(srcs) > 1 or pos[-1].endswith("/")
+                    acc.copies.append((src, f"{dst}/{posixpath.basename(src)}" if into else dst))
         return
     if prog in _MODIFIERS:
         acc.writes.extend(resolve(p, cwd) for p in pos if _pathlike(p))
@@ -289,22 +388,28 @@ def parse_command(cmd: str, cwd: str = "/") -> ShellFacts:
         programs=tuple(acc.programs),
         flags=frozenset(acc.flags),
         cwd=acc.cwd,
+        imports=tuple(dict.fromkeys(acc.imports)),
+        copies=tuple(acc.copies),
+        written=tuple(acc.written),
     )
 
 
 def _line_block(cmd: str, acc: _Acc) -> None:
-    body = _strip_heredocs(cmd)
+    body, heredocs = _strip_heredocs(cmd)
     pending = ""
-    for raw in body.split("\n"):
+    for n, raw in enumerate(body.split("\n")):
         line = pending + raw
         # A quote left open continues onto the next line (``python -c "...``).
         if line.count("'") % 2 == 1 or _open_double(line):
             pending = line + "\n"
             continue
         pending = ""
+        acc.stdin = heredocs.get(n)
         _line(line, acc)
     if pending:
+        acc.stdin = None
         _line(pending, acc)
+    acc.stdin = None
 
 
 def _open_double(line: str) -> bool:
@@ -332,7 +437,13 @@ def _line(line: str, acc: _Acc) -> None:
             if i + 1 < len(tokens) and not tokens[i + 1][0]:
                 target = tokens[i + 1][1]
                 if target not in _NULL_TARGETS:
-                    acc.writes.append(resolve(target, acc.cwd))
+                    dst = resolve(target, acc.cwd)
+                    acc.writes.append(dst)
+                    prog = posixpath.basename(words[0]) if words else ""
+                    if prog == "cat" and acc.stdin is not None and len(words) == 1:
+                        acc.written.append((dst, acc.stdin))
+                    elif prog == "cat" and len(words) == 2 and _pathlike(words[1]) and not text.startswith(">>"):
+                        acc.copies.append((resolve(words[1], acc.cwd), dst))
                 i += 1
         elif text == "<" and i + 1 < len(tokens) and not tokens[i + 1][0]:
             acc.reads.append(resolve(tokens[i + 1][1], acc.cwd))

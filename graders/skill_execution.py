@@ -8,10 +8,14 @@ said so in the evidence):
   harness copy, or a harness activation call (``activate_skill``, ``Skill``) naming
   it. A skill in the case's ``acceptable_skills`` counts too.
 - ``execution``: a command invoked the case's ``expected_script`` (relative to the
-  skill folder, any prefix). 1 when an invocation succeeded (or reported no
-  status), 0.5 when every invocation failed, 0 when none happened. Not applicable
-  when the case names no script. A script the agent wrote itself outside the
-  skill folders does not count.
+  skill folder, any prefix): ran it, imported it from Python (``sys.path``,
+  ``PYTHONPATH``, ``python -m``, ``from scripts.x import`` with the cwd in the
+  skill, or a script the agent wrote that does so), or ran a copy of it (a traced
+  ``cp``/``cat >``, or a file with its content: ``GradingInput.skill_digests``).
+  1 when an invocation succeeded (or reported no status and printed no failure),
+  0.5 when every invocation failed, 0 when none happened. Not applicable when the
+  case names no script. A script the agent wrote itself outside the skill folders
+  does not count; in the baseline, naming the absent target's files runs nothing.
 - ``workflow_order``: the skill was activated before the script first ran.
   Not applicable without an expected script or without an invocation.
 - ``error_recovery``: share of failed calls followed, within the next
@@ -31,11 +35,16 @@ controls); the paired difference is the point.
 from __future__ import annotations
 
 import fnmatch
+import hashlib
+import posixpath
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from aces_bench.cases import EvalCase
 from aces_bench.graders.base import Evidence, GraderContext, GradingInput, MetricResult
+from aces_bench.graders.shell import python_imports
 from aces_bench.graders.tool_calls import Call, TraceView, skill_glob_ref, skill_ref
 
 METRIC = "skill_execution"
@@ -88,11 +97,128 @@ def activations(calls: tuple[Call, ...] | list[Call], skills_dir: str) -> list[A
     return out
 
 
+def happened(result: MetricResult | None, check: str, *, negative_control: bool) -> bool | None:
+    """Whether the target was activated (``ACTIVATION``) or the expected script ran cleanly
+    (``EXECUTION``), read from a ``skill_execution`` result: the one rule every reader uses
+    (trials table, process rates, report triage).
+
+    A positive case scores 1 for it happening (0.5 execution: invoked, every run failed,
+    so not clean); a negative control scores 1 for it *not* happening (the suite's skill
+    left alone), so its sub-score is read the other way round. None: not scored, or not
+    applicable (no expected script).
+    """
+    if result is None or result.score is None:
+        return None
+    value = result.sub_scores.get(check)
+    if value is None:
+        return None
+    return value < 1.0 if negative_control else value >= 1.0
+
+
+def target_activated(calls: tuple[Call, ...] | list[Call], skill: str, skills_dir: str) -> bool:
+    """Whether ``calls`` activated ``skill`` (``activations``' rule), for readers without a grade."""
+    return any(norm_skill(a.skill) == norm_skill(skill) for a in activations(calls, skills_dir))
+
+
+def text_digest(text: str) -> str:
+    """Digest of a file's text as a copy would carry it (line endings and trailing space folded)."""
+    return hashlib.sha256(text.replace("\r\n", "\n").rstrip().encode("utf-8", "replace")).hexdigest()
+
+
+def skill_file_digests(skill_dir: Path, name: str) -> dict[str, str]:
+    """``text_digest`` -> ``<name>/<path>`` of every file of a staged skill (its evals left out)."""
+    out: dict[str, str] = {}
+    for path in sorted(skill_dir.rglob("*")):
+        rel = path.relative_to(skill_dir).as_posix()
+        if not path.is_file() or rel.split("/")[0] == "evals" or rel == "SKILL.md" or path.stat().st_size > 1 << 20:
+            continue
+        try:
+            out.setdefault(text_digest(path.read_text(encoding="utf-8")), f"{name}/{rel}")
+        except (OSError, UnicodeDecodeError):
+            continue
+    return out
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where files outside the skill folders came from: copies of a staged skill's files.
+
+    ``digests``: ``skill_file_digests`` of the skills staged in this arm; ``workspace``:
+    the retained final workspace on the host, mounted at ``workdir`` in the trial.
+    """
+
+    digests: Mapping[str, str] = field(default_factory=dict)
+    workspace: Path | None = None
+    workdir: str = "/workspace"
+
+    def retained_digest(self, path: str) -> str | None:
+        root = self.workdir.rstrip("/") + "/"
+        if self.workspace is None or not path.startswith(root):
+            return None
+        try:
+            return text_digest((self.workspace / path[len(root):]).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+
+
+class _Origins:
+    """Follows copies through a trace: which skill file a path outside the skill folders holds."""
+
+    def __init__(self, skills_dir: str, provenance: Provenance | None):
+        self.skills_dir = skills_dir.rstrip("/")
+        self.prov = provenance or Provenance()
+        self.copied: dict[str, str] = {}  # destination -> source (the source in a skill folder)
+        self.content: dict[str, str] = {}  # path -> text digest, for files written whole
+        self.text: dict[str, str] = {}  # path -> text of a Python file written whole
+
+    def origin(self, path: str) -> tuple[str, str] | None:
+        """(the skill file ``path`` is a copy of, how that is known), or None."""
+        for dst, src in self.copied.items():
+            if path == dst or path.startswith(dst + "/"):
+                return src + path[len(dst):], f"copied from {src}"
+        digest = self.content.get(path) or self.prov.retained_digest(path)
+        rel = self.prov.digests.get(digest) if digest else None
+        if rel is not None:
+            return f"{self.skills_dir}/{rel}", f"same content as {rel}"
+        return None
+
+    def update(self, c: Call) -> None:
+        for src, dst in c.copies:
+            from_skill = skill_ref(src, self.skills_dir) is not None
+            known = self.origin(src)
+            if from_skill or known:
+                self.copied[dst] = src if from_skill else known[0]
+            else:
+                self.copied.pop(dst, None)
+        for path, text in c.files:
+            self.content[path] = text_digest(text)
+            self.copied.pop(path, None)
+            if path.endswith(".py"):
+                self.text[path] = text
+
+    def imports_of(self, c: Call) -> tuple[str, ...]:
+        """What the Python files ``c`` ran import, where the trace shows their text (the agent
+        wrote them): ``sys.path.append('<skill>/scripts'); from tool import X`` in a script."""
+        out: list[str] = []
+        for p in c.execs:
+            text = self.text.get(p)
+            if text is not None:
+                out += python_imports(text, [posixpath.dirname(p)], posixpath.dirname(p))
+        return tuple(out)
+
+
 def script_invocations(
     calls: tuple[Call, ...] | list[Call], script: str, skills: set[str], skills_dir: str,
-    *, absent: str | None = None,
+    *, absent: str | None = None, provenance: Provenance | None = None,
 ) -> list[tuple[Call, str]]:
     """Calls that ran ``script`` (relative to a skill folder) from one of ``skills``.
+
+    Ran: executed it (``python .../scripts/x.py``, ``./x.sh``), imported it from Python
+    (``sys.path.append('<skill>/scripts'); import x``, ``PYTHONPATH=...``, ``python -m
+    scripts.x`` or ``from scripts.x import y`` with the cwd in the skill), or ran a copy
+    of it from elsewhere (``cp <skill>/scripts/x.py /tmp/y.py && python /tmp/y.py``; a
+    file written with the script's content, or left in the workspace with it, by
+    ``provenance``'s content digests).
 
     ``absent``: a skill not staged in this arm (the target, in the baseline). A call
     naming its script under the study's skills dir ran nothing: the file was not there.
@@ -100,19 +226,24 @@ def script_invocations(
     suffix = "/" + script.lstrip("./")
     missing = f"{skills_dir.rstrip('/')}/{absent}/" if absent else None
     authored: set[str] = set()
+    origins = _Origins(skills_dir, None if absent else provenance)
     out: list[tuple[Call, str]] = []
     for c in calls:
-        for p in c.execs:
-            if not (p.endswith(suffix) or p == script):
+        origins.update(c)
+        imports = (*c.imports, *origins.imports_of(c))
+        for p in (*c.execs, *imports):
+            found = origins.origin(p) if skill_ref(p, skills_dir) is None else None
+            q = found[0] if found else p
+            if not (q.endswith(suffix) or q == script):
                 continue
-            ref = skill_ref(p, skills_dir)
+            ref = skill_ref(q, skills_dir)
             if ref is not None and norm_skill(ref.skill) not in skills:
                 continue
-            if missing is not None and p.startswith(missing):
+            if missing is not None and q.startswith(missing):
                 continue
-            if ref is None and p in authored:
-                continue
-            out.append((c, p))
+            if ref is None and (p in authored or p in imports):
+                continue  # the agent's own file, or a module that may not exist
+            out.append((c, f"{p} ({found[1]})" if found else p))
             break
         authored.update(p for p in c.writes if skill_ref(p, skills_dir) is None)
     return out
@@ -141,6 +272,7 @@ def analyse(
     *,
     recovery: bool = True,
     target_staged: bool = False,
+    provenance: Provenance | None = None,
 ) -> ExecutionFacts:
     """The four sub-checks over ``calls`` (pure). ``first_pass_index`` records the
     call index at which each passing check first passed, for first-attempt grading."""
@@ -169,7 +301,8 @@ def analyse(
         ev.append(Evidence(check="execution", passed=None, detail="not applicable: the case names no expected_script"))
     else:
         inv = script_invocations(calls, script, expected, skills_dir,
-                                 absent=target_skill if condition == "baseline" and not target_staged else None)
+                                 absent=target_skill if condition == "baseline" and not target_staged else None,
+                                 provenance=provenance)
         ok = [(c, p) for c, p in inv
               if c.failed is False or (c.failed is None and not FAILURE_MARKERS.search(c.output or ""))]
         if ok:
@@ -306,8 +439,13 @@ def grade_skill_execution(inp: GradingInput, view: TraceView | None) -> MetricRe
     if missing is not None:
         return missing
     facts = analyse(view.calls, inp.case, inp.target_skill, inp.skills_dir, inp.condition,
-                    target_staged=inp.target_skill in inp.staged_skills)
+                    target_staged=inp.target_skill in inp.staged_skills, provenance=provenance(inp))
     return result_from(facts)
+
+
+def provenance(inp: GradingInput) -> Provenance:
+    """What this arm's trace is checked against for copies: its staged skills' file digests."""
+    return Provenance(digests=inp.skill_digests, workspace=inp.artifacts_dir, workdir=inp.workdir)
 
 
 def grade(inp: GradingInput, ctx: GraderContext) -> MetricResult:

@@ -66,6 +66,7 @@ _FAILURE_TEXT = re.compile(
 _HARNESS_SKILL_ROOTS = (
     r"[^\s'\"]*?/\.(?:claude|agents|gemini|codex|cursor|opencode|config/opencode)/skills",
     r"/runtime/skills",
+    r"/logs/agent/sessions/skills",  # claude-code under Harbor: CLAUDE_CONFIG_DIR=/logs/agent/sessions
     r"(?:~|/root|/home/[^/]+)/skills",
 )
 
@@ -90,6 +91,12 @@ class Call:
     writes: tuple[str, ...] = ()
     lists: tuple[str, ...] = ()
     execs: tuple[str, ...] = ()
+    imports: tuple[str, ...] = ()
+    """Files a Python program run by the call would import modules from (candidates; see ``shell``)."""
+    copies: tuple[tuple[str, str], ...] = ()
+    """(source, destination) of files the call copied."""
+    files: tuple[tuple[str, str], ...] = ()
+    """(path, text) of files the call wrote whole (a write tool, a heredoc)."""
     written: str = ""
     flags: frozenset[str] = frozenset()
     activated: str | None = None
@@ -274,7 +281,7 @@ class _Builder:
             facts = parse_command(text, self.cwd)
             self.cwd = facts.cwd
             fields = {"reads": facts.reads, "writes": facts.writes, "lists": facts.lists, "execs": facts.execs,
-                      "flags": facts.flags}
+                      "flags": facts.flags, "imports": facts.imports, "copies": facts.copies, "files": facts.written}
             kind = "shell"
         elif kind == "activate":
             name = _activated_name(args)
@@ -297,6 +304,8 @@ class _Builder:
             if op:
                 fields[op] = tuple(paths)
             fields["written"] = written
+            if kind == "write" and len(paths) == 1 and written:
+                fields["files"] = ((paths[0], written),)
         reads = fields.get("reads", ())
         if reads and output and frontmatter_only(output):
             peeks = tuple(r for r in reads if posixpath.basename(r).lower() == "skill.md")

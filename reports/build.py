@@ -30,7 +30,7 @@ from aces_bench.reports.pages import StudyPages, relative
 from aces_bench.reports.records import StudyData, load_study
 from aces_bench.reports.static_live import scan_targets, section, structural_frame
 from aces_bench.reports.summary import ReportSummary, build_summary
-from aces_bench.reports.triage import activation_from_trajectory
+from aces_bench.reports.triage import activation
 from aces_bench.reports.verdict import correlation_sentence, headline_sentence, verdict_rows
 from aces_bench.stats import StatsSettings, build_pairs, study_stats
 from aces_bench.stats.controls import is_negative_control
@@ -67,19 +67,9 @@ def _is_paper_study(study: StudyData) -> bool:
 
 
 def _negative_activation(pages: StudyPages, rec: dict) -> bool | None:
-    """Did a with-skill trial on a negative control trigger the target skill?
-
-    The grader scores negative controls on NOT triggering (activation sub-score 1 = not
-    triggered, evidence "negative control: ..."), the reverse of positive cases, so its
-    verdict is inverted here; without it, the trajectory decides; None when neither can."""
-    grade = pages.grade(rec)
-    m = grade.metrics.get("skill_execution") if grade is not None else None
-    if m is not None:
-        ev = next((e for e in m.evidence if e.check == "activation" and e.passed is not None), None)
-        if ev is not None and ev.detail.startswith("negative control"):
-            return not ev.passed
+    """Did a with-skill trial on a negative control trigger the target skill? (``triage.activation``)"""
     traj, _ = pages.trajectory(rec)
-    return activation_from_trajectory(traj, str(rec["skill"]))
+    return activation(pages.grade(rec), traj, str(rec["skill"]))
 
 
 def negative_control_activations(trials: pd.DataFrame, pages: StudyPages) -> pd.DataFrame:

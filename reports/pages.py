@@ -22,8 +22,7 @@ from aces_bench.reports.records import StudyData, load_trajectory
 from aces_bench.reports.trajectory_view import clip, view
 from aces_bench.reports.triage import (
     TriageGroup,
-    activation_from_grade,
-    activation_from_trajectory,
+    activation,
     triage,
 )
 
@@ -124,11 +123,8 @@ class StudyPages:
         row = self.row(rec, "with_skill")
         if row is None:
             return None
-        found = activation_from_grade(self.grade(row))
-        if found is None:
-            traj, _ = self.trajectory(row)
-            found = activation_from_trajectory(traj, str(rec["skill"]))
-        return found
+        traj, _ = self.trajectory(row)  # parsed once per trial (cached); the pair's page shows it anyway
+        return activation(self.grade(row), traj, str(rec["skill"]))
 
     def negative_control(self, rec: dict) -> bool:
         row = self.row(rec, "with_skill") or self.row(rec, "baseline") or {}

@@ -6,17 +6,16 @@ mechanism whose rule holds, in this order. The rules are shown on the report pag
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
 from harbor.models.trajectories import Trajectory
 
-from aces_bench.graders.skill_execution import ACTIVATION
+from aces_bench.graders.skill_execution import ACTIVATION, happened, target_activated
 from aces_bench.graders.skill_execution import METRIC as SKILL_EXECUTION
+from aces_bench.graders.tool_calls import build_view
 from aces_bench.records import PAIR_KEY, GradedTrial
 
 
@@ -45,43 +44,27 @@ MECHANISMS = (
               "negative control that correctly left the skill alone scored lower."),
 )
 MECHANISM_BY_KEY = {m.key: m for m in MECHANISMS}
-_SKILL_MD = re.compile(r"([A-Za-z0-9_.-]+)/SKILL\.md\b")
-_ACTIVATION_TOOLS = {"activate_skill", "skill"}
 
 
-def activation_from_grade(grade: GradedTrial | None) -> bool | None:
-    """The grader's verdict on activation (sub-score or evidence), None when it has none."""
-    if grade is None:
+def activation(grade: GradedTrial | None, trajectory: Trajectory | None, skill: str) -> bool | None:
+    """Did this with-skill trial trigger ``skill``? The graders' answer, never a rule of its own.
+
+    The graded record's ``activated`` (``skill_execution.happened``: for a negative control
+    a sub-score of 1 means the skill was left alone, so it is read the other way round);
+    a record graded before that field existed, through the same rule; without a
+    ``skill_execution`` result, the graders' activation rule over the trajectory; None
+    when neither is there.
+    """
+    if grade is not None:
+        if grade.activated is not None:
+            return grade.activated
+        found = happened(grade.metrics.get(SKILL_EXECUTION), ACTIVATION, negative_control=grade.negative_control)
+        if found is not None:
+            return found
+    if trajectory is None:
         return None
-    m = grade.metrics.get(SKILL_EXECUTION)
-    if m is None:
-        return None
-    sub = m.sub_scores.get(ACTIVATION)
-    if sub is not None:
-        return sub > 0
-    for e in m.evidence:
-        if e.check == ACTIVATION and e.passed is not None:
-            return e.passed
-    return None
-
-
-def activation_from_trajectory(traj: Trajectory | None, skill: str) -> bool | None:
-    """Whether any tool call read ``<skill>/SKILL.md`` or activated ``skill``; None without a trajectory."""
-    if traj is None:
-        return None
-    stack = [traj]
-    while stack:
-        t = stack.pop()
-        stack.extend(t.subagent_trajectories or [])
-        for step in t.steps:
-            for call in step.tool_calls or []:
-                if call.function_name.lower() in _ACTIVATION_TOOLS:
-                    named = {str(v).strip() for k, v in call.arguments.items() if k in ("name", "skill", "skill_name", "command")}
-                    if skill in named:
-                        return True
-                if any(m.group(1) == skill for m in _SKILL_MD.finditer(json.dumps(call.arguments))):
-                    return True
-    return False
+    # The emitted tasks' skills dir; harness copies (~/.gemini/skills, ...) are recognised anyway.
+    return target_activated(build_view(trajectory).calls, skill, "/skills")
 
 
 @dataclass

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from aces_bench.stats.controls import is_negative_control
 from aces_bench.stats.inference import wilson_interval
 
 PROCESS = {"activation": "activated", "script_execution": "script_ran"}
@@ -20,9 +21,11 @@ RATE_FIELDS = ("process", "n", "k", "rate", "ci_lo", "ci_hi")
 
 
 def process_rates(trials: pd.DataFrame, *, by: Sequence[str] = (), level: float = 0.95) -> pd.DataFrame:
-    """Per group in ``by`` and process: finished with-skill trials where it applies (n), where it
+    """Per group in ``by`` and process: finished with-skill trials on positive cases where it applies (n), where it
     happened (k), the rate and its Wilson interval. A table without the columns gives n = 0."""
-    ok = trials.loc[(trials["condition"] == "with_skill") & (trials["status"] == "ok")]
+    # Negative controls are left out: there the process not happening is right (their
+    # false-activation rate is stats/controls.py's).
+    ok = trials.loc[(trials["condition"] == "with_skill") & (trials["status"] == "ok") & ~is_negative_control(trials)]
     groups = [((), ok)] if not by else [
         (k if isinstance(k, tuple) else (k,), part) for k, part in ok.groupby(list(by), sort=True, dropna=False)]
     rows = []

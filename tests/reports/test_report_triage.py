@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
-from harbor.models.trajectories import Agent, Step, ToolCall, Trajectory
+from harbor.models.trajectories import Agent, Observation, ObservationResult, Step, ToolCall, Trajectory
 
-from aces_bench.reports.triage import MECHANISMS, activation_from_trajectory, classify
+from aces_bench.cases import EvalCase
+from aces_bench.graders.base import MetricResult
+from aces_bench.graders.skill_execution import analyse
+from aces_bench.graders.tool_calls import build_view
+from aces_bench.records import GradedTrial
+from aces_bench.reports.triage import MECHANISMS, activation, classify
+
+GOLDEN_GRADE = Path(__file__).resolve().parents[1] / "golden" / "grades" / "grades_v1.jsonl"
 
 
 def test_rules_apply_in_order():
@@ -30,11 +39,48 @@ def _traj(calls: list[tuple[str, dict]]) -> Trajectory:
 
 
 def test_activation_is_recognised_across_harness_styles():
-    assert activation_from_trajectory(_traj([("bash", {"command": "cat /skills/foo/SKILL.md"})]), "foo") is True
-    assert activation_from_trajectory(_traj([("activate_skill", {"name": "foo"})]), "foo") is True
-    assert activation_from_trajectory(_traj([("Skill", {"skill": "foo"})]), "foo") is True
-    assert activation_from_trajectory(_traj([("read_file", {"path": "/skills/bar/SKILL.md"})]), "foo") is False
-    assert activation_from_trajectory(None, "foo") is None
+    # Without a grade the graders' own activation rule reads the trajectory.
+    assert activation(None, _traj([("bash", {"command": "cat /skills/foo/SKILL.md"})]), "foo") is True
+    assert activation(None, _traj([("activate_skill", {"name": "foo"})]), "foo") is True
+    assert activation(None, _traj([("Skill", {"skill": "foo"})]), "foo") is True
+    assert activation(None, _traj([("read_file", {"path": "/skills/bar/SKILL.md"})]), "foo") is False
+    # A frontmatter peek is discovery, not activation (the graders' rule, which triage's own regex missed).
+    peek = _traj([("bash", {"command": "head -4 /skills/foo/SKILL.md"})])
+    peek.steps[1].observation = Observation(results=[ObservationResult(
+        source_call_id="c2", content="---\nname: foo\ndescription: Sum a column.\n---")])
+    assert activation(None, peek, "foo") is False
+    assert activation(None, None, "foo") is None
+
+
+def _graded(traj: Trajectory, *, negative: bool, stored: bool) -> GradedTrial:
+    """A with-skill record graded by skill_execution; ``stored=False``: graded before ``activated`` existed."""
+    case = EvalCase.model_validate({"id": "n", "prompt": "How many lines?", "kind": "negative" if negative else "explicit",
+                                    "expected_skill": None if negative else "foo"})
+    facts = analyse(build_view(traj).calls, case, "foo", "/skills", "with_skill")
+    result = MetricResult(metric="skill_execution", score=facts.score, sub_scores=facts.sub_scores,
+                          evidence=facts.evidence, grader="deterministic", grader_version="1")
+    line = json.loads(GOLDEN_GRADE.read_text().splitlines()[0])
+    line.update(negative_control=negative, condition="with_skill", metrics={"skill_execution": result.model_dump()})
+    record = GradedTrial.model_validate(line)
+    if stored:
+        from aces_bench.graders.skill_execution import ACTIVATION, happened
+        record = record.model_copy(update={"activated": happened(result, ACTIVATION, negative_control=negative)})
+    return record
+
+
+def test_a_negative_control_that_left_the_skill_alone_is_not_read_as_activated():
+    # skill_execution scores a negative control 1 for NOT triggering the skill; reading that
+    # sub-score as "activated" put correct negative controls under "misused".
+    alone = _traj([("bash", {"command": "wc -l data.csv"})])
+    triggered = _traj([("bash", {"command": "cat /skills/foo/SKILL.md"})])
+    for stored in (True, False):
+        assert activation(_graded(alone, negative=True, stored=stored), None, "foo") is False
+        assert activation(_graded(triggered, negative=True, stored=stored), None, "foo") is True
+        assert activation(_graded(triggered, negative=False, stored=stored), None, "foo") is True
+        assert activation(_graded(alone, negative=False, stored=stored), None, "foo") is False
+    ok = {"status_with": "ok", "status_base": "ok"}
+    left_alone = activation(_graded(alone, negative=True, stored=True), None, "foo")
+    assert classify(ok, outcome="outcome", activated=left_alone, negative_control=True, sibling_lifts=[])[0] == "other"
 
 
 def _groups(html: str) -> dict[str, str]:

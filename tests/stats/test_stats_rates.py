@@ -15,6 +15,8 @@ def test_rates_count_finished_with_skill_trials_where_the_process_applies():
         trial(case_id="c3", activated=False, script_ran=None),  # the case names no script
         trial(case_id="c4", activated=True, script_ran=True, status="timeout"),  # unfinished: left out
         trial(case_id="c1", condition="baseline", activated=False, script_ran=False),  # baseline: never counted
+        # A negative control that left the skill alone: right not to, and not part of the rate.
+        trial(case_id="n1", activated=False, script_ran=False, negative_control=True, case_kind="negative"),
     ])
     rates = process_rates(t).set_index("process")
     assert (rates.loc["activation", "k"], rates.loc["activation", "n"]) == (2, 3)
