@@ -2,6 +2,7 @@
 
     .venv/bin/python tests/golden/make_real_grades.py          # re-grade the committed trajectories
     .venv/bin/python tests/golden/make_real_grades.py --fetch  # also re-copy them from their sources
+    .venv/bin/python tests/golden/make_real_grades.py --terminus  # re-run only the terminus-2 study
 
 One trimmed trajectory per harness, each written by the harness itself, never by
 aces-bench's tests:
@@ -13,6 +14,12 @@ aces-bench's tests:
   tool calls; see that folder's README).
 - reference: aces-bench's reference agent in a real offline study
   (``aces-bench 'skill.cases=[explicit-1]'``, local backend, ~10 s).
+- terminus-2: Harbor's terminus-2 in a real study against the scripted loopback model
+  of tests/harness, summarising after its first episode, so terminus-2 itself writes
+  ``trajectory.json`` with ``continued_trajectory_ref`` and ``trajectory.cont-1.json``,
+  ``trajectory.cont-2.json`` plus its summarisation sub-agent files
+  (``terminus_continuation.py``; local backend, ~20 s). The loader merges them: the
+  expected grades are over the merged steps.
 
 Trimming cuts strings over 1500 characters to their first 1500 with `` [...trimmed]``
 (the rule of tests/fixtures/trajectories); nothing else changes. Each trajectory is
@@ -69,7 +76,8 @@ def trim(value: Any) -> Any:
 
 
 def put(harness: str, trajectory: dict) -> None:
-    path = OUT / harness / "agent" / "trajectory.json"
+    """Write a trimmed trajectory: ``<harness>`` names its trial dir, or a file under OUT ending .json."""
+    path = OUT / harness if harness.endswith(".json") else OUT / harness / "agent" / "trajectory.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(trim(trajectory), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
@@ -101,6 +109,18 @@ def reference_study() -> tuple[dict, dict[str, Any]]:
         return traj, inputs
 
 
+def terminus() -> None:
+    from terminus_continuation import run
+
+    agent = OUT / "terminus-2" / "agent"
+    for old in agent.glob("trajectory*.json"):
+        old.unlink()
+    inputs = run(agent)
+    for path in sorted(agent.glob("trajectory*.json")):
+        put(f"terminus-2/agent/{path.name}", json.loads(path.read_text(encoding="utf-8")))
+    (OUT / "terminus-2.inputs.json").write_text(json.dumps(inputs, indent=1) + "\n", encoding="utf-8")
+
+
 def fetch() -> None:
     gemini = SHARED_TRIALS / "skills" / "dapt-intrusion-detection" / "agent" / "trajectory.json"
     if not gemini.is_file():
@@ -111,11 +131,12 @@ def fetch() -> None:
     traj, inputs = reference_study()
     put("reference", traj)
     (OUT / "reference.inputs.json").write_text(json.dumps(inputs, indent=1) + "\n", encoding="utf-8")
+    terminus()
 
 
 def inputs_of(harness: str) -> dict[str, Any]:
-    if harness == "reference":
-        return json.loads((OUT / "reference.inputs.json").read_text(encoding="utf-8"))
+    if harness in ("reference", "terminus-2"):
+        return json.loads((OUT / f"{harness}.inputs.json").read_text(encoding="utf-8"))
     return INPUTS[harness]
 
 
@@ -130,7 +151,9 @@ def main(argv: list[str]) -> int:
     sys.path.insert(0, str(HERE))
     if "--fetch" in argv:
         fetch()
-    for harness in ("gemini-cli", "claude-code", "codex", "reference"):
+    elif "--terminus" in argv:
+        terminus()
+    for harness in ("gemini-cli", "claude-code", "codex", "reference", "terminus-2"):
         data = expected(harness)
         (OUT / f"{harness}.expected.json").write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n",
                                                       encoding="utf-8")

@@ -16,7 +16,7 @@ import pytest
 from golden_real import grade_committed
 
 ROOT = Path(__file__).resolve().parent / "real_grades"
-HARNESSES = ("gemini-cli", "claude-code", "codex", "reference")
+HARNESSES = ("gemini-cli", "claude-code", "codex", "reference", "terminus-2")
 
 
 @pytest.mark.parametrize("harness", HARNESSES)
@@ -37,3 +37,20 @@ def test_each_harness_activates_the_skill_its_own_way():
     names = {h: {c["function_name"] for s in calls[h]["steps"] for c in s.get("tool_calls") or []} for h in HARNESSES}
     assert "activate_skill" in names["gemini-cli"] and "Skill" in names["claude-code"]
     assert "exec_command" in names["codex"] and names["reference"] == {"bash"}
+    assert "bash_command" in names["terminus-2"]
+
+
+def test_terminus2_is_graded_over_its_continuations_merged():
+    # terminus-2 summarised and continued: trajectory.json stops at the hand-off and names
+    # trajectory.cont-1.json; the script ran only in the continuation. The grades are over
+    # the merged steps, so the execution evidence points at a step the first file lacks.
+    agent = ROOT / "terminus-2" / "agent"
+    first = json.loads((agent / "trajectory.json").read_text())
+    assert first["continued_trajectory_ref"] == "trajectory.cont-1.json"
+    cont = json.loads((agent / "trajectory.cont-1.json").read_text())
+    assert any(s.get("is_copied_context") for s in cont["steps"])
+    assert not any("colsum.py" in json.dumps(s.get("tool_calls")) for s in first["steps"])
+    expected = json.loads((ROOT / "terminus-2.expected.json").read_text())
+    assert expected["n_steps"] > len(first["steps"])
+    execution = next(e for e in expected["metrics"]["skill_execution"]["evidence"] if e["check"] == "execution")
+    assert execution["passed"] and execution["step_id"] > max(s["step_id"] for s in first["steps"])
