@@ -26,6 +26,7 @@ from aces_bench.reports.html import (
 )
 from aces_bench.reports.inventory import coverage, inventory
 from aces_bench.reports.latex import write_tables
+from aces_bench.reports.limits import limits_in_force, local_backends
 from aces_bench.reports.pages import StudyPages, relative
 from aces_bench.reports.records import StudyData, load_study
 from aces_bench.reports.static_live import scan_targets, section, structural_frame
@@ -128,7 +129,8 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
     static_section = section(scores, stats.static_correlation, study, outcome, stats.settings.level,
                              skip_reason=None if static else "static scan turned off for this report")
     summary = build_summary(study.trials, pairs, stats, source=source, grader_labels=_grader_labels(study),
-                            static_vs_live=static_section)
+                            static_vs_live=static_section,
+                            limits_in_force=limits_in_force(study.trials, results_dir, local_backends(study.members)))
     write_json(out / SUMMARY_FILE, summary)
 
     figures = draw_all(FigureInputs(stats, pairs, study.trials, static_section), out / "figures")

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from aces_bench.errors import ReportError
 from aces_bench.metrics import metric_names, outcome_metrics
 from aces_bench.records import CELL_KEY
+from aces_bench.reports.limits import LimitsRow
 from aces_bench.reports.pass_rates import PassRateRow, pass_rates
 from aces_bench.reports.static_live import StaticLiveSection
 from aces_bench.stats import StudyStats, lift_table
@@ -137,6 +138,9 @@ class ReportSummary(VersionedRecord):
         default_factory=list, description="tokens and cost per condition (aces_bench.cost.cost_by_arm)")
     usd_per_lift_point: float | None = Field(
         default=None, description="extra mean cost per with-skill trial per percentage point of headline lift")
+    limits_in_force: list[LimitsRow] = Field(
+        default_factory=list, description="run conditions: the memory, CPU, disk and network limits the trials ran "
+        "under, as the backend recorded them ('not enforced' where it could not), with trial counts")
 
 
 def read_summary(path: Path) -> ReportSummary:
@@ -242,6 +246,7 @@ def build_summary(
     grader_labels: dict[str, set[str]] | None = None,
     static_vs_live: StaticLiveSection | None = None,
     with_pass_rates: bool = True,
+    limits_in_force: list[LimitsRow] | None = None,
 ) -> ReportSummary:
     """The summary of one study from its trials, paired frame and ``study_stats`` result.
 
@@ -297,4 +302,5 @@ def build_summary(
         process_rates_by_skill=StatTable.from_frame(process_rates(trials, by=("skill",), level=level)).rows,
         static_vs_live=static_vs_live,
         stats=stats,
+        limits_in_force=limits_in_force or [],
     )

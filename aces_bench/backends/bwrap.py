@@ -132,6 +132,21 @@ def bwrap_argv(
     return argv
 
 
+def hide_host_paths(argv: list[str], args_fd: int) -> tuple[list[str], bytes]:
+    """``argv`` with its options moved to ``--args args_fd``, and the bytes to put there.
+
+    The sandbox's PID 1 is a fork of bwrap, so ``/proc/1/cmdline`` (``ps`` inside)
+    would show every bind's host path: the trial dir under the output folder among
+    them. bwrap reads the options from the fd instead; only the private root bind
+    (``argv[1:4]``, how the host finds its sandboxes) and the payload stay on the
+    command line.
+    """
+    end = argv.index("--")
+    options = argv[4:end]
+    data = b"".join(a.encode() + b"\0" for a in options)
+    return [*argv[:4], "--args", str(args_fd), *argv[end:]], data
+
+
 # Host files under the shared read-only /etc that only root may read: root inside keeps
 # CAP_DAC_OVERRIDE, so read-only is not enough; they are covered with empty ones.
 HIDDEN_HOST_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers")
@@ -217,16 +232,18 @@ class Sandbox:
         info_read, info_write = os.pipe()
         # bwrap's stderr goes to a file: a pipe nobody reads could later SIGPIPE it.
         self._stderr = _memory_file("aces-bwrap-stderr")
+        args_file = _memory_file("aces-bwrap-args")
+        argv, hidden = hide_host_paths(
+            bwrap_argv(self.root, self.binds, network=self.network, hostname=self.hostname,
+                       info_fd=info_write, tools=self._tools),
+            args_file.fileno(),
+        )
+        args_file.write(hidden)
+        args_file.flush()
+        args_file.seek(0)
         spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
-            *bwrap_argv(
-                self.root,
-                self.binds,
-                network=self.network,
-                hostname=self.hostname,
-                info_fd=info_write,
-                tools=self._tools,
-            ),
-            pass_fds=(info_write,),
+            *argv,
+            pass_fds=(info_write, args_file.fileno()),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=self._stderr,
@@ -245,6 +262,7 @@ class Sandbox:
             raise
         finally:
             os.close(info_write)
+            args_file.close()
         # Read the info fd to its end in a thread (closing it early kills bwrap: SIGPIPE).
         # The thread closes it at EOF: closed under a blocked read, the descriptor's number
         # could be reused and the thread's next read would hit some other file.

@@ -57,6 +57,24 @@ async def test_host_secret_files_are_not_readable_inside(tmp_path):
     assert private.stdout.strip() == "0"
 
 
+@needs_bwrap
+@sync
+async def test_ps_inside_shows_no_host_output_path(tmp_path):
+    """Finding 10: PID 1 is a fork of bwrap; its command line must not list the host binds."""
+    async with started(make_env(tmp_path)) as env:
+        await env.exec("nohup sleep 30 >/dev/null 2>&1 &")
+        seen = await env.exec("for f in /proc/[0-9]*/cmdline; do echo \"$f: $(tr '\\0' ' ' < $f)\"; done")
+        trial_dir = str(env.trial_paths.trial_dir.resolve())
+    lines = (seen.stdout or "").splitlines()
+    init = [ln for ln in lines if ln.startswith("/proc/1/cmdline:")]
+    assert not [ln for ln in lines if trial_dir in ln or "/logs/" in ln], lines
+    assert init and "bwrap" in init[0] and "--args" in init[0], lines  # the probe read PID 1
+    assert any("sleep 30" in ln for ln in lines)
+
+
+DISK_MB = 48
+
+
 @pytest.fixture(scope="module")
 def hostile_study(tmp_path_factory):
     """The hostile skill's study, run with the canaries exported on the host."""
@@ -68,7 +86,8 @@ def hostile_study(tmp_path_factory):
     os.environ.update(CANARIES)  # run_cli passes os.environ on to the study
     try:
         proc = run_cli("harness=reference", f"output_dir={out}",
-                       *study_overrides(skill=HOSTILE_SKILL, root_parent=tmp), timeout=200)
+                       *study_overrides(skill=HOSTILE_SKILL, root_parent=tmp, extra=(f"workspace.storage_mb={DISK_MB}",)),
+                       timeout=200)
     finally:
         for k, v in saved.items():
             if v is None:
@@ -119,3 +138,29 @@ def test_nothing_planted_comes_out_setuid_special_or_world_writable(hostile_stud
     # The plant reached the host through the binds and the retained workspace.
     assert any("logs/artifacts" in p or "artifacts" in p for p in planted), planted
     assert bad == []
+
+
+@needs_bwrap
+def test_a_trial_that_fills_its_disk_is_counted_and_the_report_states_the_limits(hostile_study):
+    """Finding 7: the script fills /tmp past workspace.storage_mb and leaves it full."""
+    from aces_bench.reports.build import build_report
+    from aces_bench.reports.summary import read_summary
+
+    proc, out = hostile_study
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    with_skill = [t for t in out.glob("jobs/*/*/agent/trajectory.json") if "disk: " in t.read_text()]
+    assert len(with_skill) == 1, "the filling script never ran; the test would prove nothing"
+    text = with_skill[0].read_text()
+    assert "disk: full after " in text and "No space left on device" in text, text[-2000:]
+    full_after = int(text.split("disk: full after ", 1)[1].split(" MB", 1)[0])
+    assert full_after <= DISK_MB
+    summary = read_summary(build_report(out, static=False).parent / "summary.json")
+    assert summary.counts.n_trials == 2  # the trial with the full disk is counted, not dropped
+    assert sum(summary.counts.n_by_condition.values()) == 2
+    [row] = summary.limits_in_force
+    assert row.n_trials == 2 and row.note is None
+    assert row.disk.startswith(f"{DISK_MB} MB (tmpfs"), row
+    assert row.network == "off"
+    assert row.memory.startswith("2048 MB (cgroup") or row.memory == "not enforced (2048 MB asked)", row
+    html = (out / "report" / "index.html").read_text()
+    assert "Limits in force" in html and row.disk in html

@@ -1,0 +1,87 @@
+"""The report's run conditions: the memory, CPU, disk and network limits each trial ran under.
+
+Read from what the backend recorded, never from what the config asked: a local-backend
+trial's ``local-sandbox.json`` says per limit whether it was enforced and how (cgroup,
+tmpfs) or "not enforced". Other backends apply the task's limits themselves and record
+nothing aces-bench can check, so the report says so instead of claiming them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+from pydantic import BaseModel, Field
+
+from aces_bench.errors import ReportError
+
+LIMITS = ("memory", "cpus", "disk", "network")
+NOT_RECORDED = "not recorded (no local-sandbox.json for this trial)"
+
+
+class LimitsRow(BaseModel):
+    """One set of limits in force, and how many trials ran under it."""
+
+    backend: str
+    n_trials: int
+    memory: str
+    cpus: str
+    disk: str
+    network: str
+    note: str | None = Field(default=None, description="why the limits are not stated per limit")
+
+
+def _sandbox_file(trial_dir: str, results_dir: Path) -> Path | None:
+    from aces_bench.backends.local import PROVENANCE_FILE
+
+    path = Path(trial_dir)
+    if not path.is_dir():  # a moved study folder: find the trial dir by name under it
+        path = next(iter(sorted(results_dir.glob(f"**/jobs/*/{path.name}"))), path)
+    file = path / PROVENANCE_FILE
+    return file if file.is_file() else None
+
+
+def _recorded(file: Path) -> dict[str, str]:
+    from aces_bench.backends.local import read_sandbox_provenance
+
+    try:
+        prov = read_sandbox_provenance(file)
+    except ReportError as exc:
+        return dict.fromkeys(LIMITS, f"unreadable: {exc.message}")
+    if prov.limits:
+        return {k: prov.limits.get(k, "not recorded") for k in LIMITS}
+    # Written before the per-limit record: memory and CPU were one statement, disk was never limited.
+    return {"memory": prov.resource_limits, "cpus": prov.resource_limits, "disk": "not enforced",
+            "network": prov.network}
+
+
+def local_backends(members) -> set[str]:
+    """The backend labels of the study's members that ran on backend=local."""
+    from aces_bench.backends import LOCAL_BACKEND
+
+    return {m.provenance.spec.backend.display for m in members
+            if m.provenance is not None and m.provenance.spec.backend.import_path == LOCAL_BACKEND}
+
+
+def limits_in_force(trials: pd.DataFrame, results_dir: Path, local: set[str]) -> list[LimitsRow]:
+    """Each distinct set of limits the study's trials ran under, with its trial count.
+
+    ``local``: the backend labels that are backend=local (:func:`local_backends`).
+    """
+    rows: Counter[tuple] = Counter()
+    for rec in trials.to_dict("records"):
+        backend = str(rec.get("backend") or "unknown")
+        trial_dir = rec.get("trial_dir")
+        file = _sandbox_file(str(trial_dir), Path(results_dir)) if isinstance(trial_dir, str) and trial_dir else None
+        if file is not None:
+            got = _recorded(file)
+            rows[(backend, *(got[k] for k in LIMITS), None)] += 1
+        elif backend in local:
+            rows[(backend, *(NOT_RECORDED,) * 4, "the trial's sandbox never started or its record is gone")] += 1
+        else:
+            note = (f"the {backend} backend applies the task's cpus/memory_mb/storage_mb itself; "
+                    "aces-bench records no proof they were in force")
+            rows[(backend, *("left to the backend",) * 4, note)] += 1
+    return [LimitsRow(backend=k[0], n_trials=n, **dict(zip(LIMITS, k[1:5], strict=True)), note=k[5])
+            for k, n in sorted(rows.items(), key=lambda kv: (kv[0][0], -kv[1]))]
