@@ -326,7 +326,7 @@ class LocalSandboxEnvironment(BaseEnvironment):
         cg_how = f"cgroup v{cg.version}" if cg else ""
         out = {
             "memory": one(cfg.memory_mb, cg is not None and bool(cg.memory_mb), "MB", cg_how),
-            "cpus": one(cfg.cpus, cg is not None and bool(cg.cpus), "cpus", cg_how),
+            "cpus": one(cfg.cpus, cg is not None and bool(cg.cpus), "CPU", cg_how),
         }
         if self._disk is not None:
             how = "tmpfs" if cfg.storage_mb else "tmpfs capped at memory_mb: no storage_mb set"

@@ -33,7 +33,7 @@ def _trial(tmp_path: Path, name: str, limits: dict | None) -> str:
 
 
 def test_limits_are_stated_per_backend_from_what_each_trial_recorded(tmp_path):
-    enforced = {"memory": "256 MB (cgroup v2)", "cpus": "1 cpus (cgroup v2)", "disk": "64 MB (tmpfs)",
+    enforced = {"memory": "256 MB (cgroup v2)", "cpus": "1 CPU (cgroup v2)", "disk": "64 MB (tmpfs)",
                 "network": "off"}
     trials = pd.DataFrame([
         {"backend": LOCAL, "trial_dir": _trial(tmp_path, "a", enforced)},
