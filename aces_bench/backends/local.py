@@ -23,6 +23,8 @@ against hostile code.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
 import functools
 import logging
 import os
@@ -514,13 +516,29 @@ class LocalSandboxEnvironment(BaseEnvironment):
 
     # -- file transfer -------------------------------------------------------------
     async def upload_file(self, source_path: Path | str, target_path: str):
-        self._require_root().copy_in(Path(source_path), target_path)
+        with self._disk_full_named(target_path):
+            self._require_root().copy_in(Path(source_path), target_path)
 
     async def upload_dir(self, source_dir: Path | str, target_dir: str):
         source = Path(source_dir)
         if not source.is_dir():
             raise BackendError(f"upload source {source} is not a directory")
-        self._require_root().copy_in(source, target_dir)
+        with self._disk_full_named(target_dir):
+            self._require_root().copy_in(source, target_dir)
+
+    @contextlib.contextmanager
+    def _disk_full_named(self, target: str):
+        """An upload into a private root the trial filled says so, naming the limit."""
+        try:
+            yield
+        except OSError as exc:
+            if exc.errno != errno.ENOSPC or self._disk is None:
+                raise
+            raise BackendError(
+                f"cannot upload {target}: the trial filled its {self._disk.size_mb} MB disk "
+                "(the private root's tmpfs)",
+                fix="raise workspace.storage_mb if the task needs more space",
+            ) from exc
 
     async def download_file(self, source_path: str, target_path: Path | str):
         self._require_root().download_file(source_path, Path(target_path))

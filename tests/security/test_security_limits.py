@@ -95,6 +95,10 @@ async def test_a_write_past_storage_mb_fails_inside_and_spares_the_host(tmp_path
         fill = await env.exec("head -c 100M /dev/zero > /tmp/fill; echo rc=$?; du -m /tmp/fill")
         host_during = os.statvfs(tmp_path).f_bfree
         size_during = _size_mb(root)
+        big = tmp_path / "big"
+        big.write_bytes(b"x" * 2**20)
+        with pytest.raises(BackendError, match="the trial filled its 32 MB disk"):
+            await env.upload_file(big, "/tests/big")  # as Harbor uploads the verifier's tests
         after = await env.exec("rm /tmp/fill && echo small > /workspace/x && cat /workspace/x")
         prov = env.provenance
     assert "No space left on device" in (fill.stderr or ""), fill
