@@ -429,7 +429,8 @@ class LocalSandboxEnvironment(BaseEnvironment):
             if isinstance(step, WorkdirStep):
                 self._require_root().mkdirs(step.path, where=f"{plan.path}:{step.line}")
             elif isinstance(step, CopyStep):
-                self._apply_copy(plan, step)
+                with self._disk_full_named(f"{plan.path}:{step.line}"):
+                    self._apply_copy(plan, step)
             elif isinstance(step, RunStep):
                 await self._apply_run(plan, step)
 
@@ -535,7 +536,7 @@ class LocalSandboxEnvironment(BaseEnvironment):
             if exc.errno != errno.ENOSPC or self._disk is None:
                 raise
             raise BackendError(
-                f"cannot upload {target}: the trial filled its {self._disk.size_mb} MB disk "
+                f"cannot copy to {target}: no space left on the trial's {self._disk.size_mb} MB disk "
                 "(the private root's tmpfs)",
                 fix="raise workspace.storage_mb if the task needs more space",
             ) from exc

@@ -97,7 +97,7 @@ async def test_a_write_past_storage_mb_fails_inside_and_spares_the_host(tmp_path
         size_during = _size_mb(root)
         big = tmp_path / "big"
         big.write_bytes(b"x" * 2**20)
-        with pytest.raises(BackendError, match="the trial filled its 32 MB disk"):
+        with pytest.raises(BackendError, match="no space left on the trial.s 32 MB disk"):
             await env.upload_file(big, "/tests/big")  # as Harbor uploads the verifier's tests
         after = await env.exec("rm /tmp/fill && echo small > /workspace/x && cat /workspace/x")
         prov = env.provenance
@@ -174,3 +174,16 @@ def test_what_a_sigkilled_run_leaves_is_swept_by_the_next(tmp_path):
     assert mounts >= 1 and cgroups >= 1
     assert not Path(cgroup).exists()
     assert not any(m[0] == root for m in limits._mounts())
+
+
+@sync
+async def test_a_dockerfile_copy_larger_than_storage_mb_is_a_clear_error(tmp_path):
+    if not _can_mount(tmp_path):
+        pytest.skip("this process may not mount a tmpfs (no CAP_SYS_ADMIN)")
+    env = make_env(tmp_path)
+    (tmp_path / "task" / "environment" / "workspace" / "big.bin").write_bytes(b"x" * 20 * 2**20)
+    env.task_env_config.storage_mb = 16
+    with pytest.raises(BackendError, match="no space left on the trial's 16 MB disk") as err:
+        await env.start(force_build=False)
+    assert "Dockerfile:" in str(err.value) and "workspace.storage_mb" in str(err.value)
+    assert not list(tmp_path.glob("aces-sandbox-*"))  # unmounted and removed
