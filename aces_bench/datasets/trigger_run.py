@@ -46,9 +46,11 @@ from aces_bench.errors import EvalsError
 from aces_bench.graders.atif import load_trial_trajectory
 from aces_bench.graders.skill_execution import activations, norm_skill
 from aces_bench.graders.tool_calls import build_view
+from aces_bench.io import write_json
 from aces_bench.judges.base import Judge
 from aces_bench.judges.spec import JudgeSpec
 from aces_bench.outlock import study_lock, usable_output_dir
+from aces_bench.provenance import SkillProvenance, build_provenance
 from aces_bench.runner import run_job
 from aces_bench.skills import Skill, load_skill
 
@@ -153,6 +155,10 @@ async def run_mode(spec: RunSpec, target: Skill, queries: list[TriggerQuery], ou
     plan = trigger_plan(spec, target, queries)
     emitted = emit_study(spec, out / "tasks", plan)
     job_dir = await run_job(spec, emitted, out / "jobs")
+    roles = {s.skill.name: s.role for s in plan.tasks[0].staged}
+    write_json(out / "provenance.json", build_provenance(spec, [
+        SkillProvenance(name=s.name, role=roles[s.name], content_hash=s.content_hash, version=s.version, path=str(s.path))
+        for s in (target, *plan.decoys)], job_dir))
     plans = {t.task_id: tp for t, tp in zip(emitted.tasks, plan.tasks, strict=True)}
     records = collect_job(job_dir, plans, spec.study.n_attempts)
     staged = [s.skill.name for s in plan.tasks[0].staged]

@@ -199,6 +199,9 @@ def test_cli_writes_json_and_an_html_fragment(tmp_path, capsys):
     data = json.loads((out / "trigger.json").read_text())
     assert data["method"] == "harness" and data["modes"][0]["runs"] == 2 and data["modes"][0]["failed"] == 0
     assert [q["fired"] for q in data["modes"][0]["queries"]] == [{"orders-total": 1}, {NONE: 1}]
+    prov = json.loads((out / "isolation" / "provenance.json").read_text())
+    assert [(s["name"], s["role"]) for s in prov["skills"]] == [("orders-total", "target")]
+    assert prov["spec"]["harness"]["kwargs"]["trigger_only"] is True and prov["spec"]["study"]["n_attempts"] == 1
     html = (out / "trigger.html").read_text()
     assert html.startswith('<section class="aces-trigger">') and "<html" not in html
     assert "precision 1.00 [0.21, 1.00]" in html and "trigger-confusion" in html
