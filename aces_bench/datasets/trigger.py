@@ -244,7 +244,8 @@ class ModeResult:
         return rows
 
     def confusion_columns(self) -> list[str]:
-        return sorted({k for row in self.confusion().values() for k in row} | {self.target, NONE})
+        """Every staged skill, "(none)", and whatever else fired (a harness's own skill, "(failed)")."""
+        return sorted({k for row in self.confusion().values() for k in row} | set(self.skills) | {self.target, NONE})
 
     def accuracy(self) -> float:
         c = self.counts()

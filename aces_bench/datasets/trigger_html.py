@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from aces_bench.datasets.trigger import ModeResult, TriggerReport
+from aces_bench.datasets.trigger import FAILED, ModeResult, TriggerReport
 
 
 def _pct(value: float | None, ci: tuple[float, float] | None) -> str:
@@ -15,21 +15,24 @@ def _pct(value: float | None, ci: tuple[float, float] | None) -> str:
 
 def _mode(m: ModeResult) -> list[str]:
     t = m.totals()
+    cols = m.confusion_columns()
     out = [f"<h4>{escape(m.mode)}: staged {escape(', '.join(m.skills))}</h4>",
            f"<p>{t['runs']} trials: {t['decided']} decided, {t['failed']} failed or timed out before any "
            "activation (counted, not scored).</p>",
            "<table class=\"trigger-queries\"><thead><tr><th>query</th><th>should trigger</th><th>runs</th>"
-           "<th>failed</th><th>trigger rate [95% Wilson]</th><th>other skills fired</th></tr></thead><tbody>"]
+           "<th>failed</th><th>trigger rate [95% Wilson]</th>"
+           + "".join(f"<th>{escape(col)}</th>" for col in cols) + "</tr></thead><tbody>"]
     for q in m.queries:
-        others = ", ".join(f"{k} {v}" for k, v in sorted(q.fired.items()) if k != m.target)
         rate = _pct(q.rate(m.target) if q.decided else None, q.rate_ci(m.target))
+        fired = {**q.fired, FAILED: q.failed}
         out.append(f"<tr><td>{escape(q.query)}</td><td>{'yes' if q.should_trigger else 'no'}</td><td>{q.runs}</td>"
-                   f"<td>{q.failed}</td><td>{rate}</td><td>{escape(others)}</td></tr>")
+                   f"<td>{q.failed}</td><td>{rate}</td>" + "".join(f"<td>{fired.get(col, 0)}</td>" for col in cols)
+                   + "</tr>")
     out.append("</tbody></table>")
     c = m.counts()
     out.append(f"<p>precision {_pct(*m.precision())}; recall {_pct(*m.recall())} "
                f"(tp {c['tp']}, fn {c['fn']}, fp {c['fp']}, tn {c['tn']})</p>")
-    cols = m.confusion_columns()
+    out.append("<p>Which skill fired, per query (columns above) and per expected skill:</p>")
     out.append("<table class=\"trigger-confusion\"><thead><tr><th>expected \\ fired</th>"
                + "".join(f"<th>{escape(col)}</th>" for col in cols) + "</tr></thead><tbody>")
     for row, counter in m.confusion().items():
