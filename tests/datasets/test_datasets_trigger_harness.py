@@ -120,8 +120,7 @@ def _trigger_model(request: Request) -> object:
 def test_terminus2_trigger_trials_against_the_scripted_server(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")  # litellm wants some key even for a keyless server
     queries = tmp_path / "q.json"
-    queries.write_text(json.dumps([{"query": SUM, "should_trigger": True}, {"query": LETTER, "should_trigger": False},
-                                   {"query": NGINX, "should_trigger": False}]))
+    queries.write_text(json.dumps([{"query": SUM, "should_trigger": True}, {"query": NGINX, "should_trigger": False}]))
     with ModelServer(_trigger_model, max_requests=80, idle_timeout=120) as server:
         report = evaluate_with_harness(
             ORDERS, ["harness=terminus-2", "model=openai-compatible", "model.name=openai/test-model",
@@ -131,11 +130,10 @@ def test_terminus2_trigger_trials_against_the_scripted_server(tmp_path, monkeypa
     assert "max_turns=2" in report.notes[0]
     iso, group = report.modes
     for mode in (iso, group):
-        assert mode.totals()["runs"] == 3
-        q = _by_query(mode)
-        assert q[SUM].fired == {"orders-total": 1}, (mode.mode, q[SUM].failures)
-        assert q[LETTER].fired == {NONE: 1}, (mode.mode, q[LETTER].failures)
-    assert _by_query(group)[NGINX].fired == {"log-triage": 1}
+        assert mode.totals() == {"runs": 2, "decided": 2, "failed": 0}
+        assert _by_query(mode)[SUM].fired == {"orders-total": 1}, (mode.mode, _by_query(mode)[SUM].failures)
+    # The unrelated ask answers without a skill alone, and fires the competing decoy in the group.
+    assert _by_query(iso)[NGINX].fired == {NONE: 1} and _by_query(group)[NGINX].fired == {"log-triage": 1}
     # max_turns=2 held: no conversation went past two model turns.
     assert max(sum(1 for m in r.body.get("messages", []) if m.get("role") == "assistant")
                for r in server.requests) <= 1
@@ -205,3 +203,49 @@ def test_cli_writes_json_and_an_html_fragment(tmp_path, capsys):
     html = (out / "trigger.html").read_text()
     assert html.startswith('<section class="aces-trigger">') and "<html" not in html
     assert "precision 1.00 [0.21, 1.00]" in html and "trigger-confusion" in html
+
+
+def _claude_code_cli():
+    from aces_bench.agents.clis import CLIS, MANIFEST, cli_dir
+
+    cli = CLIS["claude-code"]
+    return pytest.mark.skipif(not (cli_dir(cli) / MANIFEST).is_file(),
+                              reason=f"{cli.package}@{cli.version} is not in the agent cache: "
+                                     "run `aces-bench agents install claude-code`")
+
+
+def _claude_code_model() -> object:
+    """claude-code's "model": call the Skill tool for a listed skill the ask is about, else answer in text."""
+    from model_server import Replay, call
+
+    def offered(r: Request, name: str) -> bool:
+        return any(f'"{name}"' in chunk or f"- {name}:" in chunk
+                   for chunk in (r.system, *r.user_texts, str(r.body.get("tools", ""))))
+
+    def choose(r: Request):
+        # The task is the user text with the instruction footer (others carry the harness's reminders).
+        text = next((t for t in r.user_texts if "Working directory:" in t), "")
+        ask = text.split("\n\n---\nWorking directory:", 1)[0].rsplit("</system-reminder>", 1)[-1].lower()
+        for skill, word in (("orders-total", "orders"), ("log-triage", "triage")):
+            if word in ask and offered(r, skill):
+                return [call("Skill", skill=skill)]
+        return []
+    return Replay(choose, final="Here is my answer.")
+
+
+@needs_bwrap
+@_claude_code_cli()
+def test_claude_code_trigger_trials_read_its_skill_tool(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-dummy")
+    queries = tmp_path / "q.json"
+    queries.write_text(json.dumps([{"query": SUM, "should_trigger": True}, {"query": NGINX, "should_trigger": False}]))
+    with ModelServer(_claude_code_model(), max_requests=60) as server:
+        report = evaluate_with_harness(
+            ORDERS, ["harness=claude-code", "model=openai-compatible", "model.name=anthropic/claude-sonnet-4-5",
+                     f"model.base_url={server.url}", "model.api_key_env=ANTHROPIC_API_KEY", *_local(tmp_path)],
+            out=tmp_path / "cc", queries_file=queries, runs=1)
+    assert server.errors == [] and "claude-code" in report.router and "max_turns=3" in report.notes[0]
+    iso, group = report.modes
+    for mode in (iso, group):
+        assert _by_query(mode)[SUM].fired == {"orders-total": 1}, (mode.mode, _by_query(mode)[SUM].failures)
+    assert _by_query(iso)[NGINX].fired == {NONE: 1} and _by_query(group)[NGINX].fired == {"log-triage": 1}
