@@ -84,11 +84,11 @@ def main(argv: list[str]) -> int:
         _write(report, args.json, args.html)
         return 0
 
-    from aces_bench.datasets.trigger_run import evaluate_with_harness
+    from aces_bench.datasets.trigger_run import evaluate_with_harness, quoted
 
     overrides = list(args.overrides)
     if args.decoys is not None:
-        overrides.append("decoys.paths=[" + ",".join(str(p.resolve()) for p in args.decoys) + "]")
+        overrides.append("decoys.paths=[" + ",".join(quoted(p.resolve()) for p in args.decoys) + "]")
     out = args.out or Path("outputs") / "trigger" / Path(args.skill_dir).resolve().name
     report = evaluate_with_harness(args.skill_dir, overrides, out=out, queries_file=args.queries, runs=args.runs,
                                    modes=tuple(args.modes), timeout_sec=args.timeout_sec, max_turns=args.max_turns,

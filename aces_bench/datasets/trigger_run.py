@@ -60,6 +60,11 @@ TURN_LIMIT = {"terminus-2": "max_turns", "claude-code": "max_turns"}
 DEFAULT_DECOYS = "decoys=paper"
 
 
+def quoted(path: Path) -> str:
+    """A path as a quoted Hydra override value (paths may hold ',', '=' or spaces)."""
+    return "'" + str(path).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 def _given(overrides: list[str], key: str) -> bool:
     return any(o.lstrip("+~").split("=", 1)[0] == key for o in overrides)
 
@@ -68,7 +73,7 @@ def trigger_spec(overrides: list[str], target: Path, mode: str, *, runs: int, ou
                  timeout_sec: float, max_turns: int) -> RunSpec:
     """The study spec of one mode's trigger trials: the user's overrides, the target,
     ``runs`` attempts, a short agent timeout and turn limit (unless the user set them)."""
-    extra = ["skill=custom", f"skill.paths=[{Path(target).resolve()}]", f"workspace.mode={mode}",
+    extra = ["skill=custom", f"skill.paths=[{quoted(Path(target).resolve())}]", f"workspace.mode={mode}",
              f"study.n_attempts={runs}", "study.stop_on_pass=false", "report=false"]
     if not _given(overrides, "decoys"):
         extra.append(DEFAULT_DECOYS)
