@@ -411,12 +411,20 @@ async def optimise(target: Skill, queries: list[TriggerQuery], evaluate: Evaluat
     else:
         candidates += [Candidate(d, "deterministic offline proposer") for d in offline_proposals(target.description, missed)]
     for cand in candidates:
-        train_result = base if cand.description == target.description else await evaluate(cand.description, train)
-        cand.train = train_result.accuracy()
-        cand.test = (await evaluate(cand.description, test)).accuracy()
+        if cand.description == target.description:
+            cand.train, cand.test = base.accuracy(), (await evaluate(cand.description, test)).accuracy()
+            continue
+        # One batch of trials per candidate (train then test), split back by position.
+        both = await evaluate(cand.description, train + test)
+        cand.train = _part(both, both.queries[:len(train)]).accuracy()
+        cand.test = _part(both, both.queries[len(train):]).accuracy()
     # The choice is made on held-out queries; ties keep the earlier (the current description first).
     chosen = max(candidates, key=lambda c: (_finite(c.test), -candidates.index(c)))
     return candidates, chosen, (len(train), len(test))
+
+
+def _part(result: ModeResult, queries: list[QueryResult]) -> ModeResult:
+    return ModeResult(mode=result.mode, target=result.target, skills=result.skills, queries=queries)
 
 
 def _finite(x: float) -> float:
