@@ -32,7 +32,7 @@ from aces_bench.reports.records import StudyData, load_study
 from aces_bench.reports.static_live import scan_targets, section, structural_frame
 from aces_bench.reports.summary import ReportSummary, build_summary
 from aces_bench.reports.triage import activation
-from aces_bench.reports.verdict import correlation_sentence, headline_sentence, verdict_rows
+from aces_bench.reports.verdict import control_views, correlation_sentence, headline_sentence, verdict_rows
 from aces_bench.stats import StatsSettings, build_pairs, study_stats
 from aces_bench.stats.controls import is_negative_control
 from aces_bench.stats.missingness import one_sided_keys
@@ -185,7 +185,7 @@ def _write_index(env, out: Path, summary: ReportSummary, figures, items, cover, 
         skills=nav, inventory=items, coverage=cover, one_sided_keys=keys.to_dict("records"),
         one_sided_cols=list(keys.columns), provenance=_provenance_views(study), results_dir=str(study.results_dir),
         latex=[relative(p, out) for p in tex], verdicts=verdicts, adjustment=adjustment, bounds=bounds,
-        inference=inference_rows, headline_sentence=headline_sentence(summary),
+        inference=inference_rows, headline_sentence=headline_sentence(summary), controls=control_views(summary),
         static_sentence=correlation_sentence(sl.tier1 if sl is not None else None, "Tier 1 structural"),
     )
     return write_text(out / "index.html", html)

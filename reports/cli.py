@@ -4,7 +4,9 @@
     aces-bench report --skillsbench <results-registry.json> [--out DIR]
 
 With ``--fail-under-lift`` the command is a CI gate: exit 1, one line per failing
-skill, when a skill's lift (or its 95% CI lower bound) is below X; exit 0 otherwise.
+skill, when a skill's lift (or its 95% CI lower bound) is below X, or when the null
+calibration arm's interval excludes 0 (``reports/gate.py``); exit 0 otherwise. A study
+without a null arm is said to have none ("null arm not run"), never passed on it.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ def parser() -> argparse.ArgumentParser:
                "  aces-bench report outputs/my-study --fail-under-lift 0 --lower-bound --outcome reward\n"
                "exits 1 and prints 'FAIL <skill>: <reason>' for each skill whose lift (with --lower-bound:\n"
                "the lower end of its 95% paired CI) is below the threshold, or cannot be computed\n"
-               "(no scored pair, or no CI); exits 0 when every skill passes. The report is written either way.")
+               "(no scored pair, or no CI), or 'FAIL null arm (<skill>): ...' when the null calibration arm\n"
+               "(study.controls=[null]) has an interval excluding 0; exits 0 when every check passes, and says\n"
+               "'null arm not run' when the study has none. The report is written either way.")
     p.add_argument("results_dir", nargs="?", type=Path,
                    help="a study output dir (outputs/<study>) or a multirun dir whose subfolders are study dirs")
     p.add_argument("--skillsbench", type=Path, metavar="REGISTRY",
@@ -83,18 +87,24 @@ def main(argv: list[str]) -> int:
 
 def _gate(report_dir: Path, threshold: float, outcome: str, lower_bound: bool) -> int:
     from aces_bench.reports.build import SUMMARY_FILE
-    from aces_bench.reports.gate import gate_failures
+    from aces_bench.reports.gate import gate_failures, null_arm_failures, null_arm_status
     from aces_bench.reports.summary import read_summary
 
     summary = read_summary(report_dir / SUMMARY_FILE)
     failures = gate_failures(summary, threshold=threshold, outcome=outcome, lower_bound=lower_bound)
+    null_failures = null_arm_failures(summary, outcome=outcome)
     adjustments = sorted({r.adjustment for r in summary.by_skill if r.outcome == outcome and r.adjustment})
     what = f"adjusted CI lower bound ({'; '.join(adjustments) or 'no interval'})" if lower_bound else "lift"
     for f in failures:
         print(f.line(), file=sys.stderr)
+    for f in null_failures:
+        print(f.line(), file=sys.stderr)
     n = len({r.group["skill"] for r in summary.by_skill})
-    if failures:
-        print(f"gate: {len(failures)} of {n} skill(s) below {outcome} {what} {threshold:+.3f}", file=sys.stderr)
+    null_line = null_arm_status(summary, outcome=outcome)
+    print(f"gate: {null_line}")
+    if failures or null_failures:
+        if failures:
+            print(f"gate: {len(failures)} of {n} skill(s) below {outcome} {what} {threshold:+.3f}", file=sys.stderr)
         return 1
     print(f"gate: all {n} skill(s) at or above {outcome} {what} {threshold:+.3f}")
     return 0

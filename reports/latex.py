@@ -118,11 +118,27 @@ def verdict_tex_rows(summary: ReportSummary) -> list[list]:
     rows = []
     for v in verdict_rows(summary):
         r = v.row
+        arms = []
+        for c in (v.arms[a] for a in summary.controls_run):
+            arms.append(Markup(f"{num(c.lift if c else None, signed=True)} {ci(c.ci_lo, c.ci_hi)}")
+                        if c is not None and c.ci_lo is not None else
+                        Markup(f"{num(c.lift if c else None, signed=True)}{' (no var.)' if c and c.no_variation else ''}"))
         rows.append([v.skill, num(r.lift if r else None, signed=True),
                      ci(r.ci_lo, r.ci_hi) if r and r.ci_lo is not None else (r.ci_note if r and r.ci_note else "--"),
-                     ci(r.adj_ci_lo if r else None, r.adj_ci_hi if r else None),
+                     ci(r.adj_ci_lo if r else None, r.adj_ci_hi if r else None), *arms,
                      count(r.n_cases if r else 0), count(r.n if r else 0), v.status])
     return rows
+
+
+ARM_HEADERS = {"null": "Null lift", "placebo": "Over placebo", "forced": "Discovery gap"}
+
+
+def _arms_note(summary: ReportSummary) -> str:
+    if not summary.controls_run:
+        return " Calibration arms: not run (study.controls)."
+    return (" Calibration arms: null lift = null minus baseline (the baseline run twice; expected 0), over placebo ="
+            " with skill minus a sham skill of the same name and description, discovery gap = SKILL.md in the"
+            " instruction minus the skill available; same pairing and CI as the lift.")
 
 
 def metric_rows(summary: ReportSummary) -> list[list]:
@@ -166,11 +182,14 @@ def render_tables(summary: ReportSummary, items: list[InventoryItem], cover: lis
             note=(f"Positive cases, pairs scored on both sides. CI: {_headline_method(summary)}. Bootstraps resample "
                   f"whole cases or whole skills (percentile). {who}")),
         "verdict": _table(
-            env, caption="Verdict per skill", label="tab:aces-verdict", colspec="lrccrrl",
-            header=["Skill", "Lift", f"{level}% CI", "Adjusted CI", "Cases", "Pairs", "Verdict"],
+            env, caption="Verdict per skill", label="tab:aces-verdict",
+            colspec="lrcc" + "l" * len(summary.controls_run) + "rrl",
+            header=["Skill", "Lift", f"{level}% CI", "Adjusted CI", *(ARM_HEADERS[a] for a in summary.controls_run),
+                    "Cases", "Pairs", "Verdict"],
             rows=verdict_tex_rows(summary),
             note=(f"Outcome: {summary.headline_outcome}. CI clustered by case (t, cases - 1 df). Adjusted: "
-                  + (next((r.adjustment for r in summary.by_skill if r.adjustment), None) or "none") + ".")),
+                  + (next((r.adjustment for r in summary.by_skill if r.adjustment), None) or "none") + "."
+                  + _arms_note(summary))),
         "metrics": _table(
             env, caption="Skill Lift per metric", label="tab:aces-metrics", colspec="lllrrrcrr",
             header=["Metric", "Dimension", "Grader", "With skill", "Baseline", "Lift", f"{level}% CI", "n", "Positive"],

@@ -81,6 +81,19 @@ class LiftRow(BaseModel):
     produced_by: Attribution
 
 
+class ControlRow(LiftRow):
+    """A calibration arm's comparison, computed as the headline lift is (``stats/arms.py``):
+    ``lift`` is treatment minus control (``mean_with`` / ``mean_base``)."""
+
+    arm: str = Field(description="null | placebo | forced")
+    treatment: str
+    control: str
+    comparison: str = Field(description="null lift | lift over placebo | discovery gap, in words")
+    n_flip_known: int | None = Field(default=None, description="null arm: pairs with a pass/fail verdict on both runs")
+    n_flipped: int | None = Field(default=None, description="null arm: of those, pairs whose verdict differs")
+    flip_share: float | None = Field(default=None, description="null arm: n_flipped / n_flip_known")
+
+
 class Counts(BaseModel):
     n_trials: int
     n_by_condition: dict[str, int]
@@ -141,6 +154,17 @@ class ReportSummary(VersionedRecord):
     limits_in_force: list[LimitsRow] = Field(
         default_factory=list, description="run conditions: the memory, CPU, disk and network limits the trials ran "
         "under, as the backend recorded them ('not enforced' where it could not), with trial counts")
+    # Optional within version 1: a summary written before calibration arms existed ran none.
+    controls_run: list[str] = Field(default_factory=list, description="calibration arms that ran (study.controls)")
+    controls: list[ControlRow] = Field(
+        default_factory=list, description="per arm and outcome, pooled over positive cases: null lift with verdict "
+        "flips, lift over placebo, discovery gap")
+    controls_by_skill: list[ControlRow] = Field(default_factory=list, description="the same per skill")
+
+    def control(self, arm: str, outcome: str, skill: str | None = None) -> ControlRow | None:
+        """The arm's row for ``outcome``, pooled or for ``skill``; None when the arm did not run."""
+        rows = self.controls if skill is None else [r for r in self.controls_by_skill if r.group.get("skill") == skill]
+        return next((r for r in rows if r.arm == arm and r.outcome == outcome), None)
 
 
 def read_summary(path: Path) -> ReportSummary:
@@ -210,6 +234,30 @@ def lift_rows(table: pd.DataFrame, by: Sequence[str], trials: pd.DataFrame,
             produced_by=_attribution(part, graders.get(rec["outcome"], [])),
         ))
     return rows
+
+
+def control_rows(table: StatTable | None, by: Sequence[str], trials: pd.DataFrame,
+                 graders: dict[str, list[str]]) -> list[ControlRow]:
+    """The arm comparisons of ``study_stats`` as ``ControlRow``s, each attributed to the
+    trials of its two conditions."""
+    if table is None:
+        return []
+    frame = table.frame()
+    out: list[ControlRow] = []
+    for arm, part in frame.groupby("arm", sort=False):
+        first = part.iloc[0]
+        sides = trials.loc[trials["condition"].isin([first["treatment"], first["control"]])]
+        extra = ("arm", "treatment", "control", "comparison", "n_flip_known", "n_flipped", "flip_share")
+        for row, rec in zip(lift_rows(part.drop(columns=list(extra)), by, sides, graders),
+                            part.to_dict("records"), strict=True):
+            flips = {k: (None if rec[k] is None or (isinstance(rec[k], float) and math.isnan(rec[k])) else rec[k])
+                     for k in extra[4:]}
+            out.append(ControlRow(**row.model_dump(), arm=str(arm), treatment=rec["treatment"], control=rec["control"],
+                                  comparison=rec["comparison"],
+                                  n_flip_known=None if flips["n_flip_known"] is None else int(flips["n_flip_known"]),
+                                  n_flipped=None if flips["n_flipped"] is None else int(flips["n_flipped"]),
+                                  flip_share=flips["flip_share"]))
+    return out
 
 
 def counts(trials: pd.DataFrame, stats: StudyStats) -> Counts:
@@ -303,4 +351,7 @@ def build_summary(
         static_vs_live=static_vs_live,
         stats=stats,
         limits_in_force=limits_in_force or [],
+        controls_run=list(stats.controls_run),
+        controls=control_rows(stats.controls, (), trials, graders),
+        controls_by_skill=control_rows(stats.controls_by_skill, ("skill",), trials, graders),
     )

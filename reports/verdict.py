@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from aces_bench.reports.gate import _check
-from aces_bench.reports.summary import LiftRow, ReportSummary
+from aces_bench.conditions import CONTROLS
+from aces_bench.reports.gate import NOT_RUN, _check, null_arm_failures, null_interval
+from aces_bench.reports.summary import ControlRow, LiftRow, ReportSummary
 
 AXIS = (-1.0, 1.0)
 
@@ -25,7 +26,8 @@ class VerdictRow:
     pass_base: float | None = None
     pass_counts: str = ""
     false_activation: dict | None = None
-    arms: dict[str, LiftRow] = field(default_factory=dict)
+    arms: dict[str, ControlRow | None] = field(default_factory=dict)
+    """The calibration arms that ran: null lift, lift over placebo, discovery gap (None: no row)."""
     status: str = "no data"
     status_class: str = "bad"
     reason: str = ""
@@ -66,12 +68,52 @@ def verdict_rows(summary: ReportSummary, hrefs: dict[str, str] | None = None, *,
         status, cls, reason = _status(row, s, outcome)
         v = VerdictRow(skill=s, href=(hrefs or {}).get(s), row=row, n_attempts=(attempts or {}).get(s, 0),
                        false_activation=fa.get(s), status=status, status_class=cls, reason=reason,
-                       plot=plot_geometry(row))
+                       plot=plot_geometry(row), arms={a: summary.control(a, outcome, s) for a in summary.controls_run})
         skill_rates = rates.get(s, {})
         w, b = skill_rates.get("with_skill"), skill_rates.get("baseline")
         if w is not None and b is not None:
             v.pass_with, v.pass_base = w.final_rate, b.final_rate
             v.pass_counts = f"{w.n_final_pass}/{w.n_final_known} vs {b.n_final_pass}/{b.n_final_known}"
+        out.append(v)
+    return out
+
+
+ARM_LABELS = {"null": "null lift (A/A)", "placebo": "lift over placebo", "forced": "discovery gap"}
+ARM_MEANING = {
+    "null": "the baseline run a second time, analysed as the treatment: the instrument's own lift, expected 0",
+    "placebo": "with skill minus a sham skill with the same name and description: what the content adds",
+    "forced": "SKILL.md placed in the instruction minus the skill merely available: value lost to discovery",
+}
+
+
+@dataclass
+class ControlView:
+    arm: str
+    label: str
+    meaning: str
+    row: ControlRow | None
+    ran: bool
+    check: str = ""
+    check_class: str = ""
+
+
+def control_views(summary: ReportSummary) -> list[ControlView]:
+    """The first screen's calibration panel: each arm, pooled, on the headline outcome (arms not run say so)."""
+    outcome = summary.headline_outcome
+    refused = {f.skill for f in null_arm_failures(summary, outcome=outcome)}
+    out = []
+    for arm in CONTROLS:
+        ran = arm in summary.controls_run
+        v = ControlView(arm, ARM_LABELS[arm], ARM_MEANING[arm], summary.control(arm, outcome) if ran else None, ran)
+        if arm == "null":
+            if not ran:
+                v.check, v.check_class = NOT_RUN, "warn"
+            elif v.row is not None:
+                ok, _ = null_interval(v.row)
+                v.check = "contains 0" if ok else "excludes 0: the gate refuses"
+                if refused:
+                    v.check += f" (refused: {', '.join(sorted(refused))})"
+                v.check_class = "ok" if not refused else "bad"
         out.append(v)
     return out
 
@@ -102,6 +144,10 @@ def headline_sentence(summary: ReportSummary) -> str:
         parts.append(f"{len(helps)} of {n} skill(s) show a lift whose adjusted interval is above 0{tail}"
                      + (f": {', '.join(helps)}" if helps else "") + "."
                      + (f" {len(hurts)} show one below 0: {', '.join(hurts)}." if hurts else ""))
+    null = summary.control("null", outcome) if "null" in summary.controls_run else None
+    if null is not None:
+        ok, text = null_interval(null)
+        parts.append(f"The null arm (baseline run twice): {text}, which {'contains' if ok else 'excludes'} 0.")
     return " ".join(parts)
 
 

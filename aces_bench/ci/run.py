@@ -26,12 +26,13 @@ class CiResult:
     run_dir: Path
 
 
-def _study(changed: list[SkillChange], overrides: list[str], run_dir: Path):
+def _study(changed: list[SkillChange], overrides: list[str], run_dir: Path, controls: tuple[str, ...] = ()):
     from aces_bench.config.compose import compose_spec
     from aces_bench.pipeline import run_study
 
     paths = ",".join(str(c.path) for c in changed)
-    spec = compose_spec(["skill=custom", f"skill.paths=[{paths}]", "study.name=ci", *overrides], output_dir=run_dir)
+    spec = compose_spec(["skill=custom", f"skill.paths=[{paths}]", "study.name=ci", *controls, *overrides],
+                        output_dir=run_dir)
     run_study(spec)
     return spec
 
@@ -57,13 +58,7 @@ def _checks(policy: Policy, trials: pd.DataFrame, summary, comparisons: list[Ski
         checks.append(Check(name="runtime security findings", status="fail" if n > policy.max_security_findings else "pass",
                             reason=f"{n} finding(s) in with-skill trials (max {policy.max_security_findings}); see runtime.sarif"))
     if policy.null_arm == "require_no_effect":
-        arm = trials["arm"] if "arm" in trials.columns else None
-        if arm is None or not (arm.astype(str) == "null").any():
-            checks.append(Check(name="null arm", status="not run",
-                                reason="the study has no null calibration arm (no 'arm' column with 'null' rows)"))
-        else:
-            null = summary_null_lift(trials.loc[arm.astype(str) == "null"], outcome)
-            checks.append(Check(name="null arm", status="pass" if null[0] else "fail", reason=null[1]))
+        checks.append(null_arm_check(summary, outcome))
     if policy.no_regression:
         reg = [c for c in comparisons if c.status == "regressed"]
         unjudged = [c.skill for c in comparisons if c.status.startswith(("not judged", "no baseline"))]
@@ -83,16 +78,16 @@ def _checks(policy: Policy, trials: pd.DataFrame, summary, comparisons: list[Ski
     return checks
 
 
-def summary_null_lift(trials: pd.DataFrame, outcome: str) -> tuple[bool, str]:
-    from aces_bench.stats import build_pairs, lift_table
+def null_arm_check(summary, outcome: str) -> Check:
+    """The policy's null-arm check, from the report's own null-arm rows (as the report gate decides)."""
+    from aces_bench.reports.gate import NOT_RUN, null_arm_failures, null_arm_status
 
-    table = lift_table(build_pairs(trials), by=(), outcomes=(outcome,))
-    row = table.iloc[0] if len(table) else None
-    if row is None or not row["n"] or pd.isna(row["ci_lo"]):
-        return False, "the null arm has no scored pair with an interval"
-    ok = row["ci_lo"] <= 0 <= row["ci_hi"]
-    return bool(ok), f"null-arm {outcome} lift {row['lift']:+.3f} [{row['ci_lo']:+.3f}, {row['ci_hi']:+.3f}]" + (
-        "" if ok else ": a skill-free arm shows an effect, so the lift measurement is biased")
+    if "null" not in summary.controls_run:
+        return Check(name="null arm", status="not run", reason=NOT_RUN)
+    failures = null_arm_failures(summary, outcome=outcome)
+    if failures:
+        return Check(name="null arm", status="fail", reason="; ".join(f.line().removeprefix("FAIL ") for f in failures))
+    return Check(name="null arm", status="pass", reason=null_arm_status(summary, outcome=outcome).removeprefix("null arm: "))
 
 
 def _suggestions(grades: list[GradedTrial], trials: pd.DataFrame, changed: list[SkillChange],
@@ -149,7 +144,9 @@ def run_ci(changed: list[SkillChange], overrides: list[str], out: Path, baseline
     from aces_bench.reports.summary import read_summary
 
     run_dir = out / "run"
-    spec = _study(changed, overrides, run_dir)
+    # A policy that requires the null arm gets one, unless the overrides choose the arms themselves.
+    wants_null = policy.null_arm == "require_no_effect" and not any(o.startswith("study.controls") for o in overrides)
+    spec = _study(changed, overrides, run_dir, ("study.controls=[null]",) if wants_null else ())
     trials = read_trials_table(run_dir)
     grades = read_grades(run_dir / "grades.jsonl")
     summary = read_summary(run_dir / "report" / "summary.json")

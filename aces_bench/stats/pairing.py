@@ -1,4 +1,5 @@
-"""Paired cases: one row per ``PAIR_KEY``, with-skill minus baseline for every outcome.
+"""Paired cases: one row per ``PAIR_KEY``, with-skill minus baseline for every outcome
+(or, for a calibration arm, its treatment minus its control: ``build_pairs(sides=...)``).
 
 The paired frame is an *outer* join of the two conditions, so a case run (or scored)
 on one side only keeps its row: its lift is NaN and ``missingness`` counts it. Nothing
@@ -7,7 +8,7 @@ is dropped here; statistics downstream use the rows whose lift is defined.
 Outcome columns of the paired frame, for each outcome ``o`` in ``OUTCOMES``:
 ``with_<o>``, ``base_<o>`` and ``lift_<o>`` (with minus base, NaN unless both scored).
 It carries the case attributes ``case_kind`` and ``negative_control``, and per side
-``present_<side>``, ``status_<side>``, ``traj_<side>`` and ``n_visible_skills_<side>``.
+``present_<side>``, ``status_<side>``, ``traj_<side>``, ``n_visible_skills_<side>`` and ``final_pass_<side>``.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from aces_bench.conditions import ALL_CONDITIONS, PAIRED
 from aces_bench.errors import ReportError
 from aces_bench.metrics import metric_column, metric_names, outcome_metrics
-from aces_bench.records import CONDITIONS, PAIR_KEY
+from aces_bench.records import PAIR_KEY
 
 COMPOSITE = "composite"
 OUTCOME_ONLY = "outcome_only"
@@ -50,10 +52,12 @@ class _Outcomes(Sequence[str]):
 
 OUTCOMES: Sequence[str] = _Outcomes()
 SIDES = {"with_skill": "with", "baseline": "base"}
+TAGS = tuple(SIDES.values())
 
 REQUIRED_COLUMNS = (*PAIR_KEY, "condition", "status")
 CASE_ATTRS = ("case_kind", "negative_control")
-_SIDE_EXTRAS = {"status": "status", "has_trajectory": "traj", "n_visible_skills": "n_visible_skills"}
+_SIDE_EXTRAS = {"status": "status", "has_trajectory": "traj", "n_visible_skills": "n_visible_skills",
+                "final_pass": "final_pass"}
 
 
 def check_outcome(outcome: str) -> str:
@@ -94,13 +98,13 @@ def validate_trials(trials: pd.DataFrame, *, where: str = "trials table") -> Non
             where=where,
             fix="build the table with aces_bench.records.TrialRow (columns: aces_bench.records.table_columns())",
         )
-    bad = sorted(set(trials["condition"].dropna().astype(str)) - set(CONDITIONS))
+    bad = sorted(set(trials["condition"].dropna().astype(str)) - set(ALL_CONDITIONS))
     if bad or trials["condition"].isna().any():
         shown = bad or ["<empty>"]
         raise ReportError(
             f"unknown condition value(s): {', '.join(shown)}",
             where=f"{where}: column 'condition'",
-            fix=f"every row's condition must be one of: {', '.join(CONDITIONS)}",
+            fix=f"every row's condition must be one of: {', '.join(ALL_CONDITIONS)}",
         )
     dup = trials.duplicated([*PAIR_KEY, "condition"], keep=False)
     if dup.any():
@@ -115,17 +119,20 @@ def validate_trials(trials: pd.DataFrame, *, where: str = "trials table") -> Non
         )
 
 
-def build_pairs(trials: pd.DataFrame, outcomes: Sequence[str] = OUTCOMES) -> pd.DataFrame:
-    """Outer-join with-skill and baseline trials on ``PAIR_KEY``.
+def build_pairs(trials: pd.DataFrame, outcomes: Sequence[str] = OUTCOMES,
+                sides: tuple[str, str] = PAIRED) -> pd.DataFrame:
+    """Outer-join the trials of two conditions on ``PAIR_KEY``: the treatment (columns
+    ``with_*``) and the control (``base_*``), by default with_skill and baseline.
 
-    Promises: one row per pair key seen on either side, sorted by ``PAIR_KEY``;
-    ``lift_<o>`` is NaN unless both sides scored ``o``; no row is dropped.
+    A calibration arm is paired the same way (``sides=("null", "baseline")`` gives the
+    null lift). Promises: one row per pair key seen on either side, sorted by
+    ``PAIR_KEY``; ``lift_<o>`` is NaN unless both sides scored ``o``; no row is dropped.
     """
     validate_trials(trials)
     for o in outcomes:
         check_outcome(o)
-    sides = []
-    for condition, tag in SIDES.items():
+    frames = []
+    for condition, tag in zip(sides, TAGS, strict=True):
         part = trials.loc[trials["condition"] == condition]
         cols = {k: part[k] for k in PAIR_KEY}
         cols[f"present_{tag}"] = pd.Series(True, index=part.index)
@@ -134,12 +141,12 @@ def build_pairs(trials: pd.DataFrame, outcomes: Sequence[str] = OUTCOMES) -> pd.
                 cols[f"{name}_{tag}"] = part[source]
         for o in outcomes:
             cols[f"{tag}_{o}"] = outcome_values(part, o)
-        sides.append(pd.DataFrame(cols))
-    pairs = sides[0].merge(sides[1], on=list(PAIR_KEY), how="outer", sort=False)
+        frames.append(pd.DataFrame(cols))
+    pairs = frames[0].merge(frames[1], on=list(PAIR_KEY), how="outer", sort=False)
     # Case attributes belong to the key, not to a side: take them from whichever side ran.
     attrs = [c for c in CASE_ATTRS if c in trials.columns]
     if attrs:
-        info = trials[[*PAIR_KEY, *attrs]].drop_duplicates(list(PAIR_KEY))
+        info = trials.loc[trials["condition"].isin(sides), [*PAIR_KEY, *attrs]].drop_duplicates(list(PAIR_KEY))
         pairs = pairs.merge(info, on=list(PAIR_KEY), how="left")
     for tag in SIDES.values():
         pairs[f"present_{tag}"] = pairs[f"present_{tag}"].astype("boolean").fillna(False).astype(bool)

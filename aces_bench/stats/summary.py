@@ -15,7 +15,9 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
+from aces_bench.conditions import PAIRED
 from aces_bench.records import CELL_KEY
+from aces_bench.stats.arms import arm_table, arms_run
 from aces_bench.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_table
 from aces_bench.stats.controls import false_activation, is_negative_control, positive_cases
 from aces_bench.stats.correlation import Correlation, static_lift_correlation
@@ -43,6 +45,7 @@ from aces_bench.stats.pairing import (
     build_pairs,
     check_outcome,
     outcomes,
+    validate_trials,
 )
 from aces_bench.stats.passk import pass_counts, passk_table
 from aces_bench.stats.routing import routing_premium
@@ -168,6 +171,13 @@ class StudyStats(VersionedRecord):
     missingness: Missingness
     static_correlation: Correlation | None = None
     static_by_skill: StatTable | None = None
+    # Optional within version 1: a file written before calibration arms existed ran none.
+    controls_run: list[str] = Field(default_factory=list, description="calibration arms with trials (study.controls)")
+    controls: StatTable | None = Field(
+        default=None, description="per arm and outcome, pooled over positive cases: null lift (null - baseline) with "
+        "verdict flips, lift over placebo (with_skill - placebo), discovery gap (forced - with_skill); same "
+        "inference as the headline (stats/arms.py); None when no arm ran")
+    controls_by_skill: StatTable | None = Field(default=None, description="the same per skill")
 
 
 def study_stats(
@@ -194,6 +204,11 @@ def study_stats(
     s = settings or StatsSettings()
     for o in (*s.outcomes, s.headline_outcome, s.pass_outcome):
         check_outcome(o)
+    validate_trials(trials)  # before any filter: an unknown condition is an error, never dropped
+    everything = trials
+    # The calibration arms are compared in ``controls``; every other statistic is the headline pair's.
+    trials = trials.loc[trials["condition"].isin(PAIRED)] if "condition" in trials.columns else trials
+    arms = arms_run(everything)
     all_pairs = build_pairs(trials, outcomes=s.outcomes if s.headline_outcome in s.outcomes
                             else (*s.outcomes, s.headline_outcome))
     pairs = positive_cases(all_pairs)
@@ -208,7 +223,7 @@ def study_stats(
         by_skill = t(joined)
     return StudyStats(
         settings=s,
-        n_trials=len(trials),
+        n_trials=len(everything),
         n_pair_keys=len(all_pairs),
         lift_pooled=t(lift_table(pairs, by=(), outcomes=s.outcomes, level=s.level)),
         inference=t(inference_table(pairs, s.outcomes, s.level)),
@@ -243,4 +258,8 @@ def study_stats(
         ),
         static_correlation=corr,
         static_by_skill=by_skill,
+        controls_run=list(arms),
+        controls=t(arm_table(everything, by=(), outcomes=s.outcomes, level=s.level)) if arms else None,
+        controls_by_skill=t(arm_table(everything, by=("skill",), outcomes=s.outcomes, level=s.level))
+        if arms else None,
     )
