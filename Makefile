@@ -88,6 +88,11 @@ demo: install sandbox ## Run the demo study offline (reference agent, local sand
 	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV)/bin/aces-bench study=demo
 	@echo "report: $(OUT)/report/index.html"
 
+.PHONY: demo-arms
+demo-arms: install sandbox ## The demo with its calibration arms (null, placebo, forced) beside the headline: 80 trials
+	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV)/bin/aces-bench study=demo study.name=demo-arms 'study.controls=[null,placebo,forced]'
+	@echo "report: outputs/demo-arms/report/index.html"
+
 .PHONY: sweep
 sweep: install sandbox ## Example multirun: isolation vs group (paper decoys) with the reference agent
 	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV)/bin/aces-bench -m study=demo workspace=isolation,group decoys=paper

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from aces_bench.conditions import ALL_CONDITIONS
 from aces_bench.config.spec import GradingSpec
 from aces_bench.errors import ConfigError, RunError, from_validation
 from aces_bench.graders.author import AUTHOR_TIMEOUT_SEC
@@ -44,7 +45,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--workdir", help="the agent's working directory inside the trials (e.g. /app, /root)")
     p.add_argument("--skills-dir", help="where skills were staged inside the trials (default /skills)")
     p.add_argument("--allowed-skills", help="comma-separated skills the agent may read (routing)")
-    p.add_argument("--condition", choices=("with_skill", "baseline"), help="force every trial's condition")
+    p.add_argument("--condition", choices=ALL_CONDITIONS, help="force every trial's condition")
     p.add_argument("--pass-threshold", type=float, default=1.0, help="reward needed to pass (default 1.0, as in studies and reports)")
     p.add_argument("--weight", action="append", default=[], metavar="METRIC=W", help="composite weight (repeat)")
     p.add_argument("--author-timeout", type=float, default=AUTHOR_TIMEOUT_SEC, help="seconds per author grader")

@@ -44,6 +44,7 @@ from pydantic import ValidationError
 
 from aces_bench.cases import EvalCase, EvalSuite, load_suite
 from aces_bench.collect import classify
+from aces_bench.conditions import ALL_CONDITIONS
 from aces_bench.datasets.formats import parse_evals_text, read_evals_file
 from aces_bench.emitters.task_metadata import TASK_METADATA_KEY, TASK_METADATA_REGENERATE, TaskMetadata
 from aces_bench.errors import EmitError, EvalsError, RunError
@@ -195,7 +196,7 @@ def _instruction(trial_dir: Path) -> str:
 def _condition(found: FoundTrial, root: Path, meta: dict | None, forced: str | None) -> tuple[str, str]:
     if forced:
         return forced, "given with --condition"
-    if meta and meta.get("condition") in ("with_skill", "baseline"):
+    if meta and meta.get("condition") in ALL_CONDITIONS:
         return meta["condition"], "from the task's aces metadata"
     parts = [p.lower() for p in found.trial_dir.resolve().relative_to(root.resolve()).parts] if found.trial_dir != root else []
     for p in reversed(parts):
