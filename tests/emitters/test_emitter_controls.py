@@ -139,3 +139,21 @@ def test_bad_controls_name_the_key_and_the_allowed_values(tmp_path, value, messa
     with pytest.raises(ConfigError) as err:
         compose_spec([f"study.controls={value}"], output_dir=tmp_path)
     assert message in str(err.value)
+
+
+def test_a_native_harbor_task_gets_every_arm(tmp_path):
+    from tests.emitters.test_emitter_environments import _copy_skill, _native_task
+
+    skill = _copy_skill(tmp_path)
+    _native_task(skill)
+    _, tasks = _emit(tmp_path / "out", skill, "skill.cases=[harbor-fix-total]")
+    native = {c: t for (case, c), t in tasks.items() if case == "harbor-fix-total"}
+    assert sorted(native) == ["baseline", "forced", "null", "placebo", "with_skill"]
+    author = "Write the sum of 2 and 3 to /app/answer.txt.\n"
+    assert _differing(native["baseline"].path, native["null"].path) == {"task.toml"}
+    assert (native["null"].path / "instruction.md").read_text() == author
+    forced = (native["forced"].path / "instruction.md").read_text()
+    assert forced.endswith(author) and (SKILL / "SKILL.md").read_text().strip() in forced
+    assert _differing(native["with_skill"].path, native["forced"].path) == {"task.toml", "instruction.md"}
+    assert _differing(native["baseline"].path, native["placebo"].path) == {
+        "task.toml", "environment/skills/csv-column-sum/SKILL.md"}
