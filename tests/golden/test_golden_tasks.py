@@ -75,7 +75,8 @@ def test_task_metadata_bad_condition_is_refused_as_a_dotted_key():
         read_task_metadata(TASKS / "malformed_condition")
     assert str(err.value) == (
         f"{TASKS / 'malformed_condition' / 'task.toml'}: invalid values:\n"
-        "    metadata.aces.condition: Input should be 'with_skill' or 'baseline' (got 'with-skill')\n"
+        "    metadata.aces.condition: Input should be 'with_skill', 'baseline', 'null', 'placebo' or 'forced' "
+        "(got 'with-skill')\n"
         f"  fix: {REEMIT_TASK}"
     )
 
