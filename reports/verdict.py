@@ -147,7 +147,8 @@ def headline_sentence(summary: ReportSummary) -> str:
     null = summary.control("null", outcome) if "null" in summary.controls_run else None
     if null is not None:
         ok, text = null_interval(null)
-        parts.append(f"The null arm (baseline run twice): {text}, which {'contains' if ok else 'excludes'} 0.")
+        verdict = "is consistent with 0" if ok else "shows an effect (its interval excludes 0)"
+        parts.append(f"The null arm (the baseline run twice) {verdict}: {text}.")
     return " ".join(parts)
 
 

@@ -63,7 +63,8 @@ def test_the_gate_refuses_a_null_arm_whose_interval_excludes_zero(tmp_path, caps
     assert check.status == "fail" and check.reason.startswith("null arm (all skills): outcome null lift +0.250")
     views = {v.arm: v for v in control_views(summary)}
     assert views["null"].check_class == "bad" and "refused" in views["null"].check
-    assert "which excludes 0" in headline_sentence(summary)
+    assert "The null arm (the baseline run twice) shows an effect (its interval excludes 0): null lift +0.250" \
+        in headline_sentence(summary)
 
 
 def test_a_steady_null_arm_passes_and_a_missing_one_is_not_a_pass(tmp_path, capsys):
