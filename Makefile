@@ -6,6 +6,8 @@ VENV ?= .venv
 VENV_PY := $(VENV)/bin/python
 STAMP := $(VENV)/.aces-installed
 OUT ?= outputs/demo
+# Calibration arms of `make demo` (study.controls): null and placebo beside the headline.
+DEMO_CONTROLS ?= [null,placebo]
 PYTEST_ARGS ?=
 
 # First interpreter >= 3.12 found: $ACES_PYTHON, then PATH, then pyenv and common prefixes.
@@ -84,14 +86,9 @@ podman: install ## Set up backend=podman: podman + runc (apt), podman-compose (P
 	$(VENV)/bin/aces-bench podman image
 
 .PHONY: demo
-demo: install sandbox ## Run the demo study offline (reference agent, local sandbox, heuristic judge) and write its report
-	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV)/bin/aces-bench study=demo
+demo: install sandbox ## Run the demo study offline (reference agent, local sandbox, heuristic judge), null and placebo arms beside the headline (DEMO_CONTROLS=[] for none)
+	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV)/bin/aces-bench study=demo 'study.controls=$(DEMO_CONTROLS)'
 	@echo "report: $(OUT)/report/index.html"
-
-.PHONY: demo-arms
-demo-arms: install sandbox ## The demo with its calibration arms (null, placebo, forced) beside the headline: 80 trials
-	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV)/bin/aces-bench study=demo study.name=demo-arms 'study.controls=[null,placebo,forced]'
-	@echo "report: outputs/demo-arms/report/index.html"
 
 .PHONY: sweep
 sweep: install sandbox ## Example multirun: isolation vs group (paper decoys) with the reference agent
