@@ -22,6 +22,7 @@ The skills (``skills/``, each with its own cases and fixtures):
   plain-sum checksum is wrong): the paired routing premium is negative.
 
 ``run_suite`` runs one harness over all of it: an isolation study of the three targets
+(with the null calibration arm, ``study.controls=[null]``: its lift must be 0)
 and a group study of ``ledger-verifier`` with the decoy, side by side under one folder,
 then ``aces-bench report`` on the isolation study with the gate and on the folder
 (routing premium). ``validate.py`` (``make validate``) prints the table; the tests in
@@ -86,6 +87,7 @@ class SuiteRun:
     composite: dict[str, float | None]  # diagnostic composite lift per skill
     gate_rc: int
     gate_lines: list[str]
+    null: Recovered  # the helpful skill's null (A/A) arm: the instrument's own lift
     isolation: ReportSummary
     combined: ReportSummary
 
@@ -127,8 +129,9 @@ def run_suite(harness: Sequence[str], out: Path, *, label: str, root_parent: Pat
         shutil.rmtree(runs)
     iso, group = runs / "isolation", runs / "group"
     targets = [SKILLS / HELPFUL, SKILLS / USELESS, SKILLS / HARMFUL]
-    run_study(compose_spec(study_overrides(harness, skills=targets, workspace="isolation", root_parent=root_parent),
-                           output_dir=iso))
+    # The isolation study also runs the null arm (the baseline again, as if it were the treatment).
+    run_study(compose_spec([*study_overrides(harness, skills=targets, workspace="isolation", root_parent=root_parent),
+                            "study.controls=[null]"], output_dir=iso))
     run_study(compose_spec(study_overrides(harness, skills=[SKILLS / HELPFUL], workspace="group",
                                            decoys=[DECOYS / CONFUSABLE], root_parent=root_parent),
                            output_dir=group))
@@ -150,13 +153,19 @@ def run_suite(harness: Sequence[str], out: Path, *, label: str, root_parent: Pat
             name=skill, kind=kind, statistic=f"{HEADLINE} lift", estimate=row.lift if row else None,
             ci_lo=row.ci_lo if row else None, ci_hi=row.ci_hi if row else None, n=row.n if row else 0,
             note=row.ci_note if row else "no row", gate="FAIL" if skill in failing else "pass")
+    null = next((r for r in isolation.controls_by_skill if r.group.get("skill") == HELPFUL and r.arm == "null"
+                 and r.outcome == HEADLINE), None)
+    null_effect = Recovered(name=f"{HELPFUL} null arm", kind="none (A/A)", statistic="null lift",
+                            estimate=null.lift if null else None, ci_lo=null.ci_lo if null else None,
+                            ci_hi=null.ci_hi if null else None, n=null.n if null else 0,
+                            note=null.ci_note if null else "no null-arm row")
     premium = next((r for r in combined.routing_premium if r.get("outcome") == HEADLINE), {})
     effects[CONFUSABLE] = Recovered(
         name=f"{CONFUSABLE} (decoy of {HELPFUL})", kind="confusable", statistic="routing premium",
         estimate=premium.get("premium"), ci_lo=premium.get("ci_lo"), ci_hi=premium.get("ci_hi"),
         n=int(premium.get("n_matched") or 0), note=premium.get("note"))
     return SuiteRun(harness=label, out=out, effects=effects, composite=composite, gate_rc=gate_rc,
-                    gate_lines=gate_lines, isolation=isolation, combined=combined)
+                    gate_lines=gate_lines, null=null_effect, isolation=isolation, combined=combined)
 
 
 def _num(x: float | None) -> str:
@@ -168,7 +177,7 @@ def format_table(runs: Sequence[SuiteRun]) -> str:
     head = ("harness", "skill", "true effect", "statistic", "sign", "estimate", "95% CI", "n", "gate", "note")
     rows = [head]
     for run in runs:
-        for e in run.effects.values():
+        for e in [*run.effects.values(), run.null]:
             ci = f"[{_num(e.ci_lo)}, {_num(e.ci_hi)}]" if e.ci_lo is not None else "none"
             note = e.note or ""
             if e.name in run.composite:
@@ -195,6 +204,10 @@ def problems(run: SuiteRun) -> list[str]:
                    f"failing gate, got {_num(u.estimate)} [{_num(u.ci_lo)}, {_num(u.ci_hi)}] gate {u.gate}")
     if not (x.sign == "-" and x.gate == "FAIL"):
         out.append(f"harmful {x.name}: wanted lift < 0 and a failing gate, got {_num(x.estimate)} gate {x.gate}")
+    n = run.null
+    if not ((n.ci_lo is None and n.estimate == 0) or (n.ci_lo is not None and n.ci_lo <= 0 <= n.ci_hi)):
+        out.append(f"null arm of {HELPFUL}: wanted an interval containing 0 (or none: no variation), got "
+                   f"{_num(n.estimate)} [{_num(n.ci_lo)}, {_num(n.ci_hi)}] ({n.note})")
     if c.sign != "-":
         out.append(f"confusable {c.name}: wanted a routing premium < 0, got {_num(c.estimate)} ({c.note})")
     return out

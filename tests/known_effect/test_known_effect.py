@@ -119,8 +119,8 @@ def test_the_scripted_model_decided_from_what_terminus_showed_it(terminus_run):
     assert server.errors == []
     first = [r for r in server.requests if len(r.user_texts) == 1]
     listed = [r for r in first if "<available_skills>" in r.user_texts[0]]
-    # One conversation per trial: 23 pair keys x 2 arms; the isolation baseline lists no skill.
-    assert len(first) == 2 * (6 + 5 + 6 + 6)
+    # One conversation per trial; the isolation baseline and null arm list no skill.
+    assert len(first) == 3 * (6 + 5 + 6) + 2 * 6  # isolation: with-skill, baseline, null arm
     assert len(listed) == (6 + 5 + 6) + 2 * 6  # with-skill isolation, and both group arms (the decoy)
     # Every reply the model gave is terminus-2 JSON.
     assert all(r.usage["prompt_tokens"] > 0 for r in server.requests)
@@ -139,3 +139,11 @@ def test_the_lower_bound_gate_passes_only_the_helpful_skill(suite):
     assert sorted(failures) == [USELESS, HARMFUL]
     assert "no variation observed (n = 5); no interval" in failures[USELESS]
     assert failures[HARMFUL].startswith("outcome lift -0.833, adjusted lower bound -1.000 < +0.000")
+
+
+def test_the_helpful_skills_null_arm_interval_contains_zero(suite):
+    # The baseline run again as the treatment: the instrument's own lift. The agents here are
+    # deterministic, so every null difference is 0: no variation, no interval, estimate 0.
+    n = suite[0].null
+    assert n.n == 6 and n.estimate == 0.0
+    assert (n.ci_lo is None and n.note == "no variation observed (n = 6)") or n.ci_lo <= 0.0 <= n.ci_hi
