@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from aces_bench.config.spec import LOCAL_BACKEND, RunSpec
 from aces_bench.emitters.harbor_task import RenderCache, emit_task
+from aces_bench.emitters.interventions import forget_loaded
 from aces_bench.emitters.plan import StudyPlan, TaskPlan, plan_study
 from aces_bench.errors import EmitError
 from aces_bench.io import write_json
@@ -34,8 +35,10 @@ _ACCEPTED: set[str] = set()
 
 
 def forget_accepted() -> None:
-    """Forget which task ids this process validated (benchmarks time a cold emit)."""
+    """Forget which task ids this process validated and which skill folders it loaded
+    (benchmarks time a cold emit)."""
     _ACCEPTED.clear()
+    forget_loaded()
 
 
 class EmittedTask(VersionedRecord):

@@ -9,6 +9,8 @@ Code plugin layout (``.claude-plugin/plugin.json`` naming it, skills under
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -19,6 +21,46 @@ from aces_bench.errors import SkillError
 from aces_bench.skills import SAFE_NAME, Skill, discover_skill_dirs, load_skill
 
 PLUGIN_MANIFEST = ".claude-plugin/plugin.json"
+
+# What this process loaded from a folder (a skill, its cases), keyed by the folder and
+# a stamp of every entry under it (path, size, mtime, ctime, inode). Sweep members plan
+# the same skills: each is read and validated once, and any edit, added or removed
+# file changes the stamp, so a changed folder is read again. Errors are not kept.
+_LOADED: dict[tuple[str, str, tuple], object] = {}
+
+
+def forget_loaded() -> None:
+    """Forget the folders this process loaded (benchmarks time a cold plan)."""
+    _LOADED.clear()
+
+
+def tree_stamp(root: Path) -> tuple:
+    """(relative path, size, mtime_ns, ctime_ns, inode) of every entry under ``root``, sorted."""
+    out = []
+    stack = [str(root)]
+    while stack:
+        top = stack.pop()
+        with os.scandir(top) as it:
+            for entry in it:
+                try:
+                    st = entry.stat()  # a symlink's target: editing it must change the stamp
+                except OSError:
+                    st = entry.stat(follow_symlinks=False)
+                out.append((entry.path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+    return tuple(sorted(out))
+
+
+def loaded[T](kind: str, path: Path, load: Callable[[], T]) -> T:
+    """``load()``, or what it returned for ``path`` earlier in this process if nothing under it changed."""
+    root = Path(path).resolve()
+    key = (kind, str(root), tree_stamp(root))
+    if key not in _LOADED:
+        for old in [k for k in _LOADED if k[:2] == key[:2]]:
+            del _LOADED[old]
+        _LOADED[key] = load()
+    return _LOADED[key]  # type: ignore[return-value]
 
 
 class Intervention(BaseModel):
@@ -37,7 +79,7 @@ def load_skills(paths: list[Path]) -> list[Skill]:
     skills: dict[str, Skill] = {}
     for path in paths:
         for skill_dir in discover_skill_dirs(path):
-            skill = load_skill(skill_dir)
+            skill = loaded("skill", skill_dir, lambda d=skill_dir: load_skill(d))
             if skill.name in skills and skills[skill.name].path != skill.path:
                 raise SkillError(
                     f"two skills are named {skill.name!r} ({skills[skill.name].path} and {skill.path})",

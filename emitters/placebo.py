@@ -9,6 +9,7 @@ is present" from what the skill's content adds.
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 
 import yaml
 
@@ -19,9 +20,14 @@ PLACEBO_BODY = "This skill has no further content.\n"
 
 def placebo_skill_md(target: Skill) -> bytes:
     """SKILL.md of the sham: the target's name and description, an empty-handed body."""
-    front = yaml.safe_dump({"name": target.name, "description": target.description}, sort_keys=False,
+    return _sham_md(target.name, target.description)
+
+
+@lru_cache(maxsize=4096)  # every sweep member and task asks again for the same skill
+def _sham_md(name: str, description: str) -> bytes:
+    front = yaml.safe_dump({"name": name, "description": description}, sort_keys=False,
                            allow_unicode=True, width=10_000)
-    return f"---\n{front}---\n\n# {target.name}\n\n{PLACEBO_BODY}".encode()
+    return f"---\n{front}---\n\n# {name}\n\n{PLACEBO_BODY}".encode()
 
 
 def placebo_files(target: Skill) -> tuple[tuple[str, bytes], ...]:

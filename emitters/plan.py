@@ -23,7 +23,7 @@ from aces_bench.cases import SAFE_CASE_ID, EvalCase, load_suite
 from aces_bench.conditions import PAIRED, Condition
 from aces_bench.config.spec import RunSpec
 from aces_bench.datasets.formats import has_eval_assets
-from aces_bench.emitters.interventions import Intervention, load_interventions, load_skills
+from aces_bench.emitters.interventions import Intervention, load_interventions, load_skills, loaded
 from aces_bench.emitters.native import find_native_tasks, native_case
 from aces_bench.emitters.placebo import placebo_files, placebo_skill
 from aces_bench.errors import SkillError
@@ -133,7 +133,7 @@ def _cases(member: Skill, spec: RunSpec) -> list[tuple[EvalCase, Path | None]]:
     native = find_native_tasks(member) if spec.skill.harbor_tasks else []
     out: list[tuple[EvalCase, Path | None]] = []
     if _has_evals(member) or not native:
-        cases = load_suite(member.path, member.name).evals
+        cases = list(loaded(f"suite:{member.name}", member.path, lambda: load_suite(member.path, member.name)).evals)
         if spec.skill.cases:
             cases = [c for c in cases if c.id in spec.skill.cases or f"{member.name}.{c.id}" in spec.skill.cases]
         drafts = [c.id for c in cases if c.status == "draft"]

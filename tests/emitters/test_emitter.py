@@ -68,6 +68,27 @@ def test_changing_a_skill_changes_the_task_id(tmp_path):
     assert {t for t in before if ".base-" in t} == {t for t in after if ".base-" in t}
 
 
+def test_sweep_members_share_loaded_skills_until_a_file_changes(tmp_path):
+    """Plans in one process read a skill folder once; an edit that keeps every size
+    (a changed case prompt) or adds a file is still seen by the next plan."""
+    from aces_bench.emitters.plan import plan_study
+
+    skill = tmp_path / "skills" / "csv-column-sum"
+    shutil.copytree("tests/fixtures/skills/csv-column-sum", skill)
+    spec = compose_spec(["skill=custom", f"skill.paths=[{skill}]"], output_dir=tmp_path)
+    first, second = plan_study(spec), plan_study(spec)
+    assert first.targets[0] is second.targets[0]
+    evals = skill / "evals" / "evals.json"
+    text = evals.read_text()
+    prompt = json.loads(text)["evals"][0]["prompt"]
+    evals.write_text(text.replace(prompt, prompt[::-1], 1))
+    third = plan_study(spec)
+    assert prompt[::-1] in {t.case.prompt for t in third.tasks}
+    (skill / "references").mkdir(exist_ok=True)
+    (skill / "references" / "extra.md").write_text("more\n")
+    assert plan_study(spec).targets[0].content_hash != first.targets[0].content_hash
+
+
 def test_every_task_toml_setting_is_in_the_task_id(tmp_path):
     """workspace.network once reused task dirs that kept the old network_mode."""
     _, base = _emit(tmp_path / "a")
