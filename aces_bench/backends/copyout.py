@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,6 +72,50 @@ def sanitize_tree(top: Path, *, uid: int | None = None, gid: int | None = None) 
         log.info("copy-out: %s: %d mode(s) made plain, %d special file(s) removed: %s", top,
                  done.modes_fixed, len(done.removed), ", ".join(done.removed[:5]))
     return done
+
+
+def copy_out(source: Path, target: Path, *, replace: bool = True) -> int:
+    """Copy the sandbox tree ``source`` to the host dir ``target`` as plain data.
+
+    Only directories, regular files and symlinks (as links, never followed) are
+    copied; FIFOs, sockets and device files are skipped, so a hostile trial cannot
+    stall or break the copy. ``replace=False`` keeps a host file that already exists
+    (what Harbor downloaded or wrote itself). The copy is then sanitised
+    (:func:`sanitize_tree`). Returns the bytes of file content copied.
+    """
+    copied = 0
+    target.mkdir(parents=True, exist_ok=True)
+    for top, dirs, files in os.walk(source, followlinks=False):
+        rel = Path(top).relative_to(source)
+        dest_dir = target / rel
+        for name in (*dirs, *files):
+            src, dst = Path(top) / name, dest_dir / name
+            try:
+                st = src.lstat()
+            except FileNotFoundError:
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                if not dst.is_dir() or dst.is_symlink():
+                    _replace_with(dst, lambda d: d.mkdir())
+            elif os.path.lexists(dst) and not replace:
+                continue
+            elif stat.S_ISREG(st.st_mode):
+                _replace_with(dst, lambda d, s=src: shutil.copyfile(s, d, follow_symlinks=False))
+                copied += st.st_size
+            elif stat.S_ISLNK(st.st_mode):
+                _replace_with(dst, lambda d, s=src: os.symlink(os.readlink(s), d))
+        dirs[:] = [d for d in dirs if (dest_dir / d).is_dir() and not (dest_dir / d).is_symlink()]
+    sanitize_tree(target)
+    return copied
+
+
+def _replace_with(dst: Path, make) -> None:
+    """Remove what is at ``dst`` (never following a link), then ``make(dst)``."""
+    if dst.is_symlink() or (os.path.lexists(dst) and not dst.is_dir()):
+        dst.unlink()
+    elif dst.is_dir():
+        shutil.rmtree(dst)
+    make(dst)
 
 
 def _walk(dir_fd: int, path: str, real_top: str, uid: int, gid: int, done: Sanitized) -> None:

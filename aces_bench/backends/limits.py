@@ -17,8 +17,9 @@ Disk: the task's ``[environment].storage_mb`` (``workspace.storage_mb``) becomes
 size of a tmpfs mounted at the trial's private root (:class:`TrialDisk`), so a write
 past it fails inside with ENOSPC. A root on RAM-backed storage (``/dev/shm``) with no
 ``storage_mb`` is capped at ``memory_mb`` instead, so it cannot hold more of the host's
-memory than the trial was given. The writable binds (the trial's ``/logs`` dirs on
-the host) are outside it, as Docker's volumes are outside ``--storage-opt size``.
+memory than the trial was given. With a cap the trial's ``/logs`` dirs are not bound
+to the host but kept inside the same tmpfs and copied out (``local.py``), so the cap
+covers everything the trial writes.
 Mounting needs CAP_SYS_ADMIN; without it the disk limit is reported not enforced.
 
 A run killed with SIGKILL leaves its cgroups and tmpfs mounts behind; both are named

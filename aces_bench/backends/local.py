@@ -9,7 +9,9 @@ Dockerfile subset onto it (see :mod:`aces_bench.backends.dockerfile`), and start
 long-lived sandbox (see :mod:`aces_bench.backends.bwrap`) that shows the host's
 ``/usr``, ``/etc`` and ``/lib*`` read-only and binds the trial's host log dirs at
 ``/logs/agent``, ``/logs/verifier`` and ``/logs/artifacts``, so Harbor reads logs and
-rewards straight from the trial dir. Network is off unless the task's
+rewards straight from the trial dir; when the trial has a disk cap (``storage_mb``)
+those dirs stay inside the capped private root instead and are copied out.
+Network is off unless the task's
 ``[environment].network_mode`` explicitly says ``public``.
 
 The ``FROM`` image is recorded, never pulled: commands run on the host's userland.
@@ -47,7 +49,7 @@ from pydantic import ConfigDict
 from aces_bench import io
 from aces_bench.backends import LOCAL_BACKEND
 from aces_bench.backends.bwrap import SECURITY_NOTE, Bind, Sandbox
-from aces_bench.backends.copyout import sanitize_tree
+from aces_bench.backends.copyout import copy_out, sanitize_tree
 from aces_bench.backends.dockerfile import (
     DEFAULT_PATH,
     CopyStep,
@@ -142,7 +144,9 @@ class LocalSandboxEnvironment(BaseEnvironment):
       third of a trial), else the system temp dir. Roots hold only staged inputs and
       what the commands write, and are removed at stop. Files written there count
       against the trial's memory limit. The root is a tmpfs of ``storage_mb`` when
-      the task sets one, else (on RAM-backed storage) of ``memory_mb``.
+      the task sets one, else (on RAM-backed storage) of ``memory_mb``; with such a
+      cap the trial's ``/logs`` dirs are kept inside it instead of bound (Harbor
+      downloads them; ``stop`` copies out the rest).
     - ``require_limits`` (default False): refuse to start a trial whose memory/CPU/disk
       limits (``[environment].memory_mb`` / ``cpus`` / ``storage_mb``) this host cannot
       enforce; by default such a trial runs and ``local-sandbox.json`` says the limits
@@ -165,6 +169,8 @@ class LocalSandboxEnvironment(BaseEnvironment):
         self._written_binds: tuple[Path, ...] | None = None  # set in start (copy-out)
         self._cgroup: TrialCgroup | None = None
         self._disk: TrialDisk | None = None
+        # (sandbox path, host dir) of the /logs dirs kept inside the capped root (copied out).
+        self._logs_in_root: tuple[tuple[str, Path], ...] = ()
         self._require_limits = require_limits
         self._default_network = default_network
         self._tool_binds, self._tool_path = tool_binds(tool_mounts or [])
@@ -224,6 +230,8 @@ class LocalSandboxEnvironment(BaseEnvironment):
         self.private_root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-", dir=parent))
         try:
             self._disk = self._mount_disk(parent)
+            if self._disk_size(parent):
+                self._keep_logs_in_root()
             make_skeleton(self.private_root)
             endpoints = self._allowed_endpoints()
             binds = (*self._binds(), *self._tool_binds, *python_alias_binds(self.private_root),
@@ -318,6 +326,46 @@ class LocalSandboxEnvironment(BaseEnvironment):
             self.logger.warning(f"local sandbox: disk limit storage_mb={size} not enforced (cannot mount a tmpfs)")
         return disk
 
+    def _keep_logs_in_root(self) -> None:
+        """Put the trial's /logs dirs inside the size-capped private root instead of binding them.
+
+        Bound, they would be host folders outside the cap: a script writing into
+        /logs/artifacts could fill the host's disk past storage_mb. Unbound, Harbor sees
+        them as not mounted (``is_path_mounted`` reads ``_host_mounts``) and downloads
+        them through ``download_dir`` after each phase, as it does for a remote
+        environment; ``stop`` copies out whatever is left. A run killed with SIGKILL
+        loses only this trial's logs (the trial has no result and is redone on resume);
+        its tmpfs is unmounted by the next run's sweep.
+        """
+        paths = EnvironmentPaths.for_os(self.os)
+        targets = {str(paths.agent_dir), str(paths.verifier_dir), str(paths.artifacts_dir)}
+        trial_dir = self.trial_paths.trial_dir.resolve()
+        kept, moved = [], []
+        for mount in self._host_mounts:
+            source = Path(mount["source"]).resolve()
+            if str(mount["target"]) in targets and mount["type"] == "bind" and source.is_relative_to(trial_dir):
+                source.mkdir(parents=True, exist_ok=True)
+                moved.append((str(mount["target"]), source))
+            else:
+                kept.append(mount)
+        self._host_mounts = kept
+        self._logs_in_root = tuple(moved)
+
+    def _copy_out_logs(self) -> None:
+        """At stop (the sandbox is gone): copy the /logs dirs from the root to the trial dir.
+
+        Files Harbor already downloaded (or wrote on the host) are kept; the rest is
+        copied as plain data. Links are never followed out of the root.
+        """
+        if self.private_root is None or not self.private_root.is_dir():
+            return
+        for target, source in self._logs_in_root:
+            inside = self.private_root / target.lstrip("/")
+            if inside.is_symlink() or not inside.is_dir():
+                self.logger.warning(f"local sandbox: {target} is not a directory at stop; nothing copied out")
+                continue
+            copy_out(inside, source, replace=False)
+
     def _limits_in_force(self) -> dict[str, str]:
         """Each limit as it was applied to this trial (the report's run conditions)."""
         cfg, cg = self.task_env_config, self._cgroup
@@ -332,7 +380,8 @@ class LocalSandboxEnvironment(BaseEnvironment):
         }
         if self._disk is not None:
             how = "tmpfs" if cfg.storage_mb else "tmpfs capped at memory_mb: no storage_mb set"
-            out["disk"] = f"{self._disk.size_mb} MB ({how}; /logs binds not counted)"
+            logs = "; /logs inside it, copied out" if self._logs_in_root else ""
+            out["disk"] = f"{self._disk.size_mb} MB ({how}{logs})"
         else:
             out["disk"] = one(cfg.storage_mb, False, "MB", "")
         out["network"] = self._network_label()
@@ -355,7 +404,7 @@ class LocalSandboxEnvironment(BaseEnvironment):
         trial_dir = self.trial_paths.trial_dir.resolve()
         self._written_binds = tuple(
             b.source for b in binds if not b.read_only and b.source.is_relative_to(trial_dir)
-        )
+        ) + tuple(source for _, source in self._logs_in_root)
         os.chmod(trial_dir, 0o700)
 
     def _release_trial_dir(self) -> None:
@@ -392,6 +441,8 @@ class LocalSandboxEnvironment(BaseEnvironment):
         if self._sandbox is not None:
             await self._sandbox.stop()
             self._sandbox = None
+        if self._logs_in_root:
+            await asyncio.to_thread(self._copy_out_logs)
         if self._cgroup is not None:
             self._cgroup.remove()
             self._cgroup = None
@@ -545,8 +596,17 @@ class LocalSandboxEnvironment(BaseEnvironment):
         self._require_root().download_file(source_path, Path(target_path))
 
     async def download_dir(self, source_dir: str, target_dir: Path | str):
-        self._require_root().download_dir(source_dir, Path(target_dir))
-        sanitize_tree(Path(target_dir))
+        if not self._logs_in_root:
+            self._require_root().download_dir(source_dir, Path(target_dir))
+            sanitize_tree(Path(target_dir))
+            return
+        # The /logs dirs live in the capped root: copy only what is in it (a link there
+        # to a read-only tool dir is not followed out), as plain data.
+        host = self._require_root().host_path(source_dir, write=False)
+        if not host.is_dir() or not host.resolve().is_relative_to(self.private_root.resolve()):
+            raise BackendError(f"{source_dir} is not a directory in the sandbox's private root",
+                               where=str(self.private_root))
+        await asyncio.to_thread(copy_out, host, Path(target_dir))
 
     def _require_root(self) -> PrivateRoot:
         if self._root is None:

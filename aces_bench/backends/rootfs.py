@@ -157,8 +157,14 @@ class PrivateRoot:
             return
         # O_NOFOLLOW: the last component was checked above; a link made since is refused.
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
-        with open(source, "rb") as src, os.fdopen(os.open(host, flags, 0o644), "wb") as dst:
-            shutil.copyfileobj(src, dst)
+        try:
+            with open(source, "rb") as src, os.fdopen(os.open(host, flags, 0o644), "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        except OSError:
+            # A full disk (ENOSPC) leaves no truncated copy behind, which a later
+            # download of /logs would otherwise take for the file.
+            host.unlink(missing_ok=True)
+            raise
         shutil.copymode(source, host)
         _finish(host, chmod, owner)
 

@@ -187,3 +187,39 @@ async def test_a_dockerfile_copy_larger_than_storage_mb_is_a_clear_error(tmp_pat
         await env.start(force_build=False)
     assert "Dockerfile:" in str(err.value) and "workspace.storage_mb" in str(err.value)
     assert not list(tmp_path.glob("aces-sandbox-*"))  # unmounted and removed
+
+
+def _tree_mb(path: Path) -> float:
+    return sum(p.lstat().st_size for p in Path(path).rglob("*") if p.is_file()) / 2**20
+
+
+@sync
+async def test_a_write_past_storage_mb_into_logs_fails_inside_and_the_host_folder_stays_under_it(tmp_path):
+    # /logs/artifacts is where a skill script is told to leave its files: were it a bind
+    # of the host's trial folder, 100 MB would land on the host past a 32 MB limit.
+    if not _can_mount(tmp_path):
+        pytest.skip("this process may not mount a tmpfs (no CAP_SYS_ADMIN): the disk limit cannot be enforced here")
+    env = make_env(tmp_path)
+    env.task_env_config.storage_mb = 32
+    trial = env.trial_paths
+    async with started(env) as env:
+        fill = await env.exec("head -c 100M /dev/zero > /logs/artifacts/fill; echo rc=$?")
+        verifier_mounted = env.is_path_mounted("/logs/verifier", trial.verifier_dir)
+        await env.exec("rm /logs/artifacts/fill; head -c 8M /dev/zero > /logs/artifacts/kept; "
+                       "echo 1 > /logs/verifier/reward.txt; mkfifo /logs/artifacts/pipe; "
+                       "ln -s /etc/passwd /logs/agent/out; cp /usr/bin/id /logs/artifacts/x; chmod 4755 /logs/artifacts/x")
+        # As Harbor does for a non-mounted dir after the verifier: the reward is read from the host.
+        await env.download_dir("/logs/verifier", trial.verifier_dir)
+        reward = (trial.verifier_dir / "reward.txt").read_text()
+        prov = env.provenance
+    assert "No space left on device" in (fill.stderr or "") and "rc=1" in (fill.stdout or ""), fill
+    assert verifier_mounted is False  # Harbor downloads it instead of reading a host bind
+    assert reward.strip() == "1"
+    host_logs = [trial.agent_dir, trial.verifier_dir, trial.artifacts_dir]
+    assert sum(_tree_mb(d) for d in host_logs) <= 32
+    kept = list(trial.artifacts_dir.rglob("kept"))  # copied out at stop, under Harbor's artifacts path
+    assert kept and kept[0].stat().st_size == 8 * 2**20
+    assert not list(trial.trial_dir.rglob("pipe")) and not (trial.agent_dir / "out").exists()
+    setuid = [p for p in trial.trial_dir.rglob("*") if p.lstat().st_mode & 0o6000]
+    assert not setuid, setuid
+    assert prov.limits["disk"] == "32 MB (tmpfs; /logs inside it, copied out)", prov.limits
