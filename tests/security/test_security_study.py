@@ -142,7 +142,11 @@ def test_nothing_planted_comes_out_setuid_special_or_world_writable(hostile_stud
 
 @needs_bwrap
 def test_a_trial_that_fills_its_disk_is_counted_and_the_report_states_the_limits(hostile_study):
-    """Finding 7: the script fills /tmp past workspace.storage_mb and leaves it full."""
+    """Finding 7: the script fills /logs/artifacts past workspace.storage_mb and leaves it full.
+
+    /logs/artifacts is a host folder of the trial: the limit must cover it (the host
+    folders of every trial hold at most the limit) and the report must say so.
+    """
     from aces_bench.reports.build import build_report
     from aces_bench.reports.summary import read_summary
 
@@ -159,7 +163,12 @@ def test_a_trial_that_fills_its_disk_is_counted_and_the_report_states_the_limits
     assert sum(summary.counts.n_by_condition.values()) == 2
     [row] = summary.limits_in_force
     assert row.n_trials == 2 and row.note is None
-    assert row.disk.startswith(f"{DISK_MB} MB (tmpfs"), row
+    assert row.disk == f"{DISK_MB} MB (tmpfs; /logs inside it, copied out)", row
+    for trial in {t.parent.parent for t in out.glob("jobs/*/*/agent/trajectory.json")}:
+        logs = [p for d in ("agent", "verifier", "artifacts") for p in (trial / d).rglob("*") if p.is_file()]
+        assert sum(p.stat().st_size for p in logs) <= DISK_MB * 2**20, trial
+    fills = list(out.glob("jobs/*/*/artifacts/**/fill"))
+    assert fills and fills[0].stat().st_size <= DISK_MB * 2**20  # copied out, at most the limit
     assert row.network == "off"
     assert row.memory.startswith("2048 MB (cgroup") or row.memory == "not enforced (2048 MB asked)", row
     html = (out / "report" / "index.html").read_text()
