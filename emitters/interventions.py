@@ -55,7 +55,11 @@ def tree_stamp(root: Path) -> tuple:
 def loaded[T](kind: str, path: Path, load: Callable[[], T]) -> T:
     """``load()``, or what it returned for ``path`` earlier in this process if nothing under it changed."""
     root = Path(path).resolve()
-    key = (kind, str(root), tree_stamp(root))
+    try:
+        key = (kind, str(root), tree_stamp(root))
+    except OSError:
+        # A folder that is missing or unreadable is not kept: ``load`` names it and the fix.
+        return load()
     if key not in _LOADED:
         for old in [k for k in _LOADED if k[:2] == key[:2]]:
             del _LOADED[old]
