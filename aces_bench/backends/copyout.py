@@ -74,16 +74,40 @@ def sanitize_tree(top: Path, *, uid: int | None = None, gid: int | None = None) 
     return done
 
 
-def copy_out(source: Path, target: Path, *, replace: bool = True) -> int:
+@dataclass
+class CopyBudget:
+    """The bytes a trial may leave on the host through copy-outs (its disk limit).
+
+    ``sizes`` holds the size of every host file copied out so far, so copying the same
+    file again replaces its share instead of adding to it.
+    """
+
+    limit: int
+    sizes: dict[Path, int] = field(default_factory=dict)
+
+    @property
+    def used(self) -> int:
+        return sum(self.sizes.values())
+
+    def charge(self, dst: Path, size: int) -> bool:
+        """Count ``size`` bytes at ``dst``; False (nothing counted) when past the limit."""
+        if self.used - self.sizes.get(dst, 0) + size > self.limit:
+            return False
+        self.sizes[dst] = size
+        return True
+
+
+def copy_out(source: Path, target: Path, *, replace: bool = True, budget: CopyBudget | None = None) -> list[str]:
     """Copy the sandbox tree ``source`` to the host dir ``target`` as plain data.
 
     Only directories, regular files and symlinks (as links, never followed) are
     copied; FIFOs, sockets and device files are skipped, so a hostile trial cannot
     stall or break the copy. ``replace=False`` keeps a host file that already exists
-    (what Harbor downloaded or wrote itself). The copy is then sanitised
-    (:func:`sanitize_tree`). Returns the bytes of file content copied.
+    (what Harbor downloaded or wrote itself). A file that would take the trial's
+    copied-out bytes past ``budget`` is not copied. The copy is then sanitised
+    (:func:`sanitize_tree`). Returns the host paths of the files left out for the budget.
     """
-    copied = 0
+    over: list[str] = []
     target.mkdir(parents=True, exist_ok=True)
     for top, dirs, files in os.walk(source, followlinks=False):
         rel = Path(top).relative_to(source)
@@ -100,13 +124,15 @@ def copy_out(source: Path, target: Path, *, replace: bool = True) -> int:
             elif os.path.lexists(dst) and not replace:
                 continue
             elif stat.S_ISREG(st.st_mode):
+                if budget is not None and not budget.charge(dst, st.st_size):
+                    over.append(str(dst))
+                    continue
                 _replace_with(dst, lambda d, s=src: shutil.copyfile(s, d, follow_symlinks=False))
-                copied += st.st_size
             elif stat.S_ISLNK(st.st_mode):
                 _replace_with(dst, lambda d, s=src: os.symlink(os.readlink(s), d))
         dirs[:] = [d for d in dirs if (dest_dir / d).is_dir() and not (dest_dir / d).is_symlink()]
     sanitize_tree(target)
-    return copied
+    return over
 
 
 def _replace_with(dst: Path, make) -> None:

@@ -49,7 +49,7 @@ from pydantic import ConfigDict
 from aces_bench import io
 from aces_bench.backends import LOCAL_BACKEND
 from aces_bench.backends.bwrap import SECURITY_NOTE, Bind, Sandbox
-from aces_bench.backends.copyout import copy_out, sanitize_tree
+from aces_bench.backends.copyout import CopyBudget, copy_out, sanitize_tree
 from aces_bench.backends.dockerfile import (
     DEFAULT_PATH,
     CopyStep,
@@ -171,6 +171,8 @@ class LocalSandboxEnvironment(BaseEnvironment):
         self._disk: TrialDisk | None = None
         # (sandbox path, host dir) of the /logs dirs kept inside the capped root (copied out).
         self._logs_in_root: tuple[tuple[str, Path], ...] = ()
+        self._copy_budget: CopyBudget | None = None  # what the copy-outs may leave on the host
+        self._copy_out_error: BackendError | None = None
         self._require_limits = require_limits
         self._default_network = default_network
         self._tool_binds, self._tool_path = tool_binds(tool_mounts or [])
@@ -230,8 +232,8 @@ class LocalSandboxEnvironment(BaseEnvironment):
         self.private_root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-", dir=parent))
         try:
             self._disk = self._mount_disk(parent)
-            if self._disk_size(parent):
-                self._keep_logs_in_root()
+            if cap := self._disk_size(parent):
+                self._keep_logs_in_root(cap)
             make_skeleton(self.private_root)
             endpoints = self._allowed_endpoints()
             binds = (*self._binds(), *self._tool_binds, *python_alias_binds(self.private_root),
@@ -282,6 +284,9 @@ class LocalSandboxEnvironment(BaseEnvironment):
         await asyncio.to_thread(self._release_trial_dir)
         if not delete and self.private_root is not None:
             self.logger.debug(f"local sandbox: kept private root {self.private_root}")
+        if self._copy_out_error is not None:  # Harbor records it: the trial is errored, counted
+            error, self._copy_out_error = self._copy_out_error, None
+            raise error
 
     # -- resource limits (limits.py) ---------------------------------------------
     def _make_cgroup(self) -> TrialCgroup | None:
@@ -326,7 +331,7 @@ class LocalSandboxEnvironment(BaseEnvironment):
             self.logger.warning(f"local sandbox: disk limit storage_mb={size} not enforced (cannot mount a tmpfs)")
         return disk
 
-    def _keep_logs_in_root(self) -> None:
+    def _keep_logs_in_root(self, cap_mb: int) -> None:
         """Put the trial's /logs dirs inside the size-capped private root instead of binding them.
 
         Bound, they would be host folders outside the cap: a script writing into
@@ -335,7 +340,9 @@ class LocalSandboxEnvironment(BaseEnvironment):
         them through ``download_dir`` after each phase, as it does for a remote
         environment; ``stop`` copies out whatever is left. A run killed with SIGKILL
         loses only this trial's logs (the trial has no result and is redone on resume);
-        its tmpfs is unmounted by the next run's sweep.
+        its tmpfs is unmounted by the next run's sweep. What all copy-outs of the trial
+        leave on the host is held to the cap too (a file deleted inside after a download
+        stays on the host): a copy past it is refused and the trial errored, naming it.
         """
         paths = EnvironmentPaths.for_os(self.os)
         targets = {str(paths.agent_dir), str(paths.verifier_dir), str(paths.artifacts_dir)}
@@ -350,6 +357,17 @@ class LocalSandboxEnvironment(BaseEnvironment):
                 kept.append(mount)
         self._host_mounts = kept
         self._logs_in_root = tuple(moved)
+        self._copy_budget = CopyBudget(cap_mb * 2**20)
+
+    def _over_budget(self, over: list[str]) -> BackendError:
+        """The error for copy-outs that would leave more than the disk limit on the host."""
+        budget = self._copy_budget
+        return BackendError(
+            f"the trial wrote more to /logs than its {budget.limit // 2**20} MB disk limit over the run: "
+            f"{len(over)} file(s) not copied out ({', '.join(over[:3])}); "
+            f"{budget.used / 2**20:.1f} MB copied",
+            fix="raise workspace.storage_mb if the task needs more space",
+        )
 
     def _copy_out_logs(self) -> None:
         """At stop (the sandbox is gone): copy the /logs dirs from the root to the trial dir.
@@ -364,7 +382,9 @@ class LocalSandboxEnvironment(BaseEnvironment):
             if inside.is_symlink() or not inside.is_dir():
                 self.logger.warning(f"local sandbox: {target} is not a directory at stop; nothing copied out")
                 continue
-            copy_out(inside, source, replace=False)
+            over = copy_out(inside, source, replace=False, budget=self._copy_budget)
+            if over and self._copy_out_error is None:
+                self._copy_out_error = self._over_budget(over)
 
     def _limits_in_force(self) -> dict[str, str]:
         """Each limit as it was applied to this trial (the report's run conditions)."""
@@ -593,7 +613,13 @@ class LocalSandboxEnvironment(BaseEnvironment):
             ) from exc
 
     async def download_file(self, source_path: str, target_path: Path | str):
-        self._require_root().download_file(source_path, Path(target_path))
+        root = self._require_root()
+        if self._copy_budget is not None:  # held to the disk limit like the /logs copy-outs
+            host = root.host_path(source_path, write=False)
+            size = host.stat().st_size if host.is_file() else 0
+            if not self._copy_budget.charge(Path(target_path), size):
+                raise self._over_budget([str(target_path)])
+        root.download_file(source_path, Path(target_path))
 
     async def download_dir(self, source_dir: str, target_dir: Path | str):
         if not self._logs_in_root:
@@ -606,7 +632,9 @@ class LocalSandboxEnvironment(BaseEnvironment):
         if not host.is_dir() or not host.resolve().is_relative_to(self.private_root.resolve()):
             raise BackendError(f"{source_dir} is not a directory in the sandbox's private root",
                                where=str(self.private_root))
-        await asyncio.to_thread(copy_out, host, Path(target_dir))
+        over = await asyncio.to_thread(copy_out, host, Path(target_dir), budget=self._copy_budget)
+        if over:
+            raise self._over_budget(over)
 
     def _require_root(self) -> PrivateRoot:
         if self._root is None:

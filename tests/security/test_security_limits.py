@@ -223,3 +223,28 @@ async def test_a_write_past_storage_mb_into_logs_fails_inside_and_the_host_folde
     setuid = [p for p in trial.trial_dir.rglob("*") if p.lstat().st_mode & 0o6000]
     assert not setuid, setuid
     assert prov.limits["disk"] == "32 MB (tmpfs; /logs inside it, copied out)", prov.limits
+
+
+@sync
+async def test_logs_copied_out_over_a_run_are_held_to_storage_mb_and_the_trial_errors(tmp_path):
+    # Deleting a file inside after Harbor downloaded it frees the tmpfs, not the host:
+    # what all copy-outs leave on the host is held to the limit, and the trial says why.
+    if not _can_mount(tmp_path):
+        pytest.skip("this process may not mount a tmpfs (no CAP_SYS_ADMIN): the disk limit cannot be enforced here")
+    env = make_env(tmp_path)
+    env.task_env_config.storage_mb = 32
+    trial = env.trial_paths
+    await env.start(force_build=False)
+    try:
+        await env.exec("head -c 20M /dev/zero > /logs/agent/a")
+        await env.download_dir("/logs/agent", trial.agent_dir)  # after the agent phase
+        await env.download_dir("/logs/agent", trial.agent_dir)  # again: the same file is not counted twice
+        await env.exec("rm /logs/agent/a; head -c 20M /dev/zero > /logs/artifacts/b")
+    finally:
+        with pytest.raises(BackendError, match="more to /logs than its 32 MB disk limit") as err:
+            await env.stop(delete=True)
+    host = sum(p.stat().st_size for d in (trial.agent_dir, trial.artifacts_dir) for p in d.rglob("*") if p.is_file())
+    assert host <= 32 * 2**20
+    assert (trial.agent_dir / "a").stat().st_size == 20 * 2**20
+    assert "b" in str(err.value) and "workspace.storage_mb" in str(err.value)
+    assert not env.private_root.exists()  # torn down before the error is raised
