@@ -193,14 +193,20 @@ def _tree_mb(path: Path) -> float:
     return sum(p.lstat().st_size for p in Path(path).rglob("*") if p.is_file()) / 2**20
 
 
+def _capped_env(tmp_path, storage_mb: int):
+    """A trial env with a ``storage_mb`` disk (skips where no tmpfs can be mounted)."""
+    if not _can_mount(tmp_path):
+        pytest.skip("this process may not mount a tmpfs (no CAP_SYS_ADMIN): the disk limit cannot be enforced here")
+    env = make_env(tmp_path)
+    env.task_env_config.storage_mb = storage_mb
+    return env
+
+
 @sync
 async def test_a_write_past_storage_mb_into_logs_fails_inside_and_the_host_folder_stays_under_it(tmp_path):
     # /logs/artifacts is where a skill script is told to leave its files: were it a bind
     # of the host's trial folder, 100 MB would land on the host past a 32 MB limit.
-    if not _can_mount(tmp_path):
-        pytest.skip("this process may not mount a tmpfs (no CAP_SYS_ADMIN): the disk limit cannot be enforced here")
-    env = make_env(tmp_path)
-    env.task_env_config.storage_mb = 32
+    env = _capped_env(tmp_path, 32)
     trial = env.trial_paths
     async with started(env) as env:
         fill = await env.exec("head -c 100M /dev/zero > /logs/artifacts/fill; echo rc=$?")
@@ -229,10 +235,7 @@ async def test_a_write_past_storage_mb_into_logs_fails_inside_and_the_host_folde
 async def test_logs_copied_out_over_a_run_are_held_to_storage_mb_and_the_trial_errors(tmp_path):
     # Deleting a file inside after Harbor downloaded it frees the tmpfs, not the host:
     # what all copy-outs leave on the host is held to the limit, and the trial says why.
-    if not _can_mount(tmp_path):
-        pytest.skip("this process may not mount a tmpfs (no CAP_SYS_ADMIN): the disk limit cannot be enforced here")
-    env = make_env(tmp_path)
-    env.task_env_config.storage_mb = 32
+    env = _capped_env(tmp_path, 32)
     trial = env.trial_paths
     await env.start(force_build=False)
     try:
@@ -243,8 +246,7 @@ async def test_logs_copied_out_over_a_run_are_held_to_storage_mb_and_the_trial_e
     finally:
         with pytest.raises(BackendError, match="more to /logs than its 32 MB disk limit") as err:
             await env.stop(delete=True)
-    host = sum(p.stat().st_size for d in (trial.agent_dir, trial.artifacts_dir) for p in d.rglob("*") if p.is_file())
-    assert host <= 32 * 2**20
+    assert _tree_mb(trial.agent_dir) + _tree_mb(trial.artifacts_dir) <= 32
     assert (trial.agent_dir / "a").stat().st_size == 20 * 2**20
     assert "b" in str(err.value) and "workspace.storage_mb" in str(err.value)
     assert not env.private_root.exists()  # torn down before the error is raised
