@@ -109,7 +109,11 @@ def copy_out(source: Path, target: Path, *, replace: bool = True, budget: CopyBu
     """
     over: list[str] = []
     target.mkdir(parents=True, exist_ok=True)
+    real_source = os.path.realpath(source)
     for top, dirs, files in os.walk(source, followlinks=False):
+        if not _stays_inside(top, real_source):  # a dir swapped for a link out meanwhile
+            dirs[:] = []
+            continue
         rel = Path(top).relative_to(source)
         dest_dir = target / rel
         for name in (*dirs, *files):

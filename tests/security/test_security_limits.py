@@ -250,3 +250,20 @@ async def test_logs_copied_out_over_a_run_are_held_to_storage_mb_and_the_trial_e
     assert (trial.agent_dir / "a").stat().st_size == 20 * 2**20
     assert "b" in str(err.value) and "workspace.storage_mb" in str(err.value)
     assert not env.private_root.exists()  # torn down before the error is raised
+
+
+def test_copy_out_copies_plain_data_only_and_keeps_host_files_when_asked(tmp_path):
+    from aces_bench.backends.copyout import CopyBudget, copy_out
+
+    src, dst = tmp_path / "inside", tmp_path / "host"
+    (src / "sub").mkdir(parents=True)
+    (src / "sub" / "data").write_bytes(b"x" * 1000)
+    (src / "kept").write_text("from the sandbox")
+    (src / "etc").symlink_to("/etc")  # a dir link out: neither followed nor left
+    os.mkfifo(src / "pipe")
+    dst.mkdir()
+    (dst / "kept").write_text("Harbor's")
+    over = copy_out(src, dst, replace=False, budget=CopyBudget(500))
+    assert over == [str(dst / "sub" / "data")]  # 1000 bytes past a 500-byte budget: not copied
+    assert (dst / "kept").read_text() == "Harbor's"
+    assert sorted(p.name for p in dst.rglob("*")) == ["kept", "sub"]
