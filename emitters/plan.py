@@ -115,6 +115,16 @@ def select_decoys(pool: list[Skill], size: int | None, seed: int = 0) -> list[Sk
     return sorted(shuffled[:size], key=lambda s: s.name)
 
 
+def draw_decoys(spec: RunSpec, exclude: set[str]) -> tuple[list[Skill], list[Skill]]:
+    """(the decoy pool, the decoys drawn from it) for the spec's group workspace; both
+    empty in isolation mode. Skills named in ``exclude`` (the targets, their support)
+    are never decoys."""
+    if spec.workspace.mode != "group" or not spec.decoys.paths:
+        return [], []
+    pool = [d for d in load_skills(spec.decoys.paths) if d.name not in exclude]
+    return pool, select_decoys(pool, spec.decoys.size, spec.decoys.seed)
+
+
 def decoy_set_name(spec: RunSpec) -> str:
     """The decoy-set label of the spec's tasks: the option name, with size and seed
     when drawn, so sweep members over sizes never share a pairing key."""
@@ -186,11 +196,7 @@ def plan_study(spec: RunSpec) -> StudyPlan:
     targets = sorted({m.name: m for i in interventions for m in i.members}.values(), key=lambda s: s.name)
     target_names = {t.name for t in targets}
     support, roles = _support(spec, target_names)
-    decoys: list[Skill] = []
-    pool: list[Skill] = []
-    if spec.workspace.mode == "group" and spec.decoys.paths:
-        pool = [d for d in load_skills(spec.decoys.paths) if d.name not in target_names | set(roles)]
-        decoys = select_decoys(pool, spec.decoys.size, spec.decoys.seed)
+    pool, decoys = draw_decoys(spec, exclude=target_names | set(roles))
     drawn = spec.workspace.mode == "group" and spec.decoys.size is not None
     decoy_set = decoy_set_name(spec)
 

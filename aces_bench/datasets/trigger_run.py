@@ -40,8 +40,7 @@ from aces_bench.datasets.trigger import (
     router_evaluator,
 )
 from aces_bench.emitters import emit_study
-from aces_bench.emitters.interventions import load_skills
-from aces_bench.emitters.plan import StagedSkill, StudyPlan, TaskPlan, decoy_set_name, select_decoys
+from aces_bench.emitters.plan import StagedSkill, StudyPlan, TaskPlan, decoy_set_name, draw_decoys
 from aces_bench.errors import EvalsError
 from aces_bench.graders.atif import load_trial_trajectory
 from aces_bench.graders.skill_execution import activations, norm_skill
@@ -114,14 +113,10 @@ def _cases(target: Skill, queries: list[TriggerQuery]) -> list[EvalCase]:
 
 def trigger_plan(spec: RunSpec, target: Skill, queries: list[TriggerQuery]) -> StudyPlan:
     """One with-skill task per query: the target, plus the drawn decoys in group mode."""
-    decoys: list[Skill] = []
-    pool: list[Skill] = []
-    if spec.workspace.mode == "group":
-        pool = [d for d in load_skills(spec.decoys.paths) if d.name != target.name]
-        decoys = select_decoys(pool, spec.decoys.size, spec.decoys.seed)
-        if not decoys:
-            raise EvalsError("the group workspace has no decoys to stage beside the target", where="decoys",
-                             fix="choose decoys=paper or decoys=pool, or give decoys.paths")
+    pool, decoys = draw_decoys(spec, exclude={target.name})
+    if spec.workspace.mode == "group" and not decoys:
+        raise EvalsError("the group workspace has no decoys to stage beside the target", where="decoys",
+                         fix="choose decoys=paper or decoys=pool, or give decoys.paths")
     staged = sorted([StagedSkill(skill=target, role="target")] + [StagedSkill(skill=d, role="decoy") for d in decoys],
                     key=lambda s: s.skill.name)
     drawn = spec.workspace.mode == "group" and spec.decoys.size is not None
