@@ -54,12 +54,18 @@ _SKILL_CONFIG = re.compile(
 )
 
 
-class SkillChange(BaseModel):
-    """A write to a skill file (or a harness skill config) during the trial."""
+class TraceEvent(BaseModel):
+    """Where in the trajectory an event happened: call index, ATIF step id, and the human
+    location (``step 4`` or ``subagent s1 step 2``)."""
 
     index: int
     step_id: int | None = None
     where: str | None = None
+
+
+class SkillChange(TraceEvent):
+    """A write to a skill file (or a harness skill config) during the trial."""
+
     tool: str
     path: str
     skill: str | None = None
@@ -67,19 +73,13 @@ class SkillChange(BaseModel):
     target: bool
 
 
-class FirstAttemptError(BaseModel):
-    index: int
-    step_id: int | None = None
-    where: str | None = None
+class FirstAttemptError(TraceEvent):
     tool: str
     action: str
     exit_code: int | None = None
 
 
-class Retry(BaseModel):
-    index: int
-    step_id: int | None = None
-    where: str | None = None
+class Retry(TraceEvent):
     of_step: int | None = None
     action: str
     succeeded: bool
