@@ -50,21 +50,28 @@ sandbox: ## Make sure bubblewrap (the local sandbox backend) is installed
 	  echo "error: the local backend needs bubblewrap (bwrap). Install it: 'sudo apt-get install bubblewrap' (Debian/Ubuntu), 'sudo dnf install bubblewrap' (Fedora), or run with backend=docker." >&2; exit 1; \
 	fi
 
-# Debian packages the full test suite uses: the sandbox, headless Chromium (report
-# browser test), pdflatex with booktabs (LaTeX tables), shellcheck (script lint),
-# npm (agent CLIs) and ripgrep (opencode's skill tool).
-TEST_DEBS := bubblewrap chromium texlive-latex-base texlive-latex-recommended shellcheck ripgrep nodejs npm
-TEST_BINS := bwrap chromium pdflatex shellcheck rg npm
+# Debian packages the full test suite uses, each as "command=package[+package]": the
+# sandbox, headless Chromium (report browser test), pdflatex with booktabs (LaTeX
+# tables), shellcheck (script lint), ripgrep (opencode's skill tool) and npm (agent
+# CLIs). Only the packages of missing commands are installed: a machine whose Node.js
+# comes from elsewhere (NodeSource's nodejs bundles npm and conflicts with Debian's
+# npm) keeps it.
+TEST_TOOLS := bwrap=bubblewrap chromium=chromium pdflatex=texlive-latex-base+texlive-latex-recommended \
+              shellcheck=shellcheck rg=ripgrep npm=nodejs+npm
 
 .PHONY: test-deps
 test-deps: sandbox ## Install the Debian packages the tests use (root + apt), or say what is missing
-	@missing=""; for b in $(TEST_BINS); do command -v $$b >/dev/null 2>&1 || missing="$$missing $$b"; done; \
+	@missing=""; pkgs=""; \
+	for t in $(TEST_TOOLS); do b=$${t%%=*}; \
+	  if command -v $$b >/dev/null 2>&1; then \
+	    [ $$b != pdflatex ] && continue; kpsewhich booktabs.sty >/dev/null 2>&1 && continue; fi; \
+	  missing="$$missing $$b"; pkgs="$$pkgs $$(echo $${t#*=} | tr + ' ')"; done; \
 	[ -z "$$missing" ] && exit 0; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  echo "installing test packages:$(TEST_DEBS) (apt-get)"; \
-	  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(TEST_DEBS) >/dev/null; \
+	  echo "installing test packages for$$missing:$$pkgs (apt-get)"; \
+	  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$pkgs >/dev/null; \
 	else \
-	  echo "note: missing$$missing; the tests that need them will skip. Install: apt-get install --no-install-recommends $(TEST_DEBS)" >&2; \
+	  echo "note: missing$$missing; the tests that need them will skip. Install: apt-get install --no-install-recommends$$pkgs" >&2; \
 	fi
 
 .PHONY: agents
