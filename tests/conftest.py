@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -17,6 +18,12 @@ sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 os.environ.setdefault("HARBOR_TELEMETRY", "0")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test marked ``sandbox`` runs real work in bubblewrap: without it, it skips and says why."""
+    if item.get_closest_marker("sandbox") is not None and shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap (bwrap) is not installed; the local sandbox needs it (`make sandbox`)")
 
 
 @pytest.fixture

@@ -32,6 +32,7 @@ def _bucket(case) -> str:
     return "negative" if case.is_negative_control else case.kind
 
 
+@pytest.mark.sandbox  # the Usage command runs in bubblewrap
 def test_fresh_skill_gets_every_bucket_from_templates(tmp_path):
     skill = skill_copy(tmp_path)
     report = create_dataset(skill)
@@ -50,6 +51,7 @@ def test_fresh_skill_gets_every_bucket_from_templates(tmp_path):
     assert (skill / "evals" / "evals.json").read_text() == (CREATED / "templates_only.json").read_text()
 
 
+@pytest.mark.sandbox  # the Usage command runs in bubblewrap
 def test_eval_md_intent_comes_first_and_fills_buckets(tmp_path):
     skill = skill_copy(tmp_path)
     shutil.copyfile(EVAL_MD, skill / "EVAL.md")

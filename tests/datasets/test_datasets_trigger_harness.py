@@ -30,8 +30,7 @@ EVAL_SET = HERE / "corpus" / "skill-creator" / "eval_set.json"
 QUERIES = [q["query"] for q in json.loads(EVAL_SET.read_text())]
 SUM, CASUAL, NGINX, LETTER = QUERIES
 
-needs_bwrap = pytest.mark.sandbox(pytest.mark.skipif(
-    __import__("shutil").which("bwrap") is None, reason="bubblewrap (bwrap) is not installed; the local backend needs it"))
+needs_bwrap = pytest.mark.sandbox  # skips without bubblewrap (tests/conftest.py)
 
 
 def _local(tmp_path: Path) -> list[str]:

@@ -52,6 +52,7 @@ def workspace(tmp_path: Path) -> Path:
     return ws
 
 
+@pytest.mark.sandbox  # author graders run in bubblewrap
 def test_grader_reads_retained_intermediate_artifacts(tmp_path, workspace):
     skill = skill_with_graders(tmp_path, {"intermediate.py": INTERMEDIATE})
     graders = discover_author_graders(skill)
@@ -65,6 +66,7 @@ def test_grader_reads_retained_intermediate_artifacts(tmp_path, workspace):
     assert low.evidence[0].passed is False
 
 
+@pytest.mark.sandbox  # author graders run in bubblewrap
 def test_shell_grader_prints_a_float_and_sees_case_and_trajectory(tmp_path, workspace):
     traj = tmp_path / "trajectory.json"
     traj.write_text('{"schema_version": "ATIF-v1.2"}')
@@ -79,6 +81,7 @@ def test_shell_grader_prints_a_float_and_sees_case_and_trajectory(tmp_path, work
     assert r.details["passed"] is None
 
 
+@pytest.mark.sandbox
 @pytest.mark.parametrize(
     ("body", "reason"),
     [
@@ -95,6 +98,7 @@ def test_failures_leave_the_metric_unscored_with_the_cause(tmp_path, workspace, 
     assert r.score is None and reason in r.unscored_reason
 
 
+@pytest.mark.sandbox  # author graders run in bubblewrap
 def test_timeout_kills_the_grader_and_is_unscored(tmp_path, workspace):
     skill = skill_with_graders(tmp_path, {"slow.sh": "sleep 30 & sleep 30\necho 1\n"})
     r = run(discover_author_graders(skill), ctx(workspace, skill), timeout_sec=0.5)["author:slow"]
@@ -102,6 +106,7 @@ def test_timeout_kills_the_grader_and_is_unscored(tmp_path, workspace):
     assert r.details["duration_sec"] < 5
 
 
+@pytest.mark.sandbox  # author graders run in bubblewrap
 def test_grader_cannot_change_the_retained_workspace_and_gets_no_host_secrets(tmp_path, workspace, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-host-secret-should-not-leak-0000")
     skill = skill_with_graders(tmp_path, {"meddle.py": """
@@ -119,6 +124,7 @@ def test_grader_cannot_change_the_retained_workspace_and_gets_no_host_secrets(tm
     assert (workspace / "answer.txt").read_text() == "total 1400.07"
 
 
+@pytest.mark.sandbox  # author graders run in bubblewrap
 def test_no_retained_workspace_still_runs_and_says_so(tmp_path):
     skill = skill_with_graders(tmp_path, {"answer.py": """
         import os, pathlib
