@@ -52,7 +52,6 @@ def _study(*args, **kwargs):
     from hydra.core.hydra_config import HydraConfig
     from omegaconf import DictConfig
 
-    from aces_bench.config.spec import build_run_spec
     from aces_bench.config.store import CONFIG_NAME, CONFIG_PATH, register
 
     # Hydra deep-copies its config repository once per config group it lists, and the
@@ -65,6 +64,8 @@ def _study(*args, **kwargs):
 
     @hydra.main(config_path=CONFIG_PATH, config_name=CONFIG_NAME, version_base="1.3")
     def study(cfg: DictConfig) -> None:
+        # Imported when a study runs: `--help` and `--cfg` never validate a spec.
+        from aces_bench.config.spec import build_run_spec
         from aces_bench.pipeline import run_study
 
         hc = HydraConfig.get()
@@ -108,12 +109,13 @@ def _run_hydra() -> None:
         return
     from hydra.errors import ConfigCompositionException, OverrideParseException
 
-    from aces_bench.config.compose import compose_error
-
     os.environ["HYDRA_FULL_ERROR"] = "1"
     try:
         _study()
     except (ConfigCompositionException, OverrideParseException) as exc:
+        # Imported on a compose error only: it brings the run spec's models.
+        from aces_bench.config.compose import compose_error
+
         error = compose_error(exc)
         if error is None:
             raise
