@@ -20,7 +20,12 @@ from aces_bench.judges.factory import build_judge
 from aces_bench.outlock import study_lock, usable_output_dir
 from aces_bench.provenance import SkillProvenance, build_provenance
 from aces_bench.records import write_grades, write_trials_table
-from aces_bench.runner import check_credential_names, job_config, preflight_backend_extra
+from aces_bench.runner import (
+    check_credential_names,
+    job_config,
+    preflight_backend_extra,
+    preflight_local_agent,
+)
 
 log = logging.getLogger("aces_bench.pipeline")
 
@@ -73,7 +78,9 @@ def run_member(spec: RunSpec) -> tuple[Path, int]:
 def _run_locked(spec: RunSpec, out: Path) -> tuple[Path, int]:
     _check_same_skills(spec, out)
     if not spec.emit_only:
-        preflight_backend_extra(spec)  # before a long emission, not after it
+        # before a long emission, not after it
+        preflight_backend_extra(spec)
+        preflight_local_agent(spec)
     plan = plan_study(spec)
     check_credential_names(spec, plan)
     # A mode that needs author graders, and the judge (its key), must be usable

@@ -146,6 +146,7 @@ def preflight(spec: RunSpec, emitted: EmitResult) -> None:
     (``emit_study`` refuses environments the local backend cannot build.)
     """
     preflight_backend_extra(spec)
+    preflight_local_agent(spec)
     preflight_credentials(spec, emitted)
     preflight_model_key(spec)
     if spec.backend.type == "docker":
@@ -181,6 +182,32 @@ def preflight_backend_extra(spec: RunSpec) -> None:
             where="backend",
             fix=f"pip install 'aces-bench[{extra}]' (or choose backend=local or backend=docker)",
         )
+
+
+def preflight_local_agent(spec: RunSpec) -> None:
+    """An agent that installs itself inside the environment is refused on the local
+    backend (host userland read-only) unless its CLI is provisioned, before any trial."""
+    if (spec.backend.import_path == LOCAL_BACKEND and spec.harness.agent and spec.harness.cli is None
+            and installs_itself(spec.harness.agent)):
+        raise ConfigError(
+            f"harness {spec.harness.name!r} installs itself inside the environment (packages, network), "
+            "which the local sandbox (host userland read-only) cannot do",
+            where="harness",
+            fix="use harness=claude-code, codex or opencode (provisioned by `aces-bench agents install`), "
+            "backend=docker or a cloud backend",
+        )
+
+
+def installs_itself(agent: str) -> bool:
+    """Whether a Harbor agent is an installed agent (it sets itself up inside the environment)."""
+    from harbor.agents.factory import AgentFactory
+    from harbor.agents.installed.base import BaseInstalledAgent
+    from harbor.models.agent.name import AgentName
+
+    try:
+        return issubclass(AgentFactory.get_agent_class(AgentName(agent)), BaseInstalledAgent)
+    except (ValueError, ImportError):
+        return False
 
 
 def preflight_model_key(spec: RunSpec) -> None:

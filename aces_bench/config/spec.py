@@ -15,7 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import InterpolationValidationError, MissingMandatoryValue, OmegaConfBaseException
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from aces_bench.backends import LOCAL_BACKEND
+from aces_bench.backends import LOCAL_BACKEND  # noqa: F401 (emitters import it from here)
 from aces_bench.conditions import CONTROLS, Control
 from aces_bench.errors import ConfigError, from_validation
 from aces_bench.judges.spec import JudgeSpec
@@ -278,25 +278,10 @@ class RunSpec(_Frozen):
             raise ValueError(
                 "workspace.mode is 'group' but no decoys or support skills are configured: add decoys=paper"
             )
-        if (self.backend.import_path == LOCAL_BACKEND and self.harness.agent and self.harness.cli is None
-                and installs_itself(self.harness.agent)):
-            raise ValueError(
-                f"harness {self.harness.name!r} installs itself inside the environment (packages, network), "
-                "which the local sandbox (host userland read-only) cannot do: use harness=claude-code, codex or "
-                "opencode (provisioned by `aces-bench agents install`), backend=docker or a cloud backend"
-            )
+        # Whether the agent can set itself up on the local backend is asked when a study
+        # runs (runner.preflight_local_agent): answering it imports Harbor's agent
+        # factory, which reading a spec (reports, records) must not pay for.
         return self
-
-
-def installs_itself(agent: str) -> bool:
-    """Whether a Harbor agent is an installed agent (it sets itself up inside the environment)."""
-    from harbor.agents.factory import AgentFactory
-    from harbor.agents.installed.base import BaseInstalledAgent
-
-    try:
-        return issubclass(AgentFactory.get_agent_class(AgentName(agent)), BaseInstalledAgent)
-    except (ValueError, ImportError):
-        return False
 
 
 def build_run_spec(cfg: DictConfig, *, overrides: list[str] | None = None, choices: dict[str, Any] | None = None) -> RunSpec:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,6 +11,7 @@ import pytest
 from aces_bench.config.compose import compose_spec
 from aces_bench.config.schema import GROUP_SCHEMAS
 from aces_bench.errors import ConfigError
+from aces_bench.runner import preflight_local_agent
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
 
@@ -123,9 +126,11 @@ def test_installed_agents_run_on_the_local_backend_only_from_the_cli_cache(tmp_p
     for harness in ("claude-code", "codex", "opencode"):
         spec = compose_spec([f"harness={harness}", "model=claude-sonnet"], output_dir=tmp_path)
         assert spec.harness.cli == harness
-    # An installed agent with no provisioned CLI still cannot set itself up offline.
+    # An installed agent with no provisioned CLI still cannot set itself up offline: a
+    # run refuses it before emitting (reading such a spec does not import Harbor's agents).
+    spec = compose_spec(["harness=harbor", "harness.agent=aider", "model=gpt-4o"], output_dir=tmp_path)
     with pytest.raises(ConfigError) as err:
-        compose_spec(["harness=harbor", "harness.agent=aider", "model=gpt-4o"], output_dir=tmp_path)
+        preflight_local_agent(spec)
     assert "installs itself inside the environment" in str(err.value)
     assert "aces-bench agents install" in str(err.value)
     with pytest.raises(ConfigError, match="unknown agent CLI 'claud'; valid: claude-code, codex, opencode"):
@@ -141,3 +146,18 @@ def test_generic_harbor_harness_takes_any_agent_name(tmp_path):
     with pytest.raises(ConfigError) as err:
         compose_spec(["harness=harbor", "model=gpt-4o", "backend=docker"], output_dir=tmp_path)
     assert "'harness.name' refers to a value that is unset" in str(err.value)
+
+
+def test_reading_a_spec_does_not_import_harbors_agents(tmp_path):
+    """Whether an agent installs itself is asked on the run path only (its answer imports
+    Harbor's whole agent factory, which reports and record readers must not pay for)."""
+    code = (
+        "import sys\n"
+        "from aces_bench.config.compose import compose_spec\n"
+        "from aces_bench.config.spec import RunSpec\n"
+        f"spec = compose_spec(['harness=harbor', 'harness.agent=aider', 'model=gpt-4o'], output_dir={str(tmp_path)!r})\n"
+        "RunSpec.model_validate_json(spec.model_dump_json())\n"
+        "print('harbor.agents.factory' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
