@@ -109,18 +109,21 @@ class SecurityPattern(BaseModel):
             raise ValueError(f"pattern {self.id!r}: kind {self.kind} takes no {', '.join(extra)}")
         if any(lit != lit.lower() or not lit for lit in self.prefilter):
             raise ValueError(f"pattern {self.id!r}: prefilter literals must be non-empty and lowercase")
-        if self.value_check is not None and self.regex is not None and "value" not in re.compile(self.regex).groupindex:
-            raise ValueError(f"pattern {self.id!r}: value_check needs a (?P<value>...) group in the regex")
         if self.builtin is not None and self.builtin not in BUILTINS:
             raise ValueError(f"pattern {self.id!r}: unknown builtin {self.builtin!r} (valid: {', '.join(BUILTINS)})")
-        for label, rx in (("regex", self.regex), ("ignore_values", self.ignore_values)):
+        # Compiled with the flags they run with, so a consumer's own re.compile of the
+        # same pattern is answered from re's cache instead of compiling it again.
+        for label, rx, flags in (("regex", self.regex, self.regex_flags()),
+                                 ("ignore_values", self.ignore_values, re.IGNORECASE)):
             if rx is None:
                 continue
             try:
-                compiled = re.compile(rx)
+                compiled = re.compile(rx, flags)
             except re.error as exc:
                 raise ValueError(f"pattern {self.id!r}: {label} does not compile: {exc}") from None
             if label == "regex":
+                if self.value_check is not None and "value" not in compiled.groupindex:
+                    raise ValueError(f"pattern {self.id!r}: value_check needs a (?P<value>...) group in the regex")
                 missing = [g for g in self.value_groups if g not in compiled.groupindex]
                 if missing:
                     raise ValueError(f"pattern {self.id!r}: value_groups {missing} are not groups of the regex")
