@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
+if TYPE_CHECKING:  # only named in annotations: `aces-bench --help` starts without pydantic
+    from pydantic import ValidationError
 
 
 class AcesError(Exception):
