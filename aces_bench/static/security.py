@@ -68,7 +68,12 @@ def _needle_finder() -> Callable[[str], dict[str, list[int]]]:
     try:
         import ahocorasick_rs
     except ImportError:
-        return lambda lower: {n: hits for n in needles if (hits := _find_all(lower, n))}
+        ascii_needles = [n for n in needles if n.isascii()]
+        return lambda lower: {
+            n: hits
+            for n in (ascii_needles if lower.isascii() else needles)
+            if (hits := _find_all(lower, n))
+        }
     dfa = ahocorasick_rs.Implementation.DFA
     automaton = ahocorasick_rs.AhoCorasick(needles, implementation=dfa)
     # On ASCII text byte offsets are character offsets, and the bytes automaton skips
