@@ -38,8 +38,8 @@ class _Compiled:
                 f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in p.ranges
             )
             self.regex = re.compile(f"[{cls}]+")
-            # Its characters are its needles: none is cased, so each occurs in the
-            # lowercased text exactly where it occurs in the text.
+            # Its characters are its needles: none is cased and no letter lowercases to
+            # one, so each is in the lowercased text exactly when it is in the text.
             self.needles = tuple(chr(c) for a, b in p.ranges for c in range(a, b + 1))
 
 

@@ -175,3 +175,15 @@ def test_clean_skill_has_no_security_findings(tmp_path):
     d = write_skill(tmp_path, clean_spec())
     r, _ = scan_skill(SkillRef(d, d.name, "t"))
     assert r.security == []
+
+
+def test_unicode_patterns_characters_survive_lowercasing():
+    """The unicode patterns' characters are needles searched in the lowercased text:
+    none may change under lower(), and no other character may lower to one."""
+    chars = {ch for c in patterns().values() if c.p.kind == "unicode" for ch in c.needles}
+    assert chars and all(ch.lower() == ch for ch in chars)
+    assert not [
+        hex(cp)
+        for cp in range(0x110000)
+        if (low := chr(cp).lower()) != chr(cp) and not chars.isdisjoint(low)
+    ]
