@@ -125,13 +125,17 @@ def stand_in_corpus(corpus: Path, dest: Path) -> tuple[int, int]:
     pools = stand_in_pools()
     n = total = 0
     for manifest in sorted(dest.rglob(MANIFEST_FILE)):
+        skill = manifest.parent.resolve()
         for item in json.loads(manifest.read_text(encoding="utf-8")).get("files", []):
-            target = manifest.parent / item["path"]
-            if item.get("copied", True) or target.exists():
+            rel, size = item.get("path"), item.get("bytes")
+            if item.get("copied", True) or not isinstance(rel, str) or not isinstance(size, int):
                 continue
+            target = (skill / rel).resolve()
+            if not target.is_relative_to(skill) or target.exists():
+                continue  # never written outside the skill, never over a real file
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(stand_in(item["path"], item["bytes"], pools[_pool_for(item["path"])]))
-            n, total = n + 1, total + item["bytes"]
+            target.write_bytes(stand_in(rel, size, pools[_pool_for(rel)]))
+            n, total = n + 1, total + size
     return n, total
 
 
