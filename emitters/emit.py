@@ -12,6 +12,7 @@ from harbor.models.task.task import Task
 from pydantic import BaseModel, ConfigDict
 
 from aces_bench.config.spec import LOCAL_BACKEND, RunSpec
+from aces_bench.emitters.accepted import AcceptedIds
 from aces_bench.emitters.harbor_task import RenderCache, emit_task
 from aces_bench.emitters.interventions import forget_loaded
 from aces_bench.emitters.plan import StudyPlan, TaskPlan, plan_study
@@ -26,18 +27,19 @@ TASKS_INDEX = "tasks.json"
 TASKS_INDEX_VERSION = "1"
 _TASKS_REGENERATE = "re-emit the tasks (re-run the study)"
 
-# Task ids Harbor's loader accepted in this process. An id is the content address of
-# every file and setting of its dir, so a dir written here under an id already
-# accepted (the same task in another sweep member's tasks dir: the harness does not
-# change a task) holds the same bytes and needs no second check. Dirs found on disk
-# are not covered: they are checked unless their own folder's index lists them.
-_ACCEPTED: set[str] = set()
+# Task ids Harbor's loader accepted, in this process or (through the shared record)
+# in another. An id is the content address of every file and setting of its dir, so a
+# dir written here under an id already accepted (the same task in another sweep
+# member's tasks dir: the harness does not change a task) holds the same bytes and
+# needs no second check. Dirs found on disk are not covered: they are checked unless
+# their own folder's index lists them.
+_ACCEPTED = AcceptedIds()
 
 
 def forget_accepted() -> None:
     """Forget which task ids this process validated and which skill folders it loaded
-    (benchmarks time a cold emit)."""
-    _ACCEPTED.clear()
+    (benchmarks time a cold emit; they also point ``$ACES_EMIT_CACHE`` at a new folder)."""
+    _ACCEPTED.forget()
     forget_loaded()
 
 

@@ -41,3 +41,11 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"../shared is absent ({SHARED}): this test needs the shared data")
     return SHARED
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _emit_record(tmp_path_factory):
+    """Task ids Harbor accepted during the tests are recorded in a folder of the
+    session's own, not in the working directory's .aces-cache (each session starts
+    with none, as a fresh machine would)."""
+    os.environ["ACES_EMIT_CACHE"] = str(tmp_path_factory.mktemp("emit-cache"))

@@ -13,9 +13,11 @@ workspace modes = 8,192 trials. What is emitted and what is reused:
   contents (the task ids repeat across harness members).
 
 Targets (2 cores): first emit of the whole matrix < 20 s; re-emit unchanged < 2 s
-(Harbor's Task loader validates every distinct dir written, once per process: a task id
-is a content address; an unchanged re-emit relies on the validated index written after
-validation). Each run starts cold (the process's record of validated ids is cleared).
+(Harbor's Task loader validates every distinct dir written, once on the machine: a task
+id is a content address, and the ids accepted are recorded where every worker reads
+them; an unchanged re-emit relies on the validated index written after validation).
+Each run starts cold: the process's memory of validated ids and loaded skills is
+cleared, and the first emit records accepted ids in a new, empty folder.
 The machine is shared, so wall time rises with load: CPU time (this process and its
 workers) and the load average are printed beside it.
 """
@@ -38,6 +40,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from aces_bench.config.compose import compose_spec  # noqa: E402
 from aces_bench.emitters import emit_study  # noqa: E402
+from aces_bench.emitters.accepted import CACHE_ENV  # noqa: E402
 from aces_bench.emitters.emit import forget_accepted  # noqa: E402
 from aces_bench.emitters.plan import plan_study  # noqa: E402
 
@@ -125,6 +128,7 @@ def main() -> int:
         trials = args.skills * len(HARNESSES) * 4 * 2 * 2 * len(MODES)
         for workers in (1, 2):
             out = tmp / f"out-{workers}"
+            os.environ[CACHE_ENV] = str(tmp / f"accepted-{workers}")  # no id accepted by an earlier run
             specs = member_specs(tmp / "skills", out)
             load = os.getloadavg()[0]
             t, c = time.perf_counter(), _cpu()
