@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict
 
 from aces_bench.config.spec import LOCAL_BACKEND, RunSpec
 from aces_bench.emitters.accepted import AcceptedIds
-from aces_bench.emitters.harbor_task import RenderCache, emit_task
+from aces_bench.emitters.harbor_task import RenderCache, emit_task, finished_task
+from aces_bench.emitters.inputs import InputKeys, read_inputs_index, write_inputs_index
 from aces_bench.emitters.interventions import forget_loaded
 from aces_bench.emitters.plan import StudyPlan, TaskPlan, plan_study
 from aces_bench.errors import EmitError
@@ -110,6 +111,8 @@ def emit_study(spec: RunSpec, tasks_dir: Path, plan: StudyPlan | None = None) ->
     tasks_dir = Path(tasks_dir).resolve()
     validated = _read_index(tasks_dir)
     cache = RenderCache()
+    keys, known = InputKeys(spec), read_inputs_index(tasks_dir)
+    inputs: dict[str, str] = {}
     emitted: list[EmittedTask] = []
     written = 0
     # Validation is CPU work, writing waits on the filesystem (mkdir above all): a
@@ -117,7 +120,15 @@ def emit_study(spec: RunSpec, tasks_dir: Path, plan: StudyPlan | None = None) ->
     with ThreadPoolExecutor(max_workers=1) as checker:
         checks = []
         for tp in plan.tasks:
-            task_id, path, was_written = emit_task(tp, spec, tasks_dir, cache)
+            key = keys.key(tp)
+            task_id = known.get(key)
+            # Rendering these inputs gave this id before: if its dir is still there,
+            # the task is not rendered again.
+            if task_id is not None and (done := finished_task(tasks_dir, task_id)) is not None:
+                path, was_written = done, False
+            else:
+                task_id, path, was_written = emit_task(tp, spec, tasks_dir, cache)
+            inputs[key] = task_id
             written += was_written
             if task_id not in (_ACCEPTED if was_written else validated):
                 checks.append((task_id, checker.submit(task_dir_problem, path)))
@@ -136,6 +147,7 @@ def emit_study(spec: RunSpec, tasks_dir: Path, plan: StudyPlan | None = None) ->
         cache.store(tasks_dir).prune()
     _raise_problems(problems, tasks_dir)
     write_json(tasks_dir / VALIDATED_INDEX, sorted(keep))
+    write_inputs_index(tasks_dir, inputs)
     if spec.backend.import_path == LOCAL_BACKEND:
         preflight_local(plan.tasks, emitted)
     write_json(

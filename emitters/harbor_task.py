@@ -361,6 +361,12 @@ def _mode(rel: str, native_task: Path | None) -> int:
     return 0o644
 
 
+def finished_task(tasks_root: Path, task_id: str) -> Path | None:
+    """The dir of ``task_id`` if a finished one is there (its task.toml is written last)."""
+    final = tasks_root / task_id
+    return final if (final / "task.toml").is_file() else None
+
+
 def emit_task(plan: TaskPlan, spec: RunSpec, tasks_root: Path, cache: RenderCache | None = None) -> tuple[str, Path, bool]:
     """Write the task dir if absent. Returns (task_id, path, written)."""
     cache = cache or RenderCache()
@@ -369,9 +375,9 @@ def emit_task(plan: TaskPlan, spec: RunSpec, tasks_root: Path, cache: RenderCach
     metadata = task_metadata(plan, spec, cache)
     config = task_config(plan, spec, "pending", cache, metadata)
     task_id = f"{task_slug(plan)}-{_digest(digests, metadata, config)[:12]}"
+    if (done := finished_task(tasks_root, task_id)) is not None:
+        return task_id, done, False
     final = tasks_root / task_id
-    if (final / "task.toml").is_file():
-        return task_id, final, False
     named = config.model_copy(update={"task": config.task.model_copy(update={"name": f"aces/{task_id}"})})
     files["task.toml"] = named.model_dump_toml().encode()
     modes = {rel: _mode(rel, plan.native_task) for rel in files}

@@ -15,7 +15,8 @@ workspace modes = 8,192 trials. What is emitted and what is reused:
 Targets (2 cores): first emit of the whole matrix < 20 s; re-emit unchanged < 2 s
 (Harbor's Task loader validates every distinct dir written, once on the machine: a task
 id is a content address, and the ids accepted are recorded where every worker reads
-them; an unchanged re-emit relies on the validated index written after validation).
+them; an unchanged re-emit renders no task: each tasks folder maps a hash of every
+input of a task to its id, and relies on the validated index written after validation).
 Each run starts cold: the process's memory of validated ids and loaded skills is
 cleared, and the first emit records accepted ids in a new, empty folder.
 The machine is shared, so wall time rises with load: CPU time (this process and its
