@@ -47,16 +47,19 @@ class AcceptedIds:
     def __contains__(self, task_id: str) -> bool:
         if task_id in self._seen:
             return True
-        if (record_dir() / task_id).is_file():
+        try:
+            recorded = (record_dir() / task_id).is_file()
+        except OSError:  # no working directory to hold the record: nothing is recorded
+            return False
+        if recorded:
             self._seen.add(task_id)
-            return True
-        return False
+        return recorded
 
     def add(self, task_id: str) -> None:
         """Record that Harbor accepted a dir of ``task_id`` (call only after it did)."""
         self._seen.add(task_id)
-        folder = record_dir()
         try:
+            folder = record_dir()
             folder.mkdir(parents=True, exist_ok=True)
             os.close(os.open(folder / task_id, os.O_WRONLY | os.O_CREAT, 0o644))
         except OSError:

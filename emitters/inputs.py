@@ -27,11 +27,12 @@ import hashlib
 import json
 import os
 import sys
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import ClassVar
 
 from pydantic import ValidationError
+from pydantic_core import to_json
 
 from aces_bench import __version__
 from aces_bench.config.spec import RunSpec
@@ -109,7 +110,11 @@ def code_fingerprint() -> str:
     that shape task.toml (computed once per process)."""
     h = hashlib.sha256()
     for name in ("aces-bench", "harbor", "pydantic", "pydantic-core", "toml"):
-        h.update(f"{name}={version(name)}\0".encode())
+        try:
+            installed = version(name)
+        except PackageNotFoundError:
+            installed = "absent"
+        h.update(f"{name}={installed}\0".encode())
     h.update(f"aces_bench={__version__}\0python={sys.version}\0".encode())
     for root in code_roots():
         h.update(folder_digest(root, skip_caches=True).encode())
@@ -130,7 +135,9 @@ class InputKeys:
 
     def key(self, plan: TaskPlan) -> str:
         h = hashlib.sha256(self._common)
-        h.update(plan.model_dump_json().encode())
+        # Through Python values: a frontmatter may hold bytes (YAML's !!binary) that
+        # are not UTF-8, which the model's own JSON serializer refuses.
+        h.update(to_json(plan.model_dump(), bytes_mode="base64"))
         for path in sorted({plan.target.path, *(s.skill.path for s in plan.staged)}):
             h.update(f"\0{path}\0{self._folder(path)}".encode())
         return h.hexdigest()

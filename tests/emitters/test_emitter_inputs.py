@@ -82,6 +82,16 @@ def test_a_task_dir_gone_is_rendered_again(skill, tmp_path, rendered):
     assert len(rendered) == 1 and (tmp_path / "a" / "tasks" / gone / "task.toml").is_file()
 
 
+def test_a_skill_whose_frontmatter_holds_binary_is_keyed_too(skill, tmp_path, rendered):
+    skill_md = skill / "SKILL.md"
+    skill_md.write_text(skill_md.read_text().replace(
+        "version: 1.0.0", "version: 1.0.0\nicon: !!binary R0lGODlhAQABAIAAAP///wAAACwAAAAAAQABAAACAkQBADs="))
+    first = _ids(skill, tmp_path / "a")
+    rendered.clear()
+    assert _ids(skill, tmp_path / "a") == first
+    assert rendered == []
+
+
 def test_an_unreadable_inputs_index_is_ignored(skill, tmp_path, rendered):
     first = _ids(skill, tmp_path / "a")
     (tmp_path / "a" / "tasks" / INPUTS_INDEX).write_text("{not json")
