@@ -11,7 +11,8 @@ from typing import ClassVar
 from harbor.models.task.task import Task
 from pydantic import BaseModel, ConfigDict
 
-from aces_bench.config.spec import LOCAL_BACKEND, RunSpec
+from aces_bench.backends import LOCAL_BACKEND
+from aces_bench.config.spec import RunSpec
 from aces_bench.emitters.accepted import AcceptedIds
 from aces_bench.emitters.harbor_task import RenderCache, emit_task, finished_task
 from aces_bench.emitters.inputs import InputKeys, read_inputs_index, write_inputs_index

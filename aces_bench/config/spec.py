@@ -15,7 +15,6 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import InterpolationValidationError, MissingMandatoryValue, OmegaConfBaseException
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from aces_bench.backends import LOCAL_BACKEND  # noqa: F401 (emitters import it from here)
 from aces_bench.conditions import CONTROLS, Control
 from aces_bench.errors import ConfigError, from_validation
 from aces_bench.judges.spec import JudgeSpec
