@@ -69,8 +69,10 @@ def sanitize_tree(top: Path, *, uid: int | None = None, gid: int | None = None) 
     finally:
         os.close(top_fd)
     if done.removed or done.modes_fixed:
-        log.info("copy-out: %s: %d mode(s) made plain, %d special file(s) removed: %s", top,
-                 done.modes_fixed, len(done.removed), ", ".join(done.removed[:5]))
+        more = f" (+{len(done.removed) - 5} more)" if len(done.removed) > 5 else ""
+        removed = f": {', '.join(done.removed[:5])}{more}" if done.removed else ""
+        log.info("copy-out: %s: %d mode(s) made plain, %d special file(s) removed%s", top,
+                 done.modes_fixed, len(done.removed), removed)
     return done
 
 
