@@ -11,6 +11,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict
 
 from aces_bench.errors import AcesError, SkillError
+from aces_bench.io import load_yaml
 
 SKILL_FILE = "SKILL.md"
 MAX_SKILL_MD_BYTES = 1_000_000
@@ -109,7 +110,7 @@ def parse_frontmatter(text: str, where: Path) -> tuple[dict[str, Any], str]:
             fix="start the file with '---', a 'name:' and a 'description:' line, and '---'",
         )
     try:
-        data = yaml.safe_load(m.group(1))
+        data = load_yaml(m.group(1))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" at line {mark.line + 2}" if mark is not None else ""

@@ -108,13 +108,16 @@ class SkillFiles:
     def __init__(self, skill_dir: Path):
         self.root = Path(skill_dir).resolve()
         self._by_name: dict[str, list[str]] | None = None
+        self._exists: dict[str, bool] = {}  # one read of a suite: its cases often share fixtures
 
     def exists(self, rel: str) -> bool:
-        try:
-            path = (self.root / rel).resolve()
-        except (OSError, ValueError):
-            return False
-        return path.is_relative_to(self.root) and path.is_file()
+        if rel not in self._exists:
+            try:
+                path = (self.root / rel).resolve()
+                self._exists[rel] = path.is_relative_to(self.root) and path.is_file()
+            except (OSError, ValueError):
+                self._exists[rel] = False
+        return self._exists[rel]
 
     def by_name(self, name: str) -> list[str]:
         if self._by_name is None:
