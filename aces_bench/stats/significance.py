@@ -76,7 +76,19 @@ def _adjust(pvalues, method: str) -> np.ndarray:
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
     if ok.any():
-        out[ok] = multipletests(p[ok], method={"holm": "holm", "bh": "fdr_bh"}[method])[1]
+        out[ok] = _holm(p[ok]) if method == "holm" else multipletests(p[ok], method="fdr_bh")[1]
+    return out
+
+
+def _holm(p: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjustment, as statsmodels' ``multipletests(method="holm")``
+    computes it (the sorted p-values times m, m-1, ..., 1, made monotone, capped at 1).
+    Not called through statsmodels: its Holm branch runs a full ``gc.collect()`` on
+    every call, about 0.3 s in a process holding a study's tables."""
+    order = np.argsort(p, kind="stable")
+    stepped = np.minimum(np.maximum.accumulate(p[order] * np.arange(p.size, 0, -1)), 1.0)
+    out = np.empty(p.size)
+    out[order] = stepped
     return out
 
 

@@ -81,6 +81,16 @@ def test_holm_equals_the_step_down_definition_and_skips_nan():
     assert np.isnan(holm([np.nan])).all() and holm([]).size == 0
 
 
+def test_holm_matches_statsmodels_on_random_p_values_with_ties():
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(7)
+    for m in (1, 2, 5, 17, 60):
+        for _ in range(20):
+            p = rng.choice([0.001, 0.01, 0.02, 0.05, 0.3, 0.9, 1.0], size=m) * rng.uniform(0.5, 1.0, size=m).round(1)
+            assert holm(p) == pytest.approx(multipletests(p, method="holm")[1], abs=0, rel=1e-12)
+
+
 def test_minimum_detectable_lift_has_the_requested_power():
     sd, n = 0.3, 50
     mde = minimum_detectable_lift(sd, n)
