@@ -72,7 +72,12 @@ class ClusteredMean(BaseModel):
 
 
 def _codes(labels) -> np.ndarray:
-    return pd.factorize(pd.Series(np.asarray(labels, dtype=object)).astype(str), sort=True)[0]
+    """Integer cluster codes of the labels, by their text; missing labels (None, NaN) are one level."""
+    labels = np.asarray(labels, dtype=object)
+    present = ~pd.isna(labels)
+    codes = np.full(labels.size, -1)
+    codes[present] = np.unique(labels[present].astype(str), return_inverse=True)[1].reshape(-1)
+    return codes
 
 
 def cluster_codes(frame: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
