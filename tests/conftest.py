@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from aces_bench.emitters.accepted import CACHE_ENV
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 SHARED = ROOT.parent / "shared"
@@ -48,4 +50,4 @@ def _emit_record(tmp_path_factory):
     """Task ids Harbor accepted during the tests are recorded in a folder of the
     session's own, not in the working directory's .aces-cache (each session starts
     with none, as a fresh machine would)."""
-    os.environ["ACES_EMIT_CACHE"] = str(tmp_path_factory.mktemp("emit-cache"))
+    os.environ[CACHE_ENV] = str(tmp_path_factory.mktemp("emit-cache"))

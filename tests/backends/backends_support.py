@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import functools
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,8 @@ from harbor.models.trial.paths import TrialPaths
 
 from aces_bench.backends.local import LocalSandboxEnvironment
 
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
+# Runs bubblewrap: marker ``sandbox``, skipped without it (tests/conftest.py).
+needs_bwrap = pytest.mark.sandbox
 
 DOCKERFILE = "FROM ubuntu:24.04\nWORKDIR /workspace\nCOPY skills/ /skills/\nCOPY workspace/ /workspace/\n"
 

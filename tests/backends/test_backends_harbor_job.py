@@ -6,7 +6,7 @@ import json
 import os
 
 import pytest
-from backends_support import needs_bwrap, processes_matching, sync, write_task
+from backends_support import processes_matching, sync, write_task
 from harbor.job import Job
 from harbor.models.job.config import DatasetConfig, JobConfig
 from harbor.models.trial.config import AgentConfig, EnvironmentConfig
@@ -14,7 +14,7 @@ from harbor.models.trial.paths import TrialPaths
 
 from aces_bench.backends.local import IMPORT_PATH, PROVENANCE_FILE
 
-pytestmark = [pytest.mark.sandbox, needs_bwrap, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(120)]
 
 os.environ.setdefault("HARBOR_TELEMETRY", "0")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from backends_support import (
     make_env,
-    needs_bwrap,
     processes_in_namespace,
     processes_matching,
     started,
@@ -23,7 +22,7 @@ from backends_support import (
 from aces_bench.backends.local import PROVENANCE_FILE
 from aces_bench.errors import BackendError
 
-pytestmark = [pytest.mark.sandbox, needs_bwrap, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(60)]
 
 CONNECT = (
     "python3 -c \"import socket,sys; s=socket.socket(); s.settimeout(2)\n"

@@ -30,7 +30,6 @@ EVAL_SET = HERE / "corpus" / "skill-creator" / "eval_set.json"
 QUERIES = [q["query"] for q in json.loads(EVAL_SET.read_text())]
 SUM, CASUAL, NGINX, LETTER = QUERIES
 
-needs_bwrap = pytest.mark.sandbox  # skips without bubblewrap (tests/conftest.py)
 
 
 def _local(tmp_path: Path) -> list[str]:
@@ -41,7 +40,7 @@ def _by_query(mode) -> dict:
     return {q.query: q for q in mode.queries}
 
 
-@needs_bwrap
+@pytest.mark.sandbox
 def test_reference_agent_trigger_trials_in_isolation_and_group(tmp_path):
     out = tmp_path / "trigger"
     report = evaluate_with_harness(ORDERS, _local(tmp_path), out=out, queries_file=EVAL_SET, runs=2)
@@ -72,7 +71,7 @@ def test_reference_agent_trigger_trials_in_isolation_and_group(tmp_path):
     assert data["modes"][1]["confusion"][NONE]["log-triage"] == 2
 
 
-@needs_bwrap
+@pytest.mark.sandbox
 def test_failed_and_timed_out_trials_are_counted_not_scored(tmp_path):
     report = evaluate_with_harness(ORDERS, [*_local(tmp_path), "workspace.agent_timeout_sec=0.001"],
                                    out=tmp_path / "t", queries_file=EVAL_SET, runs=1, modes=("isolation",))
@@ -115,7 +114,7 @@ def _trigger_model(request: Request) -> object:
     return reply("Done.", [], True)
 
 
-@needs_bwrap
+@pytest.mark.sandbox
 def test_terminus2_trigger_trials_against_the_scripted_server(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")  # litellm wants some key even for a keyless server
     queries = tmp_path / "q.json"
@@ -149,7 +148,7 @@ def _proposing_model(request: Request) -> object:
     return _trigger_model(request)
 
 
-@needs_bwrap
+@pytest.mark.sandbox
 def test_description_optimisation_scores_candidates_with_terminus2_trials(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
     skill = tmp_path / "orders-total"
@@ -183,7 +182,7 @@ def test_description_optimisation_scores_candidates_with_terminus2_trials(tmp_pa
     assert sorted(len(list(d.glob("jobs/*/*__*/result.json"))) for d in (out / "optimise").iterdir()) == [2, 2, 4]
 
 
-@needs_bwrap
+@pytest.mark.sandbox
 def test_cli_writes_json_and_an_html_fragment(tmp_path, capsys):
     from aces_bench.datasets.trigger_cli import main
 
@@ -233,7 +232,7 @@ def _claude_code_model() -> object:
     return Replay(choose, final="Here is my answer.")
 
 
-@needs_bwrap
+@pytest.mark.sandbox
 @_claude_code_cli()
 def test_claude_code_trigger_trials_read_its_skill_tool(tmp_path, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-dummy")

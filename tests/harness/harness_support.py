@@ -8,7 +8,6 @@ with other runs on the machine.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -25,14 +24,8 @@ ROOT_PREFIX = "aces-sandbox-"
 
 OFFLINE_ENV = {"HARBOR_TELEMETRY": "0", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
-_skip_without_bwrap = pytest.mark.skipif(
-    shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed; the local backend needs it"
-)
-
-
-def needs_bwrap(test):
-    """Mark a test as running real trials on the local backend (marker ``sandbox``)."""
-    return pytest.mark.sandbox(_skip_without_bwrap(test))
+# Real trials on the local backend: marker ``sandbox``, skipped without bubblewrap (tests/conftest.py).
+needs_bwrap = pytest.mark.sandbox
 
 
 def study_overrides(*, skill: Path = FIXTURE_SKILL, cases: tuple[str, ...] = ("explicit-1",),

@@ -18,10 +18,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from harnesses import bwrap_missing, run_reference, run_terminus
+from harnesses import run_reference, run_terminus
 from known_effect import CONFUSABLE, HARMFUL, HELPFUL, USELESS, format_table, problems
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.skipif(bwrap_missing() is not None, reason=bwrap_missing() or "")]
+pytestmark = pytest.mark.sandbox  # skipped without bubblewrap (tests/conftest.py)
 
 # t(0.975, 5) * sd / sqrt(6) for six pairs, five of them +-1 and one 0 (sd = sqrt(1/6)).
 HALF_WIDTH = 2.570582 * (1 / 6) ** 0.5 / 6 ** 0.5
