@@ -16,10 +16,12 @@ from pathlib import Path
 
 from harbor.models.task.config import (
     AgentConfig,
+    ArtifactConfig,
     EnvironmentConfig,
     PackageInfo,
     TaskConfig,
     VerifierConfig,
+    VerifierEnvironmentMode,
 )
 
 from aces_bench import __version__
@@ -38,6 +40,8 @@ from aces_bench.metrics import GRADER_VERSION
 from aces_bench.skills import SKILL_FILE, Skill, staged_files
 
 _CHECKER = "check_answer.py"
+# Where the agent's final workspace is kept under the trial's artifacts dir.
+RETAINED_WORKSPACE = "workspace"
 
 
 # Staged files of a skill by (folder, content hash): the hash covers exactly these
@@ -131,20 +135,31 @@ def instruction_text(plan: TaskPlan, spec: RunSpec, cache: RenderCache | None = 
     return "\n".join(lines) + "\n"
 
 
+# The verifier's PATH: the image's own binaries, never a dir the agent could write to.
+VERIFIER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
 def test_sh_text(spec: RunSpec) -> str:
+    """The verifier script: the checker on the agent's final workspace, run isolated.
+
+    Harbor runs it in a separate environment (``[verifier] environment_mode =
+    "separate"``): the agent's environment is stopped first and the workspace arrives
+    as copied data (the task's ``artifacts``), which also keeps it for the host-side
+    graders (``<trial>/artifacts/workspace``). Nothing the agent wrote can run: an empty
+    environment (``env -i``) with the image's PATH, and ``python3 -I -S`` (no user
+    site, no ``PYTHON*`` variable, neither the script's dir nor the cwd on sys.path, no
+    site-packages ``.pth``).
+    """
     ws = spec.workspace
     return f"""#!/bin/sh
-# aces-bench verifier: deterministic answer checks, then retain the final workspace
-# for the host-side graders. Needs only python3 and coreutils; no network.
+# aces-bench verifier: deterministic answer checks on the agent's final workspace, which
+# Harbor copied into this fresh environment as data. Nothing from the workspace runs:
+# an empty environment, the image's own PATH, python3 -I -S. Needs only python3.
 set -u
-mkdir -p /logs/verifier /logs/artifacts
-python3 /tests/{_CHECKER} /tests/case.json {ws.workdir} /logs/verifier
-status=$?
-if [ -d {ws.workdir} ]; then
-  mkdir -p /logs/artifacts/workspace
-  cp -R {ws.workdir}/. /logs/artifacts/workspace/ 2>/dev/null || true
-fi
-exit $status
+PATH={VERIFIER_PATH}
+export PATH
+mkdir -p /logs/verifier
+exec env -i PATH="$PATH" HOME=/nonexistent LANG=C.UTF-8 python3 -I -S /tests/{_CHECKER} /tests/case.json {ws.workdir} /logs/verifier
 """
 
 
@@ -243,7 +258,11 @@ def task_config(plan: TaskPlan, spec: RunSpec, task_id: str, cache: RenderCache 
     return TaskConfig(
         task=PackageInfo(name=f"aces/{task_id}", description=_description(plan)),
         metadata=metadata,
-        verifier=VerifierConfig(timeout_sec=ws.verifier_timeout_sec),
+        # The verifier runs in a fresh environment that receives only the agent's
+        # workspace, copied (kept for the host graders as artifacts/workspace).
+        verifier=VerifierConfig(timeout_sec=ws.verifier_timeout_sec,
+                                environment_mode=VerifierEnvironmentMode.SEPARATE),
+        artifacts=[ArtifactConfig(source=ws.workdir, destination=RETAINED_WORKSPACE)],
         agent=AgentConfig(timeout_sec=ws.agent_timeout_sec),
         environment=EnvironmentConfig(
             cpus=ws.cpus,

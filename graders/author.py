@@ -53,6 +53,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from aces_bench.backends.copyout import copy_out
 from aces_bench.cases import EvalCase
 from aces_bench.errors import AcesError, EvalsError, validation_lines
 from aces_bench.graders.base import Evidence, MetricResult
@@ -111,7 +112,9 @@ class AuthorReply(BaseModel):
 
 def _interpreter(suffix: str) -> tuple[str, ...]:
     if suffix == ".py":
-        return (sys.executable,)
+        # -E: no PYTHON* variable counts; -s: no user site (nothing the trial wrote);
+        # -B: no bytecode written. The grader's own folder stays importable (helpers).
+        return (sys.executable, "-E", "-s", "-B")
     return (shutil.which("bash") or "/bin/sh",)
 
 
@@ -204,11 +207,11 @@ def staged_inputs(ctx: AuthorContext, *, base: str | None = None) -> Iterator[tu
     seen = str(tmp) if base is None else base
     try:
         ws = tmp / "workspace"
+        ws.mkdir()
         if ctx.workspace is not None and Path(ctx.workspace).is_dir():
-            # symlinks are copied as links: a link in the workspace is evidence, not a path to follow.
-            shutil.copytree(ctx.workspace, ws, symlinks=True)
-        else:
-            ws.mkdir()
+            # What a trial left is copied as plain data: links as links (evidence, not paths
+            # to follow), never a FIFO, socket or device; sizes and time capped.
+            copy_out(Path(ctx.workspace), ws)
         inputs = tmp / "inputs"
         inputs.mkdir()
         for d in ("home", "tmp"):
@@ -225,7 +228,6 @@ def staged_inputs(ctx: AuthorContext, *, base: str | None = None) -> Iterator[tu
             "HOME": f"{seen}/home",
             "TMPDIR": f"{seen}/tmp",
             "LANG": "C.UTF-8",
-            "PYTHONDONTWRITEBYTECODE": "1",
             "ACES_WORKSPACE": f"{seen}/workspace",
             "ACES_WORKSPACE_RETAINED": "1" if context["workspace_retained"] else "0",
             "ACES_FINAL_ANSWER": f"{seen}/inputs/final_answer.txt",
@@ -235,8 +237,9 @@ def staged_inputs(ctx: AuthorContext, *, base: str | None = None) -> Iterator[tu
         }
         if ctx.skill_dir is not None:
             env["ACES_SKILL_DIR"] = str(ctx.skill_dir) if base is None else f"{seen}/skill"
-        if ctx.trajectory_path is not None and Path(ctx.trajectory_path).is_file():
-            shutil.copyfile(ctx.trajectory_path, inputs / "trajectory.json")
+        traj = Path(ctx.trajectory_path) if ctx.trajectory_path is not None else None
+        if traj is not None and traj.is_file():
+            copy_out(traj.parent, inputs, only=traj.name, rename="trajectory.json")
             env["ACES_TRAJECTORY"] = f"{seen}/inputs/trajectory.json"
         if ctx.case is not None:
             (inputs / "case.json").write_text(ctx.case.model_dump_json(indent=2), encoding="utf-8")
@@ -322,6 +325,9 @@ async def _grader_sandbox(g: AuthorGrader, ctx: AuthorContext, staged: Path):
         if not str(prefix).startswith(("/usr", "/lib", "/bin")):
             binds.append(Bind(prefix, PurePosixPath(str(prefix)), read_only=True))
     box = Sandbox(root, tuple(binds), network=False, hostname="aces-author-grader")
+    await box.prepare()
+    for scratch in ("home", "tmp"):  # writable by root inside (its host id), nothing else is
+        box.adopt(staged / scratch)
     await box.start()
     try:
         yield box

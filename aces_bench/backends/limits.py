@@ -1,9 +1,10 @@
-"""Memory, CPU and disk limits for a local sandbox: a cgroup and a tmpfs of its own.
+"""Memory, CPU, process-count and disk limits for a local sandbox: a cgroup and a tmpfs of its own.
 
 The task's ``[environment].memory_mb`` and ``cpus`` (``workspace.memory_mb`` /
-``workspace.cpus``) become a cgroup per trial: cgroup v2 (``memory.max``,
-``cpu.max``) when the unified hierarchy has those controllers, else cgroup v1
-(``memory.limit_in_bytes``, ``cpu.cfs_quota_us``). The cgroup is made under the
+``workspace.cpus``) and the backend's process limit (``pids_limit``, on by default, so
+a fork bomb is bounded) become a cgroup per trial: cgroup v2 (``memory.max``,
+``cpu.max``, ``pids.max``) when the unified hierarchy has those controllers, else
+cgroup v1 (``memory.limit_in_bytes``, ``cpu.cfs_quota_us``, ``pids.max``). The cgroup is made under the
 aces-bench process's own cgroup, so the container's limits still apply above it.
 bwrap (so the sandbox's init) and every command entered into the sandbox join it;
 files written to the RAM-backed private root are charged to it too (tmpfs pages
@@ -70,6 +71,7 @@ class TrialCgroup:
     version: int
     memory_mb: int | None
     cpus: float | None
+    pids: int | None = None
 
     @property
     def label(self) -> str:
@@ -78,6 +80,8 @@ class TrialCgroup:
             parts.append(f"memory {self.memory_mb} MB")
         if self.cpus:
             parts.append(f"cpus {self.cpus:g}")
+        if self.pids:
+            parts.append(f"processes {self.pids}")
         return f"cgroup v{self.version}: " + ", ".join(parts)
 
     def add(self, pid: int) -> None:
@@ -107,14 +111,19 @@ class TrialCgroup:
                 log.debug("local sandbox: could not remove cgroup %s", d)
 
     @classmethod
-    def create(cls, name: str, *, memory_mb: int | None, cpus: float | None) -> TrialCgroup | None:
-        """A new cgroup with the limits set, or None when this host cannot enforce them."""
-        if not memory_mb and not cpus:
+    def create(cls, name: str, *, memory_mb: int | None, cpus: float | None,
+               pids: int | None = None) -> TrialCgroup | None:
+        """A new cgroup with the limits set, or None when this host cannot enforce them.
+
+        All asked limits or none: a host that has some of the controllers but not all
+        gets None here (the caller may ask again for fewer).
+        """
+        if not memory_mb and not cpus and not pids:
             return None
-        return _create_v2(name, memory_mb, cpus) or _create_v1(name, memory_mb, cpus)
+        return _create_v2(name, memory_mb, cpus, pids) or _create_v1(name, memory_mb, cpus, pids)
 
 
-def _create_v2(name: str, memory_mb: int | None, cpus: float | None) -> TrialCgroup | None:
+def _create_v2(name: str, memory_mb: int | None, cpus: float | None, pids: int | None = None) -> TrialCgroup | None:
     controllers_file = CGROUP_ROOT / "cgroup.controllers"
     own = _own_path(None)
     if not controllers_file.is_file() or own is None:
@@ -122,7 +131,7 @@ def _create_v2(name: str, memory_mb: int | None, cpus: float | None) -> TrialCgr
     parent = CGROUP_ROOT / own.lstrip("/")
     try:
         available = set((parent / "cgroup.controllers").read_text().split())
-        wanted = {c for c, v in (("memory", memory_mb), ("cpu", cpus)) if v}
+        wanted = {c for c, v in (("memory", memory_mb), ("cpu", cpus), ("pids", pids)) if v}
         if not wanted <= available:
             return None
         enabled = set((parent / "cgroup.subtree_control").read_text().split())
@@ -141,16 +150,18 @@ def _create_v2(name: str, memory_mb: int | None, cpus: float | None) -> TrialCgr
                 (d / "memory.swap.max").write_text("0\n")
         if cpus:
             (d / "cpu.max").write_text(f"{int(cpus * CPU_PERIOD_US)} {CPU_PERIOD_US}\n")
+        if pids:
+            (d / "pids.max").write_text(f"{int(pids)}\n")
     except OSError:
         shutil.rmtree(d, ignore_errors=True)
         return None
-    return TrialCgroup((d,), 2, memory_mb, cpus)
+    return TrialCgroup((d,), 2, memory_mb, cpus, pids)
 
 
-def _create_v1(name: str, memory_mb: int | None, cpus: float | None) -> TrialCgroup | None:
+def _create_v1(name: str, memory_mb: int | None, cpus: float | None, pids: int | None = None) -> TrialCgroup | None:
     made: list[Path] = []
     try:
-        for controller, value in (("memory", memory_mb), ("cpu", cpus)):
+        for controller, value in (("memory", memory_mb), ("cpu", cpus), ("pids", pids)):
             if not value:
                 continue
             own = _own_path(controller)
@@ -171,6 +182,8 @@ def _create_v1(name: str, memory_mb: int | None, cpus: float | None) -> TrialCgr
                         memsw.write_text(f"{memory_mb * 1024 * 1024}\n")
                     except OSError:
                         pass
+            elif controller == "pids":
+                (d / "pids.max").write_text(f"{int(pids)}\n")
             else:
                 (d / "cpu.cfs_period_us").write_text(f"{CPU_PERIOD_US}\n")
                 (d / "cpu.cfs_quota_us").write_text(f"{int(cpus * CPU_PERIOD_US)}\n")
@@ -182,7 +195,7 @@ def _create_v1(name: str, memory_mb: int | None, cpus: float | None) -> TrialCgr
             except OSError:
                 pass
         return None
-    return TrialCgroup(tuple(made), 1, memory_mb, cpus)
+    return TrialCgroup(tuple(made), 1, memory_mb, cpus, pids)
 
 
 # -- disk: a size-limited tmpfs at the private root ------------------------------------
@@ -296,7 +309,7 @@ def _cgroup_parents() -> list[Path]:
     own = _own_path(None)
     if (CGROUP_ROOT / "cgroup.controllers").is_file() and own is not None:
         parents.append(CGROUP_ROOT / own.lstrip("/"))
-    for controller in ("memory", "cpu"):
+    for controller in ("memory", "cpu", "pids"):
         own, base = _own_path(controller), CGROUP_ROOT / controller
         if own is not None and base.is_dir():
             parent = base / own.lstrip("/")

@@ -15,11 +15,22 @@ Network is off unless the task's
 ``[environment].network_mode`` explicitly says ``public``.
 
 The ``FROM`` image is recorded, never pulled: commands run on the host's userland.
-That, the network setting and the isolation used are logged and written to
-``<trial dir>/local-sandbox.json`` for reports.
+That, the network setting and the isolation used (each protection of
+:mod:`aces_bench.backends.bwrap` as applied, and any this host could not give) are
+logged and written to ``<trial dir>/local-sandbox.json`` for reports.
 
-Bubblewrap running as root is isolation for honest workloads, not a security boundary
-against hostile code.
+The grader is out of the agent's reach: aces-bench's own tasks ask Harbor for a
+separate verifier environment, so the agent's sandbox is stopped (its PID namespace
+killed) before a fresh sandbox, built from the task's Dockerfile, receives the agent's
+workspace as copied data and runs ``tests/test.sh``. A task that keeps Harbor's shared
+verifier gets the same end of every agent process: the sandbox is restarted on the same
+root when ``/tests`` is uploaded, ``/tests`` is emptied first, and verifier commands run
+with a fresh ``HOME``.
+
+Nothing a trial writes is read on the host in place: ``/logs`` stays inside the private
+root and every download goes through :func:`aces_bench.backends.copyout.copy_out`
+(regular files only, never a FIFO, socket, device or link; 16 MB per file, a total and
+a time cap), and what it cut or skipped is recorded in ``local-sandbox.json``.
 """
 
 from __future__ import annotations
@@ -48,8 +59,8 @@ from pydantic import ConfigDict
 
 from aces_bench import io
 from aces_bench.backends import LOCAL_BACKEND
-from aces_bench.backends.bwrap import SECURITY_NOTE, Bind, Sandbox
-from aces_bench.backends.copyout import CopyBudget, copy_out, sanitize_tree
+from aces_bench.backends.bwrap import DEFAULT_PIDS_LIMIT, Bind, Sandbox, isolation_plan
+from aces_bench.backends.copyout import CopyBudget, CopyLimits, CopyReport, copy_out, sanitize_tree
 from aces_bench.backends.dockerfile import (
     DEFAULT_PATH,
     CopyStep,
@@ -69,6 +80,19 @@ IMPORT_PATH = LOCAL_BACKEND  # named in the package, so the config layer need no
 PROVENANCE_FILE = "local-sandbox.json"
 HOSTNAME = "aces-sandbox"
 _SANDBOX_REGENERATE = "re-run the trial on backend=local"
+# What the copy-outs of one trial may leave on the host when no disk limit says less.
+DEFAULT_COPY_TOTAL_MB = 512
+VERIFIER_HOME = "/aces-verifier-home"  # top level: no link the agent left can be on the way
+BOUNDARY_NOTE = ("a boundary against hostile skills: user namespace, no capabilities, no_new_privs, "
+                 "seccomp, process limit; the verifier in a fresh sandbox")
+
+
+def security_note(missing: dict[str, str]) -> str:
+    """The one-line verdict the report shows for a trial's sandbox."""
+    if not missing:
+        return BOUNDARY_NOTE
+    return ("isolation for honest workloads, not a security boundary against hostile code: missing "
+            + "; ".join(f"{k} ({v})" for k, v in missing.items()))
 
 
 class SandboxProvenance(VersionedRecord):
@@ -81,7 +105,7 @@ class SandboxProvenance(VersionedRecord):
     schema_version: int = 1  # stored as a number (version "1")
     backend: str = "local"
     isolation: str
-    security_note: str = SECURITY_NOTE
+    security_note: str = ""
     dockerfile: str
     from_image: str
     image_used: bool = False
@@ -90,8 +114,16 @@ class SandboxProvenance(VersionedRecord):
     resource_limits_enforced: bool = False
     resource_limits: str = "not enforced"
     private_root: str
-    # Each limit in force, as the report states it: keys memory, cpus, disk, network.
+    # Each limit in force, as the report states it: keys memory, cpus, disk, network,
+    # processes, isolation.
     limits: dict[str, str] = {}
+    # Each protection of the sandbox as applied (bwrap.Sandbox.protections), and those
+    # this host could not give, with why; "verifier" says how the verifier ran.
+    protections: dict[str, str] = {}
+    missing_protections: dict[str, str] = {}
+    verifier: str = ""
+    # What host-side copies of the trial's files cut or skipped (copyout.CopyReport).
+    copy_out: dict = {}
 
 
 
@@ -151,6 +183,14 @@ class LocalSandboxEnvironment(BaseEnvironment):
       limits (``[environment].memory_mb`` / ``cpus`` / ``storage_mb``) this host cannot
       enforce; by default such a trial runs and ``local-sandbox.json`` says the limits
       were not enforced (:mod:`aces_bench.backends.limits`).
+    - ``pids_limit`` (default ``bwrap.DEFAULT_PIDS_LIMIT``): processes and threads the
+      trial may have at once (a pids cgroup); None or 0: no limit.
+    - ``require_isolation`` (default False): refuse to start a trial when this host
+      cannot give one of the sandbox's protections (user namespace, seccomp, process
+      limit); by default the trial runs and records which one is missing and why.
+    - ``copy_max_file_mb`` (default 16) and ``copy_max_total_mb`` (default 512, or the
+      disk limit when smaller): what one file, and all the trial's files, may bring to
+      the host through copy-outs; a file past the first is cut, the cut recorded.
     """
 
     def __init__(
@@ -162,8 +202,19 @@ class LocalSandboxEnvironment(BaseEnvironment):
         tool_mounts: list[dict[str, str]] | None = None,
         egress_urls: list[str] | None = None,
         require_limits: bool = False,
+        pids_limit: int | None = DEFAULT_PIDS_LIMIT,
+        require_isolation: bool = False,
+        copy_max_file_mb: float = 16,
+        copy_max_total_mb: float = DEFAULT_COPY_TOTAL_MB,
         **kwargs,
     ):
+        self._pids_limit = int(pids_limit) if pids_limit else None
+        self._require_isolation = require_isolation
+        self._copy_limits = CopyLimits(max_file_bytes=int(copy_max_file_mb * 2**20))
+        self._copy_total_mb = copy_max_total_mb
+        self._copy_report = CopyReport()
+        self._verifier_phase = False  # /tests was uploaded: this sandbox runs the verifier
+        self._ran_since_tests = False  # a command ran since the last /tests upload (multi-step trials)
         self._egress_urls = list(egress_urls or [])
         self._egress: EgressRelay | None = None
         self._written_binds: tuple[Path, ...] | None = None  # set in start (copy-out)
@@ -231,21 +282,25 @@ class LocalSandboxEnvironment(BaseEnvironment):
         sweep_orphaned_roots(parent)
         self.private_root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-", dir=parent))
         try:
+            plan = await asyncio.to_thread(isolation_plan)
             self._disk = self._mount_disk(parent)
-            if cap := self._disk_size(parent):
-                self._keep_logs_in_root(cap)
+            # /logs is never a bind of the host's trial dir: what the trial writes there
+            # reaches the host only through capped, FIFO-proof copies (copyout.copy_out).
+            self._keep_logs_in_root(self._disk_size(parent))
             make_skeleton(self.private_root)
             endpoints = self._allowed_endpoints()
             binds = (*self._binds(), *self._tool_binds, *python_alias_binds(self.private_root),
                      *egress_binds(self.private_root, endpoints))
-            self._root = root = PrivateRoot(self.private_root, binds, workdir=self.workdir)
+            self._binds_in_use = binds
+            self._root = root = PrivateRoot(self.private_root, binds, workdir=self.workdir, owner=plan.owner)
             self._guard_trial_dir(binds)
             for target in self._mount_targets():
                 if not any(b.target == PurePosixPath(target) for b in binds):
                     root.mkdirs(str(target))
             self._cgroup = self._make_cgroup()
-            self._sandbox = Sandbox(self.private_root, binds, network=self.network_enabled, hostname=HOSTNAME,
-                                    cgroup=self._cgroup)
+            self._sandbox = self._new_sandbox()
+            await self._sandbox.prepare()
+            self._refuse_missing_isolation(self._sandbox.missing)
             await self._sandbox.start()
             if endpoints:
                 self._egress = EgressRelay(self._sandbox.pid, endpoints)
@@ -258,35 +313,134 @@ class LocalSandboxEnvironment(BaseEnvironment):
         except BaseException:
             await self._teardown(delete=True)
             raise
+        missing = dict(self._sandbox.missing)
         self.provenance = SandboxProvenance(
             isolation=_bwrap_version(),
+            security_note=security_note(missing),
             dockerfile=str(self._plan.path),
             from_image=self._plan.base_image,
             userland=f"host: {_host_os_name()}",
             network=self._network_label(),
             private_root=str(self.private_root),
-            resource_limits_enforced=self._cgroup is not None,
+            resource_limits_enforced=self._cgroup is not None and bool(self._cgroup.memory_mb or self._cgroup.cpus),
             resource_limits=self._cgroup.label if self._cgroup is not None else self._unenforced_label(),
             limits=self._limits_in_force(),
+            protections=dict(self._sandbox.protections),
+            missing_protections=missing,
         )
-        # In a thread: the atomic write fsyncs, which would stall concurrent trials.
-        await asyncio.to_thread(io.write_json, self.trial_paths.trial_dir / PROVENANCE_FILE, self.provenance)
+        if self._is_verifier_env:
+            await asyncio.to_thread(self._record_as_verifier)
+        else:
+            # In a thread: the atomic write fsyncs, which would stall concurrent trials.
+            await asyncio.to_thread(io.write_json, self.trial_paths.trial_dir / PROVENANCE_FILE, self.provenance)
         self.logger.debug(
             f"local sandbox: FROM {self._plan.base_image} is recorded only; commands run on "
             f"the host's userland ({_host_os_name()}), network {self.provenance.network}, "
             f"private root {self.private_root}"
         )
-        self.logger.debug(f"local sandbox: {SECURITY_NOTE}")
+        self.logger.debug(f"local sandbox: {self.provenance.security_note}")
 
     async def stop(self, delete: bool):
         """Kill every process of the sandbox; remove the private root when ``delete``."""
         await self._teardown(delete=delete)
         await asyncio.to_thread(self._release_trial_dir)
+        if self._copy_report and self.provenance is not None:
+            await asyncio.to_thread(self._record_copies)
         if not delete and self.private_root is not None:
             self.logger.debug(f"local sandbox: kept private root {self.private_root}")
         if self._copy_out_error is not None:  # Harbor records it: the trial is errored, counted
             error, self._copy_out_error = self._copy_out_error, None
             raise error
+
+    # -- isolation (bwrap.py) and the verifier's own sandbox --------------------------
+    def _new_sandbox(self) -> Sandbox:
+        return Sandbox(self.private_root, self._binds_in_use, network=self.network_enabled, hostname=HOSTNAME,
+                       cgroup=self._cgroup, pids_limit=self._pids_limit)
+
+    def _refuse_missing_isolation(self, missing: dict[str, str]) -> None:
+        """With ``require_isolation``, a protection this host cannot give stops the trial."""
+        if missing and self._require_isolation:
+            raise BackendError(
+                "the local sandbox cannot give every protection on this host: "
+                + "; ".join(f"{k}: {v}" for k, v in missing.items()),
+                where="backend.kwargs.require_isolation",
+                fix="run where user namespaces, libseccomp and a pids cgroup are available, drop "
+                "require_isolation (the trial then records what is missing), or use a VM-isolated backend",
+            )
+
+    @property
+    def _is_verifier_env(self) -> bool:
+        """Whether Harbor made this environment for a separate verifier (its session id says so)."""
+        return "__verifier__" in self.session_id
+
+    def _record_as_verifier(self) -> None:
+        """A separate verifier's sandbox: say so in the trial's record (the agent's one) beside its own."""
+        path = self.trial_paths.trial_dir / PROVENANCE_FILE
+        try:
+            prov = read_sandbox_provenance(path)
+        except ReportError:
+            prov = self.provenance
+        missing = {**prov.missing_protections,
+                   **{f"verifier {k}": v for k, v in self.provenance.missing_protections.items()}}
+        how = ("separate sandbox: the agent's sandbox and every process in it ended first; a fresh root "
+               "from the Dockerfile received the agent's workspace as copied data")
+        io.write_json(path, prov.model_copy(update={"verifier": how, "missing_protections": missing,
+                                                    "security_note": security_note(missing)}))
+
+    def _record_copies(self) -> None:
+        """Add what this sandbox's copy-outs cut or skipped to the trial's ``local-sandbox.json``."""
+        path = self.trial_paths.trial_dir / PROVENANCE_FILE
+        try:
+            prov = read_sandbox_provenance(path)
+        except ReportError:
+            return
+        record = self._copy_report.as_record()
+        old = prov.copy_out or {}
+        if old:
+            record = {
+                "max_file_bytes": record["max_file_bytes"],
+                "n_truncated": old.get("n_truncated", 0) + record["n_truncated"],
+                "truncated": [*old.get("truncated", []), *record["truncated"]][:50],
+                "n_skipped": old.get("n_skipped", 0) + record["n_skipped"],
+                "skipped": [*old.get("skipped", []), *record["skipped"]][:50],
+                "stopped": [*old.get("stopped", []), *record["stopped"]],
+            }
+        io.write_json(path, prov.model_copy(update={"copy_out": record}))
+        self._copy_report = CopyReport()
+
+    async def _enter_verifier_phase(self) -> None:
+        """End every agent process before the verifier's files arrive (Harbor's shared verifier).
+
+        The sandbox is stopped (its PID namespace killed: daemons included) and a fresh
+        one started on the same root; ``/tests`` is emptied (nothing the agent left
+        there is imported by the tests) and verifier commands get a fresh ``HOME``.
+        """
+        if self._sandbox is None or (self._verifier_phase and not self._ran_since_tests):
+            return  # a second upload of the same verification (tests/ and a step's tests/)
+        self._verifier_phase = True
+        self._ran_since_tests = False
+        if self._egress is not None:
+            await self._egress.stop()
+        await self._sandbox.stop()
+        root = self._require_root()
+        tests = str(EnvironmentPaths.for_os(self.os).tests_dir)
+        for path in (tests, VERIFIER_HOME):
+            await asyncio.to_thread(_empty_dir, self.private_root, path)
+            root.mkdirs(path)
+        self._sandbox = self._new_sandbox()
+        await self._sandbox.start()
+        if self._egress is not None:
+            self._egress = EgressRelay(self._sandbox.pid, self._egress.endpoints)
+            await self._egress.start()
+        if not self._is_verifier_env:
+            self._note_verifier("shared sandbox restarted: every agent process ended before the verifier; "
+                                "/tests emptied, a fresh HOME for its commands")
+
+    def _note_verifier(self, how: str) -> None:
+        if self.provenance is None:
+            return
+        self.provenance = self.provenance.model_copy(update={"verifier": how})
+        io.write_json(self.trial_paths.trial_dir / PROVENANCE_FILE, self.provenance)
 
     # -- resource limits (limits.py) ---------------------------------------------
     def _make_cgroup(self) -> TrialCgroup | None:
@@ -296,7 +450,10 @@ class LocalSandboxEnvironment(BaseEnvironment):
         does not start) instead of a run recorded as unlimited.
         """
         memory, cpus = self.task_env_config.memory_mb, self.task_env_config.cpus
-        cgroup = TrialCgroup.create(self.private_root.name, memory_mb=memory, cpus=cpus)
+        cgroup = TrialCgroup.create(self.private_root.name, memory_mb=memory, cpus=cpus, pids=self._pids_limit)
+        if cgroup is None and self._pids_limit and (memory or cpus):
+            # A host with the memory/cpu controllers but no pids one: the limits it can give.
+            cgroup = TrialCgroup.create(self.private_root.name, memory_mb=memory, cpus=cpus)
         if cgroup is None and (memory or cpus):
             if self._require_limits:
                 raise BackendError(
@@ -331,11 +488,13 @@ class LocalSandboxEnvironment(BaseEnvironment):
             self.logger.warning(f"local sandbox: disk limit storage_mb={size} not enforced (cannot mount a tmpfs)")
         return disk
 
-    def _keep_logs_in_root(self, cap_mb: int) -> None:
-        """Put the trial's /logs dirs inside the size-capped private root instead of binding them.
+    def _keep_logs_in_root(self, cap_mb: int | None) -> None:
+        """Put the trial's /logs dirs inside the private root instead of binding them.
 
-        Bound, they would be host folders outside the cap: a script writing into
-        /logs/artifacts could fill the host's disk past storage_mb. Unbound, Harbor sees
+        Bound, they would be host folders the trial writes in place: a script writing
+        into /logs/artifacts could fill the host's disk past storage_mb, and a FIFO or a
+        link it leaves there would be opened by the host's own readers (Harbor reads
+        the trajectory; a FIFO there once hung a whole study). Unbound, Harbor sees
         them as not mounted (``is_path_mounted`` reads ``_host_mounts``) and downloads
         them through ``download_dir`` after each phase, as it does for a remote
         environment; ``stop`` copies out whatever is left. A run killed with SIGKILL
@@ -357,16 +516,21 @@ class LocalSandboxEnvironment(BaseEnvironment):
                 kept.append(mount)
         self._host_mounts = kept
         self._logs_in_root = tuple(moved)
-        self._copy_budget = CopyBudget(cap_mb * 2**20)
+        total = self._copy_total_mb if not cap_mb else min(cap_mb, self._copy_total_mb)
+        self._copy_budget = CopyBudget(int(total * 2**20))
+        self._budget_is_disk = bool(cap_mb) and cap_mb <= self._copy_total_mb
 
     def _over_budget(self, over: list[str]) -> BackendError:
         """The error for copy-outs that would leave more than the disk limit on the host."""
         budget = self._copy_budget
+        limit = (f"its {budget.limit // 2**20} MB disk limit" if self._budget_is_disk
+                 else f"the {budget.limit // 2**20} MB copy-out limit")
         return BackendError(
-            f"the trial wrote more to /logs than its {budget.limit // 2**20} MB disk limit over the run: "
+            f"the trial wrote more to /logs than {limit} over the run: "
             f"{len(over)} file(s) not copied out ({', '.join(over[:3])}); "
             f"{budget.used / 2**20:.1f} MB copied",
-            fix="raise workspace.storage_mb if the task needs more space",
+            fix="raise workspace.storage_mb if the task needs more space" if self._budget_is_disk
+            else "raise backend.kwargs.copy_max_total_mb if the task needs more",
         )
 
     def _copy_out_logs(self) -> None:
@@ -377,14 +541,22 @@ class LocalSandboxEnvironment(BaseEnvironment):
         """
         if self.private_root is None or not self.private_root.is_dir():
             return
+        verifier_dir = str(EnvironmentPaths.for_os(self.os).verifier_dir)
         for target, source in self._logs_in_root:
+            if target == verifier_dir and not self._verifier_phase:
+                continue  # the agent has no business there: only a sandbox that verified copies it
             inside = self.private_root / target.lstrip("/")
             if inside.is_symlink() or not inside.is_dir():
                 self.logger.warning(f"local sandbox: {target} is not a directory at stop; nothing copied out")
                 continue
-            over = copy_out(inside, source, replace=False, budget=self._copy_budget)
+            over = copy_out(inside, source, budget=self._copy_budget, limits=self._copy_limits,
+                            report=self._copy_report, protect=self._host_written, label=target)
             if over and self._copy_out_error is None:
                 self._copy_out_error = self._over_budget(over)
+
+    def _host_written(self, dst: Path) -> bool:
+        """Whether a host file exists that no copy-out of this trial made: Harbor's or a host agent's own."""
+        return dst not in self._copy_budget.sizes if self._copy_budget is not None else True
 
     def _limits_in_force(self) -> dict[str, str]:
         """Each limit as it was applied to this trial (the report's run conditions)."""
@@ -405,6 +577,13 @@ class LocalSandboxEnvironment(BaseEnvironment):
         else:
             out["disk"] = one(cfg.storage_mb, False, "MB", "")
         out["network"] = self._network_label()
+        if cg is not None and cg.pids:
+            out["processes"] = f"{cg.pids} (cgroup v{cg.version})"
+        else:
+            out["processes"] = "not enforced (no pids cgroup)" if self._pids_limit else "none set"
+        missing = self._sandbox.missing if self._sandbox is not None else {}
+        out["isolation"] = ("user namespace, no capabilities, no_new_privs, seccomp" if not missing
+                            else "missing: " + ", ".join(missing))
         return out
 
     def _unenforced_label(self) -> str:
@@ -554,7 +733,10 @@ class LocalSandboxEnvironment(BaseEnvironment):
         Raises a RuntimeError ("Command timed out after N seconds", as Harbor's docker
         environment does) after killing the command's process group on timeout.
         """
+        self._ran_since_tests = True
         uid, gid, home = _identity(self._resolve_user(user))
+        if self._verifier_phase:
+            home = VERIFIER_HOME
         base = {"PATH": DEFAULT_PATH, "HOME": home, "HOSTNAME": HOSTNAME}
         full_env = {**base, **(self._plan.env if self._plan else {}), **(self._merge_env(env) or {})}
         if self._tool_path:
@@ -588,15 +770,25 @@ class LocalSandboxEnvironment(BaseEnvironment):
 
     # -- file transfer -------------------------------------------------------------
     async def upload_file(self, source_path: Path | str, target_path: str):
+        if self._is_tests_path(target_path):
+            await self._enter_verifier_phase()
         with self._disk_full_named(target_path):
-            self._require_root().copy_in(Path(source_path), target_path)
+            await asyncio.to_thread(self._require_root().copy_in, Path(source_path), target_path)
 
     async def upload_dir(self, source_dir: Path | str, target_dir: str):
         source = Path(source_dir)
         if not source.is_dir():
             raise BackendError(f"upload source {source} is not a directory")
+        if self._is_tests_path(target_dir):
+            await self._enter_verifier_phase()
         with self._disk_full_named(target_dir):
-            self._require_root().copy_in(source, target_dir)
+            await asyncio.to_thread(self._require_root().copy_in, source, target_dir)
+
+    def _is_tests_path(self, path: str) -> bool:
+        """Whether ``path`` is Harbor's /tests (uploaded for the verifier only)."""
+        tests = PurePosixPath(str(EnvironmentPaths.for_os(self.os).tests_dir))
+        target = PurePosixPath(path)
+        return target == tests or tests in target.parents
 
     @contextlib.contextmanager
     def _disk_full_named(self, target: str):
@@ -613,26 +805,26 @@ class LocalSandboxEnvironment(BaseEnvironment):
             ) from exc
 
     async def download_file(self, source_path: str, target_path: Path | str):
+        """Copy a file out as plain data: regular files only, cut at the per-file cap, budgeted."""
         root = self._require_root()
-        if self._copy_budget is not None:  # held to the disk limit like the /logs copy-outs
-            host = root.host_path(source_path, write=False)
-            size = host.stat().st_size if host.is_file() else 0
-            if not self._copy_budget.charge(Path(target_path), size):
-                raise self._over_budget([str(target_path)])
-        root.download_file(source_path, Path(target_path))
+        target = Path(target_path).resolve()
+        over = await asyncio.to_thread(root.download_file, source_path, target, limits=self._copy_limits,
+                                       report=self._copy_report, budget=self._copy_budget)
+        if over:
+            raise self._over_budget(over)
 
     async def download_dir(self, source_dir: str, target_dir: Path | str):
-        if not self._logs_in_root:
-            self._require_root().download_dir(source_dir, Path(target_dir))
-            sanitize_tree(Path(target_dir))
-            return
-        # The /logs dirs live in the capped root: copy only what is in it (a link there
-        # to a read-only tool dir is not followed out), as plain data.
-        host = self._require_root().host_path(source_dir, write=False)
-        if not host.is_dir() or not host.resolve().is_relative_to(self.private_root.resolve()):
-            raise BackendError(f"{source_dir} is not a directory in the sandbox's private root",
-                               where=str(self.private_root))
-        over = await asyncio.to_thread(copy_out, host, Path(target_dir), budget=self._copy_budget)
+        """Copy a tree out as plain data (:func:`copyout.copy_out`): never a FIFO, socket,
+        device or followed link; capped per file, in entries, in time and by the budget.
+
+        A host file this trial's copies did not make (Harbor's, a host-side agent's
+        trajectory) is never replaced by one from the sandbox.
+        """
+        root = self._require_root()
+        target = Path(target_dir).resolve()
+        over = await asyncio.to_thread(root.download_dir, source_dir, target, limits=self._copy_limits,
+                                       report=self._copy_report, budget=self._copy_budget,
+                                       protect=self._host_written)
         if over:
             raise self._over_budget(over)
 
@@ -643,6 +835,15 @@ class LocalSandboxEnvironment(BaseEnvironment):
                 fix="call start() before exec/upload/download (Harbor does this itself)",
             )
         return self._root
+
+
+def _empty_dir(private_root: Path, path: str) -> None:
+    """Make sandbox dir ``path`` (in the root itself, not a bind) an empty directory, links never followed."""
+    host = private_root / path.lstrip("/")
+    if host.is_symlink() or (os.path.lexists(host) and not host.is_dir()):
+        host.unlink()
+    elif host.is_dir():
+        shutil.rmtree(host)
 
 
 def egress_binds(private_root: Path, endpoints: tuple[Endpoint, ...]) -> tuple[Bind, ...]:

@@ -3,7 +3,13 @@
 Harbor uploads (``/tests``, ``/solution``), Dockerfile ``COPY`` and downloads all go
 straight to the host directories behind the sandbox, without entering it. Every path is
 resolved the way the sandbox would resolve it, so a symlink made inside the sandbox can
-never send a host-side write or read outside the private root and its bind mounts.
+never send a host-side write or read outside the private root and its bind mounts; the
+resolved path is then walked one directory descriptor at a time with ``O_NOFOLLOW``, so
+a link swapped in by a process still running inside after the resolution is refused
+instead of followed on the host. What the host writes into the root belongs to root
+inside the sandbox (its mapped host id, ``owner``); downloads go through
+:func:`aces_bench.backends.copyout.copy_out` (no FIFO, device or link is opened; sizes
+and time capped).
 """
 
 from __future__ import annotations
@@ -12,10 +18,12 @@ import grp
 import os
 import pwd
 import shutil
+import stat
 from collections import deque
 from pathlib import Path, PurePosixPath
 
 from aces_bench.backends.bwrap import HOST_SYSTEM_DIRS, Bind
+from aces_bench.backends.copyout import CopyBudget, CopyLimits, CopyReport, copy_out
 from aces_bench.errors import BackendError
 
 
@@ -76,6 +84,15 @@ class SandboxView:
             current.append(name)
         return "/" + "/".join(current)
 
+    def split(self, path: str) -> tuple[str, list[str], bool] | None:
+        """(host dir of the mount, components below it, read-only) for a resolved path; None if refused."""
+        for target, source, read_only in self._binds:
+            if path == target or path.startswith(target + "/"):
+                return source, [p for p in path[len(target):].split("/") if p], read_only
+        if _top(path) in self._refused:
+            return None
+        return self.root, [p for p in path.split("/") if p], False
+
     def _base(self, path: str) -> tuple[str | None, bool]:
         for target, source, read_only in self._binds:
             if path == target or path.startswith(target + "/"):
@@ -89,17 +106,24 @@ def _top(path: str) -> str:
     return "/" + path.split("/")[1] if path != "/" else "/"
 
 
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
 class PrivateRoot:
     """Host-side file operations on a sandbox's private root and binds.
 
     Relative sandbox paths are taken relative to ``workdir``. ``where`` arguments name
-    the Dockerfile line a failure belongs to, for the user-facing error.
+    the Dockerfile line a failure belongs to, for the user-facing error. ``owner``: the
+    host (uid, gid) of root inside (None: the user running aces-bench); what the host
+    creates is given to it, and a ``COPY --chown`` id inside is offset the same way.
     """
 
-    def __init__(self, root: Path, binds: tuple[Bind, ...] = (), *, workdir: str = "/"):
+    def __init__(self, root: Path, binds: tuple[Bind, ...] = (), *, workdir: str = "/",
+                 owner: tuple[int, int] | None = None):
         self.root = Path(root)
         self.view = SandboxView(self.root, binds)
         self.workdir = workdir
+        self.owner = owner
 
     def host_path(self, path: str, *, write: bool, where: str | None = None) -> Path:
         try:
@@ -109,13 +133,60 @@ class PrivateRoot:
                 raise
             raise BackendError(exc.message, where=where, fix=exc.fix) from None
 
+    def host_ids(self, ids: tuple[int, int] | None) -> tuple[int, int] | None:
+        """Host ids of the sandbox ids ``ids`` (root inside when None)."""
+        if self.owner is None:
+            return ids
+        uid, gid = ids or (0, 0)
+        return self.owner[0] + uid, self.owner[1] + gid
+
     def is_dir(self, path: str) -> bool:
         return self.host_path(path, write=False).is_dir()
+
+    def open_dir(self, path: str, *, create: bool = False, write: bool = False, where: str | None = None) -> int:
+        """A descriptor of sandbox dir ``path``, walked from its mount with ``O_NOFOLLOW``.
+
+        ``create`` makes missing dirs (owned by root inside). Raises BackendError when
+        the path is outside the root and binds, or a component is not a directory (a
+        link put there after the path was resolved included).
+        """
+        self.host_path(path, write=write, where=where)  # the refusal messages
+        absolute = path if path.startswith("/") else f"{self.workdir}/{path}"
+        parts = self.view.split(self.view.resolve(absolute))
+        if parts is None:
+            raise BackendError(f"{path} is outside the sandbox's private root", where=where)
+        base, components, _ = parts
+        fd = os.open(base, _DIR_FLAGS)
+        try:
+            for name in components:
+                try:
+                    nxt = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                except FileNotFoundError:
+                    if not create:
+                        raise
+                    os.mkdir(name, 0o755, dir_fd=fd)
+                    nxt = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                    ids = self.host_ids(None)
+                    if ids is not None:
+                        os.fchown(nxt, *ids)
+                except NotADirectoryError:
+                    raise BackendError(f"{path}: {name} is not a directory (or is a link made meanwhile) "
+                                       "in the sandbox", where=where) from None
+                except OSError as exc:
+                    if exc.errno == 40:  # ELOOP: a symlink where a directory was resolved
+                        raise BackendError(f"{path}: {name} was replaced by a link in the sandbox", where=where) from None
+                    raise
+                os.close(fd)
+                fd = nxt
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
 
     def mkdirs(self, path: str, *, where: str | None = None) -> Path:
         """Create sandbox dir ``path`` and its parents; return its host path."""
         host = self.host_path(path, write=True, where=where)
-        host.mkdir(parents=True, exist_ok=True)
+        os.close(self.open_dir(path, create=True, write=True, where=where))
         return host
 
     def copy_in(
@@ -129,61 +200,109 @@ class PrivateRoot:
     ) -> None:
         """Copy a host file to sandbox path ``dest``, or a host dir's contents into it.
 
-        Targets are resolved one entry at a time, so no symlink inside the sandbox can
-        redirect a write; symlinks in ``source`` are copied as symlinks.
+        Targets are opened one directory descriptor at a time, so no symlink inside the
+        sandbox can redirect a write; symlinks in ``source`` are copied as symlinks.
+        ``owner``: ids inside (``COPY --chown``); default root inside.
         """
+        ids = self.host_ids(owner)
         if source.is_dir() and not source.is_symlink():
-            self.mkdirs(dest, where=where)
-            for dirpath, dirnames, filenames in os.walk(source):
-                rel = Path(dirpath).relative_to(source).as_posix()
-                for name in sorted(dirnames + filenames):
-                    entry = Path(dirpath) / name
-                    target = str(PurePosixPath(dest) / rel / name)
-                    if entry.is_dir() and not entry.is_symlink():
-                        _finish(self.mkdirs(target, where=where), None, owner)
-                    else:
-                        self._copy_file(entry, target, where=where, chmod=chmod, owner=owner)
+            top = self.open_dir(dest, create=True, write=True, where=where)
+            try:
+                self._copy_tree(source, top, dest, where=where, chmod=chmod, ids=ids)
+            finally:
+                os.close(top)
             return
-        self.mkdirs(str(PurePosixPath(dest).parent), where=where)
-        self._copy_file(source, dest, where=where, chmod=chmod, owner=owner)
-
-    def _copy_file(self, source: Path, dest: str, *, where, chmod, owner) -> None:
-        host = self.host_path(dest, write=True, where=where)
-        if host.is_dir() and not host.is_symlink():
-            raise BackendError(f"cannot copy {source} over the directory {dest}", where=where)
-        if source.is_symlink():
-            host.unlink(missing_ok=True)
-            os.symlink(os.readlink(source), host)
-            return
-        # O_NOFOLLOW: the last component was checked above; a link made since is refused.
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+        parent, name = str(PurePosixPath(dest).parent), PurePosixPath(dest).name
+        self.host_path(dest, write=True, where=where)
+        fd = self.open_dir(parent, create=True, write=True, where=where)
         try:
-            with open(source, "rb") as src, os.fdopen(os.open(host, flags, 0o644), "wb") as dst:
+            self._copy_file(source, fd, name, dest, where=where, chmod=chmod, ids=ids)
+        finally:
+            os.close(fd)
+
+    def _copy_tree(self, source: Path, dir_fd: int, dest: str, *, where, chmod, ids) -> None:
+        for entry in sorted(os.scandir(source), key=lambda e: e.name):
+            target = f"{dest.rstrip('/')}/{entry.name}"
+            if entry.is_dir(follow_symlinks=False):
+                try:
+                    os.mkdir(entry.name, 0o755, dir_fd=dir_fd)
+                except FileExistsError:
+                    pass
+                try:
+                    child = os.open(entry.name, _DIR_FLAGS, dir_fd=dir_fd)
+                except OSError:
+                    raise BackendError(f"cannot copy into {target}: not a directory in the sandbox", where=where) from None
+                try:
+                    if ids is not None:
+                        os.fchown(child, *ids)
+                    self._copy_tree(Path(entry.path), child, target, where=where, chmod=chmod, ids=ids)
+                finally:
+                    os.close(child)
+            else:
+                self._copy_file(Path(entry.path), dir_fd, entry.name, target, where=where, chmod=chmod, ids=ids)
+
+    def _copy_file(self, source: Path, dir_fd: int, name: str, dest: str, *, where, chmod, ids) -> None:
+        try:
+            st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            st = None
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            raise BackendError(f"cannot copy {source} over the directory {dest}", where=where)
+        if st is not None:
+            os.unlink(name, dir_fd=dir_fd)
+        if source.is_symlink():
+            os.symlink(os.readlink(source), name, dir_fd=dir_fd)
+            if ids is not None:
+                os.chown(name, *ids, dir_fd=dir_fd, follow_symlinks=False)
+            return
+        mode = stat.S_IMODE(os.stat(source).st_mode) if chmod is None else chmod
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        try:
+            with open(source, "rb") as src, os.fdopen(os.open(name, flags, 0o600, dir_fd=dir_fd), "wb") as dst:
                 shutil.copyfileobj(src, dst)
+                if ids is not None:
+                    os.fchown(dst.fileno(), *ids)
+                os.fchmod(dst.fileno(), mode)  # after fchown, which would clear set-id bits
         except OSError:
             # A full disk (ENOSPC) leaves no truncated copy behind, which a later
             # download of /logs would otherwise take for the file.
-            host.unlink(missing_ok=True)
+            try:
+                os.unlink(name, dir_fd=dir_fd)
+            except OSError:
+                pass
             raise
-        shutil.copymode(source, host)
-        _finish(host, chmod, owner)
 
-    def download_file(self, source: str, target: Path) -> None:
-        host = self.host_path(source, write=False)
-        if not host.is_file():
-            raise BackendError(f"{source} is not a file in the sandbox", where=str(self.root))
-        target.parent.mkdir(parents=True, exist_ok=True)
-        # Content only, as plain data: no setuid/setgid bits, owner the invoking user.
-        shutil.copyfile(host, target, follow_symlinks=False)
-        os.chmod(target, 0o755 if os.stat(host).st_mode & 0o111 else 0o644)
+    def download_file(self, source: str, target: Path, *, limits: CopyLimits | None = None,
+                      report: CopyReport | None = None, budget: CopyBudget | None = None) -> list[str]:
+        """Copy one sandbox file to the host as plain data (see :func:`copy_out`)."""
+        self.host_path(source, write=False)
+        parent, name = str(PurePosixPath(source).parent), PurePosixPath(source).name
+        try:
+            fd = self.open_dir(parent)
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except (FileNotFoundError, NotADirectoryError):
+            raise BackendError(f"{source} is not a file in the sandbox", where=str(self.root)) from None
+        try:
+            if not stat.S_ISREG(st.st_mode):
+                raise BackendError(f"{source} is not a regular file in the sandbox", where=str(self.root))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            return copy_out(fd, target.parent, only=name, rename=target.name, limits=limits, report=report,
+                            budget=budget)
+        finally:
+            os.close(fd)
 
-    def download_dir(self, source: str, target: Path) -> None:
-        host = self.host_path(source, write=False)
-        if not host.is_dir():
-            raise BackendError(f"{source} is not a directory in the sandbox", where=str(self.root))
-        # symlinks=True copies links as links, so nothing outside the sandbox is read;
-        # the caller then makes the copy plain data (copyout.sanitize_tree).
-        shutil.copytree(host, target, symlinks=True, dirs_exist_ok=True)
+    def download_dir(self, source: str, target: Path, *, limits: CopyLimits | None = None,
+                     report: CopyReport | None = None, budget: CopyBudget | None = None, protect=None) -> list[str]:
+        """Copy a sandbox dir's tree to the host dir ``target`` as plain data (see :func:`copy_out`)."""
+        self.host_path(source, write=False)
+        try:
+            fd = self.open_dir(source)
+        except (FileNotFoundError, NotADirectoryError):
+            raise BackendError(f"{source} is not a directory in the sandbox", where=str(self.root)) from None
+        try:
+            return copy_out(fd, target, limits=limits, report=report, budget=budget, protect=protect, label=source)
+        finally:
+            os.close(fd)
 
 
 def make_skeleton(root: Path) -> None:
@@ -213,8 +332,3 @@ def owner_ids(spec: str, where: str) -> tuple[int, int]:
     return uid, gid
 
 
-def _finish(host: Path, chmod: int | None, owner: tuple[int, int] | None) -> None:
-    if chmod is not None:
-        os.chmod(host, chmod)
-    if owner is not None:
-        os.chown(host, *owner, follow_symlinks=False)

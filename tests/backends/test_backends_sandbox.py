@@ -193,7 +193,9 @@ async def test_backends_dockerfile_is_replayed_into_the_root(tmp_path):
         provenance = (env.trial_paths.trial_dir / PROVENANCE_FILE).read_text()
     assert check.stdout == "---\n600\n777\nbuilt\n"
     assert '"from_image": "python:3.12-slim"' in provenance and '"image_used": false' in provenance
-    assert '"network": "off"' in provenance and "not a security boundary" in provenance
+    # Every protection this host can give is in force, so the record calls it a boundary.
+    assert '"network": "off"' in provenance and '"security_note": "a boundary against hostile skills' in provenance
+    assert '"missing_protections": {}' in provenance
 
 
 @sync
@@ -244,10 +246,13 @@ async def test_backends_upload_download_map_into_the_private_root(tmp_path):
         assert (root / "tests" / "nested" / "f.txt").read_text() == "nested\n"
         assert (await env.exec("/solution/solve.sh && cat /tests/nested/f.txt")).stdout == "top\nnested\n"
 
-        # Logs are the trial's own host dirs: Harbor reads them without a download.
+        # Logs stay in the private root: the host never reads the trial's files in place,
+        # Harbor downloads them (a capped copy of regular files only).
         await env.exec("echo 1 > /logs/verifier/reward.txt && echo a > /logs/agent/a.txt")
+        assert not (env.trial_paths.verifier_dir / "reward.txt").exists()
+        assert not env.is_path_mounted("/logs/agent", env.trial_paths.agent_dir)
+        await env.download_dir("/logs/verifier", env.trial_paths.verifier_dir)
         assert (env.trial_paths.verifier_dir / "reward.txt").read_text() == "1\n"
-        assert env.is_path_mounted("/logs/agent", env.trial_paths.agent_dir)
 
         await env.exec(
             "mkdir -p /workspace/res/sub && echo r > /workspace/res/sub/r.txt && ln -s /etc/passwd /workspace/res/link"

@@ -77,7 +77,7 @@ def test_an_author_grader_sees_no_host_and_writes_only_its_result(tmp_path, monk
     assert not [n for n in seen["env_names"] if "KEY" in n or "TOKEN" in n or "SECRET" in n]
     for attempt in ("host_file", "write_outside", "write_workspace", "write_skill", "shadow", "network"):
         assert str(seen[attempt]).startswith("refused"), (attempt, seen[attempt])
-    assert seen["scratch"], "its own scratch dir is writable"
+    assert seen["scratch"] == "written", "its own scratch dir is writable"
     assert not escape.exists() and not (skill / "planted").exists()
     assert (ws / "answer.txt").read_text() == "total 1400.07"
     assert KEY not in json.dumps(result.model_dump(mode="json"))
