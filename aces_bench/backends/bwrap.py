@@ -439,9 +439,22 @@ class Sandbox:
         adopt(path, self.owner)
 
     async def prepare(self) -> IsolationPlan:
-        """Decide the isolation (cached per process) before the root is filled; idempotent."""
-        if self.plan is None:
-            self.plan = await asyncio.to_thread(isolation_plan)
+        """Decide the isolation before the root is filled, and what is in force; idempotent.
+
+        After it, ``owner``, ``protections`` and ``missing`` are known (a caller may
+        refuse to ``start`` on ``missing``).
+        """
+        if self.plan is not None:
+            return self.plan
+        self.plan = await asyncio.to_thread(isolation_plan)
+        if self.cgroup is None and self._pids_limit:
+            from aces_bench.backends.limits import TrialCgroup
+
+            name = f"aces-sandbox-{os.getpid()}-{self.root.name}"
+            self.cgroup = TrialCgroup.create(name, memory_mb=None, cpus=None, pids=self._pids_limit)
+            self._own_cgroup = self.cgroup is not None
+        self._seccomp = seccomp.installer()
+        self._record_protections(self.plan)
         return self.plan
 
     async def start(self) -> None:
@@ -458,14 +471,6 @@ class Sandbox:
         _clear_symlink_points(self.root)
         _make_mount_points(self.root, self.binds)
         self.adopt(self.root)
-        if self.cgroup is None and self._pids_limit:
-            from aces_bench.backends.limits import TrialCgroup
-
-            name = f"aces-sandbox-{os.getpid()}-{self.root.name}"
-            self.cgroup = TrialCgroup.create(name, memory_mb=None, cpus=None, pids=self._pids_limit)
-            self._own_cgroup = self.cgroup is not None
-        self._seccomp = seccomp.installer()
-        self._record_protections(plan)
         try:
             await self._spawn(plan)
         except BaseException:
