@@ -1,4 +1,5 @@
-"""The report's run conditions: the memory, CPU, disk and network limits each trial ran under.
+"""The report's run conditions: the memory, CPU, disk, network and process limits each trial
+ran under, and the sandbox's isolation (every protection in force, or which are missing).
 
 Read from what the backend recorded, never from what the config asked: a local-backend
 trial's ``local-sandbox.json`` says per limit whether it was enforced and how (cgroup,
@@ -16,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from aces_bench.errors import ReportError
 
-LIMITS = ("memory", "cpus", "disk", "network")
+LIMITS = ("memory", "cpus", "disk", "network", "processes", "isolation")
 NOT_RECORDED = "not recorded (no local-sandbox.json for this trial)"
 
 
@@ -29,6 +30,8 @@ class LimitsRow(BaseModel):
     cpus: str
     disk: str
     network: str
+    processes: str = "not recorded"
+    isolation: str = "not recorded"
     note: str | None = Field(default=None, description="why the limits are not stated per limit")
 
 
@@ -50,10 +53,14 @@ def _recorded(file: Path) -> dict[str, str]:
     except ReportError as exc:
         return dict.fromkeys(LIMITS, f"unreadable: {exc.message}")
     if prov.limits:
-        return {k: prov.limits.get(k, "not recorded") for k in LIMITS}
+        got = {k: prov.limits.get(k, "not recorded") for k in LIMITS}
+        if "isolation" not in prov.limits:  # written before the sandbox was a boundary
+            got["isolation"] = "not a security boundary (recorded before user namespace and seccomp)"
+        return got
     # Written before the per-limit record: memory and CPU were one statement, disk was never limited.
     return {"memory": prov.resource_limits, "cpus": prov.resource_limits, "disk": "not enforced",
-            "network": prov.network}
+            "network": prov.network, "processes": "not enforced",
+            "isolation": "not a security boundary (recorded before user namespace and seccomp)"}
 
 
 def local_backends(members) -> set[str]:
@@ -78,10 +85,11 @@ def limits_in_force(trials: pd.DataFrame, results_dir: Path, local: set[str]) ->
             got = _recorded(file)
             rows[(backend, *(got[k] for k in LIMITS), None)] += 1
         elif backend in local:
-            rows[(backend, *(NOT_RECORDED,) * 4, "the trial's sandbox never started or its record is gone")] += 1
+            rows[(backend, *(NOT_RECORDED,) * len(LIMITS), "the trial's sandbox never started or its record is gone")] += 1
         else:
             note = (f"the {backend} backend applies the task's cpus/memory_mb/storage_mb itself; "
                     "aces-bench records no proof they were in force")
-            rows[(backend, *("left to the backend",) * 4, note)] += 1
-    return [LimitsRow(backend=k[0], n_trials=n, **dict(zip(LIMITS, k[1:5], strict=True)), note=k[5])
-            for k, n in sorted(rows.items(), key=lambda kv: (kv[0][0], -kv[1]))]
+            rows[(backend, *("left to the backend",) * len(LIMITS), note)] += 1
+    n = len(LIMITS)
+    return [LimitsRow(backend=k[0], n_trials=c, **dict(zip(LIMITS, k[1:n + 1], strict=True)), note=k[n + 1])
+            for k, c in sorted(rows.items(), key=lambda kv: (kv[0][0], -kv[1]))]
