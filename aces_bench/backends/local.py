@@ -806,6 +806,11 @@ class LocalSandboxEnvironment(BaseEnvironment):
 
     async def download_file(self, source_path: str, target_path: Path | str):
         """Copy a file out as plain data: regular files only, cut at the per-file cap, budgeted."""
+        if self._root is None and self.private_root is not None:
+            # Harbor's best-effort artifact pass after a trial cancelled in start(): the
+            # sandbox never held anything (an error here is logged with a traceback).
+            self.logger.debug(f"local sandbox: not started; {source_path} not downloaded")
+            return
         root = self._require_root()
         target = Path(target_path).resolve()
         over = await asyncio.to_thread(root.download_file, source_path, target, limits=self._copy_limits,
@@ -820,6 +825,9 @@ class LocalSandboxEnvironment(BaseEnvironment):
         A host file this trial's copies did not make (Harbor's, a host-side agent's
         trajectory) is never replaced by one from the sandbox.
         """
+        if self._root is None and self.private_root is not None:
+            self.logger.debug(f"local sandbox: not started; {source_dir} not downloaded")
+            return
         root = self._require_root()
         target = Path(target_dir).resolve()
         over = await asyncio.to_thread(root.download_dir, source_dir, target, limits=self._copy_limits,

@@ -235,20 +235,22 @@ async def test_a_write_past_storage_mb_into_logs_fails_inside_and_the_host_folde
 async def test_logs_copied_out_over_a_run_are_held_to_storage_mb_and_the_trial_errors(tmp_path):
     # Deleting a file inside after Harbor downloaded it frees the tmpfs, not the host:
     # what all copy-outs leave on the host is held to the limit, and the trial says why.
+    # (Files under the 16 MB per-file copy cap, so only the disk budget decides.)
     env = _capped_env(tmp_path, 32)
     trial = env.trial_paths
     await env.start(force_build=False)
     try:
-        await env.exec("head -c 20M /dev/zero > /logs/agent/a")
+        await env.exec("head -c 14M /dev/zero > /logs/agent/a")
         await env.download_dir("/logs/agent", trial.agent_dir)  # after the agent phase
         await env.download_dir("/logs/agent", trial.agent_dir)  # again: the same file is not counted twice
-        await env.exec("rm /logs/agent/a; head -c 20M /dev/zero > /logs/artifacts/b")
+        await env.exec("rm /logs/agent/a; head -c 14M /dev/zero > /logs/artifacts/b; "
+                       "head -c 14M /dev/zero > /logs/artifacts/c")
     finally:
         with pytest.raises(BackendError, match="more to /logs than its 32 MB disk limit") as err:
             await env.stop(delete=True)
     assert _tree_mb(trial.agent_dir) + _tree_mb(trial.artifacts_dir) <= 32
-    assert (trial.agent_dir / "a").stat().st_size == 20 * 2**20
-    assert "b" in str(err.value) and "workspace.storage_mb" in str(err.value)
+    assert (trial.agent_dir / "a").stat().st_size == 14 * 2**20
+    assert "/c" in str(err.value) and "workspace.storage_mb" in str(err.value)
     assert not env.private_root.exists()  # torn down before the error is raised
 
 
