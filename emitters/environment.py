@@ -24,6 +24,7 @@ from harbor.models.task.config import MCPServerConfig
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from aces_bench.errors import EmitError, from_validation
+from aces_bench.io import load_yaml, yaml_problem
 from aces_bench.skills import Skill, iter_files
 
 ENV_DIR = "evals/environment"
@@ -48,9 +49,12 @@ class CustomEnvironment(BaseModel):
 def _read_mcp(path: Path) -> tuple[MCPServerConfig, ...]:
     text = path.read_text(encoding="utf-8")
     try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as exc:
+        data = json.loads(text) if path.suffix == ".json" else load_yaml(text)
+    except json.JSONDecodeError as exc:
         raise EmitError(f"cannot parse MCP server declarations: {exc}", where=path,
+                        fix="write a list of {name, transport, url | command, args}") from None
+    except yaml.YAMLError as exc:
+        raise EmitError(f"cannot parse MCP server declarations: {yaml_problem(exc)}", where=path,
                         fix="write a list of {name, transport, url | command, args}") from None
     if isinstance(data, dict) and "mcp_servers" in data:
         data = data["mcp_servers"]

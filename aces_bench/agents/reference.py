@@ -32,7 +32,7 @@ from harbor.models.trajectories import Agent, Trajectory
 from pydantic import Field
 
 from aces_bench import __version__
-from aces_bench.agents.atif import BASH_TOOL_DEFINITION, TrajectoryRecorder, utc_now
+from aces_bench.agents.atif import BASH_TOOL_DEFINITION, TrajectoryRecorder, capped_command, utc_now
 from aces_bench.agents.footer import TaskFooter, parse_instruction
 from aces_bench.agents.routing import (
     DEFAULT_MIN_SHARED,
@@ -47,7 +47,7 @@ from aces_bench.agents.usage import (
     recovery,
     usage_line,
 )
-from aces_bench.io import write_text
+from aces_bench.io import load_yaml, write_text
 
 AGENT_NAME = "aces-reference"
 AGENT_VERSION = f"{__version__}+deterministic.non-llm"
@@ -200,7 +200,8 @@ class _Session:
         returned.
         """
         try:
-            result = await self.environment.exec(command, cwd=cwd, timeout_sec=self.timeout)
+            # The trajectory records the command as written; what runs caps its output in the sandbox.
+            result = await self.environment.exec(capped_command(command), cwd=cwd, timeout_sec=self.timeout)
         except Exception as exc:
             self.recorder.action(message, command, stdout=None, stderr=f"{type(exc).__name__}: {exc}", exit_code=None, extra={"purpose": purpose, **extra})
             if not tolerate_errors:
@@ -325,7 +326,7 @@ class _Session:
 def _card(key: str, frontmatter: str) -> SkillCard | None:
     """A routing card from frontmatter text; None when it is not a usable skill."""
     try:
-        data = yaml.safe_load(frontmatter)
+        data = load_yaml(frontmatter)
     except yaml.YAMLError:
         return None
     if not isinstance(data, dict):

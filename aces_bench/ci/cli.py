@@ -22,6 +22,7 @@ from pathlib import Path
 import yaml
 
 from aces_bench.errors import ConfigError
+from aces_bench.io import load_yaml, yaml_problem
 
 
 def parser() -> argparse.ArgumentParser:
@@ -52,9 +53,11 @@ def _config(path: Path | None) -> tuple[dict, dict]:
     if path is None:
         return {}, {}
     try:
-        raw = yaml.safe_load(path.read_text()) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"cannot read the ci config: {exc}", where=path, fix="pass a YAML mapping") from None
+        raw = load_yaml(path.read_text()) or {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read the ci config: {exc.strerror}", where=path, fix="check the path") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"the ci config is not valid YAML: {yaml_problem(exc)}", where=path, fix="pass a YAML mapping") from None
     unknown = set(raw) - {"support", "bundles"}
     if unknown:
         raise ConfigError(f"unknown ci config key(s): {', '.join(sorted(unknown))}", where=path,

@@ -19,6 +19,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from aces_bench.errors import ConfigError
+from aces_bench.io import load_yaml, yaml_problem
 
 
 class Policy(BaseModel):
@@ -49,9 +50,11 @@ def load_policy(path: Path | None) -> Policy:
     if path is None:
         return Policy()
     try:
-        raw = yaml.safe_load(Path(path).read_text()) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"cannot read the policy: {exc}", where=path, fix="pass a YAML mapping (see docs/ci.md)") from None
+        raw = load_yaml(Path(path).read_text()) or {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read the policy: {exc.strerror}", where=path, fix="check the path") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"the policy is not valid YAML: {yaml_problem(exc)}", where=path, fix="pass a YAML mapping (see docs/ci.md)") from None
     if not isinstance(raw, dict):
         raise ConfigError("the policy is not a YAML mapping", where=path, fix="write key: value lines (see docs/ci.md)")
     try:

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from aces_bench.datasets.formats import load_suite
 from aces_bench.errors import ConfigError, EvalsError, from_validation
+from aces_bench.io import load_yaml, yaml_problem
 from aces_bench.judges.spec import JudgeSpec
 from aces_bench.skills import discover_skill_dirs, load_skill
 
@@ -70,12 +71,12 @@ def _judge_spec(args: argparse.Namespace) -> JudgeSpec | None:
         if args.judge_model:
             raise ConfigError("give --judge-config or --judge-model, not both", where="--judge-config", fix="drop one")
         try:
-            raw = yaml.safe_load(args.judge_config.read_text(encoding="utf-8"))
+            raw = load_yaml(args.judge_config.read_text(encoding="utf-8"))
             return JudgeSpec.model_validate(raw)
         except OSError as exc:
             raise ConfigError(f"cannot read: {exc.strerror}", where=args.judge_config, fix="check the path") from None
         except yaml.YAMLError as exc:
-            raise ConfigError(f"not valid YAML: {exc}", where=args.judge_config, fix="fix the YAML syntax") from None
+            raise ConfigError(f"not valid YAML: {yaml_problem(exc)}", where=args.judge_config, fix="fix the YAML syntax") from None
         except ValidationError as err:
             raise from_validation(err, where=args.judge_config, prefix="judge", fix="correct the listed keys") from None
     if args.judge_model:

@@ -29,7 +29,7 @@ from aces_bench.datasets.model import (
 from aces_bench.datasets.readers import CaseReading, SkillFiles, derived_id, suite_payload
 from aces_bench.datasets.safety import check_case_fixtures, read_asset_text
 from aces_bench.errors import EvalsError, from_validation
-from aces_bench.io import write_text
+from aces_bench.io import load_yaml, write_text
 
 EVALS_FILES = ("evals/evals.json", "evals/evals.jsonl", "evals/evals.yaml", "evals/evals.yml")
 EVAL_CONFIG = "eval.config"
@@ -47,7 +47,7 @@ def _json_error(exc: json.JSONDecodeError, path: Path, line: int | None = None) 
 
 def _yaml_load(text: str, path: Path) -> Any:
     try:
-        return yaml.safe_load(text)
+        return load_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}" if mark is not None else ""
