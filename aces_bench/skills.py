@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -12,12 +13,12 @@ from pydantic import BaseModel, ConfigDict
 
 from aces_bench.errors import AcesError, SkillError
 from aces_bench.io import load_yaml
+from aces_bench.skilltree import read_regular, skill_files
 
 SKILL_FILE = "SKILL.md"
 MAX_SKILL_MD_BYTES = 1_000_000
 MAX_STAGED_FILE_BYTES = 50_000_000  # one file copied into every with-skill task
 MAX_STAGED_TOTAL_BYTES = 200_000_000  # the whole staged skill folder
-_IGNORED_PARTS = {"__pycache__", ".git", ".DS_Store", ".pytest_cache"}
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 NOT_STAGED = frozenset({"evals"})
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
@@ -40,26 +41,12 @@ class Skill(BaseModel):
 def iter_files(root: Path) -> list[Path]:
     """Files under ``root`` in a stable order, skipping caches and VCS folders.
 
-    Symlinks that resolve outside ``root`` are refused: staging them would copy
-    host files into a task.
+    Listed by ``skilltree.walk``, the one walk over folders aces-bench did not write: a
+    symlink pointing outside ``root`` (whatever its name), a link loop, a pipe, socket or
+    device is refused with a one-line SkillError; staging one would copy host files into
+    a task or hang.
     """
-    root = root.resolve()
-    files = []
-    for p in sorted(root.rglob("*")):
-        rel = p.relative_to(root)
-        if any(part in _IGNORED_PARTS or part.endswith(".pyc") for part in rel.parts):
-            continue
-        if p.is_symlink():
-            target = p.resolve()
-            if not target.is_relative_to(root):
-                raise SkillError(
-                    f"symlink {rel} points outside the skill folder (to {target})",
-                    where=root,
-                    fix="replace the symlink with a copy of the file inside the skill folder",
-                )
-        if p.is_file():
-            files.append(p)
-    return files
+    return skill_files(Path(os.path.realpath(root)))
 
 
 def staged_files(root: Path) -> list[Path]:
@@ -67,7 +54,7 @@ def staged_files(root: Path) -> list[Path]:
 
     Staging ``evals/`` would hand the agent the expected answers.
     """
-    root = root.resolve()
+    root = Path(os.path.realpath(root))
     files = [p for p in iter_files(root) if p.relative_to(root).parts[0] not in NOT_STAGED]
     total = 0
     for p in files:
@@ -91,11 +78,11 @@ def staged_files(root: Path) -> list[Path]:
 def hash_tree(root: Path) -> str:
     """sha256 over relative paths and bytes of every staged file."""
     h = hashlib.sha256()
-    root = root.resolve()
+    root = Path(os.path.realpath(root))
     for p in staged_files(root):
         h.update(p.relative_to(root).as_posix().encode())
         h.update(b"\0")
-        h.update(p.read_bytes())
+        h.update(read_regular(p))
         h.update(b"\0")
     return h.hexdigest()
 
@@ -136,10 +123,14 @@ def read_text_file(
     size_fix: str = "split the file or move large material into references/",
 ) -> str:
     """Read a UTF-8 text file (a BOM is dropped) with clear errors for size, binary and encoding."""
-    size = path.stat().st_size
-    if size > limit:
+    try:
+        data = read_regular(path, limit=limit + 1)  # never blocks on a pipe planted in its place
+    except OSError as exc:
+        raise error(f"cannot read the file: {exc.strerror}", where=path,
+                    fix="make it a readable regular file (not a pipe, device or link loop)") from None
+    if len(data) > limit:
+        size = path.stat().st_size
         raise error(f"file is {size:,} bytes, above the {limit:,}-byte limit", where=path, fix=size_fix)
-    data = path.read_bytes()
     if b"\0" in data:
         raise error("file is binary (contains NUL bytes)", where=path, fix="use a UTF-8 text file")
     try:
@@ -160,6 +151,7 @@ def load_skill(path: Path) -> Skill:
             where=path,
             fix=f"add {SKILL_FILE} with name/description frontmatter, or point at a folder that holds skills",
         )
+    content_hash = hash_tree(path)  # walks the folder first: a SKILL.md linked out of it is refused unread
     text = read_text_file(skill_md)
     fm, body = parse_frontmatter(text, skill_md)
     for key in ("name", "description"):
@@ -181,11 +173,11 @@ def load_skill(path: Path) -> Skill:
     return Skill(
         name=name,
         description=" ".join(fm["description"].split()),
-        path=path.resolve(),
+        path=Path(os.path.realpath(path)),
         version=str(version) if version is not None else None,
         frontmatter=fm,
         body=body,
-        content_hash=hash_tree(path),
+        content_hash=content_hash,
     )
 
 

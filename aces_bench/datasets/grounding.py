@@ -23,6 +23,7 @@ from markdown_it import MarkdownIt
 
 from aces_bench.agents.usage import UnusableUsage, build_invocation, usage_line
 from aces_bench.skills import Skill
+from aces_bench.skilltree import copy_tree, read_regular, walk
 
 FIXTURE_DIRS = ("evals/files", "references", "reference", "assets", "examples", "data")
 FIXTURE_SUFFIXES = frozenset({".csv", ".tsv", ".json", ".txt", ".log", ".yaml", ".yml", ".xml", ".md", ".ini", ".toml"})
@@ -87,16 +88,15 @@ def _sections(body: str) -> list[tuple[str, list[str], list[str]]]:
 
 
 def _fixtures(skill_dir: Path) -> list[str]:
-    root = skill_dir.resolve()
+    # The whole skill is walked (never a subfolder by its own path: ``references`` may be
+    # a link out of the skill), keeping the files under the fixture folders.
     found = []
-    for rel in FIXTURE_DIRS:
-        base = root / rel
-        if not base.is_dir():
-            continue
-        for p in sorted(base.rglob("*")):
-            if (p.is_file() and not p.is_symlink() and p.suffix.lower() in FIXTURE_SUFFIXES
-                    and 0 < p.stat().st_size <= MAX_FIXTURE):
-                found.append(p.relative_to(root).as_posix())
+    for e in walk(skill_dir):
+        if (e.is_file and not e.via_link and any(e.rel.startswith(d + "/") for d in FIXTURE_DIRS)
+                and PurePosixPath(e.rel).suffix.lower() in FIXTURE_SUFFIXES and 0 < e.size <= MAX_FIXTURE):
+            found.append(e.rel)
+    found.sort(key=lambda rel: (next(i for i, d in enumerate(FIXTURE_DIRS) if rel.startswith(d + "/")),
+                                PurePosixPath(rel)))
     return found
 
 
@@ -158,8 +158,8 @@ def ground(skill: Skill, *, run: bool = True) -> Grounding:
         bullets = [i for _, items, _ in sections for i in items if 3 <= len(i) <= 200]
         heads = [h for h, _, _ in sections[1:] if h and not _WHEN.search(h) and 3 <= len(h) <= 80]
         g.directives = bullets[:5] or [f"covers '{h}' as SKILL.md describes it" for h in heads[:4]]
-    g.scripts = sorted(p.relative_to(skill.path).as_posix() for p in (skill.path / "scripts").rglob("*")
-                       if p.is_file() and p.suffix in SCRIPT_SUFFIXES) if (skill.path / "scripts").is_dir() else []
+    g.scripts = sorted(e.rel for e in walk(skill.path)
+                       if e.is_file and e.rel.startswith("scripts/") and PurePosixPath(e.rel).suffix in SCRIPT_SUFFIXES)
     g.fixtures = _fixtures(skill.path)
     if run:
         asyncio.run(_run_in_sandbox(skill, g))
@@ -191,12 +191,12 @@ async def _run_in_sandbox(skill: Skill, g: Grounding) -> None:
     try:
         make_skeleton(root)
         skills = root / "skills"
-        shutil.copytree(skill.path, skills / skill.path.name, symlinks=False,
-                        ignore=shutil.ignore_patterns("evals", ".git"))
+        # The one walk: a link (whatever its name) pointing out of the skill is refused, never copied.
+        copy_tree(skill.path, skills / skill.path.name, exclude_top=frozenset({"evals"}))
         work = root / "workspace" / "data"
         work.mkdir(parents=True)
         for rel in g.fixtures:
-            shutil.copyfile(skill.path / rel, work / PurePosixPath(rel).name)
+            (work / PurePosixPath(rel).name).write_bytes(read_regular(skill.path / rel))
         box = Sandbox(root, python_alias_binds(root))
         await box.start()
         try:

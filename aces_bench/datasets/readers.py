@@ -28,6 +28,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from aces_bench.errors import EvalsError
+from aces_bench.skilltree import walk
 
 # Fields EvalCase reads as they are (this project's canonical names).
 NATIVE_FIELDS = frozenset({
@@ -115,24 +116,21 @@ class SkillFiles:
             try:
                 path = (self.root / rel).resolve()
                 self._exists[rel] = path.is_relative_to(self.root) and path.is_file()
-            except (OSError, ValueError):
+            except (OSError, ValueError, RuntimeError):  # RuntimeError: a symlink loop (Path.resolve)
                 self._exists[rel] = False
         return self._exists[rel]
 
     def by_name(self, name: str) -> list[str]:
         if self._by_name is None:
             self._by_name = {}
-            for p in sorted(self.root.rglob("*")):
-                rel = p.relative_to(self.root)
-                if p.is_file() and not any(part.startswith(".") for part in rel.parts) and rel.parts[0] != "evals":
-                    self._by_name.setdefault(p.name, []).append(rel.as_posix())
+            for entry in walk(self.root):
+                rel = PurePosixPath(entry.rel)
+                if entry.is_file and not any(part.startswith(".") for part in rel.parts) and rel.parts[0] != "evals":
+                    self._by_name.setdefault(rel.name, []).append(entry.rel)
         return self._by_name.get(name, [])
 
     def fixtures(self) -> list[str]:
-        base = self.root / FIXTURE_DIR
-        if not base.is_dir():
-            return []
-        return sorted(p.relative_to(self.root).as_posix() for p in base.rglob("*") if p.is_file())
+        return sorted(e.rel for e in walk(self.root) if e.is_file and e.rel.startswith(FIXTURE_DIR + "/"))
 
 
 def _resolve_script(script: str, files: SkillFiles, reading: CaseReading, where: str, where_path: Path) -> str:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import shutil
 from pathlib import Path
 
 import yaml
@@ -45,13 +44,14 @@ from aces_bench.errors import EvalsError
 from aces_bench.graders.atif import load_trial_trajectory
 from aces_bench.graders.skill_execution import activations, norm_skill
 from aces_bench.graders.tool_calls import build_view
-from aces_bench.io import write_json
+from aces_bench.io import load_yaml, write_json
 from aces_bench.judges.base import Judge
 from aces_bench.judges.spec import JudgeSpec
 from aces_bench.outlock import study_lock, usable_output_dir
 from aces_bench.provenance import SkillProvenance, build_provenance
 from aces_bench.runner import run_job
 from aces_bench.skills import Skill, load_skill
+from aces_bench.skilltree import copy_tree
 
 REFERENCE = "aces_bench.agents.reference:ReferenceAgent"
 TURN_LIMIT = {"terminus-2": "max_turns", "claude-code": "max_turns"}
@@ -183,10 +183,10 @@ def with_description(target: Skill, description: str, root: Path) -> Skill:
     digest = hashlib.sha256(description.encode()).hexdigest()[:10]
     dest = root / digest / target.path.name
     if not dest.is_dir():
-        shutil.copytree(target.path, dest, ignore=shutil.ignore_patterns("evals", ".git"))
+        copy_tree(target.path, dest, exclude_top=frozenset({"evals"}))  # links out of the skill refused, never followed
         text = (dest / "SKILL.md").read_text(encoding="utf-8")
         _, front, body = text.split("---", 2)
-        meta = yaml.safe_load(front) or {}
+        meta = load_yaml(front) or {}
         meta["description"] = description
         (dest / "SKILL.md").write_text("---\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=1 << 20)
                                        + "---" + body, encoding="utf-8")

@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from aces_bench import skilltree as tree
 from aces_bench.io import load_yaml
 
 SKILL_FILE = "SKILL.md"
@@ -189,7 +189,7 @@ def _within(path: str, root: str) -> bool:
 
 def _read_manifest(path: Path) -> list[dict[str, Any]] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(tree.read_regular(path, limit=MAX_SCAN_BYTES))
     except (OSError, ValueError):
         return None
     files = data.get("files") if isinstance(data, dict) else None
@@ -200,48 +200,45 @@ def _read_manifest(path: Path) -> list[dict[str, Any]] | None:
     return files
 
 
+def _skip(name: str, is_dir: bool) -> bool:
+    if is_dir:
+        return name in _IGNORED_DIRS
+    return name.endswith(".pyc") or name == ".DS_Store"
+
+
+_LINK_PROBLEMS = {
+    tree.OUTSIDE: "points outside the skill (to {target})",
+    tree.LOOP: "loops",
+    tree.DANGLING: "is dangling (to {target})",
+    tree.LINKED_DIR: "is a symlinked folder (to {target}); not followed",
+}
+
+
 def _walk(doc: SkillDoc) -> None:
-    root = str(doc.root)
-    real_root = os.path.realpath(root)
+    """List the folder through ``skilltree.walk``, the walk every skill reader shares: a link
+    is judged by its target (never its name) and never followed out; pipes are never opened."""
     manifest: list[dict[str, Any]] | None = None
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        rel_dir = os.path.relpath(dirpath, root)
-        keep = []
-        for d in sorted(dirnames):
-            if d in _IGNORED_DIRS:
+    for entry in tree.walk(doc.root, skip=_skip):
+        rel = entry.rel
+        if entry.kind == tree.UNREADABLE:
+            if rel == ".":
+                raise OSError(entry.target or "cannot list the folder")
+            doc.problems.append(FileProblem(rel, "S063", f"folder cannot be listed: {entry.target}"))
+            continue
+        if entry.kind in _LINK_PROBLEMS:
+            what = "symlinked folder" if entry.kind == tree.LINKED_DIR else "symlink"
+            doc.problems.append(FileProblem(rel, "S060", f"{what} " + _LINK_PROBLEMS[entry.kind].format(target=entry.target)))
+            continue
+        if entry.kind == tree.SPECIAL:
+            # Opening a FIFO would block the scan; devices and sockets are not skill content.
+            doc.problems.append(FileProblem(rel, "S063", "not a regular file (pipe, device or socket); not read"))
+            continue
+        if rel == MANIFEST_FILE:
+            manifest = _read_manifest(entry.path)
+            if manifest is not None:
+                doc.has_manifest = True
                 continue
-            full = os.path.join(dirpath, d)
-            rel = os.path.normpath(os.path.join(rel_dir, d))
-            if os.path.islink(full):
-                target = os.path.realpath(full)
-                if not os.path.exists(full):
-                    doc.problems.append(
-                        FileProblem(
-                            rel, "S060", "symlinked folder loops or is dangling"
-                        )
-                    )
-                elif not _within(target, real_root):
-                    doc.problems.append(
-                        FileProblem(
-                            rel,
-                            "S060",
-                            f"symlinked folder points outside the skill (to {target})",
-                        )
-                    )
-                continue  # never descend through symlinks: loops and duplicates
-            keep.append(d)
-        dirnames[:] = keep
-        for name in sorted(filenames):
-            full = os.path.join(dirpath, name)
-            rel = os.path.normpath(os.path.join(rel_dir, name)).replace(os.sep, "/")
-            if name.endswith(".pyc") or name == ".DS_Store":
-                continue
-            if rel == MANIFEST_FILE:
-                manifest = _read_manifest(Path(full))
-                if manifest is not None:
-                    doc.has_manifest = True
-                    continue
-            _add_file(doc, full, rel, real_root)
+        _add_file(doc, entry)
     if manifest:
         on_disk = {f.rel for f in doc.files} | {p.rel for p in doc.problems}
         for item in manifest:
@@ -260,35 +257,8 @@ def _walk(doc: SkillDoc) -> None:
             )
 
 
-def _add_file(doc: SkillDoc, full: str, rel: str, real_root: str) -> None:
-    if os.path.islink(full):
-        target = os.path.realpath(full)
-        if not os.path.exists(full):
-            doc.problems.append(
-                FileProblem(rel, "S060", "symlink loops or is dangling")
-            )
-            return
-        if not _within(target, real_root):
-            doc.problems.append(
-                FileProblem(
-                    rel, "S060", f"symlink points outside the skill (to {target})"
-                )
-            )
-            return
-    try:
-        st = os.stat(full)
-    except OSError as exc:
-        doc.problems.append(FileProblem(rel, "S063", f"cannot stat: {exc.strerror}"))
-        return
-    if not stat.S_ISREG(st.st_mode):
-        # Opening a FIFO would block the scan; devices and sockets are not skill content.
-        doc.problems.append(
-            FileProblem(
-                rel, "S063", "not a regular file (pipe, device or socket); not read"
-            )
-        )
-        return
-    size = st.st_size
+def _add_file(doc: SkillDoc, item: tree.TreeEntry) -> None:
+    rel, size = item.rel, item.size
     entry = FileEntry(rel, size, file_kind(rel))
     doc.files.append(entry)
     if rel == SKILL_FILE:
@@ -301,8 +271,7 @@ def _add_file(doc: SkillDoc, full: str, rel: str, real_root: str) -> None:
         doc.problems.append(FileProblem(rel, "S061", f"not scanned: {entry.problem}"))
         return
     try:
-        with open(full, "rb") as fh:
-            data = fh.read()
+        data = tree.read_regular(item.path, limit=MAX_SCAN_BYTES)
     except OSError as exc:
         entry.problem = f"cannot read: {exc.strerror}"
         doc.problems.append(FileProblem(rel, "S063", entry.problem))
@@ -334,7 +303,7 @@ def load_doc(skill_dir: Path, *, skill_id: str, source: str) -> SkillDoc:
         doc.error = f"{SKILL_FILE} is {skill_md.size:,} bytes, above the {MAX_SKILL_MD_BYTES:,}-byte limit"
         return doc
     try:
-        data = (skill_dir / SKILL_FILE).read_bytes()
+        data = tree.read_regular(skill_dir / SKILL_FILE, limit=MAX_SKILL_MD_BYTES)
     except OSError as exc:
         doc.error = f"cannot read {SKILL_FILE}: {exc.strerror}"
         return doc
