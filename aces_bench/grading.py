@@ -43,7 +43,7 @@ from aces_bench.graders.dimensions import (
 from aces_bench.graders.judged import grade_judged
 from aces_bench.graders.modes import decide, runs_author_graders
 from aces_bench.graders.outcome import NO_CHECK, trial_outcome
-from aces_bench.graders.redact import redact
+from aces_bench.graders.redact import credential_values, redact, redact_known_value
 from aces_bench.graders.self_correction import first_attempt_pass as first_attempt_from
 from aces_bench.graders.skill_efficiency import without_routing
 from aces_bench.graders.skill_execution import ACTIVATION, EXECUTION, happened, skill_file_digests
@@ -53,6 +53,7 @@ from aces_bench.judges.base import Judge
 from aces_bench.judges.factory import build_judge
 from aces_bench.metrics import metric_names
 from aces_bench.records import LABEL_FIELDS, GradedTrial, TrialFacts, TrialSubject, spec_labels
+from aces_bench.trialfiles import read_trial_file
 
 GRADABLE = ("ok", "agent_error", "timeout", "verifier_error")
 
@@ -80,11 +81,17 @@ def composite_score(metrics: dict[str, MetricResult], spec: RunSpec) -> float | 
     return weighted_composite(metrics, spec.grading.metrics, spec.grading.weight_of)
 
 
-def _final_answer(subject: TrialSubject, trajectory) -> str | None:
+# The answer is stored in every grades line and shown in the report: a smaller cap than a log's.
+MAX_ANSWER_BYTES = 1024 * 1024
+
+
+def _final_answer(subject: TrialSubject, trajectory, read_notes: list[str] | None = None) -> str | None:
     if subject.artifacts_dir is not None:
-        answer = subject.artifacts_dir / subject.answer_file
-        if answer.is_file():
-            return answer.read_text(encoding="utf-8", errors="replace")
+        read = read_trial_file(subject.artifacts_dir / subject.answer_file, limit=MAX_ANSWER_BYTES)
+        if read.note and read_notes is not None:
+            read_notes.append(read.note)
+        if read.ok:
+            return read.text()
     if trajectory is not None:
         for step in reversed(trajectory.steps):
             if step.source == "agent" and isinstance(step.message, str) and step.message.strip():
@@ -116,6 +123,7 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
     """Grade one trial; never raises for agent, judge or author-grader behaviour."""
     grading = ctx.grading
     notes = list(subject.notes)
+    read_notes: list[str] = []  # trial files the host skipped or read only in part
     metrics: dict[str, MetricResult] = {}
     trajectory, traj_error = None, "trial produced no trial dir"
     traj_path = None
@@ -124,7 +132,10 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         loaded = load_trial_trajectory(subject.trial_dir)
         trajectory, traj_error, traj_path = loaded.trajectory, loaded.error, loaded.source
         notes += list(loaded.notes)
-    final_answer = _final_answer(subject, trajectory)
+        if traj_error and ("read cap" in traj_error or ", not read" in traj_error):
+            read_notes.append(traj_error)
+        read_notes += [n for n in loaded.notes if "read cap" in n]
+    final_answer = _final_answer(subject, trajectory, read_notes)
     if subject.facts.status in GRADABLE:
         inp = GradingInput(
             trajectory=trajectory, trajectory_error=traj_error, case=subject.case,
@@ -183,7 +194,8 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         first_pass = first_attempt_from(verdict.final_pass, self_correction)
     agent_result = subject.result.agent_result if subject.result else None
     n_tool_calls = sum(len(s.tool_calls or []) for s in trajectory.steps) if trajectory else None
-    return GradedTrial(
+    names = sorted(subject.case.required_credentials) if subject.case is not None else []
+    graded = GradedTrial(
         **facts.model_dump(), has_trajectory=trajectory is not None, trajectory_error=traj_error,
         metrics=metrics, composite=verdict.composite, first_attempt_pass=first_pass,
         self_correction=self_correction,
@@ -198,8 +210,12 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         activated=happened(metrics.get(SKILL_EXECUTION), ACTIVATION, negative_control=facts.negative_control),
         script_ran=happened(metrics.get(SKILL_EXECUTION), EXECUTION, negative_control=facts.negative_control),
         dimensions=dimension_scores(metrics), author_score=verdict.author_score, notes=notes,
+        read_limits=read_notes, credential_names=names,
         **{k: subject.labels.get(k) for k in LABEL_FIELDS},
     )
+    # The values of the credentials passed in are masked everywhere in the record (the
+    # answer, every metric's evidence and details, the notes), inside other text too.
+    return redact_known_value(graded, credential_values(names)) if names else graded
 
 
 async def grade_one(record: TrialRecord, spec: RunSpec, judge) -> GradedTrial:

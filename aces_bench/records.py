@@ -200,6 +200,11 @@ class GradedTrial(TrialFacts, TrialTotals, VersionedRecord):
     outcome_only: float | None = Field(default=None, description="mean of the outcome metrics scored")
     dimensions: dict[str, float | None] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list, description="how the trial was graded where it is not obvious")
+    read_limits: list[str] = Field(
+        default_factory=list,
+        description="trial files the host skipped (a pipe, socket, device, link) or read only in part (past a read cap)")
+    credential_names: list[str] = Field(
+        default_factory=list, description="credentials passed to the trial (names only); their values are redacted")
     run_id: str | None = None
     harness: str | None = None
     model: str | None = None

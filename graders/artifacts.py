@@ -11,6 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from aces_bench.skilltree import FILE, LOOP, walk
+from aces_bench.trialfiles import read_trial_file
+
 MAX_FILE_BYTES = 2_000_000
 MAX_FILES = 5_000
 
@@ -36,27 +39,25 @@ def read_artifact_texts(
         return [], [f"artifacts folder {root} does not exist"]
     texts: list[ArtifactText] = []
     notes: list[str] = []
-    for p in sorted(root.rglob("*")):
-        rel = p.relative_to(root).as_posix()
-        if p.is_symlink():
-            notes.append(f"{rel}: symlink not followed")
-            continue
-        if not p.is_file():
+    # The one walk: links are never followed (whatever they point at), pipes never opened.
+    for entry in walk(root, skip=lambda name, is_dir: False):
+        rel = entry.rel
+        if entry.kind != FILE or entry.via_link:
+            what = "symlink not followed" if entry.target is not None or entry.kind == LOOP else entry.describe()
+            notes.append(f"{rel}: {what}")
             continue
         if len(texts) >= max_files:
             notes.append(f"more than {max_files} files: the rest were not scanned")
             break
-        try:
-            with open(p, "rb") as fh:
-                data = fh.read(max_file_bytes + 1)
-        except OSError as exc:
-            notes.append(f"{rel}: unreadable ({exc.strerror})")
+        read = read_trial_file(entry.path, limit=max_file_bytes)
+        if not read.ok:
+            notes.append(f"{rel}: {read.problem}")
             continue
+        data = read.data
         if b"\0" in data[:8192]:
             notes.append(f"{rel}: binary, not scanned")
             continue
-        truncated = len(data) > max_file_bytes
-        if truncated:
+        if read.truncated:
             notes.append(f"{rel}: only the first {max_file_bytes:,} bytes scanned")
-        texts.append(ArtifactText(rel, data[:max_file_bytes].decode("utf-8", errors="replace"), truncated))
+        texts.append(ArtifactText(rel, data.decode("utf-8", errors="replace"), read.truncated))
     return texts, notes

@@ -20,6 +20,7 @@ pure functions of them. Other modules of this package read files for their own e
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,7 @@ from harbor.models.trajectories import (
 from pydantic import ValidationError
 
 from aces_bench.errors import validation_lines
+from aces_bench.trialfiles import MAX_TRIAL_FILE_BYTES, is_regular, read_trial_file
 
 SUPPORTED_VERSIONS: tuple[str, ...] = get_args(Trajectory.model_fields["schema_version"].annotation)
 TRAJECTORY_FILE = "trajectory.json"
@@ -85,14 +87,22 @@ def parse_trajectory(data: str | bytes | dict[str, Any], *, where: str = "<traje
 
 
 def load_trajectory(path: Path) -> tuple[Trajectory | None, str | None]:
-    """Read one trajectory file: ``(trajectory, None)`` or ``(None, stated cause)``."""
+    """Read one trajectory file: ``(trajectory, None)`` or ``(None, stated cause)``.
+
+    Read through ``trialfiles.read_trial_file`` (the trial wrote it): a FIFO, socket,
+    device or symlink is not opened, and a file past the 16 MiB host-side cap is not
+    parsed (half a JSON document is no trajectory); each gives its cause.
+    """
     path = Path(path)
-    if not path.is_file():
+    read = read_trial_file(path, limit=MAX_TRIAL_FILE_BYTES)
+    if read.problem == "missing":
         return None, f"{path}: no trajectory file"
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        return None, f"{path}: unreadable ({exc.strerror})"
+    if read.problem is not None:
+        return None, f"{path}: {read.problem}"
+    if read.truncated:
+        return None, (f"{path}: {read.size:,} bytes, above the {MAX_TRIAL_FILE_BYTES:,}-byte host-side read cap; "
+                      "not parsed")
+    raw = read.data
     if not raw.strip():
         return None, f"{path}: empty file"
     return parse_trajectory(raw, where=str(path))
@@ -111,7 +121,11 @@ def _merge_continuations(traj: Trajectory, folder: Path, notes: list[str]) -> Tr
             notes.append(f"continuation {ref} refers back to itself: stopped")
             break
         seen.append(ref)
-        nxt, err = load_trajectory(folder / ref)
+        inside = _inside(folder, ref)
+        if inside is None:
+            notes.append(f"continuation {ref!r} is outside the agent folder: not read")
+            break
+        nxt, err = load_trajectory(inside)
         if nxt is None:
             notes.append(f"continuation not merged: {err}")
             break
@@ -134,7 +148,11 @@ def _embed_file_subagents(traj: Trajectory, folder: Path, notes: list[str]) -> T
                 if "://" in ref.trajectory_path:
                     notes.append(f"subagent {ref.trajectory_path}: remote reference not fetched")
                     continue
-                sub, err = load_trajectory(folder / ref.trajectory_path)
+                inside = _inside(folder, ref.trajectory_path)
+                if inside is None:
+                    notes.append(f"subagent {ref.trajectory_path!r} is outside the agent folder: not read")
+                    continue
+                sub, err = load_trajectory(inside)
                 if sub is None:
                     notes.append(f"subagent not loaded: {err}")
                     continue
@@ -166,18 +184,37 @@ def load_trial_trajectory(trial_dir: Path) -> LoadedTrajectory:
     """
     agent_dir = Path(trial_dir) / "agent"
     main = agent_dir / TRAJECTORY_FILE
-    if main.is_file():
+    if os.path.lexists(main):  # a FIFO or a link there is reported, never opened
         return resolve_trajectory(main)
-    logs = sorted((p for p in agent_dir.glob("*") if p.is_file() and p.suffix in LOG_SUFFIXES),
-                  key=lambda p: (-p.stat().st_size, p.name)) if agent_dir.is_dir() else []
+    logs = sorted((p for p in _entries(agent_dir) if is_regular(p) and p.suffix in LOG_SUFFIXES),
+                  key=lambda p: (-p.lstat().st_size, p.name))
     if not logs:
         return LoadedTrajectory(None, f"{agent_dir}: no {TRAJECTORY_FILE} and no plain-text agent log", main)
     log = logs[0]
-    text = log.read_bytes().decode("utf-8", errors="replace")
+    read = read_trial_file(log)
+    if read.problem is not None:
+        return LoadedTrajectory(None, f"{log}: {read.problem}", log)
+    text = read.text()
     if not text.strip():
         return LoadedTrajectory(None, f"{log}: agent log is empty and there is no {TRAJECTORY_FILE}", log)
     traj = synthetic_from_log(text, agent_name=log.stem, source=str(log))
-    return LoadedTrajectory(traj, None, log, True, (f"synthetic trajectory from {log.name}",))
+    notes = [f"synthetic trajectory from {log.name}"] + ([read.note] if read.note else [])
+    return LoadedTrajectory(traj, None, log, True, tuple(notes))
+
+
+def _entries(folder: Path) -> list[Path]:
+    try:
+        with os.scandir(folder) as it:
+            return [Path(e.path) for e in it]
+    except OSError:
+        return []
+
+
+def _inside(folder: Path, ref: str) -> Path | None:
+    """``folder / ref`` when it stays inside ``folder`` (a reference is data the trial wrote)."""
+    if os.path.isabs(ref) or ".." in Path(ref).parts:
+        return None
+    return Path(folder) / ref
 
 
 def is_synthetic(traj: Trajectory) -> bool:

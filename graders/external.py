@@ -51,6 +51,7 @@ from aces_bench.errors import EmitError, EvalsError, RunError
 from aces_bench.graders.atif import load_trial_trajectory
 from aces_bench.records import TrialFacts, TrialSubject
 from aces_bench.skills import SKILL_FILE, load_skill
+from aces_bench.trialfiles import read_trial_file
 from aces_bench.versioning import load_model
 
 MAX_DEPTH = 6
@@ -236,8 +237,9 @@ def verifier_checks(trial_dir: Path, meta: dict | None, case: EvalCase | None) -
     if case is not None:
         return bool(case.checks)
     try:
-        details = json.loads((trial_dir / "verifier" / "details.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        read = read_trial_file(trial_dir / "verifier" / "details.json")
+        details = json.loads(read.data) if read.ok and not read.truncated else None
+    except ValueError:
         return True  # nothing says otherwise: the reward stands, as Harbor recorded it
     return not (isinstance(details, dict) and details.get("checks") == [])
 

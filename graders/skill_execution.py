@@ -46,6 +46,8 @@ from aces_bench.cases import EvalCase
 from aces_bench.graders.base import Evidence, GraderContext, GradingInput, MetricResult
 from aces_bench.graders.shell import python_imports
 from aces_bench.graders.tool_calls import Call, TraceView, skill_glob_ref, skill_ref
+from aces_bench.skilltree import read_regular, walk
+from aces_bench.trialfiles import read_trial_file
 
 METRIC = "skill_execution"
 # Sub-score (and evidence check) names; other modules import these, never the bare strings.
@@ -128,12 +130,12 @@ def text_digest(text: str) -> str:
 def skill_file_digests(skill_dir: Path, name: str) -> dict[str, str]:
     """``text_digest`` -> ``<name>/<path>`` of every file of a staged skill (its evals left out)."""
     out: dict[str, str] = {}
-    for path in sorted(skill_dir.rglob("*")):
-        rel = path.relative_to(skill_dir).as_posix()
-        if not path.is_file() or rel.split("/")[0] == "evals" or rel == "SKILL.md" or path.stat().st_size > 1 << 20:
+    for entry in walk(skill_dir):  # the one walk: links out of the skill are not followed
+        rel = entry.rel
+        if not entry.is_file or rel.split("/")[0] == "evals" or rel == "SKILL.md" or entry.size > 1 << 20:
             continue
         try:
-            out.setdefault(text_digest(path.read_text(encoding="utf-8")), f"{name}/{rel}")
+            out.setdefault(text_digest(read_regular(entry.path).decode("utf-8")), f"{name}/{rel}")
         except (OSError, UnicodeDecodeError):
             continue
     return out
@@ -155,9 +157,15 @@ class Provenance:
         root = self.workdir.rstrip("/") + "/"
         if self.workspace is None or not path.startswith(root):
             return None
+        rel = path[len(root):]
+        if ".." in Path(rel).parts or Path(rel).is_absolute():
+            return None  # a path named in the trace, not a file of the retained workspace
+        read = read_trial_file(self.workspace / rel, limit=1 << 20)
+        if not read.ok or read.truncated:
+            return None
         try:
-            return text_digest((self.workspace / path[len(root):]).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError):
+            return text_digest(read.data.decode("utf-8"))
+        except UnicodeDecodeError:
             return None
 
 

@@ -59,6 +59,30 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat()
 
 
+# What one command's stdout (and, apart, its stderr) may put in the trajectory: a script
+# that floods 500 MB must not become a 500 MB trajectory and report page. The reference
+# agent cuts the stream in the sandbox already (``capped_command``); this is the backstop.
+OUTPUT_CAP = 256 * 1024
+
+
+def cap_output(text: str | None, cap: int = OUTPUT_CAP) -> str | None:
+    """``text`` cut to its first ``cap`` characters, saying how many were left out."""
+    if text is None or len(text) <= cap:
+        return text
+    return text[:cap] + f"\n[aces-bench: output cut at {cap:,} characters; {len(text) - cap:,} more not kept]\n"
+
+
+def capped_command(command: str, cap: int = OUTPUT_CAP) -> str:
+    """``command`` wrapped for ``bash -c`` so at most ``cap`` bytes of its stdout and of its
+    stderr leave the sandbox; the rest is read and dropped (the command never sees a
+    broken pipe) and counted in a closing line. The exit status is the command's own.
+    """
+    cut = (f"__aces_cap() {{ head -c {cap}; __n=$(wc -c); if [ \"${{__n:-0}}\" -gt 0 ]; then "
+           f"printf '\\n[aces-bench: output cut at {cap} bytes; %s more bytes not kept]\\n' \"$__n\"; fi; }}")
+    return (f"{cut}\n{{ ( {command}\n) 2>&1 1>&3 3>&- | __aces_cap 1>&2 3>&-; exit \"${{PIPESTATUS[0]}}\"; }} 3>&1 "
+            f"| __aces_cap; exit \"${{PIPESTATUS[0]}}\"")
+
+
 class TrajectoryRecorder:
     """Accumulates steps; ``trajectory()`` validates them into Harbor's model."""
 
@@ -96,7 +120,8 @@ class TrajectoryRecorder:
         exit_code: int | None,
         extra: dict[str, Any] | None = None,
     ) -> None:
-        """One bash call and its observed result."""
+        """One bash call and its observed result (each stream kept to ``OUTPUT_CAP`` bytes)."""
+        stdout, stderr = cap_output(stdout), cap_output(stderr)
         self._calls += 1
         call_id = f"call_{self._calls}"
         self._steps.append(

@@ -41,6 +41,7 @@ from aces_bench.graders.atif import load_trial_trajectory
 from aces_bench.graders.tool_calls import build_view
 from aces_bench.io import write_text
 from aces_bench.skills import load_skill
+from aces_bench.trialfiles import read_trial_file
 
 GRADES_FILE = "grades.jsonl"
 TABLE_FILE = "trials.parquet"
@@ -130,8 +131,9 @@ def read_outcomes(results_dir: Path, skill_name: str) -> list[TrialOutcome]:
             continue
         trial_dir = _resolve_trial_dir(r.get("trial_dir"), r.get("trial_name"), results_dir)
         answer = r.get("final_answer")
-        if answer is None and trial_dir is not None and (trial_dir / ANSWER_COPY).is_file():
-            answer = (trial_dir / ANSWER_COPY).read_text(encoding="utf-8", errors="replace")
+        if answer is None and trial_dir is not None:
+            read = read_trial_file(trial_dir / ANSWER_COPY, limit=1024 * 1024)  # the trial wrote it
+            answer = read.text() if read.ok else None
         reward = r.get("reward")
         out.append(TrialOutcome(
             case_id=str(r["case_id"]), condition=str(r["condition"]), status=str(r["status"]),
