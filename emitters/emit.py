@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from aces_bench.backends import LOCAL_BACKEND
 from aces_bench.config.spec import RunSpec
+from aces_bench.datasets.credentials import check_study_credentials
 from aces_bench.emitters.accepted import AcceptedIds
 from aces_bench.emitters.harbor_task import RenderCache, emit_task, finished_task
 from aces_bench.emitters.inputs import InputKeys, read_inputs_index, write_inputs_index
@@ -109,6 +110,10 @@ def emit_study(spec: RunSpec, tasks_dir: Path, plan: StudyPlan | None = None) ->
     different spec are removed) so it can be handed to Harbor as a local dataset.
     """
     plan = plan or plan_study(spec)
+    # Every path that emits (study, trigger, ci) passes a case only the credentials the
+    # operator listed in skill.allow_credentials: refused here before a task.toml names one.
+    check_study_credentials({id(p.case): p.case for p in plan.tasks}.values(), allowed=spec.skill.allow_credentials,
+                            operator_names=[n for n in (spec.model.api_key_env, spec.judge.api_key_env) if n])
     tasks_dir = Path(tasks_dir).resolve()
     validated = _read_index(tasks_dir)
     cache = RenderCache()

@@ -10,7 +10,9 @@ to copies the graders and reports write.
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -99,3 +101,42 @@ def snippet(text: str, start: int, end: int, *, width: int = 60, patterns: Patte
     piece = redact(text[lo:hi], patterns)
     piece = " ".join(piece.split())
     return ("…" if lo > 0 else "") + piece + ("…" if hi < len(text) else "")
+
+
+def credential_mask(name: str) -> str:
+    return f"[REDACTED:credential {name}]"
+
+
+def credential_values(names: Iterable[str], environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The values of the credentials ``names`` in ``environ`` (the host's by default), set ones only."""
+    env = os.environ if environ is None else environ
+    return {n: env[n] for n in names if env.get(n)}
+
+
+def redact_known(text: str, values: Mapping[str, str]) -> str:
+    """``text`` with every occurrence of a passed credential's value masked by name.
+
+    Values are masked wherever they appear, inside other text too (``postgres://u:VALUE@h``);
+    longer values first, so one value inside another leaves nothing behind.
+    """
+    if not text or not values:
+        return text
+    for name, value in sorted(values.items(), key=lambda kv: -len(kv[1])):
+        if value and value in text:
+            text = text.replace(value, credential_mask(name))
+    return text
+
+
+def redact_known_value(obj: Any, values: Mapping[str, str]) -> Any:
+    """``redact_known`` over every string inside a JSON-like value (dicts, lists, models); keys too."""
+    if not values:
+        return obj
+    if isinstance(obj, str):
+        return redact_known(obj, values)
+    if isinstance(obj, BaseModel):
+        return type(obj).model_validate(redact_known_value(obj.model_dump(mode="python"), values))
+    if isinstance(obj, dict):
+        return {redact_known_value(k, values): redact_known_value(v, values) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(redact_known_value(v, values) for v in obj)
+    return obj

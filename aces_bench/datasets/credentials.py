@@ -1,17 +1,16 @@
 """Credentials a case needs: names in the case, values from the host at run time only.
 
 A skill may ask for its own service credentials (``STRIPE_TOKEN``), one isolated
-session per case. It may never name an operator credential: the model provider keys
-and endpoints the operator configures for the agent and the judge, or Harbor's and
-litellm's own settings. Naming one would let a skill read or redirect them.
+session per case, but only those the operator lists in ``skill.allow_credentials``:
+the skill author does not decide which of the operator's variables a trial receives
+(``GH_TOKEN`` or ``PGPASSWORD`` look like nobody's model key, and are the operator's
+all the same). Every value passed in is masked in every output (``graders/redact.py``).
 
-Operator credentials are recognised by rule, not by a list of known names (a list
-missed ANTHROPIC_AUTH_TOKEN, AWS_BEARER_TOKEN_BEDROCK and OPENAI_ADMIN_KEY): any
-name under a model provider's or cloud's prefix, any ``*_API_KEY``, ``*_AUTH_TOKEN``,
-``*_SECRET*``, and the model's and judge's configured variables. The operator may let
-cases use such a name with ``skill.allow_credentials``. Process and tool settings and
-model endpoints (``*_BASE_URL``) are refused when a case is parsed, whatever the
-config; the rest when a study is planned, before anything is emitted or run.
+Some names are never passed, not even when listed: process and tool settings and model
+endpoints (``*_BASE_URL``; refused when a case is parsed) and the model's and judge's
+configured variables. A name that looks like an operator credential by rule (a model
+provider's or cloud's prefix, ``*_API_KEY``, ``*_AUTH_TOKEN``, ``*_SECRET*``) is named so
+in the refusal, so the operator sees what listing it would hand over.
 """
 
 from __future__ import annotations
@@ -113,9 +112,9 @@ def operator_reason(name: str, *, operator_names: Iterable[str] = ()) -> str | N
 def check_credential_name(name: str, *, allowed: Iterable[str] = (), operator_names: Iterable[str] = ()) -> str:
     """Accept a credential name a skill may ask for; ValueError names the problem otherwise.
 
-    ``allowed``: names the operator explicitly lets cases use although they look like
-    operator credentials (``skill.allow_credentials``). Process and tool settings and
-    the model's and judge's own variables are refused even then.
+    ``allowed``: the names the operator lets cases receive (``skill.allow_credentials``);
+    every other name is refused. Process and tool settings and the model's and judge's
+    own variables are refused even when listed.
     """
     if not isinstance(name, str) or not ENV_NAME.match(name):
         raise ValueError("credential is not an environment variable name (letters, digits, '_')")
@@ -135,7 +134,10 @@ def check_credential_name(name: str, *, allowed: Iterable[str] = (), operator_na
             f"names {reason}, which looks like an operator credential; a skill cannot name it "
             f"unless the operator allows it explicitly with skill.allow_credentials=[{name}]"
         )
-    return name
+    raise ValueError(
+        "is not listed in skill.allow_credentials; a case receives only the credentials the operator "
+        f"lists there (skill.allow_credentials=[{name}])"
+    )
 
 
 def check_case_syntax(name: str) -> str:

@@ -58,7 +58,9 @@ def _skill(root: Path) -> Path:
 
 
 def _spec(tmp_path: Path, skill: Path):
-    return compose_spec(["skill=custom", f"skill.paths=[{skill}]", "report=false"], output_dir=tmp_path / "out")
+    # A case receives only what the operator lists (issue 21): the test operator lists it.
+    return compose_spec(["skill=custom", f"skill.paths=[{skill}]", "report=false", "skill.allow_credentials=[WEATHER_TOKEN]"],
+                        output_dir=tmp_path / "out")
 
 
 def test_task_dir_holds_the_name_never_the_value(tmp_path, monkeypatch):

@@ -38,7 +38,20 @@ def test_operator_looking_names_are_refused_by_rule(name):
 def test_the_operator_can_allow_a_look_alike_explicitly():
     assert resolve_credentials(case("ACME_API_KEY"), {"ACME_API_KEY": "v"}, allowed=["ACME_API_KEY"]) == {
         "ACME_API_KEY": "v"}
-    assert resolve_credentials(case("WAREHOUSE_TOKEN"), {"WAREHOUSE_TOKEN": "t"}) == {"WAREHOUSE_TOKEN": "t"}
+    assert resolve_credentials(case("WAREHOUSE_TOKEN"), {"WAREHOUSE_TOKEN": "t"}, allowed=["WAREHOUSE_TOKEN"]) == {
+        "WAREHOUSE_TOKEN": "t"}
+
+
+@pytest.mark.parametrize("name", ["GH_TOKEN", "PGPASSWORD", "WAREHOUSE_TOKEN"])
+def test_a_name_the_operator_did_not_list_is_refused(name):
+    """Issue 21: GH_TOKEN and PGPASSWORD look like nobody's model key and were passed in.
+    Now a case receives only the names the operator lists in skill.allow_credentials."""
+    with pytest.raises(EvalsError, match=rf"case c1: credential '{name}' is not listed in skill.allow_credentials"):
+        check_study_credentials([case(name)])
+    with pytest.raises(EvalsError, match=rf"skill.allow_credentials=\[{name}\]"):
+        resolve_credentials(case(name), {name: "v"})
+    with pytest.raises(EvalsError):
+        check_study_credentials([case(name)], allowed=["SOME_OTHER_NAME"])
 
 
 @pytest.mark.parametrize("name", ["OPENAI_BASE_URL", "PATH", "LD_PRELOAD", "HARBOR_TELEMETRY"])
