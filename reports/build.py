@@ -106,7 +106,7 @@ def build_report(results_dir: Path, *, out_dir: Path | None = None, settings: St
     # killed or failed build leaves the previous report untouched.
     out = staging_dir(final)
     try:
-        _build_into(out, study, results_dir, settings=settings, static=static, paper=paper)
+        _build_into(out, study, results_dir, settings=settings, static=static, paper=paper, final=final)
     except BaseException:
         shutil.rmtree(out, ignore_errors=True)
         raise
@@ -115,12 +115,12 @@ def build_report(results_dir: Path, *, out_dir: Path | None = None, settings: St
 
 
 def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings | None, static: bool,
-                paper: bool | None) -> None:
+                paper: bool | None, final: Path | None = None) -> None:
     scores = scan_targets(study) if static else None
     static_scores = structural_frame(scores) if scores is not None and scores.structural else None
     if settings is None and any(m.provenance and m.provenance.spec.study.stop_on_pass for m in study.members):
         settings = StatsSettings(stop_on_pass=True)  # sequential pass@k even where no attempt was skipped
-    pages = StudyPages(study)
+    pages = StudyPages(study, page_dir=(final or out) / "skills")
     stats = study_stats(study.trials, settings=settings, static_scores=static_scores,
                         activations=negative_control_activations(study.trials, pages), checks=sub_checks(study))
     pairs = build_pairs(study.trials)

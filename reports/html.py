@@ -128,6 +128,8 @@ class TrialView:
     final_answer: Clip | None
     trajectory: TrajectoryView | None
     trajectory_note: str
+    trajectory_href: str | None = None
+    read_limits: list[str] = field(default_factory=list)
 
 
 @dataclass

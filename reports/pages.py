@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import os
 from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
 from harbor.models.trajectories import Trajectory
 
+from aces_bench.graders.redact import credential_values
 from aces_bench.records import PAIR_KEY, GradedTrial
 from aces_bench.reports.html import (
     PairView,
@@ -25,6 +27,7 @@ from aces_bench.reports.triage import (
     activation,
     triage,
 )
+from aces_bench.trialfiles import is_regular
 
 
 def _clean(v):
@@ -39,13 +42,15 @@ def _flag(v) -> bool | None:
 class StudyPages:
     """Per-trial lookups over a loaded study, with trajectories parsed once each."""
 
-    def __init__(self, study: StudyData):
+    def __init__(self, study: StudyData, *, page_dir: Path | None = None):
         self.study = study
+        self.page_dir = page_dir  # where the skill pages land: links to trial files are relative to it
         self.rows: dict[tuple, dict] = {}
         for rec in study.trials.to_dict("records"):
             rec = {k: _clean(v) for k, v in rec.items()}
             self.rows[(*(rec[k] for k in PAIR_KEY), rec["condition"])] = rec
         self._trajectory = lru_cache(maxsize=None)(self._load_trajectory)
+        self._paths: dict[tuple, Path] = {}
 
     def row(self, key: dict, condition: str) -> dict | None:
         return self.rows.get((*(key[k] for k in PAIR_KEY), condition))
@@ -64,10 +69,20 @@ class StudyPages:
         if path is None and trial_dir is None:
             recorded = grade.trajectory_error if grade is not None else None
             return None, recorded or "no trajectory file was recorded for this trial"
+        self._paths[(run_id, task_id, attempt, condition)] = path or (trial_dir / "agent" / "trajectory.json")
         traj, err = load_trajectory(path, trial_dir)
         if traj is None and grade is not None and grade.trajectory_error:
             return None, grade.trajectory_error
         return traj, err
+
+    def trajectory_file(self, row: dict) -> str | None:
+        """A link to the trial's trajectory file (the page shows only a bounded excerpt of it)."""
+        path = self._paths.get((str(row["run_id"]), str(row["task_id"]), int(row["attempt"]), str(row["condition"])))
+        if path is None or not is_regular(path):
+            return None
+        if self.page_dir is None:
+            return Path(path).absolute().as_uri()
+        return Path(os.path.relpath(Path(path).absolute(), Path(self.page_dir).absolute())).as_posix()
 
     @property
     def rows_by_trial(self) -> dict[tuple, dict]:
@@ -83,6 +98,13 @@ class StudyPages:
             return None
         grade = self.grade(row)
         traj, note = self.trajectory(row)
+        names = list(grade.credential_names) if grade is not None else []
+        creds = credential_values(names)
+        unknown = [n for n in names if n not in creds]
+        if traj is not None and unknown:
+            # The values cannot be masked without knowing them: show nothing of the trajectory.
+            traj, note = None, (f"trajectory not shown: the trial was passed {', '.join(unknown)}, whose value is not "
+                                "set in this environment to be masked; export it and rebuild the report")
         answer = grade.final_answer if grade is not None else None
         correction, correction_check = self_correction_view(grade.self_correction if grade else None)
         return TrialView(
@@ -91,9 +113,11 @@ class StudyPages:
             composite=row.get("composite"), reward=row.get("reward"),
             self_correction=correction, self_correction_check=correction_check,
             final_pass=_flag(row.get("final_pass")), first_attempt_pass=_flag(row.get("first_attempt_pass")),
-            final_answer=clip(answer) if answer else None,
-            trajectory=view(traj) if traj is not None else None,
+            final_answer=clip(answer, credentials=creds) if answer else None,
+            trajectory=view(traj, creds) if traj is not None else None,
             trajectory_note=note or "",
+            trajectory_href=self.trajectory_file(row),
+            read_limits=list(grade.read_limits) if grade is not None else [],
         )
 
     def instruction(self, row: dict | None) -> str | None:
