@@ -27,7 +27,7 @@ import os
 import sys
 from pathlib import Path
 
-from aces_bench.errors import AcesError, RunError
+from aces_bench.errors import AcesError, RunError, output_error
 from aces_bench.offline import set_offline_defaults
 
 SUBCOMMANDS = {
@@ -75,6 +75,12 @@ def _study(*args, **kwargs):
         except AcesError as exc:
             print(f"error: {exc}", file=sys.stderr)
             sys.exit(2)
+        except OSError as exc:  # a full disk or an unwritable output folder: one line, not a traceback
+            error = output_error(exc)
+            if error is None:
+                raise
+            print(f"error: {error}", file=sys.stderr)
+            sys.exit(2)
 
     return study(*args, **kwargs)
 
@@ -121,7 +127,7 @@ def _run_hydra() -> None:
             raise
         raise error from None
     except OSError as exc:
-        error = _run_dir_error(exc)
+        error = _run_dir_error(exc) or output_error(exc)
         if error is None:
             raise
         raise error from None
@@ -197,6 +203,12 @@ def _main(argv: list[str] | None = None) -> int:
             return int(module.main(argv[1:]) or 0)
         except AcesError as exc:
             print(f"error: {exc}", file=sys.stderr)
+            return 2
+        except OSError as exc:  # a full disk or an unwritable output folder: one line, not a traceback
+            error = output_error(exc)
+            if error is None:
+                raise
+            print(f"error: {error}", file=sys.stderr)
             return 2
         except KeyboardInterrupt:
             return _interrupted(f"aces-bench {argv[0]} stopped; files it writes are swapped in whole, "

@@ -97,3 +97,37 @@ def from_validation(
     lines = validation_lines(err, prefix)
     message = "invalid values:\n    " + "\n    ".join(lines)
     return cls(message, where=where, fix=fix)
+
+
+class OutputError(AcesError):
+    """An output could not be written: the disk is full, the folder is read-only or not writable."""
+
+
+# errno -> (what happened, how to fix it), for the failures of a write a user can fix.
+_WRITE_ERRNOS = {
+    "ENOSPC": ("no space left on the device", "free space on that disk, or write the output elsewhere"),
+    "EDQUOT": ("the disk quota is exhausted", "free space within the quota, or write the output elsewhere"),
+    "EROFS": ("the folder is on a read-only file system", "write the output to a writable folder"),
+    "EACCES": ("permission denied", "make the folder writable for this user, or write the output elsewhere"),
+    "EPERM": ("operation not permitted", "make the folder writable for this user, or write the output elsewhere"),
+}
+
+
+def output_error(exc: BaseException, *, where: str | Path | None = None, what: str = "cannot write") -> AcesError | None:
+    """A one-line OutputError (file, cause, fix) for a full disk or an unwritable folder, else None.
+
+    ``where`` defaults to the file the OSError names. Commands choose their own output
+    flag in the fix text through ``what``/the caller; the CLI uses this as its last net
+    so no write failure prints a traceback.
+    """
+    import errno as _errno
+
+    if not isinstance(exc, OSError) or exc.errno is None:
+        return None
+    name = _errno.errorcode.get(exc.errno)
+    if name not in _WRITE_ERRNOS:
+        return None
+    cause, fix = _WRITE_ERRNOS[name]
+    target = where if where is not None else (exc.filename or None)
+    return OutputError(f"{what}: {cause} ({name})", where=target,
+                       fix=f"{fix} (output_dir=... for a study, --out for the other commands)")

@@ -2,11 +2,32 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from aces_bench.static.models import CorpusResult, SkillResult
 
 MAX_SECURITY_ROWS = 40
+# Control characters (C0 but tab, DEL, C1: ANSI escapes start with ESC or CSI) and the
+# bidirectional overrides that reorder what a reader sees ("Trojan Source").
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Characters Markdown or HTML would act on in a table cell.
+_ACTIVE = re.compile(r"([\\`*_\[\]|<>&#!~])")
+_HTML = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+
+
+def md_text(value: Any) -> str:
+    """``value`` as inert Markdown on one line: a skill's file name or message is the
+    author's text, so HTML, ANSI escapes, newlines and pipes are shown, never acted on.
+
+    Newlines become ``\\n``, control characters ``\\xNN`` (``\\uNNNN`` for bidi
+    overrides), HTML's ``<>&`` entities, and the rest of Markdown's punctuation is
+    backslash-escaped.
+    """
+    text = str(value).replace("\r\n", "\n").replace("\n", "\\n").replace("\r", "\\r").replace("\t", " ")
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
+                        text)
+    return _ACTIVE.sub(lambda m: _HTML.get(m.group(1), "\\" + m.group(1)), text)
 
 
 def _f(v: Any, pct: bool = False) -> str:
@@ -20,7 +41,7 @@ def _f(v: Any, pct: bool = False) -> str:
 def _table(head: list[str], rows: list[list[Any]]) -> list[str]:
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     out += [
-        "| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |"
+        "| " + " | ".join(md_text(c) for c in row) + " |"
         for row in rows
     ]
     return out + [""]
@@ -89,7 +110,7 @@ def render(corpus: CorpusResult, results: list[SkillResult], figures: list[str])
         "# aces-bench scan",
         "",
         (
-            f"Scanned {', '.join(corpus.roots)}: {corpus.n_skills} skill(s), {corpus.n_errors} could not be scored "
+            f"Scanned {', '.join(md_text(r) for r in corpus.roots)}: {corpus.n_skills} skill(s), {corpus.n_errors} could not be scored "
             f"(listed at the end; never counted as 0). Gate {corpus.gate:g}{', strict frontmatter contract' if corpus.strict else ''}."
         ),
         "",
