@@ -69,6 +69,7 @@ def _study(*args, **kwargs):
         from aces_bench.pipeline import run_study
 
         hc = HydraConfig.get()
+        spec = None
         try:
             spec = build_run_spec(cfg, overrides=list(hc.overrides.task), choices=dict(hc.runtime.choices))
             run_study(spec)
@@ -76,7 +77,7 @@ def _study(*args, **kwargs):
             print(f"error: {exc}", file=sys.stderr)
             sys.exit(2)
         except OSError as exc:  # a full disk or an unwritable output folder: one line, not a traceback
-            error = output_error(exc)
+            error = output_error(exc, where=exc.filename or (spec.output_dir if spec is not None else None))
             if error is None:
                 raise
             print(f"error: {error}", file=sys.stderr)
@@ -149,6 +150,20 @@ def _run_dir_error(exc: OSError) -> RunError | None:
                     fix="set hydra.run.dir (or study.name) to a folder you can write, or move that file away")
 
 
+def _output_arg(argv: list[str]) -> str | None:
+    """Where a subcommand writes, from its arguments, for an OSError that names no file (a
+    write that fails on close): ``--out``/``--json``/``--html``, else the last folder named
+    (``dataset create <skill>`` writes into the skill)."""
+    for flag in ("--out", "--json", "--html"):
+        for i, arg in enumerate(argv):
+            if arg == flag and i + 1 < len(argv):
+                return argv[i + 1]
+            if arg.startswith(flag + "="):
+                return arg.split("=", 1)[1]
+    folders = [a for a in argv[1:] if not a.startswith("-") and Path(a).exists()]
+    return folders[-1] if folders else None
+
+
 class _Terminated(KeyboardInterrupt):
     """SIGTERM, taken down the same path as Ctrl-C (cancel, keep finished work)."""
 
@@ -205,7 +220,7 @@ def _main(argv: list[str] | None = None) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         except OSError as exc:  # a full disk or an unwritable output folder: one line, not a traceback
-            error = output_error(exc)
+            error = output_error(exc, where=exc.filename or _output_arg(argv))
             if error is None:
                 raise
             print(f"error: {error}", file=sys.stderr)

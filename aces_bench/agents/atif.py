@@ -62,7 +62,7 @@ def utc_now() -> str:
 # What one command's stdout (and, apart, its stderr) may put in the trajectory: a script
 # that floods 500 MB must not become a 500 MB trajectory and report page. The reference
 # agent cuts the stream in the sandbox already (``capped_command``); this is the backstop.
-OUTPUT_CAP = 256 * 1024
+OUTPUT_CAP = 64 * 1024  # an answer copied from it must fit one argv string (128 KiB)
 
 
 def cap_output(text: str | None, cap: int = OUTPUT_CAP) -> str | None:
@@ -79,8 +79,19 @@ def capped_command(command: str, cap: int = OUTPUT_CAP) -> str:
     """
     cut = (f"__aces_cap() {{ head -c {cap}; __n=$(wc -c); if [ \"${{__n:-0}}\" -gt 0 ]; then "
            f"printf '\\n[aces-bench: output cut at {cap} bytes; %s more bytes not kept]\\n' \"$__n\"; fi; }}")
-    return (f"{cut}\n{{ ( {command}\n) 2>&1 1>&3 3>&- | __aces_cap 1>&2 3>&-; exit \"${{PIPESTATUS[0]}}\"; }} 3>&1 "
-            f"| __aces_cap; exit \"${{PIPESTATUS[0]}}\"")
+    return f"{cut}{_OPEN}{command}{_CLOSE}"
+
+
+_OPEN = "\n{ ( "
+_CLOSE = ("\n) 2>&1 1>&3 3>&- | __aces_cap 1>&2 3>&-; exit \"${PIPESTATUS[0]}\"; } 3>&1 "
+          "| __aces_cap; exit \"${PIPESTATUS[0]}\"")
+
+
+def original_command(wrapped: str) -> str:
+    """The command ``capped_command`` wrapped (``wrapped`` itself when it is not one)."""
+    if wrapped.startswith("__aces_cap() {") and wrapped.endswith(_CLOSE) and _OPEN in wrapped:
+        return wrapped[wrapped.index(_OPEN) + len(_OPEN):-len(_CLOSE)]
+    return wrapped
 
 
 class TrajectoryRecorder:
@@ -99,6 +110,8 @@ class TrajectoryRecorder:
         self._steps: list[Step] = []
         self._calls = 0
         self.extra: dict[str, Any] = {}
+        self.credentials: dict[str, str] = {}
+        """Values passed to the trial as credentials (name -> value): masked in what is written."""
 
     @property
     def steps(self) -> list[Step]:
@@ -158,8 +171,12 @@ class TrajectoryRecorder:
         )
 
     def trajectory(self) -> Trajectory:
-        """The trajectory so far, with zero tokens and cost (no model was called)."""
-        return Trajectory(
+        """The trajectory so far, with zero tokens and cost (no model was called).
+
+        The value of every credential passed to the trial is masked, by name, wherever
+        it appears (a command, its output, the answer).
+        """
+        traj = Trajectory(
             schema_version=ATIF_SCHEMA_VERSION,
             session_id=self._session_id,
             agent=self._agent,
@@ -173,3 +190,21 @@ class TrajectoryRecorder:
             ),
             extra=dict(self.extra) or None,
         )
+        if not any(self.credentials.values()):
+            return traj
+        return Trajectory.model_validate(_mask(traj.model_dump(mode="json"), self.credentials))
+
+
+def _mask(obj: Any, values: dict[str, str]) -> Any:
+    """Every string in a JSON value with each credential's value replaced by its name's mask
+    (the form ``graders/redact.py`` writes: ``[REDACTED:credential NAME]``), longest first."""
+    if isinstance(obj, str):
+        for name, value in sorted(values.items(), key=lambda kv: -len(kv[1])):
+            if value and value in obj:
+                obj = obj.replace(value, f"[REDACTED:credential {name}]")
+        return obj
+    if isinstance(obj, dict):
+        return {k: _mask(v, values) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_mask(v, values) for v in obj]
+    return obj

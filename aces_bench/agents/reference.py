@@ -123,6 +123,7 @@ class ReferenceAgent(BaseAgent):
             session_id=None if settings.deterministic else self.session_id,
             clock=None if settings.deterministic else utc_now,
         )
+        recorder.credentials = _passed_credentials(environment)
         recorder.user(instruction)
         session = _Session(environment, recorder, footer, settings.command_timeout_sec)
         outcome: dict[str, Any] = {"label": AGENT_LABEL}
@@ -321,6 +322,20 @@ class _Session:
         command = f"mkdir -p {parent} && cat > {shlex.quote(path)} <<'{delimiter}'\n{answer}\n{delimiter}"
         code, _ = await self.sh(f"Write the final answer to {path}.", command, purpose="write_answer")
         return code == 0
+
+
+def _passed_credentials(environment: BaseEnvironment) -> dict[str, str]:
+    """The values the task passes into the sandbox (a case's credentials, ``[environment.env]``),
+    resolved from the host as Harbor resolves them: the trajectory masks each one."""
+    try:
+        from harbor.utils.env import resolve_env_vars
+
+        raw = dict(environment.task_env_config.env or {})
+        # Only values taken from the host (``${NAME}`` templates): a literal ``LANG=C`` is no secret.
+        templated = {k: v for k, v in raw.items() if isinstance(v, str) and v.startswith("${")}
+        return {k: v for k, v in resolve_env_vars(templated).items() if isinstance(v, str) and v}
+    except Exception:  # noqa: BLE001 - a test double or an unresolved template: nothing to mask
+        return {}
 
 
 def _card(key: str, frontmatter: str) -> SkillCard | None:

@@ -11,8 +11,8 @@ MAX_SECURITY_ROWS = 40
 # Control characters (C0 but tab, DEL, C1: ANSI escapes start with ESC or CSI) and the
 # bidirectional overrides that reorder what a reader sees ("Trojan Source").
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-# Characters Markdown or HTML would act on in a table cell.
-_ACTIVE = re.compile(r"([\\`*_\[\]|<>&#!~])")
+# Characters Markdown or HTML would act on in a table cell (code, links, pipes, tags).
+_ACTIVE = re.compile(r"([\\`*\[\]|<>&])")
 _HTML = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
 
 

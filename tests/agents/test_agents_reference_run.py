@@ -19,6 +19,7 @@ from harbor.environments.base import ExecResult
 from harbor.models.agent.context import AgentContext
 from harbor.models.trajectories import Trajectory
 
+from aces_bench.agents.atif import original_command
 from aces_bench.agents.reference import AGENT_LABEL, AGENT_NAME, ReferenceAgent
 
 
@@ -31,7 +32,9 @@ class HostShellTestDouble:
         self.mounted = mounted
 
     async def exec(self, command, cwd=None, env=None, timeout_sec=None, user=None) -> ExecResult:
-        self.commands.append(command)
+        # The agent caps each command's output in the sandbox (capped_command): the
+        # double runs what it is given and records the command the agent meant.
+        self.commands.append(original_command(command))
         proc = await asyncio.create_subprocess_exec(
             "bash", "-c", command, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
         )
@@ -256,7 +259,7 @@ def test_trajectory_is_copied_into_an_unmounted_environment(task):
 def test_sandbox_error_propagates_after_the_trajectory_is_written(task):
     class Exploding(HostShellTestDouble):
         async def exec(self, command, **kw):
-            if command.startswith("mkdir -p"):
+            if original_command(command).startswith("mkdir -p"):
                 raise RuntimeError("sandbox died")
             return await super().exec(command, **kw)
 
@@ -294,7 +297,7 @@ def test_example_skill_invoice_reconciler(tmp_path):
 def test_script_timeout_is_the_skills_failure_not_the_sandboxs(task):
     class SlowScript(HostShellTestDouble):
         async def exec(self, command, **kw):
-            if command.startswith("python3 "):
+            if original_command(command).startswith("python3 "):
                 raise TimeoutError("Command timed out after 120 seconds")
             return await super().exec(command, **kw)
 

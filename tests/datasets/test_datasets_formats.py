@@ -133,23 +133,27 @@ def test_content_hash_ignores_schema_2_fields_at_their_defaults():
 
 def test_resolve_credentials_reads_names_from_the_environment(tmp_path):
     case = _load(tmp_path, "cases.jsonl").evals[1]
-    assert resolve_credentials(case, {"WAREHOUSE_TOKEN": "t0k", "OTHER": "x"}) == {"WAREHOUSE_TOKEN": "t0k"}
+    # Issue 21: a case receives only the names the operator lists in skill.allow_credentials.
+    allowed = ["WAREHOUSE_TOKEN"]
+    assert resolve_credentials(case, {"WAREHOUSE_TOKEN": "t0k", "OTHER": "x"}, allowed=allowed) == {"WAREHOUSE_TOKEN": "t0k"}
+    with pytest.raises(EvalsError, match="is not listed in skill.allow_credentials"):
+        resolve_credentials(case, {"WAREHOUSE_TOKEN": "t0k"})
     with pytest.raises(EvalsError) as missing:
-        resolve_credentials(case, {})
+        resolve_credentials(case, {}, allowed=allowed)
     assert str(missing.value) == (
         "case contextual-1: case needs credential WAREHOUSE_TOKEN, which is not set in the host environment\n"
         "  fix: export WAREHOUSE_TOKEN=<value> before running (it is passed to the trial only at run time), "
         "or leave this case out with skill.cases"
     )
     with pytest.raises(EvalsError, match="which is empty in the host environment"):
-        resolve_credentials(case, {"WAREHOUSE_TOKEN": ""})
+        resolve_credentials(case, {"WAREHOUSE_TOKEN": ""}, allowed=allowed)
     with pytest.raises(EvalsError, match="configured by the operator for the model or judge"):
         resolve_credentials(case, {"WAREHOUSE_TOKEN": "t"}, operator_names=["WAREHOUSE_TOKEN"])
 
 
 def test_credential_values_never_reach_the_written_suite(tmp_path):
     suite = _load(tmp_path, "cases.jsonl")
-    resolve_credentials(suite.evals[1], {"WAREHOUSE_TOKEN": "s3cr3t-value"})
+    resolve_credentials(suite.evals[1], {"WAREHOUSE_TOKEN": "s3cr3t-value"}, allowed=["WAREHOUSE_TOKEN"])
     assert "s3cr3t-value" not in render_suite(suite) and "WAREHOUSE_TOKEN" in render_suite(suite)
 
 
@@ -169,6 +173,9 @@ def test_operator_credentials_are_refused(name):
 
 @pytest.mark.parametrize("name", ["WAREHOUSE_TOKEN", "GITHUB_TOKEN", "DB_PASSWORD", "STRIPE_TOKEN", "WEATHER_TOKEN"])
 def test_skill_service_credentials_are_allowed(name):
+    """When the operator lists them (issue 21: never by default)."""
     from aces_bench.datasets.credentials import check_credential_name
 
-    assert check_credential_name(name) == name
+    assert check_credential_name(name, allowed=[name]) == name
+    with pytest.raises(ValueError, match="is not listed in skill.allow_credentials"):
+        check_credential_name(name)
