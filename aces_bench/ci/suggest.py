@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from aces_bench.errors import AcesError
 from aces_bench.records import GradedTrial
-from aces_bench.skills import SKILL_FILE, parse_frontmatter
+from aces_bench.skills import SKILL_FILE, parse_frontmatter, read_text_file
 
 RULE = "offline rule"
 
@@ -107,7 +107,7 @@ def lv2(skill_dir: Path, case_id: str, failure: str | None) -> tuple[str | None,
     if failure is None:
         return None, "none: no rule for this failure"
     path = skill_dir / SKILL_FILE
-    text = path.read_text(encoding="utf-8")
+    text = read_text_file(path)  # capped, never blocks on a pipe planted in its place
     front, _ = parse_frontmatter(text, path)
     from aces_bench.cases import load_suite
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from aces_bench.ci.suggest import Suggestion, _diff
 from aces_bench.judges.base import Judge
-from aces_bench.skills import SKILL_FILE
+from aces_bench.skills import SKILL_FILE, read_text_file
 
 PROMPT_ID = "ci.lv2"
 PROMPT_VERSION = "1"
@@ -41,7 +41,7 @@ def prompt(skill_md: str, s: Suggestion) -> str:
 
 async def _one(judge: Judge, skill_dir: Path, s: Suggestion) -> Suggestion:
     path = skill_dir / SKILL_FILE
-    text = path.read_text(encoding="utf-8")
+    text = read_text_file(path)  # capped, never blocks on a pipe planted in its place
     outcome = await judge.ask(prompt_id=PROMPT_ID, prompt_version=PROMPT_VERSION, system=SYSTEM,
                               user=prompt(text, s), schema=ProposedEdit)
     fallback = f"offline rule used: the model ({outcome.judge}) "
