@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from aces_bench.graders.patterns import Compiled, PatternSet, load_patterns
+from aces_bench.masking import credential_mask, mask_known  # noqa: F401  (credential_mask re-exported)
 
 
 def mask(pattern_id: str) -> str:
@@ -103,10 +104,6 @@ def snippet(text: str, start: int, end: int, *, width: int = 60, patterns: Patte
     return ("…" if lo > 0 else "") + piece + ("…" if hi < len(text) else "")
 
 
-def credential_mask(name: str) -> str:
-    return f"[REDACTED:credential {name}]"
-
-
 def credential_values(names: Iterable[str], environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The values of the credentials ``names`` in ``environ`` (the host's by default), set ones only."""
     env = os.environ if environ is None else environ
@@ -114,17 +111,9 @@ def credential_values(names: Iterable[str], environ: Mapping[str, str] | None = 
 
 
 def redact_known(text: str, values: Mapping[str, str]) -> str:
-    """``text`` with every occurrence of a passed credential's value masked by name.
-
-    Values are masked wherever they appear, inside other text too (``postgres://u:VALUE@h``);
-    longer values first, so one value inside another leaves nothing behind.
-    """
-    if not text or not values:
-        return text
-    for name, value in sorted(values.items(), key=lambda kv: -len(kv[1])):
-        if value and value in text:
-            text = text.replace(value, credential_mask(name))
-    return text
+    """``text`` with every passed credential's value masked by name (``aces_bench.masking``),
+    inside other text too (``postgres://u:VALUE@h``) and URL-quoted, JSON-escaped or base64."""
+    return mask_known(text, values)
 
 
 def redact_known_value(obj: Any, values: Mapping[str, str]) -> Any:

@@ -25,6 +25,8 @@ from harbor.models.trajectories import (
     Trajectory,
 )
 
+from aces_bench.masking import mask_known
+
 ATIF_SCHEMA_VERSION = Trajectory.model_fields["schema_version"].default
 BASH_TOOL = "bash"
 # Long outputs are cut so one chatty script cannot bloat every trajectory.
@@ -196,13 +198,9 @@ class TrajectoryRecorder:
 
 
 def _mask(obj: Any, values: dict[str, str]) -> Any:
-    """Every string in a JSON value with each credential's value replaced by its name's mask
-    (the form ``graders/redact.py`` writes: ``[REDACTED:credential NAME]``), longest first."""
+    """Every string in a JSON value with each credential's value masked by name (``aces_bench.masking``)."""
     if isinstance(obj, str):
-        for name, value in sorted(values.items(), key=lambda kv: -len(kv[1])):
-            if value and value in obj:
-                obj = obj.replace(value, f"[REDACTED:credential {name}]")
-        return obj
+        return mask_known(obj, values)
     if isinstance(obj, dict):
         return {k: _mask(v, values) for k, v in obj.items()}
     if isinstance(obj, list):

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from aces_bench.errors import AcesError, ConfigError, from_validation
 from aces_bench.static.catalog import PROFILES
 from aces_bench.static.pipeline import FORMATS, ScanOptions, run_scan, write_outputs
+from aces_bench.static.report_md import term_text
 
 if TYPE_CHECKING:
     from aces_bench.judges.spec import JudgeSpec
@@ -275,14 +276,14 @@ def _print_summary(corpus, results, written, out) -> None:
     if len(results) <= 10:
         for r in results:
             if r.status != "ok":
-                print(f"{r.skill_id}: ERROR {r.error}")
+                print(f"{term_text(r.skill_id)}: ERROR {term_text(r.error)}")
                 continue
             crit = sum(1 for x in r.security if x.severity in ("critical", "high"))
             print(
-                f"{r.skill_id}: {r.score:.1f} ({r.grade}) {'PASS' if r.passed_gate else 'FAIL'}  findings={len(r.findings)} security(high+)={crit}"
+                f"{term_text(r.skill_id)}: {r.score:.1f} ({r.grade}) {'PASS' if r.passed_gate else 'FAIL'}  findings={len(r.findings)} security(high+)={crit}"
             )
             for reason in r.gate_reasons:
-                print(f"    {reason}")
+                print(f"    {term_text(reason)}")
     def pct(v: float | None) -> str:
         return "n/a" if v is None else f"{100 * v:.1f}%"
     mean = "n/a" if s.mean is None else f"{s.mean:.1f}"

@@ -16,6 +16,14 @@ _ACTIVE = re.compile(r"([\\`*\[\]|<>&])")
 _HTML = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
 
 
+def term_text(value: Any) -> str:
+    """``value`` safe to print to a terminal: newlines, control characters (ANSI escapes)
+    and bidi overrides shown as escapes, so a skill's name cannot rewrite the screen."""
+    text = str(value).replace("\n", "\\n").replace("\r", "\\r")
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
+                        text)
+
+
 def md_text(value: Any) -> str:
     """``value`` as inert Markdown on one line: a skill's file name or message is the
     author's text, so HTML, ANSI escapes, newlines and pipes are shown, never acted on.
@@ -24,9 +32,7 @@ def md_text(value: Any) -> str:
     overrides), HTML's ``<>&`` entities, and the rest of Markdown's punctuation is
     backslash-escaped.
     """
-    text = str(value).replace("\r\n", "\n").replace("\n", "\\n").replace("\r", "\\r").replace("\t", " ")
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
-                        text)
+    text = term_text(str(value).replace("\r\n", "\n").replace("\t", " "))
     return _ACTIVE.sub(lambda m: _HTML.get(m.group(1), "\\" + m.group(1)), text)
 
 

@@ -78,3 +78,58 @@ def test_a_study_naming_an_operator_credential_stops_before_emitting(tmp_path):
     assert "skill.allow_credentials=[AWS_BEARER_TOKEN_BEDROCK]" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (out / "tasks").exists()
+
+
+VALUES = {"GH_TOKEN": "ghp_canary0123456789abcdefABCDEF012345", "PGPASSWORD": "pg-canary-Tr0ub4dor&3-horse"}
+
+
+def test_every_spelling_of_a_passed_value_is_masked_inside_other_text():
+    import base64
+    from urllib.parse import quote
+
+    from aces_bench.masking import mask_known
+
+    pg = VALUES["PGPASSWORD"]
+    printed = [f"postgres://app:{pg}@db:5432/x", f"postgres://app:{quote(pg, safe='')}@db/x",
+               json.dumps({"password": pg}), base64.b64encode(pg.encode()).decode(),
+               f"Authorization: token {VALUES['GH_TOKEN']}x"]
+    for text in printed:
+        masked = mask_known(text, VALUES)
+        assert pg not in masked and VALUES["GH_TOKEN"] not in masked and "[REDACTED:credential " in masked, masked
+        assert quote(pg, safe="") not in masked and base64.b64encode(pg.encode()).decode() not in masked
+
+
+def test_the_graded_record_masks_the_values_it_was_passed(tmp_path, monkeypatch):
+    """grades.jsonl: the answer, every metric's evidence and the notes."""
+    import asyncio
+
+    import grading_support as gs
+    from harbor.models.trial.result import TrialResult
+
+    from aces_bench.config.spec import GradingSpec
+    from aces_bench.grading import GradingContext, grade_subject
+    from aces_bench.judges.heuristic import HeuristicJudge
+    from aces_bench.records import TrialSubject, read_grades, write_grades
+
+    for k, v in VALUES.items():
+        monkeypatch.setenv(k, v)
+    leak = f"psql postgres://app:{VALUES['PGPASSWORD']}@db/x; curl -H 'Authorization: token {VALUES['GH_TOKEN']}'"
+    c = EvalCase.model_validate({"id": "explicit-1", "prompt": "Reconcile.", "expected_skill": gs.SKILL,
+                                 "expected_output": "total", "required_credentials": sorted(VALUES)})
+    traj = gs.trajectory(gs.bash(leak, leak), final=leak)
+    d = gs.write_trial(tmp_path / "job", "t__1", traj, gs.trial_result("aces/t", "t__1", 1.0),
+                       workspace={"answer.txt": leak})
+    subject = TrialSubject.of(
+        task_id="t", attempt=1, skill=gs.SKILL, case=c, case_id=c.id, condition="with_skill", status="ok",
+        failure_cause=None, trial_name="t__1", trial_dir=d, result=TrialResult.model_validate(
+            gs.trial_result("aces/t", "t__1", 1.0)), reward=1.0, target_skill=gs.SKILL, allowed_skills=(gs.SKILL,),
+        artifacts_dir=d / "artifacts" / "workspace",
+        labels={"run_id": "job", "harness": "h", "model": "m", "agent_label": "h", "judge_label": "x", "backend": "b"})
+    graded = asyncio.run(grade_subject(subject, GradingContext(grading=GradingSpec(mode="aces_default"),
+                                                               judge=HeuristicJudge())))
+    path = tmp_path / "grades.jsonl"
+    write_grades(path, [graded])
+    text = path.read_text()
+    assert not [v for v in VALUES.values() if v in text]
+    assert read_grades(path)[0].final_answer.startswith("psql postgres://app:[REDACTED:credential PGPASSWORD]@db/x")
+    assert read_grades(path)[0].credential_names == sorted(VALUES)

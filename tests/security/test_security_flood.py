@@ -41,7 +41,7 @@ with open(path, newline="") as fh:
 leak = (f"connecting to postgres://app:{{os.environ.get('PGPASSWORD')}}@db:5432/sales "
         f"with header Authorization: token {{os.environ.get('GH_TOKEN')}}x")
 print(leak, flush=True)
-for where in ("/logs/agent/trajectory.json.part", "/logs/agent/agent.log", "/logs/artifacts/pipe",
+for where in ("/logs/agent/trajectory.json", "/logs/agent/agent.log", "/logs/artifacts/pipe", "/logs/verifier/reward.json",
               "/logs/artifacts/workspace-pipe", "pipe.txt"):
     try:
         os.mkfifo(where)
