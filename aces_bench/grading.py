@@ -195,6 +195,11 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
     agent_result = subject.result.agent_result if subject.result else None
     n_tool_calls = sum(len(s.tool_calls or []) for s in trajectory.steps) if trajectory else None
     names = sorted(subject.case.required_credentials) if subject.case is not None else []
+    values = credential_values(names)
+    unmasked = [n for n in names if n not in values]
+    if unmasked:
+        notes.append(f"credential {', '.join(unmasked)} is not set where this trial was graded: "
+                     "its value could not be masked in this record")
     graded = GradedTrial(
         **facts.model_dump(), has_trajectory=trajectory is not None, trajectory_error=traj_error,
         metrics=metrics, composite=verdict.composite, first_attempt_pass=first_pass,
@@ -215,7 +220,7 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
     )
     # The values of the credentials passed in are masked everywhere in the record (the
     # answer, every metric's evidence and details, the notes), inside other text too.
-    return redact_known_value(graded, credential_values(names)) if names else graded
+    return redact_known_value(graded, values) if values else graded
 
 
 async def grade_one(record: TrialRecord, spec: RunSpec, judge) -> GradedTrial:
