@@ -68,19 +68,26 @@ OUTPUT_CAP = 64 * 1024  # an answer copied from it must fit one argv string (128
 
 
 def cap_output(text: str | None, cap: int = OUTPUT_CAP) -> str | None:
-    """``text`` cut to its first ``cap`` characters, saying how many were left out."""
+    """``text`` cut to its first three quarters and last quarter of ``cap`` characters,
+    saying how many were left out between them."""
     if text is None or len(text) <= cap:
         return text
-    return text[:cap] + f"\n[aces-bench: output cut at {cap:,} characters; {len(text) - cap:,} more not kept]\n"
+    head, tail = cap - cap // 4, cap // 4
+    return (text[:head] + f"\n[aces-bench: output cut: {len(text) - cap:,} characters in the middle not kept]\n"
+            + text[-tail:])
 
 
 def capped_command(command: str, cap: int = OUTPUT_CAP) -> str:
     """``command`` wrapped for ``bash -c`` so at most ``cap`` bytes of its stdout and of its
-    stderr leave the sandbox; the rest is read and dropped (the command never sees a
-    broken pipe) and counted in a closing line. The exit status is the command's own.
+    stderr leave the sandbox: the first three quarters and the last quarter (a script's
+    result line is usually its last), with a line saying the middle was dropped. The rest
+    is read and discarded (the command never sees a broken pipe); the exit status is the
+    command's own.
     """
-    cut = (f"__aces_cap() {{ head -c {cap}; __n=$(wc -c); if [ \"${{__n:-0}}\" -gt 0 ]; then "
-           f"printf '\\n[aces-bench: output cut at {cap} bytes; %s more bytes not kept]\\n' \"$__n\"; fi; }}")
+    head, tail = cap - cap // 4, cap // 4
+    cut = (f"__aces_cap() {{ head -c {head}; __c=; if IFS= read -r -d '' -n 1 __c || [ -n \"$__c\" ]; then "
+           f"printf '\\n[aces-bench: output cut: the first {head} bytes above, the middle dropped, "
+           f"the last {tail} bytes below]\\n'; {{ printf '%s' \"$__c\"; cat; }} | tail -c {tail}; fi; }}")
     return f"{cut}{_OPEN}{command}{_CLOSE}"
 
 

@@ -101,9 +101,10 @@ def test_the_study_finishes_and_the_trajectory_stays_small(flood_study):
     assert len(trajectories) == 2
     sizes = [t.stat().st_size for t in trajectories]
     assert max(sizes) < 2_000_000, sizes
-    flooded = [t.read_text() for t in trajectories if "output cut at" in t.read_text()]
+    flooded = [t.read_text() for t in trajectories if "output cut: the first" in t.read_text()]
     assert flooded, "the flooding script never ran; the test would prove nothing"
-    assert "more bytes not kept]" in flooded[0]
+    assert "the middle dropped, the last 16384 bytes below]" in flooded[0]
+    assert "total=141.75" in flooded[0]  # the script's last line survives the cut
 
 
 @needs_bwrap
@@ -136,5 +137,6 @@ def test_passed_credentials_are_masked_in_every_output(flood_study):
     assert [g["credential_names"] for g in grades] == [["GH_TOKEN", "PGPASSWORD"]] * 2
     with_skill = next(g for g in grades if g["condition"] == "with_skill")
     assert with_skill["status"] == "ok", with_skill  # the flood is capped, the answer written
+    assert with_skill["reward"] == 1.0, with_skill  # and its last line, total=141.75, kept
     assert "[REDACTED:credential PGPASSWORD]" in with_skill["final_answer"]
     assert not [v for v in values if v in proc.stdout + proc.stderr + report.stdout + report.stderr]
