@@ -3,6 +3,7 @@
     aces-bench dataset create <skill-dir> [--all-buckets] [--dry-run]
                                           [--judge-model M [--judge-base-url U] [--judge-api-key-env E] | --judge-config F]
     aces-bench dataset refine <skill-dir> --from-results <dir> [--apply] [--pass-threshold X] [--min-agree N]
+        [--confirm CASE_ID ...]
     aces-bench dataset check <skill-dir> [<skill-dir> ...]
     aces-bench dataset show <skill-dir> [<skill-dir> ...]
 
@@ -41,6 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--apply", action="store_true", help="write the proposed changes (default: print the diff only)")
     r.add_argument("--pass-threshold", type=float, default=1.0, help="reward at or above which a trial passes")
     r.add_argument("--min-agree", type=int, default=2, help="passing trials that must give the same answer")
+    r.add_argument("--confirm", action="append", default=[], metavar="CASE_ID",
+                   help="accept a proposed expected_output that contradicts the case's current one (repeatable)")
     k = sub.add_parser("check", help="validate the evaluation assets of skills and summarise their cases")
     k.add_argument("paths", type=Path, nargs="+")
     s = sub.add_parser("show", help="how every case was read: its file, format, renamed, resolved and ignored fields")
@@ -92,7 +95,7 @@ def _refine(args: argparse.Namespace) -> int:
     from aces_bench.datasets.refine import refine_dataset
 
     report = refine_dataset(args.skill_dir, args.from_results, pass_threshold=args.pass_threshold,
-                            min_agree=args.min_agree, dry_run=not args.apply)
+                            min_agree=args.min_agree, dry_run=not args.apply, confirm=args.confirm)
     print(report.render())
     return 0
 

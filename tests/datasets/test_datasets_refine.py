@@ -206,3 +206,102 @@ def test_common_steps_and_aligned_answer_are_pure():
 
 def test_split_answers_are_not_a_proposal():
     assert aligned_answer(["a", "a", "b", "b"]) == (None, "answers disagree (2 distinct among 4 passing trials)")
+
+
+# --- ground truth only from fully verified trials, never against the case's own text -----------
+
+WEAK_SUITE = {
+    "skill_name": SKILL_NAME,
+    "evals": [
+        # Issue 27: a generated case whose only check is `contains "EUR"`; every agent answered a wrong total.
+        {"id": "weak-eur", "prompt": "Total the invoices in EUR.", "source": "template",
+         "expected_output": "Total: 65.00 EUR", "assertions": [{"kind": "contains", "value": "EUR"}]},
+        # An author case whose expected output an earlier refine proposed, checked only by `contains "Total"`.
+        {"id": "weak-total", "prompt": "What is the total?", "expected_output": "Total: 65.00 EUR",
+         "proposed": ["expected_output"], "assertions": [{"kind": "contains", "value": "Total"}]},
+        # Prose expected output: states no value, so an agreed verified answer may sharpen it.
+        {"id": "prose", "prompt": "Sum the invoices.", "source": "template",
+         "expected_output": "the sum of the invoice amounts", "assertions": [{"kind": "contains", "value": "Total"}]},
+        # The checks were tightened after the run: the trials' answer fails the case's current check.
+        {"id": "retightened", "prompt": "Sum again.", "source": "template",
+         "assertions": [{"kind": "number", "value": 65.0, "tolerance": 0.001}]},
+        # The verifier recorded a failed check on a reward of 1.0 (a partial-credit verifier): not verified.
+        {"id": "half-checked", "prompt": "Sum once more.", "source": "template",
+         "assertions": [{"kind": "contains", "value": "Total"}, {"kind": "contains", "value": "65"}]},
+        # Only a check of another workspace file: nothing vouches for the answer text.
+        {"id": "other-file", "prompt": "Write the report.", "source": "template",
+         "assertions": [{"kind": "contains", "value": "EUR", "file": "report.txt"}]},
+    ],
+}
+
+
+def _weak_results(tmp_path: Path, answer: str = "Total: 53.00 EUR") -> Path:
+    results = tmp_path / "weak-results"
+    trials = []
+    for case in ("weak-eur", "weak-total", "prose", "retightened", "half-checked", "other-file"):
+        for n in (1, 2):
+            t = _trial(results, f"{case}-w{n}", case, "with_skill", 1.0, answer)
+            trials.append(t)
+            retained = results / t.trial_dir / "artifacts" / "workspace" / "answer.txt"
+            retained.parent.mkdir(parents=True, exist_ok=True)
+            retained.write_text(answer + "\n")
+            if case == "half-checked":
+                details = results / t.trial_dir / "verifier" / "details.json"
+                details.parent.mkdir(parents=True, exist_ok=True)
+                details.write_text(json.dumps({"checks": [
+                    {"check": {"kind": "contains", "value": "Total"}, "passed": True, "detail": "found"},
+                    {"check": {"kind": "contains", "value": "65"}, "passed": False, "detail": "did not find"}]}))
+    results.mkdir(exist_ok=True)
+    (results / "grades.jsonl").write_text("".join(t.model_dump_json() + "\n" for t in trials))
+    return results
+
+
+def _weak_skill(tmp_path: Path) -> Path:
+    skill = skill_copy(tmp_path)
+    (skill / "evals" / "evals.json").write_text(json.dumps(WEAK_SUITE))
+    return skill
+
+
+def test_a_weak_check_passed_by_a_wrong_answer_never_overwrites_the_expected_output(tmp_path):
+    skill, results = _weak_skill(tmp_path), _weak_results(tmp_path)
+    report = refine_dataset(skill, results)
+    cases = {c.id: c for c in load_suite(skill, SKILL_NAME).evals}
+    assert cases["weak-eur"].expected_output == "Total: 65.00 EUR"
+    assert cases["weak-total"].expected_output == "Total: 65.00 EUR"
+    text = report.render()
+    assert ("kept weak-eur.expected_output: not proposed ('Total: 53.00 EUR', 2 of 2 passing trials agree, "
+            "contradicts 'Total: 65.00 EUR': it drops 65 that the current expected output states; if the current "
+            "one is wrong, re-run with --confirm weak-eur)") in text
+    assert "--confirm weak-total)" in text
+    # What no check vouches for, or what the case's own checks refute, is never ground truth.
+    assert cases["retightened"].expected_output is None
+    assert ("kept retightened.expected_output: not proposed ('Total: 53.00 EUR' fails the case's own check(s): "
+            "number 65.0 (no number within 0.001 of 65.0))") in text
+    assert cases["half-checked"].expected_output is None
+    assert ("kept half-checked.expected_output: not proposed (none of the 2 passing trial(s) passed every "
+            "deterministic check (2 failed at least one))") in text
+    assert cases["other-file"].expected_output is None
+    assert "kept other-file.expected_output: not proposed (none of the case's checks reads the answer file" in text
+    # A prose expected output states no value: the verified, agreed answer may sharpen it (for review).
+    assert cases["prose"].expected_output == "Total: 53.00 EUR" and "expected_output" in cases["prose"].proposed
+    assert ("changed prose.expected_output: 2 of 2 passing trials agree; no check pins its value (only words are "
+            "checked): review it before --apply") in text
+
+
+def test_the_author_confirms_a_contradicting_proposal_by_case_id(tmp_path):
+    import subprocess
+    import sys
+
+    skill, results = _weak_skill(tmp_path), _weak_results(tmp_path, "Total: 64.00 EUR")
+    report = refine_dataset(skill, results, confirm=["weak-eur"])
+    cases = {c.id: c for c in load_suite(skill, SKILL_NAME).evals}
+    assert cases["weak-eur"].expected_output == "Total: 64.00 EUR"
+    assert cases["weak-total"].expected_output == "Total: 65.00 EUR"  # not confirmed: kept
+    assert ("changed weak-eur.expected_output: 2 of 2 passing trials agree (confirmed by the author over "
+            "'Total: 65.00 EUR')") in report.render()
+    bad = subprocess.run([sys.executable, "-m", "aces_bench.cli", "dataset", "refine", str(skill),
+                          "--from-results", str(results), "--confirm", "weak-eru"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode != 0 and "Traceback" not in bad.stderr
+    assert "--confirm names case ids the evals file does not hold: weak-eru" in bad.stderr
+    assert "weak-eur" in bad.stderr  # the valid ids are listed
