@@ -21,6 +21,11 @@ MAX_STAGED_FILE_BYTES = 50_000_000  # one file copied into every with-skill task
 MAX_STAGED_TOTAL_BYTES = 200_000_000  # the whole staged skill folder
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 NOT_STAGED = frozenset({"evals"})
+"""Top-level folders that are evaluation assets as a whole (cases, fixtures, graders, native tasks)."""
+_EVAL_ROOT_FILES = re.compile(
+    r"^(?:eval\.md|eval\.config|(?:evals?|trigger[-_]?evals?)(?:[-_.][\w.-]*)?\.(?:json|jsonl|ya?ml))$", re.IGNORECASE)
+"""Files at the skill's root that hold cases or expected answers: EVAL.md, eval.config, an evals or
+trigger-evals file written beside SKILL.md instead of under evals/."""
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 
 
@@ -49,13 +54,35 @@ def iter_files(root: Path) -> list[Path]:
     return skill_files(Path(os.path.realpath(root)))
 
 
-def staged_files(root: Path) -> list[Path]:
-    """The files an agent sees: everything but the evaluation assets (``evals/``).
+def evaluation_asset(rel: str | Path) -> str | None:
+    """Why the skill-relative path ``rel`` is an evaluation asset, kept out of every sandbox; None if it is not.
 
-    Staging ``evals/`` would hand the agent the expected answers.
+    The one staging rule: whatever holds cases, expected answers, fixtures or graders
+    (``evals/`` whole, with its fixtures, graders and native tasks; ``EVAL.md`` and
+    ``eval.config`` at the root; an evals or trigger-evals file at the root) never
+    reaches any arm's sandbox - with-skill, baseline, null, placebo, forced, decoys,
+    support skills, plugins - nor a ``dataset create`` draft run. A case's own
+    fixtures reach its workspace through the case (``files``), nothing else. Every
+    path that copies a skill folder asks this function (``staged_files``, and
+    ``skilltree.copy_tree(..., exclude=evaluation_asset)``).
+    """
+    parts = Path(rel).parts
+    if not parts:
+        return None
+    if parts[0] in NOT_STAGED:
+        return f"{parts[0]}/ holds the evaluation cases, fixtures and graders"
+    if len(parts) == 1 and _EVAL_ROOT_FILES.match(parts[0]):
+        return f"{parts[0]} holds evaluation cases or expected answers"
+    return None
+
+
+def staged_files(root: Path) -> list[Path]:
+    """The files an agent sees: everything but the evaluation assets (``evaluation_asset``).
+
+    Staging them would hand the agent the expected answers.
     """
     root = Path(os.path.realpath(root))
-    files = [p for p in iter_files(root) if p.relative_to(root).parts[0] not in NOT_STAGED]
+    files = [p for p in iter_files(root) if evaluation_asset(p.relative_to(root)) is None]
     total = 0
     for p in files:
         size = p.stat().st_size

@@ -175,16 +175,18 @@ _FIX = {
 }
 
 
-def copy_tree(src: Path, dest: Path, *, exclude_top: frozenset[str] = frozenset(), error: type[AcesError] = SkillError) -> None:
+def copy_tree(src: Path, dest: Path, *, exclude_top: frozenset[str] = frozenset(), error: type[AcesError] = SkillError,
+              exclude: Callable[[str], object] | None = None) -> None:
     """Copy the files ``skill_files`` lists (as plain files, never links) into ``dest``.
 
     ``exclude_top``: top-level names left out (``evals``: the answer keys never leave
-    the host).
+    the host). ``exclude``: a test of each relative path; a truthy answer leaves the file
+    out (``skills.evaluation_asset``, the one staging rule).
     """
     src = Path(src)
     for path in skill_files(src, error=error):
         rel = path.relative_to(src)
-        if rel.parts[0] in exclude_top:
+        if rel.parts[0] in exclude_top or (exclude is not None and exclude(rel.as_posix())):
             continue
         out = Path(dest) / rel
         out.parent.mkdir(parents=True, exist_ok=True)

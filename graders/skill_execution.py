@@ -46,6 +46,7 @@ from aces_bench.cases import EvalCase
 from aces_bench.graders.base import Evidence, GraderContext, GradingInput, MetricResult
 from aces_bench.graders.shell import python_imports
 from aces_bench.graders.tool_calls import Call, TraceView, skill_glob_ref, skill_ref
+from aces_bench.skills import evaluation_asset
 from aces_bench.skilltree import read_regular, walk
 from aces_bench.trialfiles import read_trial_file
 
@@ -132,7 +133,7 @@ def skill_file_digests(skill_dir: Path, name: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for entry in walk(skill_dir):  # the one walk: links out of the skill are not followed
         rel = entry.rel
-        if not entry.is_file or rel.split("/")[0] == "evals" or rel == "SKILL.md" or entry.size > 1 << 20:
+        if not entry.is_file or evaluation_asset(rel) is not None or rel == "SKILL.md" or entry.size > 1 << 20:
             continue
         try:
             out.setdefault(text_digest(read_regular(entry.path).decode("utf-8")), f"{name}/{rel}")

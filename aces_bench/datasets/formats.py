@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from aces_bench.datasets.credentials import CredentialName
 from aces_bench.datasets.evalmd import find_eval_md, intent_cases, read_intent
 from aces_bench.datasets.model import (
+    SAFE_CASE_ID,
     EvalCase,
     EvalSuite,
     FileSpec,
@@ -353,10 +354,13 @@ def _apply_intent(assets: Assets) -> None:
     """EVAL.md at run time: its cases replace their stale copies, its behaviors lead generated cases.
 
     The author's intent outranks anything generated: a case ``dataset create`` copied
-    from EVAL.md (``source: eval_md``) is replaced by the file's current version, and
-    every generated (template or LLM) case expecting the skill gets EVAL.md's
-    must-do and must-never behaviors first. A case an author wrote by hand with the
-    same id as an EVAL.md case is kept, and the EVAL.md one left out, with a note.
+    from EVAL.md (``source: eval_md``) is replaced by the file's current version; a
+    generated (template or LLM) case with the id of an EVAL.md case is renamed
+    ``<id>-generated`` (dropped when that id is taken too), with a note; and every
+    generated case expecting the skill gets EVAL.md's must-do and must-never
+    behaviors first. A case an author wrote by hand with the same id as an EVAL.md
+    case is kept, and the EVAL.md one left out, with a note: both are the author's,
+    and the hand-written one is the more specific.
     """
     path = find_eval_md(assets.skill_dir)
     if path is None:
@@ -368,6 +372,8 @@ def _apply_intent(assets: Assets) -> None:
     root = assets.skill_dir.resolve()
     readings = {(r.file, r.case_id): r for r in assets.readings}
     placed: set[str] = set()  # EVAL.md cases already in a file, refreshed where they stand
+    taken = {c.id for cases, _ in assets.sources() for c in cases} | set(by_id)
+    outranked: dict[str, list[str]] = {}  # EVAL.md case id -> what became of generated cases with its id
 
     def refresh(cases: list[EvalCase], where: Path) -> list[EvalCase]:
         out = []
@@ -381,7 +387,21 @@ def _apply_intent(assets: Assets) -> None:
                     notes.append(f"replaced by the current {rel} (the author's intent outranks a copy)")
                 out.append(current)
                 continue
-            if c.id in by_id:
+            if c.id in by_id and c.is_generated:
+                renamed = f"{c.id}-generated"
+                here = _relative(where, root)
+                if renamed in taken or not SAFE_CASE_ID.match(renamed):
+                    outranked.setdefault(c.id, []).append(
+                        f"outranks the generated case {c.id!r} of {here}, left out ({renamed!r} is taken)")
+                    continue
+                taken.add(renamed)
+                outranked.setdefault(c.id, []).append(
+                    f"outranks the generated case {c.id!r} of {here}, renamed {renamed!r}")
+                if reading is not None:
+                    reading.case_id = renamed
+                notes.append(f"renamed from {c.id!r}: the {rel} case with that id outranks a generated one")
+                c = c.model_copy(update={"id": renamed})
+            elif c.id in by_id:
                 placed.add(c.id)
                 notes.append(f"kept; the {rel} case with this id is left out")
             if c.is_generated and not c.is_negative_control and intent.directives:
@@ -402,7 +422,8 @@ def _apply_intent(assets: Assets) -> None:
         assets.config_cases = refresh(assets.config_cases, assets.config_path)
     assets.intent_path = path
     assets.intent_cases = [c for c in fresh if c.id not in placed]
-    assets.readings += [CaseReading(case_id=c.id, file=rel, format="EVAL.md", notes=[c.note or ""])
+    assets.readings += [CaseReading(case_id=c.id, file=rel, format="EVAL.md",
+                                    notes=[c.note or "", *outranked.get(c.id, [])])
                         for c in assets.intent_cases]
     pos = {key: n for n, key in enumerate(
         (_relative(where, root), c.id) for cases, where in assets.sources() for c in cases)}

@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 from markdown_it import MarkdownIt
 
 from aces_bench.agents.usage import UnusableUsage, build_invocation, usage_line
-from aces_bench.skills import Skill
+from aces_bench.skills import Skill, evaluation_asset
 from aces_bench.skilltree import copy_tree, read_regular, walk
 
 FIXTURE_DIRS = ("evals/files", "references", "reference", "assets", "examples", "data")
@@ -191,8 +191,9 @@ async def _run_in_sandbox(skill: Skill, g: Grounding) -> None:
     try:
         make_skeleton(root)
         skills = root / "skills"
-        # The one walk: a link (whatever its name) pointing out of the skill is refused, never copied.
-        copy_tree(skill.path, skills / skill.path.name, exclude_top=frozenset({"evals"}))
+        # The one walk: a link (whatever its name) pointing out of the skill is refused, never copied;
+        # the one staging rule: no evaluation asset in the draft's sandbox.
+        copy_tree(skill.path, skills / skill.path.name, exclude=evaluation_asset)
         work = root / "workspace" / "data"
         work.mkdir(parents=True)
         for rel in g.fixtures:

@@ -50,7 +50,7 @@ from aces_bench.judges.spec import JudgeSpec
 from aces_bench.outlock import study_lock, usable_output_dir
 from aces_bench.provenance import SkillProvenance, build_provenance
 from aces_bench.runner import run_job
-from aces_bench.skills import Skill, load_skill
+from aces_bench.skills import Skill, evaluation_asset, load_skill
 from aces_bench.skilltree import copy_tree
 
 REFERENCE = "aces_bench.agents.reference:ReferenceAgent"
@@ -183,7 +183,7 @@ def with_description(target: Skill, description: str, root: Path) -> Skill:
     digest = hashlib.sha256(description.encode()).hexdigest()[:10]
     dest = root / digest / target.path.name
     if not dest.is_dir():
-        copy_tree(target.path, dest, exclude_top=frozenset({"evals"}))  # links out of the skill refused, never followed
+        copy_tree(target.path, dest, exclude=evaluation_asset)  # links out of the skill refused, never followed
         text = (dest / "SKILL.md").read_text(encoding="utf-8")
         _, front, body = text.split("---", 2)
         meta = load_yaml(front) or {}
