@@ -33,7 +33,7 @@ from aces_bench.graders.author import (
     run_author_graders,
 )
 from aces_bench.graders.base import GradingInput, MetricResult
-from aces_bench.graders.contamination import saw_target, skill_passages
+from aces_bench.graders.contamination import saw_target, skill_passages, target_attempts
 from aces_bench.graders.deterministic import grade_deterministic
 from aces_bench.graders.dimensions import (
     dimension_scores,
@@ -181,8 +181,12 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
     verdict = decide(grading, metrics, facts.reward)
     contaminated = None
     if graded_as(facts.condition) == "baseline" and trajectory is not None and facts.status in GRADABLE:
-        contaminated = saw_target(build_view(trajectory, subject.workdir), target=subject.target_skill,
+        base_view = build_view(trajectory, subject.workdir)
+        contaminated = saw_target(base_view, target=subject.target_skill,
                                   skills_dir=subject.skills_dir, passages=skill_passages(subject.skill_dir))
+        if contaminated is None:
+            notes += [f"baseline tried to read the target skill, which was not there: {a}; pair kept"
+                      for a in target_attempts(base_view, target=subject.target_skill, skills_dir=subject.skills_dir)[:5]]
     outcome = trial_outcome(status=facts.status, reward=facts.reward, verifier_checks=subject.verifier_checks,
                             metrics=metrics, contaminated=contaminated)
     if outcome.reason:

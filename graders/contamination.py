@@ -9,6 +9,11 @@ skills folder can hand it back. Read from the trace, by name or by content:
 - by content: a tool output that contains a distinctive passage of the target's
   SKILL.md body (a copy under another name, a ``cat`` through a glob).
 
+Only what the agent was shown counts: a read or activation call of the target that
+failed (a ``cat /skills/<target>/SKILL.md`` answering "No such file or directory", an
+activation refused, a read with no output) is an attempt, not contamination; the pair
+is kept and the attempt recorded apart (``target_attempts``, a note on the trial).
+
 A contaminated baseline is excluded from its pair (its outcome is unscored with the
 reason ``BASELINE_SAW_TARGET``) and counted in the report.
 """
@@ -17,7 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aces_bench.graders.skill_execution import activations, norm_skill
+from aces_bench.graders.skill_execution import Activation, activations, norm_skill
 from aces_bench.graders.tool_calls import TraceView
 
 BASELINE_SAW_TARGET = "baseline saw the target skill"
@@ -39,12 +44,26 @@ def skill_passages(skill_dir: Path | None) -> list[str]:
     return [line[:_PASSAGE] for line in lines if len(line) >= 60][:5]
 
 
+def target_attempts(view: TraceView | None, *, target: str, skills_dir: str) -> list[str]:
+    """The trace's failed attempts to read or activate the target, described (not contamination)."""
+    if view is None:
+        return []
+    tried: list[Activation] = []
+    activations(view.calls, skills_dir, tried, require_output=True)
+    want = norm_skill(target)
+    return [f"{a.how} at step {a.call.step_id} {a.failed}" for a in tried if norm_skill(a.skill) == want]
+
+
 def saw_target(view: TraceView | None, *, target: str, skills_dir: str, passages: list[str]) -> str | None:
-    """Why the trace shows the target skill was seen (first evidence), or None."""
+    """Why the trace shows the target skill was seen (first evidence), or None.
+
+    A read or activation counts only when it succeeded and showed text (exit status and
+    output checked); failed attempts are ``target_attempts``.
+    """
     if view is None:
         return None
     want = norm_skill(target)
-    for a in activations(view.calls, skills_dir):
+    for a in activations(view.calls, skills_dir, require_output=True):
         if norm_skill(a.skill) == want:
             return f"{BASELINE_SAW_TARGET}: {a.how} at step {a.call.step_id}"
     for c in view.calls:

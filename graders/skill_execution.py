@@ -68,6 +68,8 @@ class Activation:
     call: Call
     skill: str
     how: str
+    failed: str | None = None
+    """Why the attempt did not activate the skill (the read or the call failed); None for an activation."""
 
 
 FAILURE_MARKERS = re.compile(
@@ -79,17 +81,81 @@ FAILURE_MARKERS = re.compile(
 _FRONTMATTER_NAME = re.compile(r"^name:\s*[\"']?([A-Za-z0-9][\w.-]*)", re.MULTILINE)
 
 
-def activations(calls: tuple[Call, ...] | list[Call], skills_dir: str) -> list[Activation]:
-    """Every skill activation: a SKILL.md read or a harness activation call."""
+READ_FAILURE = re.compile(
+    r"No such file or directory|cannot (?:open|access|read|stat)|Permission denied|Is a directory|"
+    r"(?:file|path|skill)(?: [^\n]{0,80})? (?:not found|does not exist)|not a (?:regular )?file|"
+    r"^(?:Error|error):|Unknown skill|no skill named|ENOENT|EACCES|EISDIR",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""What a failed read or skill activation prints when the harness gave no failure flag."""
+
+
+def _shows_skill(output: str, skill: str) -> bool:
+    """Whether ``output`` holds the skill's own SKILL.md text (its frontmatter ``name:`` line)."""
+    want = norm_skill(skill)
+    return any(norm_skill(n) == want for n in _FRONTMATTER_NAME.findall(output))
+
+
+def _attempt_failed(a: Activation, path: str | None, *, require_output: bool = False) -> str | None:
+    """Why attempt ``a`` did not show the agent the skill, or None when it did (status and output checked).
+
+    An output holding the skill's frontmatter shows it, whatever else the screen says.
+    Otherwise a call the harness flagged failed (an exit status, an error flag) failed,
+    and one with no flag failed when its output says so (``No such file or directory``,
+    ``Unknown skill``...) on a line naming the file or the skill (a terminal screen
+    shows earlier commands' errors too), or anywhere in a read tool's short reply. When
+    one call read several files, only the file its error names failed. A call that
+    recorded no output at all is taken at its word unless ``require_output``:
+    contamination needs positive evidence that the agent saw text.
+    """
+    c = a.call
+    output = c.output or ""
+    if output and _shows_skill(output, a.skill):
+        return None
+    names = [n for n in (path, path and path.rsplit("/", 2)[-2] + "/SKILL.md", a.skill,
+                         path and "SKILL.md" if c.kind != "activate" else None) if n]
+    failures = [ln.strip() for ln in output.splitlines() if READ_FAILURE.search(ln)]
+    own = [ln for ln in failures if any(n in ln for n in names)]
+    several = len(c.reads) > 1 and path is not None
+    if c.failed is True and (not several or own or not output.strip()):
+        line = own[0] if own else next((ln.strip() for ln in output.splitlines() if ln.strip()), "")
+        return f"failed ({f'exit {c.exit_code}' if c.exit_code is not None else 'error reported'}" \
+               + (f": {line[:120]}" if line else "") + ")"
+    if own:
+        return f"failed ({own[0][:120]})"
+    if failures and c.kind in ("read", "activate") and len(output.strip()) < 400:
+        return f"failed ({failures[0][:120]})"  # a read tool's short error reply, not flagged by the harness
+    if require_output and not output.strip():
+        return "returned no text"
+    return None
+
+
+def activations(calls: tuple[Call, ...] | list[Call], skills_dir: str,
+                attempts: list[Activation] | None = None, *, require_output: bool = False) -> list[Activation]:
+    """Every skill activation: a SKILL.md read or a harness activation call that succeeded.
+
+    Success is checked on the call's exit status or error flag and on its output (see
+    ``_attempt_failed``): a ``cat /skills/x/SKILL.md`` that printed "No such file or
+    directory" read nothing. Failed attempts are appended to ``attempts`` (when given),
+    each with ``failed`` saying why, so a grader can record them apart.
+    """
     out: list[Activation] = []
+
+    def add(a: Activation, path: str | None = None) -> None:
+        why = _attempt_failed(a, path, require_output=require_output)
+        if why is None:
+            out.append(a)
+        elif attempts is not None:
+            attempts.append(Activation(a.call, a.skill, a.how, failed=why))
+
     for c in calls:
         if c.activated:
-            out.append(Activation(c, c.activated, f"{c.tool} tool call"))
+            add(Activation(c, c.activated, f"{c.tool} tool call"))
             continue
         for p in c.reads:
             ref = skill_ref(p, skills_dir)
             if ref is not None and ref.rel.lower() == "skill.md":
-                out.append(Activation(c, ref.skill, f"read of {p} via {c.tool}"))
+                add(Activation(c, ref.skill, f"read of {p} via {c.tool}"), p)
                 continue
             glob = skill_glob_ref(p, skills_dir)
             if glob is not None and fnmatch.fnmatchcase("SKILL.md", glob.rel or "-"):
@@ -98,6 +164,21 @@ def activations(calls: tuple[Call, ...] | list[Call], skills_dir: str) -> list[A
                     if fnmatch.fnmatchcase(name, glob.skill):
                         out.append(Activation(c, name, f"read of {p} (glob) via {c.tool}"))
     return out
+
+
+FAILED_ATTEMPT = f"{ACTIVATION}.failed_attempt"
+MAX_ATTEMPT_EVIDENCE = 5
+
+
+def failed_attempt_evidence(tried: list[Activation]) -> list[Evidence]:
+    """Evidence for activation attempts that failed: recorded apart, never counted as activations."""
+    ev = [Evidence(check=FAILED_ATTEMPT, passed=False, step_id=a.call.step_id,
+                   detail=f"attempt to activate {a.skill!r} at {a.call.where} ({a.how}) {a.failed}: not an activation")
+          for a in tried[:MAX_ATTEMPT_EVIDENCE]]
+    if len(tried) > MAX_ATTEMPT_EVIDENCE:
+        ev.append(Evidence(check=FAILED_ATTEMPT, passed=False,
+                           detail=f"{len(tried) - MAX_ATTEMPT_EVIDENCE} more failed attempts not listed"))
+    return ev
 
 
 def happened(result: MetricResult | None, check: str, *, negative_control: bool) -> bool | None:
@@ -290,7 +371,9 @@ def analyse(
     expected = {norm_skill(case.expected_skill or target_skill)} | {norm_skill(s) for s in case.acceptable_skills}
     facts = ExecutionFacts(sub_scores={})
     ev = facts.evidence
-    acts = [a for a in activations(calls, skills_dir) if norm_skill(a.skill) in expected]
+    tried: list[Activation] = []
+    acts = [a for a in activations(calls, skills_dir, tried) if norm_skill(a.skill) in expected]
+    ev += failed_attempt_evidence([a for a in tried if norm_skill(a.skill) in expected])
     if acts:
         a = acts[0]
         facts.sub_scores["activation"] = 1.0
@@ -364,7 +447,9 @@ def calls_by_index(calls, index: int) -> Call:
 def _negative(calls, target_skill: str, skills_dir: str) -> ExecutionFacts:
     target = norm_skill(target_skill)
     facts = ExecutionFacts(sub_scores={})
-    acts = [a for a in activations(calls, skills_dir) if norm_skill(a.skill) == target]
+    tried: list[Activation] = []
+    acts = [a for a in activations(calls, skills_dir, tried) if norm_skill(a.skill) == target]
+    facts.evidence += failed_attempt_evidence([a for a in tried if norm_skill(a.skill) == target])
     if acts:
         facts.sub_scores["activation"] = 0.0
         facts.evidence.append(Evidence(check="activation", passed=False, step_id=acts[0].call.step_id,
