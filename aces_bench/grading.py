@@ -142,7 +142,8 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
             # Graders know two sides; a calibration arm is graded as the side it stands for.
             condition=graded_as(subject.facts.condition), target_skill=subject.target_skill,
             allowed_skills=subject.allowed_skills, staged_skills=subject.staged_skills,
-            skills_dir=subject.skills_dir, workdir=subject.workdir, final_answer=final_answer,
+            skills_dir=subject.skills_dir, workdir=subject.workdir, answer_file=subject.answer_file,
+            final_answer=final_answer,
             artifacts_dir=subject.artifacts_dir,
             skill_digests=skill_file_digests(subject.skill_dir, subject.target_skill)
             if subject.skill_dir is not None and subject.target_skill in subject.staged_skills else {},
@@ -195,7 +196,8 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         notes.append(verdict.note)
     first_pass = None
     if self_correction is not None and trajectory is not None:
-        first_pass = first_attempt_from(verdict.final_pass, self_correction)
+        first_pass = first_attempt_from(verdict.final_pass, self_correction, pass_threshold=grading.pass_threshold,
+                                        author_decides=grading.mode == "custom_only")
     agent_result = subject.result.agent_result if subject.result else None
     n_tool_calls = sum(len(s.tool_calls or []) for s in trajectory.steps) if trajectory else None
     names = sorted(subject.case.required_credentials) if subject.case is not None else []

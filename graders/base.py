@@ -77,6 +77,7 @@ class GradingInput(BaseModel):
     staged_skills: tuple[str, ...] = ()
     skills_dir: str = "/skills"
     workdir: str = "/workspace"
+    answer_file: str = Field(default="answer.txt", description="where the instruction asks for the answer, workdir-relative")
     final_answer: str | None = None
     artifacts_dir: Path | None = Field(default=None, description="retained workspace copy on the host")
     skill_digests: Mapping[str, str] = Field(

@@ -1,40 +1,50 @@
-"""First-attempt grading and self-correction tracking.
+"""First-attempt grading and self-correction tracking, as AEVAL defines them.
 
-From the trajectory alone this records a ``self_correction`` section:
+The first attempt is the first answer the agent produced: the first write of the
+answer file, or the first final message when it wrote none
+(``graders/first_answer.py``). Self-correction is anything the agent changed after
+that: the answer rewritten with another text, a workspace output it had produced (or
+a file the case's checks read) written again, and edits to the skill it was given.
+From the trajectory this records a ``self_correction`` section:
 
+- ``first_answer``: where the first answer was produced, how, and whether its text
+  is in the trace;
+- ``later_changes``: every change to the answer or the outputs after it;
+- ``first_attempt_checks`` / ``first_attempt_reward``: the case's deterministic
+  checks applied to the first answer (and to each checked file as it stood then),
+  with the verifier's semantics;
 - ``changes``: edits the agent made to skill files (anything written, moved,
   deleted or chmod-ed under a skill folder, in the skills dir or a harness copy)
   or to a harness's skill configuration (``.claude/settings.json``,
   ``.gemini/settings.json``, ``.codex/config.toml``, ``opencode.json``...);
-- ``first_attempt_errors``: failed calls that were the first try of their action
-  (the same script, or the same command/tool and target);
+- ``first_attempt_errors``: failed calls that were the first try of their action;
 - ``retries``: later tries of an action whose earlier try failed, and whether
   they succeeded;
-- ``affected_checks``: skill_execution checks that passed in the end but not on
-  the first attempt.
+- ``affected_checks``: skill_execution checks that passed in the end but not
+  before the agent's first change to the target skill.
 
-First attempt = everything before the agent's first change to the target skill
-(or its configuration). A check that only passed after that change counts as
-failed on the first attempt. The ``self_correction`` metric's score is the
-skill_execution score on the first attempt (activation, execution, workflow
-order; error recovery is what happens *after* a first attempt, so it is left
-out), next to the final ``skill_execution``. ``first_attempt_pass`` turns a
-trial's final pass/fail into its first-attempt pass/fail: an outcome produced
-after patching the skill is a first-attempt failure.
+``first_attempt_pass``: the final pass when nothing changed after the first answer;
+the first answer's own checks when something did (unknown - None, counted apart -
+when its text or a checked file's is not in the trace, or when only the skill's
+author graders decide a pass); a fail when the first answer came after the agent had
+patched the target skill. The ``self_correction`` metric's score is the
+skill_execution score before the first change to the target skill (activation,
+execution, workflow order), next to the final ``skill_execution``.
 
 Edits to skills other than the target are recorded but do not change the
-first-attempt checks. Baseline and negative controls are graded the same way
-(in the baseline the target skill is absent, so there is nothing to patch).
+first-attempt checks. Baseline and negative controls are graded the same way.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from aces_bench.graders.base import Evidence, GradingInput, MetricResult
+from aces_bench.graders.first_answer import AnswerHistory, history
 from aces_bench.graders.skill_execution import (
     ACTIVATION,
     EXECUTION,
@@ -45,6 +55,7 @@ from aces_bench.graders.skill_execution import (
     unscored,
 )
 from aces_bench.graders.tool_calls import Call, TraceView, skill_ref
+from aces_bench.verifier.check_answer import evaluate_check
 
 METRIC = "self_correction"
 FIRST_ATTEMPT_CHECKS = (ACTIVATION, EXECUTION, WORKFLOW_ORDER)
@@ -85,14 +96,38 @@ class Retry(TraceEvent):
     succeeded: bool
 
 
+class FirstAnswer(TraceEvent):
+    """Where the first answer came from: the answer file's first write or the first final message."""
+
+    source: Literal["answer_file", "final_message", "none"]
+    how: str = ""
+    content_known: bool = False
+
+
+class LaterChange(TraceEvent):
+    """A change to the answer or a workspace output after the first answer."""
+
+    path: str
+    how: str
+
+
 class SelfCorrection(BaseModel):
-    """The ``self_correction`` section: did the agent change the skill, and what passed only after.
+    """The ``self_correction`` section: what the agent changed after its first answer, and what passed only after.
 
     Stored in the self_correction result's ``details["self_correction"]``; read it with
     ``SelfCorrection.of(result)``, never by key.
     """
 
     patched: bool
+    first_answer: FirstAnswer | None = None
+    later_changes: list[LaterChange] = Field(default_factory=list)
+    self_corrected: bool = Field(default=False, description="the answer, an output or the target skill changed "
+                                 "after the first answer (AEVAL)")
+    patched_before_first_answer: bool = False
+    first_attempt_checks: list[dict[str, Any]] = Field(default_factory=list)
+    first_attempt_reward: float | None = Field(default=None, description="the case's checks on the first answer; "
+                                               "None when they cannot be applied to it")
+    first_attempt_unknown: str | None = Field(default=None, description="why the first answer cannot be graded")
     first_patch_index: int | None = None
     first_patch_step: int | None = None
     changes: list[SkillChange] = Field(default_factory=list)
@@ -165,7 +200,7 @@ def self_correction_section(inp: GradingInput, view: TraceView) -> dict[str, Any
     changes = skill_changes(view.calls, inp.skills_dir, target)
     errors, retries = attempts(view.calls)
     first = next((ch for ch in changes if ch["target"]), None)
-    return {
+    section = {
         "patched": first is not None,
         "first_patch_index": first["index"] if first else None,
         "first_patch_step": first["step_id"] if first else None,
@@ -174,6 +209,83 @@ def self_correction_section(inp: GradingInput, view: TraceView) -> dict[str, Any
         "retries": retries,
         "affected_checks": [],
     }
+    section.update(_first_answer_part(inp, view, first))
+    return section
+
+
+def _check_files(inp: GradingInput) -> tuple[str, ...]:
+    return tuple(sorted({c.file for c in (inp.case.checks if inp.case else []) if c.file}))
+
+
+def _first_answer_part(inp: GradingInput, view: TraceView, first_patch: dict[str, Any] | None) -> dict[str, Any]:
+    """The AEVAL part of the section: the first answer, later changes and the first answer's own checks."""
+    hist = history(view, inp.trajectory, workdir=inp.workdir, answer_file=inp.answer_file,
+                   skills_dir=inp.skills_dir, check_files=_check_files(inp))
+    w = hist.first
+    if w is not None:
+        first = {"source": "answer_file", "index": w.index, "step_id": w.step_id, "where": w.where, "how": w.how,
+                 "content_known": w.content is not None}
+    elif hist.first_message is not None:
+        sid = hist.first_message[0]
+        first = {"source": "final_message", "index": -1, "step_id": sid, "where": f"step {sid}",
+                 "how": "the first final message", "content_known": True}
+    else:
+        first = {"source": "none", "index": -1, "how": "no write of the answer file and no final message in the trace"}
+    later = [{"index": c.index, "step_id": c.step_id, "where": c.where, "path": c.path, "how": c.how}
+             for c in hist.later_changes]
+    cut = w.index if w is not None else None
+    patched_before = first_patch is not None and (cut is None or first_patch["index"] < cut)
+    patched_after = first_patch is not None and not patched_before
+    part: dict[str, Any] = {
+        "first_answer": first, "later_changes": later,
+        "self_corrected": bool(later) or patched_after,
+        "patched_before_first_answer": patched_before,
+    }
+    part.update(_first_checks(inp, hist))
+    return part
+
+
+def _retained(inp: GradingInput, rel: str) -> str | None:
+    if inp.artifacts_dir is None:
+        return None
+    try:
+        return (Path(inp.artifacts_dir) / rel).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _first_checks(inp: GradingInput, hist: AnswerHistory) -> dict[str, Any]:
+    """The case's checks on the first answer: results, reward, or why they cannot be applied."""
+    checks = [c.model_dump(mode="json") for c in (inp.case.checks if inp.case else [])]
+    if not checks:
+        return {"first_attempt_checks": [], "first_attempt_reward": None,
+                "first_attempt_unknown": "the case has no deterministic check"}
+    root = inp.workdir.rstrip("/") or "/"
+    texts: dict[str | None, str | None] = {}
+    unknown: list[str] = []
+    for rel in sorted({c.get("file") for c in checks}, key=lambda r: r or ""):
+        name = rel or inp.answer_file
+        path = name if name.startswith("/") else f"{root}/{name}"
+        if rel is None and hist.source == "final_message":
+            text = hist.first_message[1] if hist.first_message else None
+        elif path in hist.contents_at_first and hist.contents_at_first[path] is not None:
+            text = hist.contents_at_first[path]
+        elif path not in hist.changed_after_first:
+            text = _retained(inp, name)  # unchanged since the first answer: the final file is the one it left
+        else:
+            text = None
+        if text is None and path in hist.changed_after_first:
+            how = next((w.how for w in [hist.first, *hist.answer_writes] if w is not None and w.path == path), "a write")
+            unknown.append(f"{name}'s text at the first answer is not in the trace (written by {how})")
+        texts[rel] = text
+    if unknown:
+        return {"first_attempt_checks": [], "first_attempt_reward": None, "first_attempt_unknown": "; ".join(unknown)}
+    results = []
+    for check in checks:
+        passed, detail = evaluate_check(check, texts.get(check.get("file")))
+        results.append({"check": check, "passed": passed, "detail": detail})
+    return {"first_attempt_checks": results, "first_attempt_unknown": None,
+            "first_attempt_reward": 1.0 if all(r["passed"] for r in results) else 0.0}
 
 
 def grade_self_correction(inp: GradingInput, view: TraceView | None, final: MetricResult | None = None) -> MetricResult:
@@ -197,6 +309,7 @@ def grade_self_correction(inp: GradingInput, view: TraceView | None, final: Metr
                     detail=f"retry at {r['where']} of the action that failed at step {r['of_step']}: "
                            + ("succeeded" if r["succeeded"] else "failed again"))
            for r in section["retries"][:20]]
+    ev += _answer_evidence(section)
     missing = unscored(inp, view, METRIC)
     if missing is not None:
         return missing.model_copy(update={"details": {"self_correction": section}, "evidence": ev})
@@ -231,14 +344,53 @@ def grade_self_correction(inp: GradingInput, view: TraceView | None, final: Metr
                         details={"self_correction": section})
 
 
-def first_attempt_pass(final_pass: bool | None, self_correction: MetricResult) -> bool | None:
-    """A trial's pass on the first attempt: the final pass, unless it came after patching the skill.
+def _answer_evidence(section: dict[str, Any]) -> list[Evidence]:
+    """The first answer, what changed after it, and the first answer's own checks, as evidence."""
+    first = section.get("first_answer") or {}
+    ev = [Evidence(check="self_correction.first_answer", passed=None, step_id=first.get("step_id"),
+                   detail=(f"first answer at {first['where']}: {first['how']}"
+                           + ("" if first.get("content_known") else " (its text is not in the trace)"))
+                   if first.get("where") else f"first answer: {first.get('how', 'none')}")]
+    ev += [Evidence(check="self_correction.later_change", passed=None, step_id=c["step_id"],
+                    detail=f"{c['path']} changed at {c['where']} after the first answer ({c['how']})")
+           for c in section.get("later_changes", [])[:20]]
+    if section.get("patched_before_first_answer"):
+        ev.append(Evidence(check="self_correction.first_attempt", passed=False,
+                           detail="the first answer came after the agent changed the target skill"))
+    elif section.get("self_corrected"):
+        reward = section.get("first_attempt_reward")
+        failed = [r["detail"] for r in section.get("first_attempt_checks", []) if not r["passed"]]
+        ev.append(Evidence(
+            check="self_correction.first_attempt", passed=None if reward is None else reward >= 1.0,
+            detail=(f"first answer not graded: {section.get('first_attempt_unknown')}" if reward is None else
+                    "the first answer passes every check" if not failed else
+                    f"the first answer fails: {'; '.join(failed)}")))
+    return ev
 
-    None when the final outcome is unknown (unscored stays unscored).
+
+def first_attempt_pass(final_pass: bool | None, self_correction: MetricResult, *, pass_threshold: float = 1.0,
+                       author_decides: bool = False) -> bool | None:
+    """A trial's pass on its first answer (AEVAL), from the ``self_correction`` section.
+
+    - None when the final outcome is unknown (unscored stays unscored);
+    - False when the first answer came after the agent patched the target skill;
+    - the final pass when nothing changed after the first answer;
+    - otherwise the case's checks on the first answer (reward >= ``pass_threshold``),
+      None when they cannot be applied (its text is not in the trace, the case has no
+      check of its own, or ``author_decides``: the author's graders saw only the end).
+    A section written before first answers were tracked falls back to the patch rule.
     """
     if final_pass is None:
         return None
-    if not final_pass:
-        return False
     section = SelfCorrection.of(self_correction)
-    return not (section is not None and section.patched)
+    if section is None:
+        return final_pass
+    if section.first_answer is None:  # an older section: only skill patches were tracked
+        return final_pass and not section.patched
+    if section.patched_before_first_answer:
+        return False
+    if not section.self_corrected:
+        return final_pass
+    if author_decides or section.first_attempt_reward is None:
+        return None
+    return section.first_attempt_reward >= pass_threshold

@@ -40,6 +40,7 @@ _PATTERN_FIRST = {"grep", "egrep", "fgrep", "rg", "ag", "awk", "gawk", "jq", "se
 _LISTERS = {"ls", "find", "tree", "du", "stat", "file", "realpath", "readlink", "test", "["}
 _COPIERS = {"cp", "mv", "install", "rsync", "ln"}
 _MODIFIERS = {"touch", "truncate", "rm", "rmdir", "mkdir", "unlink", "shred"}
+_REMOVERS = {"rm", "rmdir", "unlink"}
 _PERMS = {"chmod", "chown", "chgrp"}
 _INTERPRETERS = re.compile(
     r"^(?:python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|ruby|perl|php|Rscript|bash|sh|zsh|dash|ksh|"
@@ -79,7 +80,10 @@ class ShellFacts:
     in the code, ``PYTHONPATH``, the working directory for ``-c``/``-m``/stdin, the
     script's own folder); which of them exist is the grader's business.
     ``copies``: (source, destination) of ``cp``/``mv``/``install``/``rsync`` and
-    ``cat SRC > DST``. ``written``: (path, text) of files written from a heredoc.
+    ``cat SRC > DST``. ``written``: (path, text) of files written whole with text the
+    command shows (a heredoc, ``echo``/``printf`` redirected or piped into ``tee``).
+    ``appended``: the same for ``>>`` and ``tee -a``. ``removed``: paths ``rm``/``unlink``
+    deleted (also in ``writes``).
     """
 
     reads: tuple[str, ...] = ()
@@ -92,6 +96,45 @@ class ShellFacts:
     imports: tuple[str, ...] = ()
     copies: tuple[tuple[str, str], ...] = ()
     written: tuple[tuple[str, str], ...] = ()
+    appended: tuple[tuple[str, str], ...] = ()
+    removed: tuple[str, ...] = ()
+
+
+_PRINTF_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "\"": "\"", "'": "'", "r": "\r", "a": "\a", "0": "\0"}
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(.)", lambda m: _PRINTF_ESCAPES.get(m.group(1), "\\" + m.group(1)), text)
+
+
+def echoed(words: list[str], stdin: str | None = None) -> str | None:
+    """The text ``echo``/``printf``/``cat`` (of a heredoc) prints, or None when it cannot be told statically."""
+    if not words:
+        return None
+    prog = posixpath.basename(words[0])
+    args = words[1:]
+    if any(a.startswith(("$", "`")) or "$(" in a or "${" in a for a in args):
+        return None  # an expansion: its value is not in the command
+    if prog == "echo":
+        newline, escapes = True, False
+        while args and re.fullmatch(r"-[neE]+", args[0]):
+            newline = newline and "n" not in args[0]
+            escapes = "e" in args[0] or escapes
+            args = args[1:]
+        text = " ".join(args)
+        return (_unescape(text) if escapes else text) + ("\n" if newline else "")
+    if prog == "printf" and args and not args[0].startswith("-"):
+        fmt, rest = args[0], args[1:]
+        if re.search(r"%(?!%|s)", fmt):
+            return None  # a number format: left to the shell
+        pieces = fmt.split("%s")
+        if len(pieces) - 1 > len(rest) and rest:
+            return None
+        out = pieces[0] + "".join(str(rest[i] if i < len(rest) else "") + piece for i, piece in enumerate(pieces[1:]))
+        return _unescape(out.replace("%%", "%"))
+    if prog == "cat" and len(words) == 1 and stdin is not None:
+        return stdin + "\n"
+    return None
 
 
 def resolve(path: str, cwd: str) -> str:
@@ -189,8 +232,8 @@ def _pathlike(word: str) -> bool:
 
 
 class _Acc:
-    __slots__ = ("copies", "cwd", "execs", "flags", "imports", "lists", "programs", "pythonpath", "reads", "stdin",
-                 "writes", "written")
+    __slots__ = ("appended", "copies", "cwd", "execs", "flags", "imports", "lists", "pipe", "programs", "pythonpath",
+                 "reads", "removed", "stdin", "writes", "written")
 
     def __init__(self, cwd: str):
         self.reads: list[str] = []
@@ -203,6 +246,9 @@ class _Acc:
         self.imports: list[str] = []
         self.copies: list[tuple[str, str]] = []
         self.written: list[tuple[str, str]] = []
+        self.appended: list[tuple[str, str]] = []
+        self.removed: list[str] = []
+        self.pipe: str | None = None  # the text the previous command of a pipeline printed, when known
         self.pythonpath: list[str] = []  # from ``export PYTHONPATH=...`` earlier in the command
         self.stdin: str | None = None  # the heredoc body fed to the current line
 
@@ -344,7 +390,12 @@ def _simple(words: list[str], acc: _Acc) -> None:
         acc.lists.extend(resolve(p, cwd) for p in (pos or ["."]) if _pathlike(p))
         return
     if prog == "tee":
-        acc.writes.extend(resolve(p, cwd) for p in pos if _pathlike(p))
+        targets = [resolve(p, cwd) for p in pos if _pathlike(p)]
+        acc.writes.extend(targets)
+        text = acc.pipe if acc.pipe is not None else acc.stdin
+        if text is not None:
+            into = acc.appended if ("-a" in args or "--append" in args) else acc.written
+            into.extend((t, text) for t in targets)
         return
     if prog in _COPIERS:
         if len(pos) >= 2:
@@ -360,6 +411,8 @@ def _simple(words: list[str], acc: _Acc) -> None:
         return
     if prog in _MODIFIERS:
         acc.writes.extend(resolve(p, cwd) for p in pos if _pathlike(p))
+        if prog in _REMOVERS:
+            acc.removed.extend(resolve(p, cwd) for p in pos if _pathlike(p))
         return
     if prog in _PERMS:
         acc.writes.extend(resolve(p, cwd) for p in pos[1:] if _pathlike(p))
@@ -391,6 +444,8 @@ def parse_command(cmd: str, cwd: str = "/") -> ShellFacts:
         imports=tuple(dict.fromkeys(acc.imports)),
         copies=tuple(acc.copies),
         written=tuple(acc.written),
+        appended=tuple(acc.appended),
+        removed=tuple(acc.removed),
     )
 
 
@@ -423,6 +478,7 @@ def _line(line: str, acc: _Acc) -> None:
         return
     words: list[str] = []
     tokens = _tokens(line)
+    acc.pipe = None
     i = 0
     while i < len(tokens):
         is_op, text = tokens[i]
@@ -430,6 +486,7 @@ def _line(line: str, acc: _Acc) -> None:
             words.append(text)
         elif text in _SEPARATORS:
             _simple(words, acc)
+            acc.pipe = echoed(words, acc.stdin) if text == "|" else None
             words = []
         elif text.startswith("<<"):
             i += 1  # a here-string or heredoc marker: data, not a file
@@ -440,10 +497,13 @@ def _line(line: str, acc: _Acc) -> None:
                     dst = resolve(target, acc.cwd)
                     acc.writes.append(dst)
                     prog = posixpath.basename(words[0]) if words else ""
-                    if prog == "cat" and acc.stdin is not None and len(words) == 1:
+                    shown = echoed(words, acc.stdin) if text in (">", "1>", ">>", "1>>") else None
+                    if prog == "cat" and acc.stdin is not None and len(words) == 1 and not text.endswith(">>"):
                         acc.written.append((dst, acc.stdin))
                     elif prog == "cat" and len(words) == 2 and _pathlike(words[1]) and not text.startswith(">>"):
                         acc.copies.append((resolve(words[1], acc.cwd), dst))
+                    elif shown is not None:
+                        (acc.appended if text.endswith(">>") else acc.written).append((dst, shown))
                 i += 1
         elif text == "<" and i + 1 < len(tokens) and not tokens[i + 1][0]:
             acc.reads.append(resolve(tokens[i + 1][1], acc.cwd))

@@ -96,7 +96,11 @@ class Call:
     copies: tuple[tuple[str, str], ...] = ()
     """(source, destination) of files the call copied."""
     files: tuple[tuple[str, str], ...] = ()
-    """(path, text) of files the call wrote whole (a write tool, a heredoc)."""
+    """(path, text) of files the call wrote whole (a write tool, a heredoc, ``echo``/``printf`` redirected)."""
+    appends: tuple[tuple[str, str], ...] = ()
+    """(path, text) the call appended to files (``>>``, ``tee -a``)."""
+    removes: tuple[str, ...] = ()
+    """Paths the call deleted (``rm``, ``unlink``; also in ``writes``)."""
     written: str = ""
     flags: frozenset[str] = frozenset()
     activated: str | None = None
@@ -281,7 +285,8 @@ class _Builder:
             facts = parse_command(text, self.cwd)
             self.cwd = facts.cwd
             fields = {"reads": facts.reads, "writes": facts.writes, "lists": facts.lists, "execs": facts.execs,
-                      "flags": facts.flags, "imports": facts.imports, "copies": facts.copies, "files": facts.written}
+                      "flags": facts.flags, "imports": facts.imports, "copies": facts.copies, "files": facts.written,
+                      "appends": facts.appended, "removes": facts.removed}
             kind = "shell"
         elif kind == "activate":
             name = _activated_name(args)

@@ -196,9 +196,10 @@ def render_tables(summary: ReportSummary, items: list[InventoryItem], cover: lis
             rows=metric_rows(summary), note="Unscored trials are left out of a metric, never scored 0."),
         "pass_rates": _table(
             env, caption="Final vs first-attempt pass rate", label="tab:aces-pass-rates", colspec="llrrrrr",
-            header=["Skill", "Condition", "Trials", "Final pass", "First-attempt pass", "After patch", "Unknown"],
+            header=["Skill", "Condition", "Trials", "Final pass", "First-attempt pass", "Self-corrected", "Unknown"],
             rows=pass_rate_rows(summary),
-            note=("First-attempt pass counts a trial that only passed after the agent edited the skill as failed. "
+            note=("First-attempt pass grades the first answer the agent produced (AEVAL); self-corrected: passed "
+                  "only after changing its answer, an output or the skill. "
                   + (f"Final pass: {summary.pass_rates[0].final_source}. " if summary.pass_rates else "")
                   + "Unknown: final pass not recorded (failed or unscored trials), never counted as a failure.")),
         "inventory": _table(

@@ -2,8 +2,9 @@
 
 The final pass is the trial's recorded ``final_pass`` (reward at or above the pass
 threshold; the author's pass in ``custom_only`` grading). The first-attempt pass is
-``first_attempt_pass``: the final pass unless the agent only got there after patching
-the skill (``graders/self_correction.py``). Rates are over trials where the value is
+``first_attempt_pass``: the case's checks on the first answer the agent produced,
+AEVAL's definition (``graders/self_correction.py``): a trial that passed only after
+rewriting its answer, an output or the skill passed on self-correction. Rates are over trials where the value is
 known; the rest are counted, never scored 0. Attempts skipped under stop-on-pass were
 never run and are counted apart from unknowns.
 """
@@ -32,7 +33,8 @@ class PassRateRow(BaseModel):
     n_first_known: int
     n_first_pass: int
     first_rate: float | None
-    n_passed_after_patch: int = Field(description="final pass, first attempt failed: passed only after patching the skill")
+    n_passed_after_patch: int = Field(description="final pass, first attempt failed: passed only after self-correction "
+                                      "(the answer, an output or the skill changed after the first answer)")
     final_source: str = Field(description="where the final pass came from")
 
 

@@ -8,10 +8,12 @@ from graders_fixtures import (
     SKILL,
     SKILL_MD,
     bash,
+    case,
     good_run,
     inp,
     tool,
     traj,
+    traj_dict,
 )
 
 from aces_bench.graders.base import GradingInput
@@ -96,3 +98,108 @@ def test_section_recorded_without_case():
     sc = grade_deterministic(i)["self_correction"]
     assert sc.score is None and sc.unscored_reason.startswith("no case spec")
     assert sc.details["self_correction"]["patched"] is True
+
+
+# --- AEVAL: the first answer is graded; any later change to it or the outputs is self-correction ---------
+
+ANSWER = "/workspace/answer.txt"
+WRONG, RIGHT = "Total: 999.00 EUR", "Total: 65.00 EUR"
+TOTAL = case(assertions=[{"kind": "number", "value": 65.0, "tolerance": 0.001}, {"kind": "contains", "value": "EUR"}])
+
+
+def _first(t, *, final_pass: bool = True, case_=TOTAL, **kw):
+    sc = grade_deterministic(inp(t, case_=case_, **kw))["self_correction"]
+    return first_attempt_pass(final_pass, sc), sc.details["self_correction"]
+
+
+# The ways the harnesses write a file, first the wrong total and then the right one.
+WRONG_THEN_RIGHT = {
+    "shell echo": (bash(f"echo '{WRONG}' > {ANSWER}"), bash(f"echo '{RIGHT}' > {ANSWER}")),
+    "shell printf and tee": (bash(f"printf '%s\\n' '{WRONG}' > {ANSWER}"), bash(f"echo '{RIGHT}' | tee {ANSWER}")),
+    "heredoc": (bash(f"cat > {ANSWER} <<'EOF'\n{WRONG}\nEOF"), bash(f"cat > answer.txt <<EOF\n{RIGHT}\nEOF")),
+    "python -c": (bash(f"python3 -c \"open('{ANSWER}', 'w').write('{WRONG}')\""),
+                  bash(f"python3 -c \"from pathlib import Path; Path('answer.txt').write_text('{RIGHT}')\"")),
+    "claude-code Write, Edit": (tool("Write", {"file_path": ANSWER, "content": WRONG}),
+                                tool("Edit", {"file_path": ANSWER, "old_string": "999.00", "new_string": "65.00"})),
+    "opencode write, edit": (tool("write", {"filePath": ANSWER, "content": WRONG}),
+                             tool("edit", {"filePath": ANSWER, "oldString": "999", "newString": "65"})),
+    "gemini-cli write_file, replace": (tool("write_file", {"file_path": ANSWER, "content": WRONG}),
+                                       tool("replace", {"file_path": ANSWER, "old_string": WRONG, "new_string": RIGHT})),
+    "editor tool create, str_replace": (
+        tool("str_replace_based_edit_tool", {"command": "create", "path": ANSWER, "file_text": WRONG}),
+        tool("str_replace_based_edit_tool", {"command": "str_replace", "path": ANSWER, "old_str": "999.00",
+                                             "new_str": "65.00"})),
+    "codex apply_patch": (
+        tool("apply_patch", {"input": f"*** Begin Patch\n*** Add File: {ANSWER}\n+{WRONG}\n*** End Patch"}),
+        tool("apply_patch", {"input": f"*** Begin Patch\n*** Update File: {ANSWER}\n@@\n-{WRONG}\n+{RIGHT}\n"
+                                      "*** End Patch"})),
+}
+
+
+def test_wrong_then_right_answer_fails_the_first_attempt_in_every_write_style():
+    for style, (wrong, right) in WRONG_THEN_RIGHT.items():
+        first, section = _first(traj(wrong, bash("cat data/march.csv", "id,amount"), right))
+        assert first is False, (style, section)
+        assert section["self_corrected"] is True and section["first_answer"]["content_known"], style
+        assert section["first_answer"]["step_id"] == 2 and section["later_changes"][0]["step_id"] == 4, style
+        assert section["first_attempt_reward"] == 0.0, style
+        failed = [r for r in section["first_attempt_checks"] if not r["passed"]]
+        assert [r["check"]["kind"] for r in failed] == ["number"], style
+
+
+def test_right_then_wrong_passes_the_first_attempt_whatever_the_final_says():
+    first, section = _first(traj(bash(f"echo '{RIGHT}' > {ANSWER}"), bash(f"echo '{WRONG}' > {ANSWER}")),
+                            final_pass=False)
+    assert first is True and section["self_corrected"] is True
+
+
+def test_one_answer_or_the_same_text_again_is_no_self_correction():
+    for calls in ((bash(f"echo '{RIGHT}' > {ANSWER}"),),
+                  (bash(f"echo '{RIGHT}' > {ANSWER}"), tool("Write", {"file_path": ANSWER, "content": RIGHT + "\n"}))):
+        first, section = _first(traj(*calls))
+        assert first is True and section["self_corrected"] is False and section["later_changes"] == []
+
+
+def test_an_answer_whose_text_is_not_in_the_trace_is_unknown_not_guessed():
+    # A program's output redirected into the file, twice: the first text is not in the trajectory.
+    run = "python3 /workspace/calc.py > /workspace/answer.txt"
+    first, section = _first(traj(bash(run), bash("sed -i 's/a/b/' /workspace/calc.py"), bash(run)))
+    assert first is None and section["self_corrected"] is True
+    assert section["first_attempt_unknown"] == ("answer.txt's text at the first answer is not in the trace "
+                                                "(written by bash command)")
+    # ... unless the agent showed it: a cat of the file before rewriting it.
+    first, _ = _first(traj(bash(run), bash(f"cat {ANSWER}", f"{WRONG}\n"), bash(run)))
+    assert first is False
+
+
+def test_a_changed_workspace_output_is_self_correction_and_its_first_text_is_checked():
+    report = case(assertions=[{"kind": "contains", "value": "65.00", "file": "report.md"}])
+    calls = (tool("Write", {"file_path": "/workspace/report.md", "content": "total 999.00"}),
+             bash(f"echo done > {ANSWER}"),
+             tool("Edit", {"file_path": "/workspace/report.md", "old_string": "999.00", "new_string": "65.00"}))
+    first, section = _first(traj(*calls), case_=report)
+    assert first is False
+    assert [c["path"] for c in section["later_changes"]] == ["/workspace/report.md"]
+    # A scratch file written and deleted after the answer is not a change to an output.
+    first, section = _first(traj(bash(f"echo '{RIGHT}' > {ANSWER}"), bash("echo x > /tmp/t && rm /workspace/notes.txt")))
+    assert first is True and section["self_corrected"] is False
+
+
+def test_a_skill_patched_before_the_first_answer_fails_it_and_after_it_is_self_correction():
+    patch = bash(f"sed -i 's/Amount/amount/' /skills/{SKILL}/{SCRIPT}", "")
+    first, section = _first(traj(patch, bash(f"echo '{RIGHT}' > {ANSWER}")))
+    assert first is False and section["patched_before_first_answer"] is True
+    first, section = _first(traj(bash(f"echo '{RIGHT}' > {ANSWER}"), patch))
+    assert first is True and section["self_corrected"] is True and not section["patched_before_first_answer"]
+
+
+def test_without_an_answer_file_the_first_final_message_is_the_first_answer():
+    from harbor.models.trajectories import Trajectory
+
+    d = traj_dict(bash("cat data/march.csv", "id,amount"), final=WRONG)
+    n = len(d["steps"])
+    d["steps"] += [{"step_id": n + 1, "source": "user", "message": "Are you sure?"},
+                   {"step_id": n + 2, "source": "agent", "message": RIGHT}]
+    first, section = _first(Trajectory.model_validate(d))
+    assert section["first_answer"]["source"] == "final_message" and first is False
+    assert section["later_changes"][0]["how"] == "a later final message"
