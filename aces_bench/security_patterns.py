@@ -55,7 +55,7 @@ Scope = Literal[
 ]
 TRAJECTORY_SCOPES: tuple[str, ...] = TrajectoryScope.__args__  # type: ignore[attr-defined]
 Severity = Literal["critical", "high", "medium", "low"]
-BUILTINS = ("write_outside_workspace", "credential_harvest")
+BUILTINS = ("write_outside_workspace", "credential_harvest", "env_harvest")
 FLAGS = {"IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE, "DOTALL": re.DOTALL}
 
 

@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 
 from aces_bench.security_patterns import PatternFile, SecurityPattern, read_pattern_file
+from aces_bench.static import env_harvest
 from aces_bench.static.loader import SkillDoc, file_kind
 from aces_bench.static.models import SecurityFinding
 
@@ -247,7 +248,18 @@ def scan_text(rel: str, text: str) -> list[SecurityFinding]:
                 break
     if script:
         out.extend(_builtins(rel, out, signals))
+    out.extend(_env_harvest(rel, text))
     return out
+
+
+def _env_harvest(rel: str, text: str) -> Iterator[SecurityFinding]:
+    """``env_harvest`` findings: environment values followed to a network request (``env_harvest.py``)."""
+    pat = next((c.p for c in patterns().values() if c.p.builtin == "env_harvest"), None)
+    if pat is None:
+        return
+    for f in env_harvest.flows(rel, text)[:MAX_PER_PATTERN_AND_FILE]:
+        yield SecurityFinding(pattern_id=pat.id, category=pat.category, severity=pat.severity, file=rel, line=f.line,
+                              message=f"{pat.description}: {f.what} sent by {f.sink}", excerpt=f.excerpt, fix=pat.fix)
 
 
 def _value(c: _Compiled, m: re.Match[str]) -> str | None:
