@@ -136,3 +136,31 @@ def test_a_skill_with_only_eval_md_runs(tmp_path):
     table = pd.read_parquet(out / "trials.parquet").set_index("condition")
     assert table.loc["with_skill", "status"] == "ok"
     assert table.loc["with_skill", "metric_skill_execution"] == 1.0
+
+
+def test_eval_md_outranks_a_generated_case_with_its_id(tmp_path):
+    import json
+
+    from aces_bench.datasets.formats import load_assets, suite_of
+
+    skill = _eval_md_only_skill(tmp_path)
+    (skill / "evals" / "evals.json").write_text(json.dumps({"skill_name": "line-count", "evals": [
+        # a template case that happens to carry the id of EVAL.md's first question
+        {"id": "intent-1", "prompt": "Use the line-count skill on data/list.txt.", "source": "template",
+         "expected_output": "a guess"},
+        # and one whose renamed id would be taken: it is left out
+        {"id": "trigger-1", "prompt": "count lines", "source": "llm"},
+        {"id": "trigger-1-generated", "prompt": "count the lines please", "source": "llm"},
+    ]}))
+    assets = load_assets(skill, "line-count")
+    cases = {c.id: c for c in suite_of(assets).evals}
+    assert cases["intent-1"].source == "eval_md" and cases["intent-1"].expected_output == "3"
+    assert cases["intent-1-generated"].expected_output == "a guess"  # renamed, kept
+    assert cases["trigger-1"].source == "eval_md" and cases["trigger-1-generated"].prompt == "count the lines please"
+    notes = {(r.file, r.case_id): r.notes for r in assets.readings}
+    assert "renamed from 'intent-1': the evals/EVAL.md case with that id outranks a generated one" in \
+        notes[("evals/evals.json", "intent-1-generated")]
+    assert "outranks the generated case 'intent-1' of evals/evals.json, renamed 'intent-1-generated'" in \
+        notes[("evals/EVAL.md", "intent-1")]
+    assert "outranks the generated case 'trigger-1' of evals/evals.json, left out ('trigger-1-generated' is taken)" in \
+        notes[("evals/EVAL.md", "trigger-1")]
