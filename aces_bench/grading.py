@@ -46,7 +46,14 @@ from aces_bench.graders.outcome import NO_CHECK, trial_outcome
 from aces_bench.graders.redact import credential_values, redact, redact_known_value
 from aces_bench.graders.self_correction import first_attempt_pass as first_attempt_from
 from aces_bench.graders.skill_efficiency import without_routing
-from aces_bench.graders.skill_execution import ACTIVATION, EXECUTION, happened, skill_file_digests
+from aces_bench.graders.skill_execution import (
+    ACTIVATION,
+    EXECUTION,
+    activations,
+    happened,
+    norm_skill,
+    skill_file_digests,
+)
 from aces_bench.graders.skill_execution import METRIC as SKILL_EXECUTION
 from aces_bench.graders.tool_calls import build_view
 from aces_bench.judges.base import Judge
@@ -56,6 +63,8 @@ from aces_bench.records import LABEL_FIELDS, GradedTrial, TrialFacts, TrialSubje
 from aces_bench.trialfiles import read_trial_file
 
 GRADABLE = ("ok", "agent_error", "timeout", "verifier_error")
+NO_SKILL = "(none)"
+"""``fired_skill`` of a trial that activated no skill (None is: not known)."""
 
 
 def subject_from_record(record: TrialRecord, spec: RunSpec) -> TrialSubject:
@@ -198,6 +207,11 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
     if self_correction is not None and trajectory is not None:
         first_pass = first_attempt_from(verdict.final_pass, self_correction, pass_threshold=grading.pass_threshold,
                                         author_decides=grading.mode == "custom_only")
+    fired = None
+    if trajectory is not None and subject.facts.status in GRADABLE:
+        acts = activations(build_view(trajectory, subject.workdir).calls, subject.skills_dir)
+        staged = {norm_skill(n): n for n in subject.staged_skills}
+        fired = staged.get(norm_skill(acts[0].skill), acts[0].skill) if acts else NO_SKILL
     agent_result = subject.result.agent_result if subject.result else None
     n_tool_calls = sum(len(s.tool_calls or []) for s in trajectory.steps) if trajectory else None
     names = sorted(subject.case.required_credentials) if subject.case is not None else []
@@ -218,6 +232,7 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         grading_mode=grading.mode, final_pass=verdict.final_pass, outcome_only=outcome_only(metrics),
         outcome=outcome.score, outcome_source=outcome.source, outcome_failed=outcome.failed,
         baseline_saw_target=contaminated is not None,
+        expected_skill=subject.case.expected_skill if subject.case is not None else None, fired_skill=fired,
         activated=happened(metrics.get(SKILL_EXECUTION), ACTIVATION, negative_control=facts.negative_control),
         script_ran=happened(metrics.get(SKILL_EXECUTION), EXECUTION, negative_control=facts.negative_control),
         dimensions=dimension_scores(metrics), author_score=verdict.author_score, notes=notes,

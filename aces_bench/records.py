@@ -100,6 +100,10 @@ class TrialTotals(BaseModel):
                                     "(None: the case names none)")
     baseline_saw_target: bool = Field(default=False, description="a baseline whose trace shows the target skill "
                                       "(graders/contamination.py): excluded from its pair")
+    expected_skill: str | None = Field(default=None, description="the skill the case is meant for (None: none, a "
+                                       "negative control); the routing confusion matrix's row")
+    fired_skill: str | None = Field(default=None, description="the first skill the trial activated, by staged name; "
+                                    "'(none)' when it activated none; None when unknown (no trajectory)")
     first_attempt_pass: bool | None = None
     final_pass: bool | None = Field(default=None, description="reward >= pass_threshold; author pass in custom_only")
     author_score: float | None = None

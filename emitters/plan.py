@@ -78,6 +78,9 @@ class TaskPlan(BaseModel):
         """Skills the agent may read without a routing penalty."""
         allowed = [s.skill.name for s in self.staged if s.role in ALLOWED_ROLES]
         allowed += [a for a in self.case.acceptable_skills if a not in allowed]
+        # A case meant for another visible skill (a decoy, in a group-mode routing study) may read it.
+        if self.case.expected_skill in self.staged_names and self.case.expected_skill not in allowed:
+            allowed.append(self.case.expected_skill)
         return tuple(allowed)
 
 

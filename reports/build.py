@@ -15,6 +15,7 @@ import pandas as pd
 from aces_bench.io import staging_dir, swap_in, write_json, write_text
 from aces_bench.records import PAIR_KEY
 from aces_bench.reports.appendix import write_appendix
+from aces_bench.reports.confusion import visible_skills
 from aces_bench.reports.dimensions import mapping
 from aces_bench.reports.figures import FigureInputs, draw_all
 from aces_bench.reports.html import (
@@ -130,7 +131,8 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
                              skip_reason=None if static else "static scan turned off for this report")
     summary = build_summary(study.trials, pairs, stats, source=source, grader_labels=_grader_labels(study),
                             static_vs_live=static_section,
-                            limits_in_force=limits_in_force(study.trials, results_dir, local_backends(study.members)))
+                            limits_in_force=limits_in_force(study.trials, results_dir, local_backends(study.members)),
+                            visible=visible_skills(study.members))
     write_json(out / SUMMARY_FILE, summary)
 
     figures = draw_all(FigureInputs(stats, pairs, study.trials, static_section), out / "figures")

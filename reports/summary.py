@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from aces_bench.errors import ReportError
 from aces_bench.metrics import metric_names, outcome_metrics
 from aces_bench.records import CELL_KEY
+from aces_bench.reports.confusion import ConfusionTable, routing_confusion
 from aces_bench.reports.limits import LimitsRow
 from aces_bench.reports.pass_rates import PassRateRow, pass_rates
 from aces_bench.reports.static_live import StaticLiveSection
@@ -160,6 +161,9 @@ class ReportSummary(VersionedRecord):
         default_factory=list, description="per arm and outcome, pooled over positive cases: null lift with verdict "
         "flips, lift over placebo, discovery gap")
     controls_by_skill: list[ControlRow] = Field(default_factory=list, description="the same per skill")
+    routing_confusion: list[ConfusionTable] = Field(
+        default_factory=list, description="group-mode studies: per skill, harness, model, decoy set and condition, "
+        "which skill fired for the skill each case was meant for (reports/confusion.py)")
 
     def control(self, arm: str, outcome: str, skill: str | None = None) -> ControlRow | None:
         """The arm's row for ``outcome``, pooled or for ``skill``; None when the arm did not run."""
@@ -295,6 +299,7 @@ def build_summary(
     static_vs_live: StaticLiveSection | None = None,
     with_pass_rates: bool = True,
     limits_in_force: list[LimitsRow] | None = None,
+    visible: dict[str, list[str]] | None = None,
 ) -> ReportSummary:
     """The summary of one study from its trials, paired frame and ``study_stats`` result.
 
@@ -354,4 +359,5 @@ def build_summary(
         controls_run=list(stats.controls_run),
         controls=control_rows(stats.controls, (), trials, graders),
         controls_by_skill=control_rows(stats.controls_by_skill, ("skill",), trials, graders),
+        routing_confusion=routing_confusion(trials, visible),
     )

@@ -60,12 +60,19 @@ descriptions, each one or two sentences, no longer than 1024 characters."""
 
 
 class TriggerQuery(BaseModel):
-    """One query of a trigger set (skill-creator's shape; some of its forks spell ``query`` ``prompt``)."""
+    """One query of a trigger set (skill-creator's shape; some of its forks spell ``query`` ``prompt``).
+
+    ``expected_skill`` names the skill the query is meant for (the target, a decoy, or
+    null for none); without it, ``should_trigger`` says target or none. A query meant
+    for a decoy is a should-not-trigger query for the target, and a routing question
+    whose right answer is the decoy (the confusion matrix's row).
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     query: str = Field(min_length=1)
-    should_trigger: bool
+    should_trigger: bool | None = None
+    expected_skill: str | None = Field(default=None, description="the skill meant to fire; null: none (when given)")
 
     @model_validator(mode="before")
     @classmethod
@@ -75,6 +82,26 @@ class TriggerQuery(BaseModel):
                 raise ValueError("give either 'query' or 'prompt' (the same field), not both")
             data = {("query" if k == "prompt" else k): v for k, v in data.items()}
         return data
+
+    @model_validator(mode="after")
+    def _says_what_should_fire(self) -> TriggerQuery:
+        if self.should_trigger is None and "expected_skill" not in self.model_fields_set:
+            raise ValueError("give should_trigger (true/false) or expected_skill (a skill name, or null for none)")
+        return self
+
+    def resolved(self, target: str) -> TriggerQuery:
+        """This query with both fields set for ``target``; a contradiction between them is a ValueError."""
+        if "expected_skill" in self.model_fields_set:
+            meant = self.expected_skill is not None and _same(self.expected_skill, target)
+            if self.should_trigger is not None and self.should_trigger != meant:
+                raise ValueError(f"should_trigger is {str(self.should_trigger).lower()} but expected_skill is "
+                                 f"{self.expected_skill!r} (the target is {target!r})")
+            return self.model_copy(update={"should_trigger": meant})
+        return self.model_copy(update={"expected_skill": target if self.should_trigger else None})
+
+
+def _same(a: str, b: str) -> bool:
+    return a.strip().lower().replace("_", "-") == b.strip().lower().replace("_", "-")
 
 
 class _Choice(BaseModel):
@@ -108,7 +135,8 @@ def read_trigger_file(path: Path) -> list[TriggerQuery]:
             out.append(TriggerQuery.model_validate(item))
         except ValidationError as err:
             raise EvalsError("; ".join(validation_lines(err, prefix=f"[{i}]")), where=path,
-                             fix='each item is {"query": "...", "should_trigger": true|false} ("prompt" is read as "query")') from None
+                             fix='each item is {"query": "...", "should_trigger": true|false} or {"query": "...", '
+                                 '"expected_skill": "<skill>"|null} ("prompt" is read as "query")') from None
     return out
 
 
@@ -181,6 +209,7 @@ class QueryResult:
 
     A run that failed or timed out before activating anything decided nothing: it is
     counted in ``failed`` (and ``runs``), never scored as "did not trigger".
+    ``expected`` is the key of the skill the query is meant for (None: no skill).
     """
 
     query: str
@@ -189,6 +218,7 @@ class QueryResult:
     fired: Counter = field(default_factory=Counter)  # skill key (or NONE) -> decided runs
     failed: int = 0
     failures: list[str] = field(default_factory=list)
+    expected: str | None = None
 
     @property
     def decided(self) -> int:
@@ -233,19 +263,36 @@ class ModeResult:
         n = c["tp"] + c["fn"]
         return (c["tp"] / n if n else None), _interval(c["tp"], n)
 
+    def expected_row(self, q: QueryResult) -> str:
+        """The confusion row of a query: the skill it is meant for when that skill is visible in this mode,
+        else none (in isolation a query meant for a decoy is right not to fire anything)."""
+        want = q.expected if q.expected is not None else (self.target if q.should_trigger else None)
+        return want if want is not None and want in set(self.skills) | {self.target} else NONE
+
     def confusion(self) -> dict[str, Counter]:
-        """Rows: the skill each query expects (the target or none); columns: what fired."""
-        rows: dict[str, Counter] = {self.target: Counter(), NONE: Counter()}
+        """Rows: the skill each query is meant for (the target, a visible decoy, or none); columns: what fired."""
+        rows: dict[str, Counter] = {self.target: Counter()}
         for q in self.queries:
-            row = rows[self.target if q.should_trigger else NONE]
+            rows.setdefault(self.expected_row(q), Counter())
+        rows.setdefault(NONE, Counter())
+        for q in self.queries:
+            row = rows[self.expected_row(q)]
             row.update(q.fired)
             if q.failed:
                 row[FAILED] += q.failed
-        return rows
+        order = [self.target, *sorted(k for k in rows if k not in (self.target, NONE)), NONE]
+        return {k: rows[k] for k in order}
 
     def confusion_columns(self) -> list[str]:
         """Every staged skill, "(none)", and whatever else fired (a harness's own skill, "(failed)")."""
         return sorted({k for row in self.confusion().values() for k in row} | set(self.skills) | {self.target, NONE})
+
+    def routing(self) -> tuple[float | None, tuple[float, float] | None, int, int]:
+        """(share of decided runs where the skill meant fired - or nothing, when none was meant -, its
+        Wilson interval, right, decided): the confusion matrix's diagonal over its decided runs."""
+        right = sum(counter.get(row, 0) for row, counter in self.confusion().items())
+        decided = self.totals()["decided"]
+        return (right / decided if decided else None), _interval(right, decided), right, decided
 
     def accuracy(self) -> float:
         c = self.counts()
@@ -253,14 +300,34 @@ class ModeResult:
         return (c["tp"] + c["tn"]) / total if total else float("nan")
 
 
+def expected_key(q: TriggerQuery, keys: dict[str, str]) -> str | None:
+    """The key (``keys``: skill name or key -> key) of the skill ``q`` is meant for; None for none.
+
+    A skill that is not staged keeps its own name: it shows as expecting none in that mode."""
+    if q.expected_skill is None:
+        return None
+    norm = q.expected_skill.strip().lower().replace("_", "-")
+    return keys.get(norm, q.expected_skill)
+
+
+def card_keys(cards: list[SkillCard]) -> dict[str, str]:
+    out = {}
+    for c in cards:
+        out[c.name.lower().replace("_", "-")] = c.key
+        out[c.key.lower().replace("_", "-")] = c.key
+    return out
+
+
 async def _run_mode(mode: str, target: Skill, cards: list[SkillCard], queries: list[TriggerQuery],
                     router: Router, runs: int) -> ModeResult:
     results = []
+    keys = card_keys(cards)
     for q in queries:
         fired: Counter = Counter()
         for _ in range(runs):
             fired[await router.choose(q.query, cards) or NONE] += 1
-        results.append(QueryResult(query=q.query, should_trigger=q.should_trigger, runs=runs, fired=fired))
+        results.append(QueryResult(query=q.query, should_trigger=bool(q.should_trigger), runs=runs, fired=fired,
+                                   expected=expected_key(q, keys)))
     return ModeResult(mode=mode, target=target.path.name, skills=[c.key for c in cards], queries=results)
 
 
@@ -325,7 +392,9 @@ class TriggerReport:
             lines.append(f"\n[{m.mode}] staged: {', '.join(m.skills)}; runs {t['runs']}, decided {t['decided']}, "
                          f"failed or timed out {t['failed']}")
             for q in m.queries:
-                want = "should trigger" if q.should_trigger else "should not trigger"
+                row = m.expected_row(q)
+                want = "should trigger" if q.should_trigger else \
+                    f"meant for {row}" if row != NONE else "should not trigger"
                 others = ", ".join(f"{k} {v}/{q.decided}" for k, v in sorted(q.fired.items()) if k != m.target)
                 failed = f"  failed {q.failed}/{q.runs}" if q.failed else ""
                 rate = "  n/a" if not q.decided else f"{q.rate(m.target):.2f}"
@@ -336,6 +405,10 @@ class TriggerReport:
                 lines.append(f"  {name}: {shown}")
             c = m.counts()
             lines.append(f"  counts: tp {c['tp']}, fn {c['fn']}, fp {c['fp']}, tn {c['tn']}")
+            acc, aci, right, decided = m.routing()
+            lines.append("  routing (the skill meant fired, or none when none was meant): "
+                         + ("undefined (no runs to count)" if acc is None else
+                            f"{acc:.2f} [{aci[0]:.2f}, {aci[1]:.2f}] ({right}/{decided})"))
             cols = m.confusion_columns()
             lines.append("  confusion (rows: expected, columns: fired): " + " | ".join(cols))
             for row, counter in m.confusion().items():
@@ -354,10 +427,13 @@ class TriggerReport:
         for m in self.modes:
             p, pci = m.precision()
             r, rci = m.recall()
+            acc, aci, _, _ = m.routing()
             modes.append({
                 "mode": m.mode, "skills": m.skills, "counts": m.counts(), **m.totals(),
                 "precision": p, "precision_ci": pci, "recall": r, "recall_ci": rci,
-                "queries": [{"query": q.query, "should_trigger": q.should_trigger, "runs": q.runs,
+                "routing_accuracy": acc, "routing_accuracy_ci": aci,
+                "queries": [{"query": q.query, "should_trigger": q.should_trigger,
+                             "expected_skill": m.expected_row(q), "runs": q.runs,
                              "decided": q.decided, "failed": q.failed, "failures": q.failures,
                              "trigger_rate": q.rate(m.target) if q.decided else None,
                              "trigger_rate_ci": q.rate_ci(m.target), "fired": dict(q.fired)} for q in m.queries],
@@ -432,7 +508,8 @@ def _finite(x: float) -> float:
 
 
 def load_queries(target: Skill, queries_file: Path | None) -> tuple[list[TriggerQuery], list[str]]:
-    """The queries of ``queries_file``, else the skill's own; an error when there are none."""
+    """The queries of ``queries_file``, else the skill's own, each resolved for the target (should_trigger and
+    expected_skill both set); an error when there are none or one contradicts itself."""
     if queries_file is not None:
         queries, sources = read_trigger_file(queries_file), [str(queries_file)]
     else:
@@ -441,7 +518,14 @@ def load_queries(target: Skill, queries_file: Path | None) -> tuple[list[Trigger
         raise EvalsError("no trigger queries", where=target.path,
                          fix=f"add {TRIGGER_FILES[0]} ([{{query, should_trigger}}]), EVAL.md '## Should trigger' "
                              "items, or pass --queries FILE")
-    return queries, sources
+    out = []
+    for i, q in enumerate(queries):
+        try:
+            out.append(q.resolved(target.name))
+        except ValueError as exc:
+            raise EvalsError(f"[{i}]: {exc}", where=queries_file or target.path,
+                             fix="drop should_trigger (expected_skill decides it) or make them agree") from None
+    return out, sources
 
 
 def evaluate_triggers(

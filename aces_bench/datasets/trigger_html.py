@@ -19,19 +19,21 @@ def _mode(m: ModeResult) -> list[str]:
     out = [f"<h4>{escape(m.mode)}: staged {escape(', '.join(m.skills))}</h4>",
            f"<p>{t['runs']} trials: {t['decided']} decided, {t['failed']} failed or timed out before any "
            "activation (counted, not scored).</p>",
-           "<table class=\"trigger-queries\"><thead><tr><th>query</th><th>should trigger</th><th>runs</th>"
+           "<table class=\"trigger-queries\"><thead><tr><th>query</th><th>meant for</th><th>runs</th>"
            "<th>failed</th><th>trigger rate [95% Wilson]</th>"
            + "".join(f"<th>{escape(col)}</th>" for col in cols) + "</tr></thead><tbody>"]
     for q in m.queries:
         rate = _pct(q.rate(m.target) if q.decided else None, q.rate_ci(m.target))
         fired = {**q.fired, FAILED: q.failed}
-        out.append(f"<tr><td>{escape(q.query)}</td><td>{'yes' if q.should_trigger else 'no'}</td><td>{q.runs}</td>"
+        out.append(f"<tr><td>{escape(q.query)}</td><td>{escape(m.expected_row(q))}</td><td>{q.runs}</td>"
                    f"<td>{q.failed}</td><td>{rate}</td>" + "".join(f"<td>{fired.get(col, 0)}</td>" for col in cols)
                    + "</tr>")
     out.append("</tbody></table>")
     c = m.counts()
+    acc, aci, right, decided = m.routing()
     out.append(f"<p>precision {_pct(*m.precision())}; recall {_pct(*m.recall())} "
-               f"(tp {c['tp']}, fn {c['fn']}, fp {c['fp']}, tn {c['tn']})</p>")
+               f"(tp {c['tp']}, fn {c['fn']}, fp {c['fp']}, tn {c['tn']}); routing: the skill meant fired "
+               f"(or none, when none was meant) in {_pct(acc, aci)} of decided runs ({right}/{decided})</p>")
     out.append("<p>Which skill fired, per query (columns above) and per expected skill:</p>")
     out.append("<table class=\"trigger-confusion\"><thead><tr><th>expected \\ fired</th>"
                + "".join(f"<th>{escape(col)}</th>" for col in cols) + "</tr></thead><tbody>")

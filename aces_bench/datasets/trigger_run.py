@@ -106,8 +106,9 @@ def harness_label(spec: RunSpec) -> str:
 
 
 def _cases(target: Skill, queries: list[TriggerQuery]) -> list[EvalCase]:
-    return [EvalCase(id=f"q{i:02d}", prompt=q.query, expected_skill=target.name if q.should_trigger else None,
-                     note="trigger query")
+    return [EvalCase(id=f"q{i:02d}", prompt=q.query, note="trigger query",
+                     expected_skill=q.expected_skill if "expected_skill" in q.model_fields_set else
+                     (target.name if q.should_trigger else None))
             for i, q in enumerate(queries, start=1)]
 
 
@@ -162,8 +163,11 @@ async def run_mode(spec: RunSpec, target: Skill, queries: list[TriggerQuery], ou
     plans = {t.task_id: tp for t, tp in zip(emitted.tasks, plan.tasks, strict=True)}
     records = collect_job(job_dir, plans, spec.study.n_attempts)
     staged = [s.skill.name for s in plan.tasks[0].staged]
+    keys = {norm_skill(n): n for n in staged}
     by_case: dict[str, QueryResult] = {
-        case.id: QueryResult(query=q.query, should_trigger=q.should_trigger, runs=0)
+        case.id: QueryResult(query=q.query, should_trigger=bool(q.should_trigger), runs=0,
+                             expected=None if q.expected_skill is None else keys.get(norm_skill(q.expected_skill),
+                                                                                     q.expected_skill))
         for case, q in zip((t.case for t in plan.tasks), queries, strict=True)}
     for record in records:
         result = by_case[record.plan.case.id]

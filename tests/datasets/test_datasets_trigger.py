@@ -112,3 +112,76 @@ def test_trigger_file_in_the_evals_object_form_with_prompt_spelling(tmp_path):
 def test_missing_queries_file_is_a_clear_error(tmp_path):
     with pytest.raises(EvalsError, match="no such file"):
         evaluate_triggers(ORDERS, queries_file=tmp_path / "absent.json")
+
+
+# --- expected_skill per query: a confusion matrix over every visible skill (issue 27, point 8) ---------------
+
+def test_a_query_meant_for_a_decoy_is_a_row_of_its_own(tmp_path):
+    queries = tmp_path / "q.json"
+    queries.write_text(json.dumps([
+        {"query": "total the amount column of the orders export", "expected_skill": "orders-total"},
+        {"query": "triage these application logs and find the errors", "expected_skill": "log-triage"},
+        {"query": "plan the next release and its changelog", "expected_skill": "release-planner",
+         "should_trigger": False},
+        {"query": "write a haiku about autumn", "expected_skill": None},
+    ]))
+    report = evaluate_triggers(ORDERS, queries_file=queries, decoys=[DECOYS], runs=1)
+    iso, group = report.modes
+    confusion = group.confusion()
+    assert list(confusion) == ["orders-total", "log-triage", "release-planner", "(none)"]
+    assert confusion["log-triage"]["log-triage"] == 1 and confusion["log-triage"]["orders-total"] == 0
+    assert group.counts() == {"tp": 1, "fn": 0, "fp": 0, "tn": 3}  # for the target, a decoy's query is a negative
+    value, _, right, decided = group.routing()
+    assert decided == 4 and right == sum(confusion[k][k] for k in confusion)
+    # In isolation the decoys are not there: their queries are right to fire nothing.
+    assert list(iso.confusion()) == ["orders-total", "(none)"] and iso.confusion()["(none)"]["(none)"] == 3
+    data = report.to_json()["modes"][1]
+    assert [q["expected_skill"] for q in data["queries"]] == ["orders-total", "log-triage", "release-planner",
+                                                              "(none)"]
+    assert data["routing_accuracy"] == value
+    text = report.render()
+    assert "meant for log-triage" in text and "routing (the skill meant fired" in text
+
+
+def test_expected_skill_and_should_trigger_must_agree(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"query": "total the orders", "expected_skill": "log-triage", "should_trigger": True}]))
+    with pytest.raises(EvalsError, match=r"\[0\]: should_trigger is true but expected_skill is 'log-triage' "
+                                         r"\(the target is 'orders-total'\)"):
+        evaluate_triggers(ORDERS, queries_file=bad, runs=1)
+    neither = tmp_path / "neither.json"
+    neither.write_text(json.dumps([{"query": "total the orders"}]))
+    with pytest.raises(EvalsError, match="give should_trigger .* or expected_skill"):
+        evaluate_triggers(ORDERS, queries_file=neither, runs=1)
+
+
+PUBLIC = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "public-skills" / "anthropics__skills"
+
+
+@pytest.mark.shared
+@pytest.mark.skipif(not PUBLIC.is_dir(), reason="../shared public skills are absent")
+def test_confusion_over_real_public_skills(tmp_path):
+    """Five of Anthropic's public skills staged together, queries meant for each and for none: the matrix has
+    one row per visible skill meant and one for none, its columns every visible skill."""
+    names = ["slack-gif-creator", "algorithmic-art", "mcp-builder", "webapp-testing", "internal-comms"]
+    target = tmp_path / names[0]
+    shutil.copytree(PUBLIC / names[0], target)
+    decoys = tmp_path / "decoys"
+    for n in names[1:]:
+        shutil.copytree(PUBLIC / n, decoys / n)
+    queries = tmp_path / "q.json"
+    queries.write_text(json.dumps([
+        {"query": "make me a GIF of a cat dancing for Slack", "expected_skill": "slack-gif-creator"},
+        {"query": "create generative art with a flow field in p5.js", "expected_skill": "algorithmic-art"},
+        {"query": "build an MCP server that wraps the GitHub API", "expected_skill": "mcp-builder"},
+        {"query": "test my local web app with Playwright and take a screenshot", "expected_skill": "webapp-testing"},
+        {"query": "write this week's status report for leadership", "expected_skill": "internal-comms"},
+        {"query": "what is the boiling point of water at sea level", "expected_skill": None},
+    ]))
+    report = evaluate_triggers(target, queries_file=queries, decoys=[decoys], runs=1)
+    group = report.modes[1]
+    assert set(group.confusion()) == {*names, "(none)"}
+    assert set(group.confusion_columns()) == {*names, "(none)"}
+    value, _, right, decided = group.routing()
+    assert decided == 6 and value == right / 6
+    print(f"\nrouting over 5 public skills (reference router): {right}/6\n" + report.render())
