@@ -79,6 +79,9 @@ def git_state(path: Path | None = None) -> GitState:
 
 def judge_label(spec: RunSpec) -> str:
     j = spec.judge
+    if j.models:
+        names = ["heuristic" if m.model == "heuristic" else f"litellm:{m.model}" for m in j.models]
+        return f"panel of {len(names)} ({j.aggregate}): {', '.join(names)}"
     return "heuristic (offline, deterministic)" if j.kind == "heuristic" else f"litellm:{j.model}"
 
 

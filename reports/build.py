@@ -26,6 +26,7 @@ from aces_bench.reports.html import (
     svg_data_uri,
 )
 from aces_bench.reports.inventory import coverage, inventory
+from aces_bench.reports.judge_agreement import judge_agreement
 from aces_bench.reports.latex import write_tables
 from aces_bench.reports.limits import limits_in_force, local_backends
 from aces_bench.reports.pages import StudyPages, relative
@@ -132,7 +133,9 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
     summary = build_summary(study.trials, pairs, stats, source=source, grader_labels=_grader_labels(study),
                             static_vs_live=static_section,
                             limits_in_force=limits_in_force(study.trials, results_dir, local_backends(study.members)),
-                            visible=visible_skills(study.members))
+                            visible=visible_skills(study.members),
+                            judge_agreement=judge_agreement((g for m in study.members for g in m.grades.values()),
+                                                            stats.settings.level))
     write_json(out / SUMMARY_FILE, summary)
 
     figures = draw_all(FigureInputs(stats, pairs, study.trials, static_section), out / "figures")

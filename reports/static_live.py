@@ -106,7 +106,9 @@ def _current_hash(path: Path) -> str | None:
 
 
 def _llm_judges(study: StudyData) -> list[JudgeSpec]:
-    specs = {m.provenance.spec.judge for m in study.members if m.provenance is not None}
+    # A panel (judge.models) scores the rubric with each of its members.
+    specs = {s for m in study.members if m.provenance is not None
+             for s in (m.provenance.spec.judge.members() or [m.provenance.spec.judge])}
     return sorted((j for j in specs if j.kind != "heuristic"), key=lambda j: (j.model or "", j.base_url or ""))
 
 

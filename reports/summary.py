@@ -24,6 +24,7 @@ from aces_bench.reports.limits import LimitsRow
 from aces_bench.reports.pass_rates import PassRateRow, pass_rates
 from aces_bench.reports.static_live import StaticLiveSection
 from aces_bench.stats import StudyStats, lift_table
+from aces_bench.stats.agreement import AgreementRow
 from aces_bench.stats.controls import is_negative_control, positive_cases
 from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_FAILED, OUTCOME_ONLY, OUTCOMES, REWARD
 from aces_bench.stats.rates import process_rates
@@ -161,6 +162,9 @@ class ReportSummary(VersionedRecord):
         default_factory=list, description="per arm and outcome, pooled over positive cases: null lift with verdict "
         "flips, lift over placebo, discovery gap")
     controls_by_skill: list[ControlRow] = Field(default_factory=list, description="the same per skill")
+    judge_agreement: list[AgreementRow] = Field(
+        default_factory=list, description="a judge panel (judge.models): per judged metric, ICC(A,1) with its "
+        "interval and Cohen's kappa per pair of judges (reports/judge_agreement.py)")
     routing_confusion: list[ConfusionTable] = Field(
         default_factory=list, description="group-mode studies: per skill, harness, model, decoy set and condition, "
         "which skill fired for the skill each case was meant for (reports/confusion.py)")
@@ -300,6 +304,7 @@ def build_summary(
     with_pass_rates: bool = True,
     limits_in_force: list[LimitsRow] | None = None,
     visible: dict[str, list[str]] | None = None,
+    judge_agreement: list[AgreementRow] | None = None,
 ) -> ReportSummary:
     """The summary of one study from its trials, paired frame and ``study_stats`` result.
 
@@ -360,4 +365,5 @@ def build_summary(
         controls=control_rows(stats.controls, (), trials, graders),
         controls_by_skill=control_rows(stats.controls_by_skill, ("skill",), trials, graders),
         routing_confusion=routing_confusion(trials, visible),
+        judge_agreement=judge_agreement or [],
     )

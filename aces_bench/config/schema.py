@@ -116,6 +116,10 @@ class JudgeConf:
     timeout_sec: float = 60.0
     max_retries: int = 4
     cache_dir: Optional[str] = None
+    models: list[Any] = field(default_factory=list)
+    """A panel: several judges grade every judged metric (model strings, 'heuristic', or {model, base_url, api_key_env})."""
+    aggregate: str = "mean"
+    """How a panel's scores of one metric make its headline score: mean or median."""
 
 
 @dataclass

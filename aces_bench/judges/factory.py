@@ -45,8 +45,37 @@ JUDGE_KINDS: dict[str, Callable[[JudgeSpec], Judge]] = {
 }
 
 
+class JudgePanel:
+    """Several judges that each grade every judged metric (``judge.models=[...]``).
+
+    The grading layer asks every member and aggregates per metric
+    (``graders.judged.grade_panel``). Where one answer is needed (a dataset draft, a
+    trigger routing call), ``ask`` is the first member's.
+    """
+
+    def __init__(self, members: list[Judge], aggregate: str):
+        labels: list[str] = []
+        for j in members:  # two members of one label (one model, two endpoints) stay apart
+            labels.append(j.label if j.label not in labels else f"{j.label}#{len(labels) + 1}")
+        self.members = members
+        self.labels = labels
+        self.aggregate = aggregate
+        self.kind = "llm" if any(j.kind == "llm" for j in members) else "heuristic"
+        self.label = f"panel of {len(members)} ({aggregate}): {', '.join(labels)}"
+
+    async def ask(self, **kwargs):
+        return await self.members[0].ask(**kwargs)
+
+
 def build_judge(spec: JudgeSpec) -> Judge:
-    """The judge a spec describes; an unknown kind or a missing key is a ConfigError."""
+    """The judge a spec describes (a ``JudgePanel`` with ``models``); an unknown kind or a missing key is a
+    ConfigError."""
+    if spec.models:
+        if len(spec.models) < 2:
+            raise ConfigError("a judge panel needs at least two judges", where="judge.models",
+                              fix="list two or more (e.g. judge.models=[openai/gpt-4o-mini,anthropic/claude-3-5-haiku]),"
+                                  " or set judge.model for one judge")
+        return JudgePanel([build_judge(m) for m in spec.members()], spec.aggregate)
     try:
         make = JUDGE_KINDS[spec.kind]
     except KeyError:
