@@ -82,6 +82,8 @@ def _run_locked(spec: RunSpec, out: Path) -> tuple[Path, int]:
         preflight_backend_extra(spec)
         preflight_local_agent(spec)
     plan = plan_study(spec)
+    for note in plan.notes:
+        log.warning(note)
     check_credential_names(spec, plan)
     # A mode that needs author graders, and the judge (its key), must be usable
     # before any trial runs, not discovered unusable after all of them.

@@ -47,9 +47,15 @@ def agent_config(spec: RunSpec) -> AgentConfig:
     if h.cli is not None and spec.backend.import_path == LOCAL_BACKEND:
         # Harbor's installed agents skip their network install only for this version.
         kwargs.setdefault("version", installed_cli(h.cli)[1].version)
+    name, import_path = h.agent, h.import_path
+    if h.agent == "claude-code" and h.import_path is None:
+        # Harbor's claude-code plus the staged plugins (--plugin-dir); the same agent otherwise.
+        from aces_bench.agents.installed import IMPORT_PATH_CLAUDE_CODE
+
+        name, import_path = None, IMPORT_PATH_CLAUDE_CODE
     return AgentConfig(
-        name=h.agent,
-        import_path=h.import_path,
+        name=name,
+        import_path=import_path,
         model_name=m.name,
         base_url=m.base_url,
         model_api_key_name=m.api_key_env,

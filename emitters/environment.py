@@ -110,15 +110,19 @@ def load_environment(skill: Skill) -> CustomEnvironment | None:
                              compose_file=compose, content_hash=h.hexdigest())
 
 
-def dockerfile_text(base_image: str, workdir: str, skills_dir: str, custom: CustomEnvironment | None) -> str:
-    """The emitted Dockerfile: a shared base, then the per-task COPY layers last."""
+def dockerfile_text(base_image: str, workdir: str, skills_dir: str, custom: CustomEnvironment | None,
+                    plugins_dir: str | None = None) -> str:
+    """The emitted Dockerfile: a shared base, then the per-task COPY layers last (whole plugins, when the
+    task stages any, at ``plugins_dir``)."""
     if custom is not None and custom.dockerfile is not None:
         head = custom.dockerfile if custom.dockerfile.endswith("\n") else custom.dockerfile + "\n"
     else:
         head = f"FROM {base_image}\n"
+    plugins = f"COPY plugins/ {plugins_dir.rstrip('/')}/\n" if plugins_dir else ""
     return (
         f"{head}"
         f"WORKDIR {workdir}\n"
         f"COPY skills/ {skills_dir.rstrip('/')}/\n"
+        f"{plugins}"
         f"COPY workspace/ {workdir.rstrip('/')}/\n"
     )

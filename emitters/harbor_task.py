@@ -31,7 +31,7 @@ from aces_bench.config.spec import RunSpec
 from aces_bench.emitters.environment import CustomEnvironment, dockerfile_text, load_environment
 from aces_bench.emitters.native import native_config, native_dockerfile, native_files
 from aces_bench.emitters.placebo import forced_preamble
-from aces_bench.emitters.plan import TaskPlan
+from aces_bench.emitters.plan import PLUGINS_DIR, TaskPlan
 
 # The table's model and version live with its readers (TaskMetadata); re-exported here.
 from aces_bench.emitters.task_metadata import TASK_METADATA_KEY, TASK_METADATA_VERSION
@@ -201,7 +201,7 @@ def task_metadata(plan: TaskPlan, spec: RunSpec, cache: RenderCache | None = Non
     if native_cfg is not None:
         workdir = native_cfg.environment.workdir or ""
         skills_dir = native_cfg.environment.skills_dir or skills_dir
-    return {
+    meta = {
         "schema_version": TASK_METADATA_VERSION,
         "aces_bench_version": __version__,
         "grader_version": GRADER_VERSION,
@@ -241,6 +241,12 @@ def task_metadata(plan: TaskPlan, spec: RunSpec, cache: RenderCache | None = Non
         "skills_dir": skills_dir,
         "answer_file": spec.workspace.answer_file if plan.native_task is None else "",
     }
+    if plan.plugins and plan.native_task is None:
+        p = plan.plugins[0]
+        meta["plugin"] = {"name": p.name, "dir": f"{PLUGINS_DIR}/{p.name}", "parts": list(p.parts),
+                          "read_by_harness": [x for x in p.parts if x in p.read_by_harness],
+                          "not_read_by_harness": list(p.not_read)}
+    return meta
 
 
 def _description(plan: TaskPlan) -> str:
@@ -320,7 +326,8 @@ def render_files(plan: TaskPlan, spec: RunSpec, cache: RenderCache | None = None
     env = _custom_env(plan, spec, cache)
     files: dict[str, bytes] = {
         "instruction.md": instruction_text(plan, spec, cache).encode(),
-        "environment/Dockerfile": dockerfile_text(ws.base_image, ws.workdir, ws.skills_dir, env).encode(),
+        "environment/Dockerfile": dockerfile_text(ws.base_image, ws.workdir, ws.skills_dir, env,
+                                                  PLUGINS_DIR if plan.plugins else None).encode(),
         "tests/test.sh": test_sh_text(spec).encode(),
         f"tests/{_CHECKER}": cache.checker,
     }
@@ -333,6 +340,8 @@ def render_files(plan: TaskPlan, spec: RunSpec, cache: RenderCache | None = None
     }
     files["tests/case.json"] = (json.dumps(case_json, indent=2, sort_keys=True) + "\n").encode()
     files.update(_staged_skill_files(plan, cache))
+    for plugin in plan.plugins:
+        files.update({f"environment/plugins/{plugin.name}/{rel}": data for rel, data in plugin.files})
     for f in plan.case.files:
         files[f"environment/workspace/{f.dest}"] = cache.file(plan.target.path / f.src)
     return files
@@ -401,5 +410,7 @@ def emit_task(plan: TaskPlan, spec: RunSpec, tasks_root: Path, cache: RenderCach
     files["task.toml"] = named.model_dump_toml().encode()
     modes = {rel: _mode(rel, plan.native_task) for rel in files}
     empty = ("environment/skills", "environment/workspace") if plan.native_task is None else ("environment/skills",)
+    if plan.plugins and plan.native_task is None:
+        empty += ("environment/plugins",)
     write_task_dir(final, files, digests, modes, cache.store(tasks_root), unique="task.toml", empty_dirs=empty)
     return task_id, final, True

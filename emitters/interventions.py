@@ -3,7 +3,10 @@
 The with-skill condition stages every member of the intervention, the baseline none;
 lift is attributed to the intervention's name. A plugin is a folder in the Claude
 Code plugin layout (``.claude-plugin/plugin.json`` naming it, skills under
-``skills/``); a folder without the manifest is named after itself.
+``skills/``, and ``commands/``, ``agents/``, ``hooks/hooks.json``, ``.mcp.json``); a
+folder without the manifest is named after itself. Its skills are staged as skills
+for every harness, and the whole folder at ``/plugins/<name>/`` for the harnesses that
+load plugins (``emitters/plan.py``).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from aces_bench.config.spec import RunSpec
 from aces_bench.errors import SkillError
-from aces_bench.skills import SAFE_NAME, Skill, discover_skill_dirs, load_skill
+from aces_bench.skills import SAFE_NAME, Skill, discover_skill_dirs, evaluation_asset, iter_files, load_skill
 
 PLUGIN_MANIFEST = ".claude-plugin/plugin.json"
 
@@ -67,12 +70,28 @@ def loaded[T](kind: str, path: Path, load: Callable[[], T]) -> T:
     return _LOADED[key]  # type: ignore[return-value]
 
 
+PLUGIN_PARTS = ("skills", "commands", "agents", "hooks", "mcp", "other")
+"""What a Claude Code plugin folder can hold; ``other`` is its remaining files (scripts its hooks run...)."""
+
+
+class PluginLayout(BaseModel):
+    """A plugin folder as staged: its files (evaluation assets left out) and which parts it has."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: Path
+    files: tuple[tuple[str, bytes], ...]
+    parts: tuple[str, ...]
+
+
 class Intervention(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     name: str
     kind: Literal["skill", "bundle", "plugin"]
     members: tuple[Skill, ...]
+    plugin: PluginLayout | None = None
+    """A plugin intervention's whole folder, staged beside its members' skills."""
 
 
 def load_skills(paths: list[Path]) -> list[Skill]:
@@ -114,13 +133,58 @@ def plugin_name(path: Path) -> str:
     return name
 
 
+def _part(rel: str, manifest: dict) -> str:
+    top = rel.split("/", 1)[0]
+    extra = {k: [str(v).lstrip("./").rstrip("/")] if isinstance(v, str) else [str(x).lstrip("./").rstrip("/")
+                                                                                 for x in v if isinstance(x, str)]
+             for k, v in manifest.items() if k in ("commands", "agents", "hooks", "mcpServers")
+             and isinstance(v, str | list)}
+    for part, key in (("commands", "commands"), ("agents", "agents"), ("hooks", "hooks"), ("mcp", "mcpServers")):
+        if any(rel == p or rel.startswith(p + "/") for p in extra.get(key, [])):
+            return part
+    if top in ("skills", "commands", "agents", "hooks"):
+        return top
+    if rel in (".mcp.json", "mcp.json"):
+        return "mcp"
+    return "other"
+
+
+def plugin_layout(path: Path) -> PluginLayout:
+    """Every file of the plugin folder but its evaluation assets (the one staging rule, at the plugin's root
+    and at each member skill's), and the parts it holds (manifest-declared paths and inline hooks/MCP too)."""
+    root = Path(path).resolve()
+    manifest_path = root / PLUGIN_MANIFEST
+    manifest: dict = {}
+    if manifest_path.is_file():
+        try:
+            loaded_manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+            manifest = loaded_manifest if isinstance(loaded_manifest, dict) else {}
+        except (ValueError, UnicodeDecodeError):
+            manifest = {}  # plugin_name() already refused an unreadable manifest
+    files, parts = [], set()
+    for p in iter_files(root):
+        rel = p.relative_to(root).as_posix()
+        member = rel.split("/", 2)[2] if rel.startswith("skills/") and rel.count("/") >= 2 else None
+        if evaluation_asset(rel) is not None or (member is not None and evaluation_asset(member) is not None):
+            continue
+        files.append((rel, p.read_bytes()))
+        if not rel.startswith(".claude-plugin/"):
+            parts.add(_part(rel, manifest))
+    if isinstance(manifest.get("hooks"), dict):
+        parts.add("hooks")
+    if isinstance(manifest.get("mcpServers"), dict):
+        parts.add("mcp")
+    return PluginLayout(path=root, files=tuple(files), parts=tuple(p for p in PLUGIN_PARTS if p in parts))
+
+
 def load_plugin(path: Path) -> Intervention:
     path = Path(path)
     if not path.is_dir():
         raise SkillError("plugin folder does not exist", where=path, fix="point skill.paths at plugin folders")
     skills_root = path / "skills" if (path / "skills").is_dir() else path
     members = load_skills([skills_root])
-    return Intervention(name=plugin_name(path), kind="plugin", members=tuple(members))
+    return Intervention(name=plugin_name(path), kind="plugin", members=tuple(members),
+                        plugin=loaded("plugin", path, lambda: plugin_layout(path)))
 
 
 def load_interventions(spec: RunSpec) -> list[Intervention]:

@@ -44,6 +44,33 @@ class StagedSkill(BaseModel):
     """Generated files staged instead of the skill folder's (the placebo's sham)."""
 
 
+PLUGINS_DIR = "/plugins"
+"""Where a whole plugin is staged in the sandbox (``agents.installed.PLUGINS_DIR`` loads it from there)."""
+PLUGIN_READERS = {"claude-code": ("skills", "commands", "agents", "hooks", "mcp", "other")}
+"""Harness name -> the plugin parts it reads from a staged plugin folder (claude-code: ``--plugin-dir``).
+Every other harness reads a plugin's skills only, from the skills dir."""
+
+
+def plugin_parts_read(spec: RunSpec) -> tuple[str, ...]:
+    """The plugin parts the configured harness reads."""
+    return PLUGIN_READERS.get(spec.harness.agent or spec.harness.name, ("skills",))
+
+
+class StagedPlugin(BaseModel):
+    """A whole plugin folder staged at ``/plugins/<name>/`` beside its members' skills."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    files: tuple[tuple[str, bytes], ...]
+    parts: tuple[str, ...]
+    read_by_harness: tuple[str, ...]
+
+    @property
+    def not_read(self) -> tuple[str, ...]:
+        return tuple(p for p in self.parts if p not in self.read_by_harness)
+
+
 class TaskPlan(BaseModel):
     """One task to emit. ``target`` is the skill whose case this is (for a bundle or a
     plugin, the member that owns the case); ``intervention`` is what the lift is
@@ -64,6 +91,8 @@ class TaskPlan(BaseModel):
     """A bring-your-own Harbor task dir (``evals/harbor/<task>``) this plan pairs."""
     decoy_seed: int | None = None
     decoy_size: int | None = None
+    plugins: tuple[StagedPlugin, ...] = ()
+    """Whole plugin folders staged (a plugin intervention's with_skill and forced arms)."""
 
     @property
     def intervention_name(self) -> str:
@@ -95,6 +124,8 @@ class StudyPlan(BaseModel):
     support_roles: dict[str, str] = {}
     decoy_pool: tuple[str, ...] = ()
     """Names of every skill the decoys were drawn from (empty in isolation mode)."""
+    notes: tuple[str, ...] = ()
+    """What the user should know about the plan (plugin parts the harness cannot read)."""
 
 
 def select_decoys(pool: list[Skill], size: int | None, seed: int = 0) -> list[Skill]:
@@ -206,8 +237,16 @@ def plan_study(spec: RunSpec) -> StudyPlan:
     shared = [StagedSkill(skill=s, role=roles[s.name]) for s in support]  # type: ignore[arg-type]
     shared += [StagedSkill(skill=d, role="decoy") for d in decoys]
     tasks: list[TaskPlan] = []
+    notes: list[str] = []
+    short = _short_ids(interventions, spec)
     for iv in interventions:
         members_staged = [StagedSkill(skill=m, role="target") for m in iv.members]
+        plugin = () if iv.plugin is None else (StagedPlugin(
+            name=iv.name, files=iv.plugin.files, parts=iv.plugin.parts, read_by_harness=plugin_parts_read(spec)),)
+        if plugin and plugin[0].not_read:
+            notes.append(f"plugin {iv.name}: harness {spec.harness.name} reads only its "
+                         f"{', '.join(plugin[0].read_by_harness)}; not staged for it: {', '.join(plugin[0].not_read)} "
+                         f"(harness=claude-code loads the whole plugin)")
         # A bundle's or plugin's placebo is a sham of every member, each where the member would be.
         shams = [StagedSkill(skill=placebo_skill(m), role="placebo", files=placebo_files(m)) for m in iv.members]
         staged_by = {"with_skill": members_staged, "forced": members_staged, "placebo": shams}
@@ -216,7 +255,7 @@ def plan_study(spec: RunSpec) -> StudyPlan:
             for case, native in _cases(member, spec):
                 if len(iv.members) > 1:
                     case = _qualified(case, member)
-                if spec.skill.cases and case.id not in spec.skill.cases:
+                if spec.skill.cases and case.id not in spec.skill.cases and case.id not in short:
                     continue
                 if case.id in seen:
                     raise SkillError(
@@ -243,16 +282,18 @@ def plan_study(spec: RunSpec) -> StudyPlan:
                             native_task=native,
                             decoy_seed=spec.decoys.seed if drawn else None,
                             decoy_size=spec.decoys.size if drawn else None,
+                            plugins=plugin if condition in ("with_skill", "forced") else (),
                         )
                     )
     if spec.skill.cases:
-        known = {t.case.id for t in tasks}
+        known = {t.case.id for t in tasks} | set(short.values())
         unknown = sorted(set(spec.skill.cases) - known)
         if unknown:
             raise SkillError(
                 f"skill.cases names case ids no target skill has: {', '.join(unknown)}",
                 where="skill.cases",
-                fix="use ids from the skills' evals/evals.json, or leave skill.cases empty",
+                fix="use one of: " + ", ".join(sorted(_all_case_ids(interventions, spec))) + " (a bundle's or "
+                    "plugin's cases as <member>.<id>, or <id> alone where one member has it)",
             )
     return StudyPlan(
         targets=tuple(targets),
@@ -262,4 +303,35 @@ def plan_study(spec: RunSpec) -> StudyPlan:
         interventions=tuple(interventions),
         support_roles=roles,
         decoy_pool=tuple(sorted(p.name for p in pool)),
+        notes=tuple(notes),
     )
+
+
+def _all_case_ids(interventions: list[Intervention], spec: RunSpec) -> list[str]:
+    """Every case id a study of these interventions can run, qualified for bundles and plugins."""
+    out = []
+    for iv in interventions:
+        for member in iv.members:
+            suite = [c for c, _ in _cases(member, spec.model_copy(update={"skill": spec.skill.model_copy(
+                update={"cases": []})}))]
+            out += [f"{member.name}.{c.id}" if len(iv.members) > 1 else c.id for c in suite]
+    return out
+
+
+def _short_ids(interventions: list[Intervention], spec: RunSpec) -> dict[str, str]:
+    """The qualified id (``row-count.rows-1``) of each ``skill.cases`` entry given short (``rows-1``) -> that short
+    id; a short id several members have is an error naming them."""
+    if not spec.skill.cases or all(len(iv.members) < 2 for iv in interventions):
+        return {}
+    qualified = [i for i in _all_case_ids(interventions, spec) if "." in i]
+    out: dict[str, str] = {}
+    for given in spec.skill.cases:
+        if given in qualified:
+            continue
+        hits = [q for q in qualified if q.split(".", 1)[1] == given]
+        if len(hits) > 1:
+            raise SkillError(f"skill.cases: {given!r} is a case of several members: {', '.join(hits)}",
+                             where="skill.cases", fix=f"name one of them in full, e.g. {hits[0]}")
+        if hits:
+            out[hits[0]] = given
+    return out

@@ -62,6 +62,18 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+class PluginMeta(BaseModel):
+    """A whole plugin staged in the task (``skill.intervention=plugin``), and what of it the harness reads."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    dir: str
+    parts: list[str]
+    read_by_harness: list[str]
+    not_read_by_harness: list[str]
+
+
 class TaskMetadata(VersionedRecord):
     """The ``[metadata.aces]`` table, version 2. Empty strings and -1 mean "not applicable"."""
 
@@ -99,6 +111,7 @@ class TaskMetadata(VersionedRecord):
     workdir: str
     skills_dir: str
     answer_file: str
+    plugin: PluginMeta | None = None
 
     def as_table(self) -> dict[str, Any]:
         """The table as the writer lays it out (keys of unset optional values left out)."""

@@ -59,8 +59,9 @@ MAX_FAILURE_EVIDENCE = 10
 
 
 def norm_skill(name: str) -> str:
-    """Skill names compare case-insensitively with '-' and '_' equal (harness copies differ)."""
-    return name.strip().lower().replace("_", "-")
+    """Skill names compare case-insensitively with '-' and '_' equal (harness copies differ); a plugin's
+    namespace (claude-code's ``table-tools:row-count``) is left out."""
+    return name.strip().rsplit(":", 1)[-1].lower().replace("_", "-")
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,6 +67,7 @@ _HARNESS_SKILL_ROOTS = (
     r"[^\s'\"]*?/\.(?:claude|agents|gemini|codex|cursor|opencode|config/opencode)/skills",
     r"/runtime/skills",
     r"/logs/agent/sessions/skills",  # claude-code under Harbor: CLAUDE_CONFIG_DIR=/logs/agent/sessions
+    r"/plugins/[^/]+/skills",  # a plugin staged whole (skill.intervention=plugin), loaded with --plugin-dir
     r"(?:~|/root|/home/[^/]+)/skills",
 )
 
