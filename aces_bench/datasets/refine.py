@@ -58,6 +58,9 @@ from aces_bench.verifier.check_answer import evaluate_check, numbers_in
 GRADES_FILE = "grades.jsonl"
 TABLE_FILE = "trials.parquet"
 ANSWER_COPY = Path("artifacts/workspace/answer.txt")
+# Where the verifier's copy of the final workspace lands: mounted environments (above), else Harbor's
+# download of /logs/artifacts keeps the container path.
+ANSWER_COPIES = (ANSWER_COPY, Path("artifacts/logs/artifacts/workspace/answer.txt"))
 VERIFIER_DETAILS = Path("verifier/details.json")
 # A value a text states besides its numbers: an identifier that starts with a letter and
 # holds a digit (INV-1018, ORD_77, v2); "10kg" is a number and its unit.
@@ -152,9 +155,11 @@ def read_outcomes(results_dir: Path, skill_name: str) -> list[TrialOutcome]:
         trial_dir = _resolve_trial_dir(r.get("trial_dir"), r.get("trial_name"), results_dir)
         # The retained answer file is what the verifier checked; grades.jsonl's copy is redacted.
         answer = None
-        if trial_dir is not None:
-            read = read_trial_file(trial_dir / ANSWER_COPY, limit=1024 * 1024)  # the trial wrote it
-            answer = read.text() if read.ok else None
+        for copy in ANSWER_COPIES if trial_dir is not None else ():
+            read = read_trial_file(trial_dir / copy, limit=1024 * 1024)  # the trial wrote it
+            if read.ok:
+                answer = read.text()
+                break
         if answer is None:
             answer = r.get("final_answer")
         reward = r.get("reward")
