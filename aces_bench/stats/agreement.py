@@ -84,7 +84,8 @@ def cohen_kappa(a: list[bool], b: list[bool], level: float = 0.95) -> tuple[floa
     expected = table.sum(axis=1) @ table.sum(axis=0) / table.sum() ** 2
     if np.isclose(expected, 1.0):
         return None, None, "both judges gave one category only: kappa is undefined"
-    res = cohens_kappa(table)
+    with np.errstate(divide="ignore", invalid="ignore"):  # its z-test divides by a null-variance of 0 at times
+        res = cohens_kappa(table)
     if not (np.isfinite(res.std_kappa) and res.std_kappa > 0):
         return float(res.kappa), None, None
     z = sps.norm.ppf(1 - (1 - level) / 2)  # statsmodels' interval is kappa -/+ z * ASE at 95%; any level here
