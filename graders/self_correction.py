@@ -55,6 +55,7 @@ from aces_bench.graders.skill_execution import (
     unscored,
 )
 from aces_bench.graders.tool_calls import Call, TraceView, skill_ref
+from aces_bench.trialfiles import read_trial_file
 from aces_bench.verifier.check_answer import evaluate_check
 
 METRIC = "self_correction"
@@ -246,12 +247,11 @@ def _first_answer_part(inp: GradingInput, view: TraceView, first_patch: dict[str
 
 
 def _retained(inp: GradingInput, rel: str) -> str | None:
+    """A file of the retained final workspace (the trial wrote it: read capped, never blocking)."""
     if inp.artifacts_dir is None:
         return None
-    try:
-        return (Path(inp.artifacts_dir) / rel).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
+    read = read_trial_file(Path(inp.artifacts_dir) / rel, limit=1024 * 1024)
+    return read.text() if read.ok else None
 
 
 def _first_checks(inp: GradingInput, hist: AnswerHistory) -> dict[str, Any]:
