@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from harbor.job import Job
 from harbor.models.job.config import JobConfig
 from pydantic import BaseModel, ConfigDict
 
@@ -26,8 +25,7 @@ from aces_bench.collect import TrialRecord, classify, collect_job, read_trials
 from aces_bench.config.spec import RunSpec
 from aces_bench.emitters.emit import EmitResult
 from aces_bench.emitters.plan import TaskPlan
-from aces_bench.errors import RunError
-from aces_bench.runner import job_config, preflight, run_job, set_offline_defaults
+from aces_bench.runner import job_config, preflight, run_config, run_job, set_offline_defaults
 
 SKIPPED = "skipped"
 
@@ -106,6 +104,27 @@ def collect_attempts(job_dirs: Sequence[Path], plans: dict[str, TaskPlan], polic
     return records
 
 
+def retry_infra_failures(job_dir: Path) -> list[str]:
+    """Remove the trial dirs of trials that failed for an infrastructure cause (``classify``),
+    so that resuming runs them again (Harbor keeps any trial with a result); return their names.
+
+    Their spend stays in the study's ledger: the money was spent.
+    """
+    import shutil
+
+    dropped: list[str] = []
+    for trial_dir, result in read_trials(job_dir)[0]:
+        if classify(result)[0] == "infra_error":
+            shutil.rmtree(trial_dir, ignore_errors=True)
+            dropped.append(trial_dir.name)
+    if dropped:
+        import logging
+
+        logging.getLogger("aces_bench.run").info(
+            "resuming: %d trial(s) that failed for an infrastructure cause will run again", len(dropped))
+    return dropped
+
+
 async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> list[Path]:
     """Run the study's attempts; returns the job dir of each round (attempt order).
 
@@ -113,11 +132,12 @@ async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> li
     Re-running resumes: each round's job name is derived from the study's job name.
     """
     policy = AttemptPolicy.from_spec(spec)
+    base = job_config(spec, emitted, jobs_dir)
     if not policy.stop_on_pass:
+        retry_infra_failures(base.jobs_dir / base.job_name)
         return [await run_job(spec, emitted, jobs_dir)]
     set_offline_defaults()
     preflight(spec, emitted)
-    base = job_config(spec, emitted, jobs_dir)
     plans = {t.task_id: tp for t, tp in zip(emitted.tasks, emitted.plan.tasks, strict=True)}
     remaining = sorted(plans)
     job_dirs: list[Path] = []
@@ -127,12 +147,8 @@ async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> li
         job_dirs.append(job_dir)
         if not remaining:
             continue  # nothing left to try: the round's records are all "skipped"
-        try:
-            job = await Job.create(config)
-        except (FileExistsError, ValueError) as exc:
-            raise RunError(f"Harbor refused attempt {attempt}'s job: {exc}", where=job_dir,
-                           fix="delete that job dir to start the round over") from None
-        await job.run()
+        retry_infra_failures(job_dir)
+        await run_config(spec, config, total=len(remaining))
         still = []
         for task_id in remaining:
             record = _one_attempt(job_dir, task_id, plans[task_id], attempt)

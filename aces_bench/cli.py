@@ -65,17 +65,24 @@ def _study(*args, **kwargs):
     @hydra.main(config_path=CONFIG_PATH, config_name=CONFIG_NAME, version_base="1.3")
     def study(cfg: DictConfig) -> None:
         # Imported when a study runs: `--help` and `--cfg` never validate a spec.
+        from hydra.types import RunMode
+
         from aces_bench.config.spec import build_run_spec
+        from aces_bench.console import quiet_console
         from aces_bench.pipeline import run_study
 
+        quiet_console()  # Hydra has just configured logging for this job
         hc = HydraConfig.get()
         spec = None
         try:
             spec = build_run_spec(cfg, overrides=list(hc.overrides.task), choices=dict(hc.runtime.choices))
+            if hc.mode == RunMode.MULTIRUN:
+                # A sweep's members share one spend ledger, at the sweep's root: the cap is the sweep's.
+                spec = spec.model_copy(update={"budget_dir": Path(hc.sweep.dir).resolve()})
             run_study(spec)
         except AcesError as exc:
             print(f"error: {exc}", file=sys.stderr)
-            sys.exit(2)
+            sys.exit(getattr(exc, "exit_code", 2))
         except OSError as exc:  # a full disk or an unwritable output folder: one line, not a traceback
             error = output_error(exc, where=exc.filename or (spec.output_dir if spec is not None else None))
             if error is None:
@@ -88,7 +95,7 @@ def _study(*args, **kwargs):
 
 def _usage() -> str:
     lines = [
-        "usage: aces-bench [run] [-m] [group=option ...] [group.key=value ...]",
+        "usage: aces-bench [run] [-m] [-v] [group=option ...] [group.key=value ...]",
         "       aces-bench {" + ",".join(SUBCOMMANDS) + "} ...",
         "",
         "Run a paired with/without-skill study (Hydra app; -m sweeps comma-separated options):",
@@ -96,9 +103,9 @@ def _usage() -> str:
         "  aces-bench -m harness=reference workspace=isolation,group decoys=paper",
         "  aces-bench skill=custom 'skill.paths=[/path/to/my-skill]'",
         "  aces-bench --cfg job                         print the composed config",
-        "  aces-bench --help                            Hydra's help: groups and options",
+        "  aces-bench -v ...                            show debug logs (Harbor's too) on the console",
         "",
-        "Subcommands:",
+        "Subcommands (aces-bench <command> --help for each):",
     ]
     lines += [f"  {name:<9} {desc}" for name, (_, desc) in SUBCOMMANDS.items()]
     return "\n".join(lines)
@@ -230,15 +237,22 @@ def _main(argv: list[str] | None = None) -> int:
                                 "so the previous ones are intact")
     if argv and argv[0] == "run":
         argv = argv[1:]
+    from aces_bench.console import exit_status, strip_verbose
+
+    argv = strip_verbose(argv)
+    if any(a in ("--help", "-h") for a in argv):
+        # The subcommands first (Hydra's help knows only the study app), then Hydra's.
+        print(_usage() + "\n\nThe study app (Hydra):\n")
+        sys.stdout.flush()
     sys.argv = [sys.argv[0] if sys.argv else "aces-bench", *argv]
     try:
         _run_hydra()
     except AcesError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return getattr(exc, "exit_code", 2)
     except KeyboardInterrupt:
         return _interrupted("finished trials are kept; re-run the same command to resume")
-    return 0
+    return exit_status()
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import logging
 import shlex
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -21,7 +22,9 @@ from pydantic import BaseModel, ConfigDict
 
 from aces_bench.config.spec import RunSpec
 from aces_bench.config.store import member_dirname
-from aces_bench.errors import ConfigError
+from aces_bench.cost import CostCapReached
+from aces_bench.errors import ConfigError, RunError
+from aces_bench.pricing import estimate_trial
 
 log = logging.getLogger("aces_bench.design")
 
@@ -119,46 +122,38 @@ def member_spec(spec: RunSpec, member: Member, out: Path) -> RunSpec:
     base = [o for o in spec.overrides if not o.startswith("output_dir=")]
     overrides = [*base, *member.overrides, "study.arms=[]", f"study.name={spec.study.name}"]
     member_spec = compose_spec(overrides, output_dir=out / member.name)
-    return member_spec.model_copy(update={"report": False})
+    # Every member's spend goes to the design's one ledger, so the cap is the design's.
+    return member_spec.model_copy(update={"report": False, "budget_dir": out})
 
 
-def price_per_token(model: str | None) -> tuple[float, float] | None:
-    """(input, output) USD per token from litellm's bundled price map; None if unknown."""
-    if not model:
-        return None
-    try:
-        import litellm
-    except ImportError:  # pragma: no cover - harbor depends on litellm
-        return None
-    entry = litellm.model_cost.get(model) or litellm.model_cost.get(model.split("/", 1)[-1])
-    if not entry or entry.get("input_cost_per_token") is None:
-        return None
-    return float(entry["input_cost_per_token"]), float(entry.get("output_cost_per_token") or 0.0)
+def member_cost(ms: RunSpec, n_trials: int) -> float | None:
+    """A member's estimated model cost: the one price function and token estimate
+    (``aces_bench.pricing``), $0 for a harness that calls no model, None when unpriced."""
+    if not ms.harness.requires_model:
+        return 0.0
+    per = estimate_trial(ms.model.name, ms.study.expected_input_tokens, ms.study.expected_output_tokens)
+    return None if per is None else n_trials * per
 
 
 def size_of(spec: RunSpec, members: Sequence[tuple[Member, RunSpec, int]]) -> DesignSize:
     """Size and estimated cost of the emitted design (``n_tasks`` per member given)."""
-    tokens_in, tokens_out = spec.study.cost_tokens_per_trial
     rows, unpriced, total, priced_any = [], set(), 0.0, False
     for member, ms, n_tasks in members:
         n_trials = n_tasks * ms.study.n_attempts
-        cost = None
-        if ms.harness.requires_model:
-            price = price_per_token(ms.model.name)
-            if price is None:
-                unpriced.add(ms.model.name or "?")
-            else:
-                cost = n_trials * (tokens_in * price[0] + tokens_out * price[1])
-                total += cost
-                priced_any = True
-        else:
-            cost = 0.0
+        cost = member_cost(ms, n_trials)
+        if cost is None:
+            unpriced.add(ms.model.name or "?")
+        elif ms.harness.requires_model:
+            total += cost
+            priced_any = True
         rows.append(MemberSize(name=member.name, arms=list(member.arms), harness=ms.harness.name,
                                model=ms.model.display, workspace_mode=ms.workspace.mode, decoy_set=ms.decoys.name
                                if ms.workspace.mode == "group" else "none", n_tasks=n_tasks, n_trials=n_trials,
                                cost_usd=cost))
-    basis = (f"{tokens_in:,} input + {tokens_out:,} output tokens per model-driven trial "
-             f"(study.cost_tokens_per_trial) at litellm's list prices; the reference agent costs nothing")
+    s = spec.study
+    basis = (f"{s.expected_input_tokens:,} input + {s.expected_output_tokens:,} output tokens per model-driven trial "
+             f"(study.expected_input_tokens/expected_output_tokens) at litellm's list prices; "
+             "the reference agent costs nothing")
     return DesignSize(study=spec.study.name, n_members=len(rows), n_tasks=sum(r.n_tasks for r in rows),
                       n_trials=sum(r.n_trials for r in rows), n_attempts=spec.study.n_attempts,
                       scan_tiers=list(spec.study.scan_tiers), cost_usd=total if priced_any or not unpriced else None,
@@ -192,11 +187,21 @@ def run_design(spec: RunSpec) -> Path:
         else:
             first, fs = specs[same]
             specs[same] = (first.model_copy(update={"arms": (*first.arms, *member.arms)}), fs)
+    if not spec.emit_only:
+        check_design_budget(spec, out, [(m, ms) for m, ms in specs.values()])
     done: list[tuple[Member, RunSpec, int]] = []
-    for i, (member, ms) in enumerate(specs.values(), start=1):
-        log.info("design member %d/%d: %s (%s)", i, len(specs), member.name, ", ".join(member.arms))
-        _, n_tasks = run_member(ms)
-        done.append((member, ms, n_tasks))
+    try:
+        for i, (member, ms) in enumerate(specs.values(), start=1):
+            log.info("design member %d/%d: %s (%s)", i, len(specs), member.name, ", ".join(member.arms))
+            _, n_tasks = run_member(ms)
+            done.append((member, ms, n_tasks))
+    except CostCapReached:
+        # The members that ran are reported together, marked as stopped by the cap.
+        if spec.report and done:
+            from aces_bench.reports import build_report
+
+            build_report(out)
+        raise
     size = size_of(spec, done)
     write_json(out / DESIGN_FILE, size)
     for line in size.lines():
@@ -207,3 +212,43 @@ def run_design(spec: RunSpec) -> Path:
         index = build_report(out)
         log.info("report: %s; the paper's figures beside this study's: %s", index, index.parent / "paper.html")
     return out
+
+
+def planned_trials(ms: RunSpec) -> int:
+    """How many trials a member will run: its planned task dirs x attempts (nothing is emitted)."""
+    from aces_bench.emitters.plan import plan_study
+
+    return len(plan_study(ms).tasks) * ms.study.n_attempts
+
+
+def check_design_budget(spec: RunSpec, out: Path, members: Sequence[tuple[Member, RunSpec]]) -> None:
+    """Print the whole design's estimate and refuse it when, with what the study already
+    spent (its ledger), it is above ``study.max_cost_usd``: before any member runs."""
+    from aces_bench.cost import Ledger
+
+    trials = cost = 0.0
+    unpriced = set()
+    for _, ms in members:
+        n = planned_trials(ms)
+        trials += n
+        c = member_cost(ms, n)
+        if c is None:
+            unpriced.add(ms.model.name or "?")
+        else:
+            cost += c
+    spent = Ledger(out).spent()
+    known = f"${cost:,.4f}" if not unpriced else f"${cost:,.4f} + unpriced ({', '.join(sorted(unpriced))})"
+    print(f"{spec.study.name}: {len(members)} members, {int(trials)} trials, estimated model cost {known}"
+          + (f"; already spent ${spent:,.4f}" if spent else ""), file=sys.stderr)
+    cap = spec.study.max_cost_usd
+    if cap is None:
+        return
+    if unpriced:
+        raise ConfigError(f"study.max_cost_usd={cap} is set but {', '.join(sorted(unpriced))} has no price in "
+                          "litellm's cost map, so the design's cost cannot be capped", where="study.max_cost_usd",
+                          fix="drop the cap, or use priced litellm model names")
+    if spent + cost > cap:
+        raise RunError(f"the design's estimated cost ${cost:,.4f} ({int(trials)} trials, {len(members)} members)"
+                       + (f" on top of ${spent:,.4f} already spent" if spent else "")
+                       + f" is above study.max_cost_usd=${cap:,.4f}", where="study.max_cost_usd",
+                       fix="raise study.max_cost_usd, or shrink the design (study.axes, skill.cases, study.n_attempts)")

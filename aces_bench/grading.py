@@ -22,9 +22,11 @@ from dataclasses import dataclass
 
 from harbor.models.trial.result import TrialResult
 
+from aces_bench.agents.traces import shown_skills
 from aces_bench.collect import TrialRecord
 from aces_bench.conditions import graded_as
 from aces_bench.config.spec import GradingSpec, RunSpec
+from aces_bench.cost import trial_cost
 from aces_bench.graders.atif import load_trial_trajectory
 from aces_bench.graders.author import (
     AUTHOR_TIMEOUT_SEC,
@@ -69,12 +71,17 @@ NO_SKILL = "(none)"
 
 def subject_from_record(record: TrialRecord, spec: RunSpec) -> TrialSubject:
     plan = record.plan
+    load = proof_of_load(record.result, record.trial_dir, target=plan.target.name,
+                         side=graded_as(plan.condition), status=record.status)
     facts = TrialFacts(
         task_id=record.task_id, attempt=record.attempt, skill=plan.intervention_name, case_id=plan.case.id,
         case_kind=plan.case.kind, negative_control=plan.case.is_negative_control, condition=plan.condition,
-        workspace_mode=plan.workspace_mode, decoy_set=plan.decoy_set, n_visible_skills=len(plan.staged),
-        status=record.status, failure_cause=record.failure_cause, trial_name=record.trial_name,
-        trial_dir=str(record.trial_dir) if record.trial_dir else None, reward=record.reward,
+        workspace_mode=plan.workspace_mode, decoy_set=plan.decoy_set,
+        n_visible_skills=len(load.shown) if load.shown is not None else len(plan.staged),
+        status=load.status or record.status, failure_cause=load.cause or record.failure_cause,
+        trial_name=record.trial_name, trial_dir=str(record.trial_dir) if record.trial_dir else None,
+        reward=record.reward, visible_skills=",".join(load.shown) if load.shown is not None else None,
+        target_listed=load.listed,
     )
     return TrialSubject(
         facts=facts, case=plan.case, result=record.result,
@@ -83,6 +90,39 @@ def subject_from_record(record: TrialRecord, spec: RunSpec) -> TrialSubject:
         answer_file=spec.workspace.answer_file, artifacts_dir=record.artifacts_dir, skill_dir=plan.target.path,
         labels=spec_labels(spec), verifier_checks=plan.native_task is not None or bool(plan.case.checks),
     )
+
+
+@dataclass(frozen=True)
+class ProofOfLoad:
+    """What a trial's model was shown and whether that holds its target (proof of load)."""
+
+    shown: list[str] | None  # None: the harness's record says nothing
+    listed: bool | None
+    status: str | None = None  # "setup_error" when the arm was not what it claims to be
+    cause: str | None = None
+
+
+def proof_of_load(result, trial_dir, *, target: str, side: str, status: str) -> ProofOfLoad:
+    """A with-skill trial whose model was not shown the target, or a baseline whose model
+    was, did not run the condition it stands for: a setup failure, reported apart and
+    never a lift data point. Unknown (a harness that keeps no record) is not a failure."""
+    if result is None:
+        return ProofOfLoad(None, None)
+    shown, source = shown_skills(result, trial_dir)
+    if shown is None:
+        return ProofOfLoad(None, None)
+    listed = target in shown
+    if status not in ("ok", "agent_error", "timeout", "verifier_error"):
+        return ProofOfLoad(shown, listed)
+    listing = ", ".join(shown) if shown else "no skill at all"
+    if side == "with_skill" and not listed:
+        return ProofOfLoad(shown, listed, "setup_error",
+                           f"setup: the harness did not list the target skill {target} to the model "
+                           f"(it listed {listing}; {source})")
+    if side == "baseline" and listed:
+        return ProofOfLoad(shown, listed, "setup_error",
+                           f"setup: the baseline's model was shown the target skill {target} ({source})")
+    return ProofOfLoad(shown, listed)
 
 
 def composite_score(metrics: dict[str, MetricResult], spec: RunSpec) -> float | None:
@@ -227,7 +267,8 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         n_steps=len(trajectory.steps) if trajectory else None, n_tool_calls=n_tool_calls,
         input_tokens=agent_result.n_input_tokens if agent_result else None,
         output_tokens=agent_result.n_output_tokens if agent_result else None,
-        cost_usd=agent_result.cost_usd if agent_result else None, wall_sec=_wall(subject.result),
+        # One price function for every harness (aces_bench.pricing), never a harness's own figure.
+        cost_usd=trial_cost(subject.result) if agent_result else None, wall_sec=_wall(subject.result),
         final_answer=redact(final_answer) if final_answer else None,
         grading_mode=grading.mode, final_pass=verdict.final_pass, outcome_only=outcome_only(metrics),
         outcome=outcome.score, outcome_source=outcome.source, outcome_failed=outcome.failed,

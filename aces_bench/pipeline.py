@@ -10,6 +10,8 @@ from pathlib import Path
 from aces_bench.attempts import AttemptPolicy, collect_attempts, run_attempts
 from aces_bench.collect import collect_job
 from aces_bench.config.spec import RunSpec
+from aces_bench.console import count_failures, finish_console
+from aces_bench.cost import CostCapReached, clear_stop, write_stop
 from aces_bench.emitters import emit_study
 from aces_bench.emitters.plan import plan_study
 from aces_bench.errors import RunError
@@ -21,9 +23,12 @@ from aces_bench.outlock import study_lock, usable_output_dir
 from aces_bench.provenance import SkillProvenance, build_provenance
 from aces_bench.records import write_grades, write_trials_table
 from aces_bench.runner import (
+    UniformFailure,
     check_credential_names,
     job_config,
+    preflight_agent_install,
     preflight_backend_extra,
+    preflight_environment,
     preflight_local_agent,
 )
 
@@ -81,6 +86,8 @@ def _run_locked(spec: RunSpec, out: Path) -> tuple[Path, int]:
         # before a long emission, not after it
         preflight_backend_extra(spec)
         preflight_local_agent(spec)
+        preflight_environment(spec)
+        preflight_agent_install(spec)
     plan = plan_study(spec)
     for note in plan.notes:
         log.warning(note)
@@ -105,21 +112,57 @@ def _run_locked(spec: RunSpec, out: Path) -> tuple[Path, int]:
     if spec.emit_only:
         log.info("emit_only=true: not running trials")
         return out, len(emitted.tasks)
-    job_dirs = asyncio.run(run_attempts(spec, emitted, jobs_dir))
+    stopped: RunError | None = None
+    try:
+        job_dirs = asyncio.run(run_attempts(spec, emitted, jobs_dir))
+        clear_stop(out)  # this run went to the end: an earlier cost stop no longer describes the folder
+    except (CostCapReached, UniformFailure) as exc:
+        # The trials that finished are tabled and reported; the error is raised after.
+        stopped = exc
+        job_dirs = _existing_job_dirs(spec, emitted, jobs_dir)
+        if isinstance(exc, CostCapReached):
+            write_stop(out, exc.stop)
     plans = {t.task_id: tp for t, tp in zip(emitted.tasks, plan.tasks, strict=True)}
     policy = AttemptPolicy.from_spec(spec)
     if policy.stop_on_pass:
         # One Harbor job per attempt round; passed cases' later attempts are "skipped".
         records = collect_attempts(job_dirs, plans, policy)
     else:
-        records = collect_job(job_dirs[0], plans, spec.study.n_attempts)
+        records = collect_job(job_dirs[0], plans, spec.study.n_attempts) if job_dirs else []
+    if isinstance(stopped, CostCapReached):
+        records = [_not_run_by_cap(r) for r in records]
     graded = asyncio.run(grade_records(records, spec, judge))
     write_grades(out / "grades.jsonl", graded)
     frame = write_trials_table(out, graded, spec)
     log.info("trials table: %d rows -> %s", len(frame), out / "trials.parquet")
+    index = None
     if spec.report:
         from aces_bench.reports import build_report
 
         index = build_report(out)
-        log.info("report: %s", index)
+    if spec.budget_dir is None:
+        finish_console(out, frame, index)  # a sweep or design prints its own, over every member
+    else:
+        count_failures(frame)
+    if stopped is not None:
+        raise stopped
     return out, len(emitted.tasks)
+
+
+def _existing_job_dirs(spec: RunSpec, emitted, jobs_dir: Path) -> list[Path]:
+    """The job dirs a stopped run left, in attempt order (one per stop-on-pass round)."""
+    name = job_config(spec, emitted, jobs_dir).job_name
+    if not spec.study.stop_on_pass:
+        return [jobs_dir / name]
+    rounds = [jobs_dir / f"{name}-attempt{k}" for k in range(1, spec.study.n_attempts + 1)]
+    while rounds and not rounds[-1].is_dir():
+        rounds.pop()
+    return rounds
+
+
+def _not_run_by_cap(record):
+    """A trial the cost cap kept from starting (or that it held at its start) is not run, by the cap."""
+    if record.result is None and record.status in ("not_run", "infra_error"):
+        return record.model_copy(update={"status": "not_run",
+                                         "failure_cause": "not run: the study stopped at study.max_cost_usd"})
+    return record

@@ -28,6 +28,7 @@ class TrialProgress:
         self._console = console or get_console()
         self._live = None
         self._is_tty = self._console.is_terminal
+        self._last_line = (already_done, time.monotonic())  # off a terminal: lines are throttled
 
     def __enter__(self) -> TrialProgress:
         if self._is_tty:
@@ -77,10 +78,18 @@ class TrialProgress:
         result = event.result
         failed = result.exception_info is not None
         self.failed += failed
-        self._refresh(f"{event.trial_name}: {'FAILED ' + result.exception_info.exception_type if failed else 'ok'}")
+        line = f"{event.trial_name}: {'FAILED ' + result.exception_info.exception_type if failed else 'ok'}"
+        self._refresh(line if failed or self._due() else None)
+
+    def _due(self) -> bool:
+        """Off a terminal, one line per 5% of the trials (or per 30 s), the last one and every failure."""
+        done, at = self._last_line
+        return (self.done >= self.total or self.done - done >= max(1, self.total // 20)
+                or time.monotonic() - at >= 30)
 
     def _refresh(self, line: str | None) -> None:
         if self._live is not None:
             self._live.update(self._render(), refresh=True)
         elif line is not None:
+            self._last_line = (self.done, time.monotonic())
             log.info("%s (%s)", line, self.summary())

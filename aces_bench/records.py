@@ -56,7 +56,7 @@ CELL_KEY = ("skill", "harness", "model", "workspace_mode")
 PAIR_KEY = ("skill", "case_id", "attempt", "harness", "model", "workspace_mode", "decoy_set")
 LABEL_FIELDS = ("run_id", "harness", "model", "agent_label", "judge_label", "backend")
 
-Status = Literal["ok", "agent_error", "verifier_error", "timeout", "infra_error", "not_run", "skipped"]
+Status = Literal["ok", "agent_error", "verifier_error", "timeout", "infra_error", "not_run", "skipped", "setup_error"]
 WorkspaceMode = Literal["isolation", "group"]
 
 
@@ -80,6 +80,11 @@ class TrialFacts(BaseModel):
     trial_name: str | None
     trial_dir: str | None
     reward: float | None
+    visible_skills: str | None = Field(
+        default=None, description="the skills the model was shown, comma-separated as the harness listed them "
+        "(read from its request or trace, aces_bench/agents/traces.py); '' none at all; None unknown")
+    target_listed: bool | None = Field(
+        default=None, description="the target skill was among them (proof of load); None unknown")
 
 
 class TrialTotals(BaseModel):
@@ -163,7 +168,8 @@ def table_columns() -> tuple[str, ...]:
     """The columns of the trials table in file order (metric columns after ``reward``)."""
     return (
         "schema_version", "run_id", "skill", "case_id", "case_kind", "negative_control", "harness", "model",
-        "workspace_mode", "decoy_set", "n_visible_skills", "condition", "attempt", "task_id", "trial_name",
+        "workspace_mode", "decoy_set", "n_visible_skills", "visible_skills", "target_listed", "condition", "attempt",
+        "task_id", "trial_name",
         "status", "failure_cause", "reward", *metric_columns(), *TrialTotals.model_fields,
         "agent_label", "judge_label", "backend", "trial_dir",
     )

@@ -16,7 +16,10 @@ import os
 import shutil
 import subprocess
 import sys
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from harbor.job import Job
 from harbor.models.job.config import DatasetConfig, JobConfig
@@ -26,9 +29,10 @@ from harbor.models.trial.result import TrialResult
 from pydantic import ValidationError
 
 from aces_bench.agents.clis import installed as installed_cli
+from aces_bench.agents.endpoints import harness_base_url
 from aces_bench.backends import LOCAL_BACKEND
 from aces_bench.config.spec import RunSpec
-from aces_bench.cost import CostGuard, check_cap, estimate
+from aces_bench.cost import CostCapReached, CostGuard, Ledger, budget_dir, check_cap, estimate
 from aces_bench.datasets.credentials import check_study_credentials, resolve_credentials
 from aces_bench.emitters import EmitResult
 from aces_bench.emitters.plan import StudyPlan
@@ -44,20 +48,17 @@ CANCELLED = "CancelledError"
 def agent_config(spec: RunSpec) -> AgentConfig:
     h, m = spec.harness, spec.model
     kwargs = dict(h.kwargs)
-    if h.cli is not None and spec.backend.import_path == LOCAL_BACKEND:
-        # Harbor's installed agents skip their network install only for this version.
-        kwargs.setdefault("version", installed_cli(h.cli)[1].version)
+    if h.cli is not None:
+        kwargs.setdefault("bundled_skills", h.bundled_skills)
+        if spec.backend.import_path == LOCAL_BACKEND:
+            # Harbor's installed agents skip their network install only for this version.
+            kwargs.setdefault("version", installed_cli(h.cli)[1].version)
     name, import_path = h.agent, h.import_path
-    if h.agent == "claude-code" and h.import_path is None:
-        # Harbor's claude-code plus the staged plugins (--plugin-dir); the same agent otherwise.
-        from aces_bench.agents.installed import IMPORT_PATH_CLAUDE_CODE
-
-        name, import_path = None, IMPORT_PATH_CLAUDE_CODE
     return AgentConfig(
         name=name,
         import_path=import_path,
         model_name=m.name,
-        base_url=m.base_url,
+        base_url=harness_base_url(h.cli, h.agent, m.name, m.base_url),
         model_api_key_name=m.api_key_env,
         kwargs=kwargs,
         env=dict(h.env),
@@ -155,12 +156,107 @@ def preflight(spec: RunSpec, emitted: EmitResult) -> None:
     preflight_local_agent(spec)
     preflight_credentials(spec, emitted)
     preflight_model_key(spec)
+    preflight_environment(spec)
     if spec.backend.type == "docker":
         preflight_docker()
     if spec.backend.type == "podman":
         from aces_bench.backends import podman
 
         podman.preflight()
+    preflight_agent(spec)
+    preflight_agent_install(spec)
+
+
+# What each cloud backend's preflight wants, when Harbor's own message names no fix.
+_BACKEND_FIXES = {
+    "modal": "run `modal token new`, or export MODAL_TOKEN_ID and MODAL_TOKEN_SECRET",
+    "daytona": "export DAYTONA_API_KEY (and DAYTONA_API_URL for a self-hosted Daytona)",
+    "e2b": "export E2B_API_KEY",
+    "runloop": "export RUNLOOP_API_KEY",
+    "gke": "install gcloud and run `gcloud container clusters get-credentials <CLUSTER> --region <REGION>` "
+           "(or set KUBECONFIG)",
+}
+
+
+def preflight_environment(spec: RunSpec) -> None:
+    """The backend's own credential check (Harbor's ``preflight``, which its CLI runs and
+    its job API does not), as one error before any trial instead of one failure per trial."""
+    from harbor.environments.factory import EnvironmentFactory
+    from harbor.models.environment_type import EnvironmentType
+
+    b = spec.backend
+    if b.type not in BACKEND_SDKS:
+        # docker and podman are checked by aces-bench itself (preflight_docker, backends.podman):
+        # Harbor's podman check asks for `podman compose`, which the podman-compose setup here
+        # (make podman) does not provide although its trials run.
+        return
+    try:
+        EnvironmentFactory.run_preflight(type=EnvironmentType(b.type) if b.type else None, import_path=b.import_path)
+    except SystemExit as exc:
+        message = " ".join(str(exc.code if exc.code is not None else exc).split())
+        raise BackendError(f"cannot start: {message}", where=f"backend={b.name}",
+                           fix=_BACKEND_FIXES.get(b.type or "", "set up the backend's credentials, or use backend=local")
+                           ) from None
+    except ImportError as exc:
+        raise BackendError(f"backend={b.name}: {str(exc).splitlines()[0]}", where=f"backend={b.name}",
+                           fix="install the backend's extra (see the message), or use backend=local") from None
+
+
+def preflight_agent(spec: RunSpec) -> None:
+    """The agent's own checks (its options, its model credentials) before any trial."""
+    if not spec.harness.requires_model and spec.harness.import_path and spec.harness.cli is None:
+        return  # the reference agent: nothing to check, and no Harbor agent class to load by name
+    from harbor.agents.factory import AgentFactory
+
+    try:
+        AgentFactory.run_preflight(agent_config(spec))
+    except SystemExit as exc:
+        raise ConfigError(f"cannot start: {exc.code}", where=f"harness={spec.harness.name}",
+                          fix="see the message") from None
+    except ValueError as exc:  # MissingModelCredentialError is one
+        raise ConfigError(f"cannot start: {' '.join(str(exc).split())}", where=f"harness={spec.harness.name}",
+                          fix="set what the message names (model.api_key_env, harness.kwargs)") from None
+
+
+# Backends that run their containers on this machine: an agent installing itself there
+# fetches its CLI through this machine's network.
+_LOCAL_CONTAINER_BACKENDS = ("docker", "podman")
+
+
+def preflight_agent_install(spec: RunSpec, *, timeout: float = 5.0) -> None:
+    """A CLI harness on a container backend installs itself inside each container from the
+    network (Harbor's installer); where that network is not reachable it would spend minutes
+    per trial failing, so it is refused here, before any trial."""
+    from aces_bench.agents.clis import CLIS
+
+    cli = CLIS.get(spec.harness.cli or "")
+    if cli is None or spec.backend.import_path == LOCAL_BACKEND or spec.backend.type not in _LOCAL_CONTAINER_BACKENDS:
+        return
+    for host in cli.install_hosts:
+        problem = unreachable(host, timeout=timeout)
+        if problem:
+            raise BackendError(
+                f"harness={spec.harness.name} on backend={spec.backend.name} installs {cli.package} inside each "
+                f"container from the network (Harbor's installer), but {host} is not reachable from here ({problem})",
+                where=f"backend={spec.backend.name}",
+                fix=f"use backend=local (the CLI from `aces-bench agents install {cli.name}` is mounted, nothing "
+                "is installed), or give this machine network access to the install hosts",
+            )
+
+
+def unreachable(host: str, port: int = 443, *, timeout: float = 5.0) -> str | None:
+    """Why ``host:port`` cannot be reached (a short reason), or None when a TCP connection opens."""
+    import socket
+
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return None
+    except socket.gaierror:
+        return "its name does not resolve"
+    except TimeoutError:
+        return f"no answer within {timeout:g} s"
+    except OSError as exc:
+        return exc.strerror or str(exc)
 
 
 # backend type -> (the SDK module Harbor needs, the aces-bench extra bringing it: pyproject.toml).
@@ -292,8 +388,16 @@ async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> Path:
     set_offline_defaults()
     preflight(spec, emitted)
     config = job_config(spec, emitted, jobs_dir)
+    return await run_config(spec, config, total=len(emitted.tasks) * spec.study.n_attempts)
+
+
+async def run_config(spec: RunSpec, config: JobConfig, *, total: int) -> Path:
+    """Run (or resume) one Harbor job under the study's cost guard and failure watch.
+
+    Raises ``CostCapReached`` when the cap stopped it and ``UniformFailure`` when its
+    first trials all failed for one cause; the trials that finished are kept either way.
+    """
     job_dir = config.jobs_dir / config.job_name
-    total = len(emitted.tasks) * spec.study.n_attempts
     if discard_half_written(job_dir):
         log.info("resuming: the job's result.json was left half-written by a killed run; Harbor rewrites it")
     dropped = discard_cancelled(job_dir)
@@ -311,30 +415,126 @@ async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> Path:
         raise RunError(f"Harbor rejected the job config: {exc}", where="harness/backend",
                        fix="check harness, model and backend settings") from None
     done, failed = count_finished(job_dir)
-    guard = cost_guard(spec, total - done)
+    guard = cost_guard(spec, total - done, job=config.job_name)
+    watch = FailureWatch(total - done)
     progress = TrialProgress(total, already_done=done, already_failed=failed)
+    # The guard first: a trial it holds at its start is not counted as running.
+    job.on_trial_started(guard.on_start)
     job.on_trial_started(progress.on_start)
-    job.on_trial_ended(progress.on_end)
     job.on_trial_ended(guard.on_end)
-    with progress:
-        guard.job_task = task = asyncio.ensure_future(job.run())
+    job.on_trial_ended(progress.on_end)
+    job.on_trial_ended(watch.on_end)
+    with progress, quiet_harbor_progress():
+        guard.job_task = watch.job_task = task = asyncio.ensure_future(job.run())
         try:
             await task
         except ExceptionGroup as group:
             raise environment_refusal(group, spec) or group from None
         except asyncio.CancelledError:
-            if not guard.tripped:
-                raise
-            raise guard.stopped_error(total, job_dir) from None
+            if guard.tripped is not None:
+                stop = guard.stop_record(total)
+                raise CostCapReached(stop, job_dir) from None
+            if watch.stopped is not None:
+                raise watch.error(job_dir) from None
+            raise
     return job_dir
 
 
-def cost_guard(spec: RunSpec, trials: int) -> CostGuard:
-    """Print the study's size and estimated cost; refuse it above ``study.max_cost_usd``."""
+def cost_guard(spec: RunSpec, trials: int, *, job: str = "") -> CostGuard:
+    """Print the study's size and estimated cost; refuse it when what the study already
+    spent (its ledger) plus this estimate is above ``study.max_cost_usd``."""
     est = estimate(spec, trials)
-    print(est.summary(spec.model.name), file=sys.stderr)
-    check_cap(spec, est)
-    return CostGuard(spec.study.max_cost_usd, est.price)
+    ledger = Ledger(budget_dir(spec))
+    spent = ledger.spent()
+    line = est.summary(spec.model.name)
+    if spent:
+        line += f"; already spent ${spent:,.4f} (ledger {ledger.path})"
+    print(line, file=sys.stderr)
+    check_cap(spec, est, spent)
+    out = Path(spec.output_dir).resolve()
+    member = "." if out == ledger.root else os.path.relpath(out, ledger.root)
+    return CostGuard(spec.study.max_cost_usd, est.per_trial, ledger=ledger, member=member, job=job,
+                     model=spec.model.name, total=trials)
+
+
+class UniformFailure(RunError):
+    """The first trials of a study all failed for one cause: the study stopped early."""
+
+
+@dataclass
+class FailureWatch:
+    """Stops a job whose first trials all fail for one and the same cause.
+
+    When every one of the first ``min(total, EARLY)`` trials to finish failed with the
+    same exception and message (numbers and paths aside), the rest would almost surely
+    fail the same way (a backend that cannot start, a CLI that cannot run, a model
+    endpoint that refuses): the job is cancelled and the cause named. Any success, or
+    two different causes, turns the watch off.
+    """
+
+    total: int
+    EARLY: ClassVar[int] = 3
+    causes: list[str] = field(default_factory=list)
+    off: bool = False
+    stopped: str | None = None
+    job_task: asyncio.Task | None = None
+
+    async def on_end(self, event) -> None:
+        if self.off or self.stopped is not None:
+            return
+        info = event.result.exception_info
+        if info is None or info.exception_type == CANCELLED:
+            self.off = info is None
+            return
+        cause = f"{info.exception_type}: {_first_line(info.exception_message)}"
+        if self.causes and _shape(cause) != _shape(self.causes[0]):
+            self.off = True
+            return
+        self.causes.append(cause)
+        if len(self.causes) >= min(self.total, self.EARLY) and self.total > 1:
+            self.stopped = self.causes[0]
+            log.warning("the first %d trial(s) all failed with %s: stopping the study", len(self.causes), self.stopped)
+            if self.job_task is not None:
+                self.job_task.cancel()
+
+    def error(self, job_dir: Path) -> UniformFailure:
+        return UniformFailure(
+            f"stopped early: the first {len(self.causes)} trial(s) all failed with {self.stopped}",
+            where=job_dir,
+            fix="fix that cause and re-run the same command; the failed trials run again",
+        )
+
+
+def _first_line(text: str | None) -> str:
+    lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
+    return (lines[0] if lines else "")[:300]
+
+
+def _shape(cause: str) -> str:
+    """A failure message with its numbers, hex ids and paths blanked, to compare causes."""
+    import re
+
+    cause = re.sub(r"(/[\w.@+-]+)+", "<path>", cause)
+    return re.sub(r"\b[0-9a-f]{6,}\b|\d+", "#", cause)
+
+
+@contextmanager
+def quiet_harbor_progress():
+    """Harbor draws its own progress bar on the terminal even when quiet; aces-bench
+    shows one (``progress.TrialProgress``), so Harbor's is disabled for the job."""
+    import harbor.job as harbor_job
+    from rich.progress import Progress
+
+    original = harbor_job.Progress
+
+    def silent(*args, **kwargs):
+        return Progress(*args, **{**kwargs, "disable": True})
+
+    harbor_job.Progress = silent
+    try:
+        yield
+    finally:
+        harbor_job.Progress = original
 
 
 def environment_refusal(group: BaseExceptionGroup, spec: RunSpec) -> BackendError | None:

@@ -1,8 +1,16 @@
-"""Hydra callback: after a multirun, one report over every member of the sweep."""
+"""Hydra callbacks of a multirun: the sweep's budget before it, one report over it after.
+
+Before any member runs, the sweep's members are expanded exactly as Hydra's basic
+sweeper expands them, each is planned (nothing emitted), and the sweep's total
+estimate is printed; with ``study.max_cost_usd`` set, a total (plus what the sweep's
+ledger already holds) above the cap refuses the sweep. After the last member, one
+report over every member, the compact verdict table and the failed trials.
+"""
 
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,25 +22,90 @@ from aces_bench.errors import AcesError
 log = logging.getLogger("aces_bench.sweep")
 
 
+def sweep_members(task_overrides: list[str]) -> list[list[str]]:
+    """The override list of every member of a sweep, as Hydra's basic sweeper expands it."""
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    parsed = OverridesParser.create().parse_overrides(overrides=list(task_overrides))
+    batches = BasicSweeper.split_arguments(parsed, max_batch_size=None)
+    return [list(member) for batch in batches for member in batch]
+
+
+def sweep_budget(sweep_dir: Path, task_overrides: list[str]) -> None:
+    """Print the sweep's total estimate; refuse it above ``study.max_cost_usd`` (with the ledger)."""
+    from aces_bench.config.compose import compose_spec
+    from aces_bench.cost import Ledger
+    from aces_bench.design import member_cost, planned_trials
+    from aces_bench.errors import ConfigError, RunError
+
+    members = sweep_members(task_overrides)
+    trials, cost, unpriced, cap = 0, 0.0, set(), None
+    for overrides in members:
+        spec = compose_spec(overrides, output_dir=sweep_dir / "_budget")
+        cap = spec.study.max_cost_usd if cap is None else cap
+        n = planned_trials(spec)
+        trials += n
+        c = member_cost(spec, n)
+        if c is None:
+            unpriced.add(spec.model.name or "?")
+        else:
+            cost += c
+    spent = Ledger(sweep_dir).spent()
+    known = f"${cost:,.4f}" + (f" + unpriced ({', '.join(sorted(unpriced))})" if unpriced else "")
+    print(f"sweep: {len(members)} members, {trials} trials, estimated model cost {known}"
+          + (f"; already spent ${spent:,.4f}" if spent else ""), file=sys.stderr)
+    if cap is None:
+        return
+    if unpriced:
+        raise ConfigError(f"study.max_cost_usd={cap} is set but {', '.join(sorted(unpriced))} has no price in "
+                          "litellm's cost map, so the sweep's cost cannot be capped", where="study.max_cost_usd",
+                          fix="drop the cap, or use priced litellm model names")
+    if spent + cost > cap:
+        raise RunError(f"the sweep's estimated cost ${cost:,.4f} ({trials} trials, {len(members)} members)"
+                       + (f" on top of ${spent:,.4f} already spent" if spent else "")
+                       + f" is above study.max_cost_usd=${cap:,.4f}", where="study.max_cost_usd",
+                       fix="raise study.max_cost_usd, or sweep fewer values / cases (skill.cases, study.n_attempts)")
+
+
 class SweepReport(Callback):
-    """Builds ``<sweep dir>/report/`` from the members' stored results.
+    """The sweep's budget check before it; ``<sweep dir>/report/`` and the verdict after it.
 
     Each member already wrote its own report; this one pairs members against each
     other (isolation vs group, decoy-set sizes, harnesses, models).
     """
 
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        if config.get("emit_only", False):
+            return
+        sweep_budget(Path(config.hydra.sweep.dir).resolve(), list(config.hydra.overrides.task))
+
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
-        if not config.get("report", True) or config.get("emit_only", False):
+        from aces_bench.console import STATE, count_failures, finish_console
+        from aces_bench.records import read_trials_table
+
+        if config.get("emit_only", False):
             return
         sweep_dir = Path(config.hydra.sweep.dir)
-        if not any(sweep_dir.glob("*/trials.parquet")):
+        members = sorted(p.parent for p in sweep_dir.glob("*/trials.parquet"))
+        if not members:
             log.info("sweep report: no member produced a trials table in %s", sweep_dir)
             return
-        from aces_bench.reports import build_report
+        # Count from the tables on disk: a launcher may have run members in other processes.
+        STATE.failed.clear()
+        STATE.causes.clear()
+        STATE.trials = 0
+        for member in members:
+            try:
+                count_failures(read_trials_table(member))
+            except AcesError as exc:
+                log.warning("sweep: %s", exc)
+        index = None
+        if config.get("report", True):
+            from aces_bench.reports import build_report
 
-        try:
-            index = build_report(sweep_dir)
-        except AcesError as exc:
-            log.error("sweep report failed: %s", exc)
-            return
-        log.info("sweep report: %s", index)
+            try:
+                index = build_report(sweep_dir)
+            except AcesError as exc:
+                log.error("sweep report failed: %s", exc)
+        finish_console(sweep_dir, index=index, count=False)

@@ -136,6 +136,11 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
                             visible=visible_skills(study.members),
                             judge_agreement=judge_agreement((g for m in study.members for g in m.grades.values()),
                                                             stats.settings.level))
+    from aces_bench.cost import read_stop
+
+    stop = read_stop(results_dir)
+    if stop is not None:
+        summary = summary.model_copy(update={"stopped_by_cost_cap": stop.line()})
     write_json(out / SUMMARY_FILE, summary)
 
     figures = draw_all(FigureInputs(stats, pairs, study.trials, static_section), out / "figures")

@@ -151,6 +151,11 @@ class ReportSummary(VersionedRecord):
     stats: StudyStats = Field(description="every statistic, as aces_bench.stats computed it")
     cost_by_arm: list[dict[str, Any]] = Field(
         default_factory=list, description="tokens and cost per condition (aces_bench.cost.cost_by_arm)")
+    visible_skills: list[dict[str, Any]] = Field(
+        default_factory=list, description="the skills each harness showed its model, per condition: one row per "
+        "distinct listing with its trial count (aces_bench.agents.traces); skills '' = none, None = not recorded")
+    stopped_by_cost_cap: str | None = Field(
+        default=None, description="why the study stopped before running every trial (study.max_cost_usd), else None")
     usd_per_lift_point: float | None = Field(
         default=None, description="extra mean cost per with-skill trial per percentage point of headline lift")
     limits_in_force: list[LimitsRow] = Field(
@@ -293,6 +298,24 @@ def counts(trials: pd.DataFrame, stats: StudyStats) -> Counts:
     )
 
 
+def visible_skills_rows(trials: pd.DataFrame) -> list[dict[str, Any]]:
+    """Per harness and condition, each distinct list of skills the model was shown, with
+    its trial count and how many of those trials listed their target."""
+    if "visible_skills" not in trials or not len(trials):
+        return []
+    counts: dict[tuple[str, str, str | None], list[int]] = {}
+    listed = trials["target_listed"] if "target_listed" in trials else pd.Series([None] * len(trials))
+    for harness, condition, shown, hit in zip(trials["harness"].astype(str), trials["condition"].astype(str),
+                                              trials["visible_skills"], listed, strict=True):
+        key = (harness, condition, None if shown is None or pd.isna(shown) else str(shown))
+        n = counts.setdefault(key, [0, 0])
+        n[0] += 1
+        n[1] += bool(hit is True or (hit is not None and not pd.isna(hit) and bool(hit)))
+    return [{"harness": h, "condition": c, "skills": shown, "n_trials": n, "n_target_listed": k}
+            for (h, c, shown), (n, k) in sorted(counts.items(), key=lambda kv: (kv[0][0], kv[0][1], -kv[1][0],
+                                                                              str(kv[0][2])))]
+
+
 def build_summary(
     trials: pd.DataFrame,
     pairs: pd.DataFrame,
@@ -331,6 +354,7 @@ def build_summary(
     headline = next((r.lift for r in pooled if r.outcome == stats.settings.headline_outcome), None)
     arms, per_point = cost_by_arm(trials, headline)
     return ReportSummary(
+        visible_skills=visible_skills_rows(trials),
         cost_by_arm=arms,
         usd_per_lift_point=per_point,
         source=source,

@@ -40,6 +40,9 @@ class AgentCli:
     version: str
     binary: str
     host_tools: tuple[str, ...] = ()  # run from the host's /usr inside the sandbox
+    # Where Harbor's own install fetches the CLI from when it is not mounted (a container
+    # or cloud backend): the hosts a preflight checks before any trial.
+    install_hosts: tuple[str, ...] = ()
 
 
 # Versions measured to run here (claude-code against Anthropic Messages, codex against
@@ -47,10 +50,13 @@ class AgentCli:
 CLIS: dict[str, AgentCli] = {
     c.name: c
     for c in (
-        AgentCli("claude-code", "@anthropic-ai/claude-code", "2.1.197", "claude"),
-        AgentCli("codex", "@openai/codex", "0.171.0", "codex"),
+        AgentCli("claude-code", "@anthropic-ai/claude-code", "2.1.197", "claude",
+                 install_hosts=("downloads.claude.ai",)),
+        AgentCli("codex", "@openai/codex", "0.171.0", "codex",
+                 install_hosts=("raw.githubusercontent.com", "nodejs.org", "registry.npmjs.org")),
         # opencode's skill tool shells out to ripgrep; offline it cannot download its own.
-        AgentCli("opencode", "opencode-ai", "1.18.33", "opencode", host_tools=("rg",)),
+        AgentCli("opencode", "opencode-ai", "1.18.33", "opencode", host_tools=("rg",),
+                 install_hosts=("raw.githubusercontent.com", "nodejs.org", "registry.npmjs.org")),
     )
 }
 

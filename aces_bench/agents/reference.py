@@ -134,12 +134,16 @@ class ReferenceAgent(BaseAgent):
             recorder.final(answer, extra={"answer_path": footer.answer_path, "outcome": outcome["outcome"]})
         finally:
             recorder.extra["aces_reference"] = outcome
-            context.metadata = {**(context.metadata or {}), "aces_reference": outcome}
+            # What the router saw is what this agent was "shown" (aces_bench.agents.shown).
+            context.metadata = {**(context.metadata or {}), "aces_reference": outcome, "aces_usage": [],
+                                "aces_visible_skills": session.shown,
+                                "aces_visible_source": "the reference agent's skill listing"}
             await self._save_trajectory(recorder.trajectory(), environment)
 
     async def _solve(self, session: _Session, min_shared: int) -> tuple[str, dict[str, Any]]:
         cards = await session.discover_skills(self.skills_dir)
         decision = route(session.footer.prompt, cards, min_shared=min_shared)
+        session.shown = [c.name for c in cards]
         details: dict[str, Any] = {"routing": decision.model_dump(mode="json"), "skill": decision.chosen}
         if decision.chosen is not None and self.settings.trigger_only:
             code = await session.activate(decision, self.skills_dir or "")
@@ -188,6 +192,7 @@ class _Session:
         self.recorder = recorder
         self.footer = footer
         self.timeout = timeout
+        self.shown: list[str] | None = None  # the skills discovered: what this agent was shown
 
     async def sh(
         self, message: str, command: str, *, cwd: str | None = None, purpose: str, tolerate_errors: bool = False, **extra: Any

@@ -35,6 +35,9 @@ class SkillConf:
     allow_credentials: list[str] = field(default_factory=list)
     """Credential names cases may use although they look like operator credentials
     (``*_API_KEY``, ``AWS_*``, ...). Never process settings or the model's/judge's own."""
+    evals_file: Optional[str] = None
+    """Read only this evals file of each skill (relative to the skill folder, e.g.
+    ``evals/evals2.json``) instead of the folder's rule."""
 
 
 @dataclass
@@ -49,14 +52,21 @@ class HarnessConf:
     cli: Optional[str] = None
     """An npm agent CLI (claude-code, codex, opencode) from ``aces-bench agents install``,
     mounted read-only into every trial."""
+    bundled_skills: str = "off"
+    """The skills the CLI ships with: ``off`` hides them from the model in both arms
+    (the controlled default), ``keep`` leaves them listed."""
 
 
 @dataclass
 class ModelConf:
     name: Optional[str] = None
     base_url: Optional[str] = None
+    """The endpoint's host, with or without ``/v1``; each harness calls its own API's path on it."""
     api_key_env: Optional[str] = None
     label: Optional[str] = None
+    api: Optional[str] = None
+    """The wire API the endpoint speaks when it is not the model's own (a translating
+    gateway): ``anthropic``, ``openai-responses`` or ``openai-chat``."""
 
 
 @dataclass
@@ -145,7 +155,8 @@ class StudyConf:
     max_cost_usd: Optional[float] = None
     """Refuse to start above this estimated cost; stop once real usage crosses it (USD)."""
     expected_input_tokens: int = 50_000
-    """Per trial, for the cost estimate printed before any trial runs."""
+    """Per model-driven trial: the one token estimate behind the preview, the design's
+    size, a sweep's total and the cost cap (``aces_bench.pricing``)."""
     expected_output_tokens: int = 3_000
     static_profile: str = "aces"
     """Tier 1 rule profile of the report's static-vs-live scan: aces | skillevaluator."""
@@ -160,8 +171,6 @@ class StudyConf:
     ``model=`` of the command line for every harness)."""
     scan_tiers: list[int] = field(default_factory=list)
     """Static scan tiers the design includes (1: structural, 2: LLM rubric)."""
-    cost_tokens_per_trial: list[int] = field(default_factory=lambda: [30000, 3000])
-    """Assumed (input, output) tokens of one model-driven trial, for the emit-time cost estimate."""
     controls: list[Optional[str]] = field(default_factory=list)
     """Calibration arms run beside with_skill and baseline, in the same pairing:
     ``null`` (the baseline run again, analysed as the treatment), ``placebo`` (a sham

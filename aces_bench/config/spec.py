@@ -19,6 +19,7 @@ from aces_bench.conditions import CONTROLS, Control
 from aces_bench.errors import ConfigError, from_validation
 from aces_bench.judges.spec import JudgeSpec
 from aces_bench.metrics import metric_names
+from aces_bench.pricing import DEFAULT_INPUT_TOKENS, DEFAULT_OUTPUT_TOKENS
 
 SPEC_SCHEMA_VERSION = "1"
 _AGENTS = sorted(a.value for a in AgentName)
@@ -50,6 +51,7 @@ class SkillSpec(_Frozen):
     harbor_tasks: bool = True
     accept_drafts: bool = False
     allow_credentials: list[str] = Field(default_factory=list)
+    evals_file: str | None = Field(default=None, pattern=r"^[^/\s][^\s]*$")
 
     @field_validator("support", mode="before")
     @classmethod
@@ -78,6 +80,7 @@ class HarnessSpec(_Frozen):
     requires_model: bool = True
     label: str = ""
     cli: str | None = None  # an npm CLI from `aces-bench agents install`, mounted into each trial
+    bundled_skills: Literal["off", "keep"] = "off"
 
     @model_validator(mode="after")
     def _one_agent(self) -> HarnessSpec:
@@ -97,11 +100,15 @@ class HarnessSpec(_Frozen):
         return self.label or self.name
 
 
+ModelApi = Literal["anthropic", "openai-responses", "openai-chat"]
+
+
 class ModelSpec(_Frozen):
     name: str | None = None
-    base_url: str | None = None
+    base_url: str | None = Field(default=None, pattern=r"^https?://[^\s]+$")
     api_key_env: str | None = None
     label: str | None = None
+    api: ModelApi | None = None  # what the endpoint speaks, when a gateway translates
 
     @property
     def display(self) -> str:
@@ -197,8 +204,8 @@ class StudySpec(_Frozen):
     pass_threshold: float = Field(default=1.0, ge=0)
     stop_on_pass: bool = False
     max_cost_usd: float | None = Field(default=None, ge=0)
-    expected_input_tokens: int = Field(default=50_000, ge=0)
-    expected_output_tokens: int = Field(default=3_000, ge=0)
+    expected_input_tokens: int = Field(default=DEFAULT_INPUT_TOKENS, ge=0)
+    expected_output_tokens: int = Field(default=DEFAULT_OUTPUT_TOKENS, ge=0)
     # Tier 1 rule profile for the report's static-vs-live scan; the ACES paper's study
     # uses "skillevaluator" (SkillEvaluator 0.2.0's score, as the paper reports it).
     static_profile: Literal["aces", "skillevaluator"] = "aces"
@@ -206,7 +213,6 @@ class StudySpec(_Frozen):
     arms: list[ArmSpec] = Field(default_factory=list)
     harness_models: dict[str, str] = Field(default_factory=dict)
     scan_tiers: list[Literal[1, 2]] = Field(default_factory=list)
-    cost_tokens_per_trial: tuple[int, int] = (30000, 3000)
     controls: tuple[Control, ...] = ()
 
     @field_validator("controls", mode="before")
@@ -251,6 +257,9 @@ class RunSpec(_Frozen):
     report: bool = True
     overrides: list[str] = Field(default_factory=list)
     choices: dict[str, str] = Field(default_factory=dict)
+    # The folder whose spend ledger the cost cap sums (aces_bench.cost): a sweep's or a
+    # designed study's root for its members; None: output_dir.
+    budget_dir: Path | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -273,6 +282,12 @@ class RunSpec(_Frozen):
             raise ValueError(
                 f"harness {self.harness.name!r} needs a model: add model=<option> or model.name=<litellm model>"
             )
+        if self.harness.requires_model:
+            from aces_bench.agents.endpoints import check_api
+
+            problem = check_api(self.harness.cli, self.model.name, self.model.api)
+            if problem:
+                raise ValueError(problem)
         if self.workspace.mode == "group" and not self.decoys.paths and not self.skill.support:
             raise ValueError(
                 "workspace.mode is 'group' but no decoys or support skills are configured: add decoys=paper"

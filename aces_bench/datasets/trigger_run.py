@@ -84,8 +84,8 @@ def trigger_spec(overrides: list[str], target: Path, mode: str, *, runs: int, ou
     kwargs = dict(spec.harness.kwargs)
     if spec.harness.import_path == REFERENCE:
         kwargs.setdefault("trigger_only", True)
-    elif spec.harness.agent in TURN_LIMIT:
-        kwargs.setdefault(TURN_LIMIT[spec.harness.agent], max_turns)
+    elif (spec.harness.agent or spec.harness.cli) in TURN_LIMIT:
+        kwargs.setdefault(TURN_LIMIT[spec.harness.agent or spec.harness.cli], max_turns)
     return spec.model_copy(update={"harness": spec.harness.model_copy(update={"kwargs": kwargs})})
 
 
@@ -95,8 +95,9 @@ def stop_rule(spec: RunSpec) -> str:
     timeout = f"agent timeout {spec.workspace.agent_timeout_sec:g} s"
     if h.import_path == REFERENCE and h.kwargs.get("trigger_only"):
         return f"stops at its first activation (trigger_only); {timeout}"
-    if h.agent in TURN_LIMIT:
-        return f"{TURN_LIMIT[h.agent]}={h.kwargs.get(TURN_LIMIT[h.agent])}; {timeout}"
+    if (h.agent or h.cli) in TURN_LIMIT:
+        limit = TURN_LIMIT[h.agent or h.cli]
+        return f"{limit}={h.kwargs.get(limit)}; {timeout}"
     return f"{timeout} (this harness has no turn limit)"
 
 

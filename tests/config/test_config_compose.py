@@ -39,7 +39,8 @@ def options():
 def test_every_option_composes_into_a_run_spec(group, option, tmp_path):
     overrides = [f"{group}={option}", *NEEDS.get((group, option), [])]
     if group == "harness" and option in LLM_HARNESSES:
-        overrides.append("model=gpt-4o")
+        # A harness is paired with a model of its own API (claude-code speaks Anthropic Messages).
+        overrides.append("model=claude-sonnet" if option == "claude-code" else "model=gpt-4o")
     if group == "harness" and option in INSTALLED_HARNESSES:
         overrides.append("backend=docker")  # they install themselves: not on backend=local
     spec = compose_spec(overrides, output_dir=tmp_path)
@@ -124,7 +125,8 @@ def test_defaults_are_the_offline_embedded_study(tmp_path):
 
 def test_installed_agents_run_on_the_local_backend_only_from_the_cli_cache(tmp_path):
     for harness in ("claude-code", "codex", "opencode"):
-        spec = compose_spec([f"harness={harness}", "model=claude-sonnet"], output_dir=tmp_path)
+        model = "model=gpt-4o" if harness == "codex" else "model=claude-sonnet"  # codex speaks Responses only
+        spec = compose_spec([f"harness={harness}", model], output_dir=tmp_path)
         assert spec.harness.cli == harness
     # An installed agent with no provisioned CLI still cannot set itself up offline: a
     # run refuses it before emitting (reading such a spec does not import Harbor's agents).
@@ -136,7 +138,8 @@ def test_installed_agents_run_on_the_local_backend_only_from_the_cli_cache(tmp_p
     with pytest.raises(ConfigError, match="unknown agent CLI 'claud'; valid: claude-code, codex, opencode"):
         compose_spec(["harness=claude-code", "model=claude-sonnet", "harness.cli=claud"], output_dir=tmp_path)
     spec = compose_spec(["harness=claude-code", "model=claude-sonnet", "backend=docker"], output_dir=tmp_path)
-    assert spec.harness.agent == "claude-code"
+    # Harbor's own agent with aces-bench's additions (bundled skills, what the model was shown).
+    assert spec.harness.import_path == "aces_bench.agents.installed:ClaudeCode"
 
 
 def test_generic_harbor_harness_takes_any_agent_name(tmp_path):

@@ -1,0 +1,93 @@
+"""One meaning of ``model.base_url``, and which wire API each harness speaks.
+
+``model.base_url`` is the endpoint's host, with or without a trailing ``/v1``
+(``http://gateway:8000`` and ``http://gateway:8000/v1`` are the same endpoint). Each
+harness's client appends its own path, so each is handed the form it expects:
+
+| harness      | API                     | base handed over | calls            |
+|--------------|-------------------------|------------------|------------------|
+| claude-code  | Anthropic Messages      | host             | /v1/messages     |
+| codex        | OpenAI Responses        | host/v1          | /v1/responses    |
+| opencode     | Anthropic Messages, or OpenAI (by the model's provider) | host/v1 | /v1/messages, /v1/responses or /v1/chat/completions |
+| terminus-2   | litellm: OpenAI Chat, or Anthropic | host/v1 (OpenAI), host (Anthropic) | /v1/chat/completions, /v1/messages |
+
+A URL with any other path (``https://gw.example.com/anthropic``) is handed over as
+written. A harness paired with a model of another API family is refused, unless
+``model.api`` says the endpoint speaks the harness's API (a translating gateway).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
+
+Api = Literal["anthropic", "openai-responses", "openai-chat"]
+API_NAMES: dict[str, str] = {"anthropic": "the Anthropic Messages API", "openai-responses": "the OpenAI Responses API",
+                             "openai-chat": "the OpenAI Chat Completions API"}
+
+# The APIs each agent CLI can speak (the first is its own).
+CLI_APIS: dict[str, tuple[Api, ...]] = {
+    "claude-code": ("anthropic",),
+    "codex": ("openai-responses",),
+    "opencode": ("anthropic", "openai-responses", "openai-chat"),
+}
+# Clients that append /v1/<path> to the base themselves (the Anthropic SDKs).
+_APPENDS_V1 = {"claude-code"}
+_ANTHROPIC_PREFIXES = ("anthropic/", "claude")
+_OPENAI_PREFIXES = ("openai/", "gpt-", "o1", "o3", "o4", "chatgpt", "codex-")
+
+
+def model_family(name: str | None) -> Literal["anthropic", "openai"] | None:
+    """The API family a litellm model name belongs to; None when the name does not say."""
+    if not name:
+        return None
+    low = name.lower()
+    if low.startswith(_ANTHROPIC_PREFIXES):
+        return "anthropic"
+    if low.startswith(_OPENAI_PREFIXES):
+        return "openai"
+    return None
+
+
+def split_root(url: str) -> tuple[str, bool]:
+    """(the URL without a trailing ``/v1``, whether its path was empty or ``/v1``)."""
+    parts = urlsplit(url.strip())
+    path = parts.path.rstrip("/")
+    plain = path in ("", "/v1")
+    root = urlunsplit((parts.scheme, parts.netloc, "" if plain else path, parts.query, parts.fragment))
+    return root, plain
+
+
+def harness_base_url(cli: str | None, agent: str | None, model: str | None, base_url: str | None) -> str | None:
+    """The base URL to hand a harness for ``model.base_url`` (module doc)."""
+    if not base_url:
+        return base_url
+    root, plain = split_root(base_url)
+    if not plain:
+        return base_url
+    if cli in _APPENDS_V1:
+        return root
+    if cli is None and agent == "terminus-2" and model_family(model) == "anthropic":
+        return root  # litellm's Anthropic route appends /v1/messages
+    return root + "/v1"
+
+
+def check_api(cli: str | None, model: str | None, api: str | None) -> str | None:
+    """Why a harness and a model cannot talk (one line naming the fix), or None when they can."""
+    if cli not in CLI_APIS:
+        return None
+    speaks = CLI_APIS[cli]
+    if api is not None:
+        if api in speaks:
+            return None
+        return (f"model.api={api} says the endpoint speaks {API_NAMES[api]}, but harness={cli} calls "
+                f"{' or '.join(API_NAMES[a] for a in speaks)}; pick a model/endpoint of that API, or another harness")
+    family = model_family(model)
+    if family is None:
+        return None
+    if any(a.startswith(family) for a in speaks):
+        return None
+    need = speaks[0]
+    article = "an Anthropic" if family == "anthropic" else "an OpenAI"
+    return (f"harness={cli} calls {API_NAMES[need]} but model {model!r} is {article} model; pick a model of that "
+            f"API, or set model.api={need} if model.base_url is a gateway that translates")
