@@ -104,6 +104,13 @@ def collect_attempts(job_dirs: Sequence[Path], plans: dict[str, TaskPlan], polic
     return records
 
 
+def stops_early(result) -> bool:
+    """Which failures, shared by a study's first trials, stop it early: infrastructure and
+    agent errors (a backend that cannot start, a CLI or endpoint that refuses every call),
+    never a timeout or a verifier's verdict, which are the arm's own data."""
+    return classify(result)[0] in ("infra_error", "agent_error")
+
+
 def retry_infra_failures(job_dir: Path) -> list[str]:
     """Remove the trial dirs of trials that failed for an infrastructure cause (``classify``),
     so that resuming runs them again (Harbor keeps any trial with a result); return their names.
@@ -135,7 +142,7 @@ async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> li
     base = job_config(spec, emitted, jobs_dir)
     if not policy.stop_on_pass:
         retry_infra_failures(base.jobs_dir / base.job_name)
-        return [await run_job(spec, emitted, jobs_dir)]
+        return [await run_job(spec, emitted, jobs_dir, stops_early=stops_early)]
     set_offline_defaults()
     preflight(spec, emitted)
     plans = {t.task_id: tp for t, tp in zip(emitted.tasks, emitted.plan.tasks, strict=True)}
@@ -148,7 +155,7 @@ async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> li
         if not remaining:
             continue  # nothing left to try: the round's records are all "skipped"
         retry_infra_failures(job_dir)
-        await run_config(spec, config, total=len(remaining))
+        await run_config(spec, config, total=len(remaining), stops_early=stops_early)
         still = []
         for task_id in remaining:
             record = _one_attempt(job_dir, task_id, plans[task_id], attempt)

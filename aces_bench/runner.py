@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -383,19 +384,23 @@ def discard_half_written(job_dir: Path) -> bool:
     return False
 
 
-async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> Path:
+async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path, *,
+                  stops_early: Callable[[TrialResult], bool] | None = None) -> Path:
     """Create (or resume) the Harbor job for this study; return its job dir."""
     set_offline_defaults()
     preflight(spec, emitted)
     config = job_config(spec, emitted, jobs_dir)
-    return await run_config(spec, config, total=len(emitted.tasks) * spec.study.n_attempts)
+    return await run_config(spec, config, total=len(emitted.tasks) * spec.study.n_attempts, stops_early=stops_early)
 
 
-async def run_config(spec: RunSpec, config: JobConfig, *, total: int) -> Path:
+async def run_config(spec: RunSpec, config: JobConfig, *, total: int,
+                     stops_early: Callable[[TrialResult], bool] | None = None) -> Path:
     """Run (or resume) one Harbor job under the study's cost guard and failure watch.
 
     Raises ``CostCapReached`` when the cap stopped it and ``UniformFailure`` when its
-    first trials all failed for one cause; the trials that finished are kept either way.
+    first trials all failed for one cause that ``stops_early`` accepts (the failure
+    classification lives above this layer; without it the watch is off); the trials
+    that finished are kept either way.
     """
     job_dir = config.jobs_dir / config.job_name
     if discard_half_written(job_dir):
@@ -416,7 +421,7 @@ async def run_config(spec: RunSpec, config: JobConfig, *, total: int) -> Path:
                        fix="check harness, model and backend settings") from None
     done, failed = count_finished(job_dir)
     guard = cost_guard(spec, total - done, job=config.job_name)
-    watch = FailureWatch(total - done)
+    watch = FailureWatch(total - done, eligible=stops_early)
     progress = TrialProgress(total, already_done=done, already_failed=failed)
     # The guard first: a trial it holds at its start is not counted as running.
     job.on_trial_started(guard.on_start)
@@ -473,6 +478,7 @@ class FailureWatch:
     """
 
     total: int
+    eligible: Callable[[TrialResult], bool] | None = None  # which failures may stop the study
     EARLY: ClassVar[int] = 3
     causes: list[str] = field(default_factory=list)
     off: bool = False
@@ -480,11 +486,14 @@ class FailureWatch:
     job_task: asyncio.Task | None = None
 
     async def on_end(self, event) -> None:
-        if self.off or self.stopped is not None:
+        if self.off or self.stopped is not None or self.eligible is None:
             return
         info = event.result.exception_info
         if info is None or info.exception_type == CANCELLED:
             self.off = info is None
+            return
+        if not self.eligible(event.result):
+            self.off = True  # a failure of the arm itself (a timeout): the trials are data
             return
         cause = f"{info.exception_type}: {_first_line(info.exception_message)}"
         if self.causes and _shape(cause) != _shape(self.causes[0]):

@@ -13,6 +13,7 @@ same case: ``null`` stages what the baseline stages, ``placebo`` a sham of each 
 
 from __future__ import annotations
 
+import logging
 import random
 from pathlib import Path
 from typing import Literal
@@ -22,12 +23,14 @@ from pydantic import BaseModel, ConfigDict
 from aces_bench.cases import SAFE_CASE_ID, EvalCase, load_suite
 from aces_bench.conditions import PAIRED, Condition
 from aces_bench.config.spec import RunSpec
-from aces_bench.datasets.formats import has_eval_assets
+from aces_bench.datasets.formats import has_eval_assets, select_evals_files
 from aces_bench.emitters.interventions import Intervention, load_interventions, load_skills, loaded
 from aces_bench.emitters.native import find_native_tasks, native_case
 from aces_bench.emitters.placebo import placebo_files, placebo_skill
 from aces_bench.errors import SkillError
 from aces_bench.skills import Skill
+
+log = logging.getLogger("aces_bench.plan")
 
 Role = Literal["target", "placebo", "prerequisite", "helper", "reference", "decoy"]
 # Roles the agent may read without a routing penalty: everything staged on purpose
@@ -177,7 +180,11 @@ def _cases(member: Skill, spec: RunSpec) -> list[tuple[EvalCase, Path | None]]:
     native = find_native_tasks(member) if spec.skill.harbor_tasks else []
     out: list[tuple[EvalCase, Path | None]] = []
     if _has_evals(member) or not native:
-        cases = list(loaded(f"suite:{member.name}", member.path, lambda: load_suite(member.path, member.name)).evals)
+        chosen = spec.skill.evals_file
+        cases = list(loaded(f"suite:{member.name}:{chosen or ''}", member.path,
+                            lambda: load_suite(member.path, member.name, chosen)).evals)
+        for path, why in select_evals_files(member.path, chosen).unread:
+            log.info("%s: %s %s", member.name, path.relative_to(member.path).as_posix(), why)
         if spec.skill.cases:
             cases = [c for c in cases if c.id in spec.skill.cases or f"{member.name}.{c.id}" in spec.skill.cases]
         drafts = [c.id for c in cases if c.status == "draft"]

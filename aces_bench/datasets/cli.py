@@ -48,6 +48,8 @@ def _parser() -> argparse.ArgumentParser:
     k.add_argument("paths", type=Path, nargs="+")
     s = sub.add_parser("show", help="how every case was read: its file, format, renamed, resolved and ignored fields")
     s.add_argument("paths", type=Path, nargs="+")
+    for sp in (k, s):
+        sp.add_argument("--evals-file", help="read only this evals file of each skill (as skill.evals_file=)")
     return p
 
 
@@ -116,7 +118,7 @@ def _check(args: argparse.Namespace) -> int:
     for path in args.paths:
         for skill_dir in discover_skill_dirs(path):
             skill = load_skill(skill_dir)
-            suite = load_suite(skill_dir, skill.name)
+            suite = load_suite(skill_dir, skill.name, args.evals_file)
             kinds = Counter("negative" if c.is_negative_control else (c.kind or "unkinded") for c in suite.evals)
             sources = Counter(c.source for c in suite.evals)
             print(f"{skill.name}: {len(suite.evals)} case(s); "
@@ -130,10 +132,12 @@ def _show(args: argparse.Namespace) -> int:
     for path in args.paths:
         for skill_dir in discover_skill_dirs(path):
             skill = load_skill(skill_dir)
-            assets = load_assets(skill_dir, skill.name)
-            print(f"{skill.name}: {len(assets.readings)} case(s)")
+            assets = load_assets(skill_dir, skill.name, args.evals_file)
+            print(f"{skill.name}: {len(assets.readings)} case(s) ({assets.rule} file rule)")
             for reading in assets.readings:
                 print("  " + reading.render().replace("\n", "\n  "))
+            for path, why in assets.unread:
+                print(f"  {path.relative_to(skill_dir).as_posix()}: {why}")
     return 0
 
 

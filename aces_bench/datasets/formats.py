@@ -33,6 +33,11 @@ from aces_bench.errors import EvalsError, from_validation
 from aces_bench.io import load_yaml, write_text
 
 EVALS_FILES = ("evals/evals.json", "evals/evals.jsonl", "evals/evals.yaml", "evals/evals.yml")
+# SkillEvaluator (the paper's implementation) reads the first of these and nothing else.
+SKILLEVALUATOR_FILES = (*EVALS_FILES, "evals/dataset.json", "evals/dataset.jsonl")
+# Files only SkillEvaluator writes or reads: a folder holding one is SkillEvaluator's.
+SKILLEVALUATOR_MARKERS = ("evals/dataset.json", "evals/dataset.jsonl", "evals/config.yml", "evals/config.yaml")
+_DATASET = re.compile(r"^(evals|dataset)[\w.-]*\.(json|jsonl|ya?ml)$")
 EVAL_CONFIG = "eval.config"
 # evals2.json, evals-edge.yaml, evals_more.jsonl: further case files beside the primary one.
 EXTRA_EVALS = re.compile(r"^evals[\w.-]*\.(json|jsonl|ya?ml)$")
@@ -167,6 +172,8 @@ class Assets:
     intent_path: Path | None = None
     intent_cases: list[EvalCase] = field(default_factory=list)
     readings: list[CaseReading] = field(default_factory=list)
+    rule: str = "aces-bench"  # which file rule chose the evals files (EvalsSelection.rule)
+    unread: list[tuple[Path, str]] = field(default_factory=list)  # evals files left out, and why
 
     @property
     def evals_cases(self) -> list[EvalCase]:
@@ -225,11 +232,94 @@ def find_extra_evals_files(skill_dir: Path) -> list[Path]:
     )
 
 
+@dataclass
+class EvalsSelection:
+    """Which evals files of a skill are read, by which rule, and the ones left out (with why)."""
+
+    rule: str
+    primary: Path | None
+    extra: list[Path] = field(default_factory=list)
+    unread: list[tuple[Path, str]] = field(default_factory=list)
+
+
+def _evals_like(skill_dir: Path) -> list[Path]:
+    base = Path(skill_dir) / "evals"
+    if not base.is_dir():
+        return []
+    return sorted(p for p in base.iterdir() if p.is_file() and _DATASET.match(p.name))
+
+
+def is_skillevaluator_folder(skill_dir: Path) -> bool:
+    """Whether a skill folder is laid out for SkillEvaluator, whose file rule then applies.
+
+    It is when ``evals/`` holds a file only SkillEvaluator uses (``dataset.json``,
+    ``dataset.jsonl``, ``config.yml``), or when its first evals file in SkillEvaluator's
+    order is a top-level JSON list of cases (SkillEvaluator's own shape; aces-bench's
+    format and skill-creator's are an object ``{skill_name, evals}``).
+    """
+    skill_dir = Path(skill_dir)
+    if any((skill_dir / m).is_file() for m in SKILLEVALUATOR_MARKERS):
+        return True
+    first = next((skill_dir / f for f in SKILLEVALUATOR_FILES if (skill_dir / f).is_file()), None)
+    if first is None or first.suffix != ".json":
+        return False
+    try:
+        head = first.read_text(encoding="utf-8", errors="replace").lstrip()[:1]
+    except OSError:
+        return False
+    return head == "["
+
+
+def _relname(path: Path, skill_dir: Path) -> str:
+    try:
+        return path.relative_to(skill_dir).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def select_evals_files(skill_dir: Path, evals_file: str | None = None) -> EvalsSelection:
+    """The evals files a study reads for one skill (module doc of the three rules).
+
+    - ``skill.evals_file=evals/x.json``: that file only;
+    - a SkillEvaluator folder (``is_skillevaluator_folder``): the first of
+      ``SKILLEVALUATOR_FILES``, as SkillEvaluator reads it;
+    - otherwise aces-bench's own rule: exactly one ``evals/evals.*`` plus any further
+      ``evals*.json|jsonl|yaml`` beside it, merged (ids must not repeat).
+
+    Every other evals file is listed as not read, with how to select it.
+    """
+    skill_dir = Path(skill_dir)
+    present = _evals_like(skill_dir)
+    if evals_file:
+        chosen = (skill_dir / evals_file)
+        if ".." in Path(evals_file).parts or Path(evals_file).is_absolute() or not chosen.is_file():
+            have = ", ".join(_relname(p, skill_dir) for p in present) or "none"
+            raise EvalsError(f"skill.evals_file={evals_file} is not a file in this skill (evals files here: {have})",
+                             where=skill_dir, fix="give a path relative to the skill folder, e.g. "
+                             "skill.evals_file=evals/evals2.json, or drop skill.evals_file")
+        unread = [(p, f"not read: skill.evals_file={evals_file} selects one file") for p in present
+                  if p.resolve() != chosen.resolve()]
+        return EvalsSelection("skill.evals_file", chosen, [], unread)
+    if is_skillevaluator_folder(skill_dir):
+        first = next((skill_dir / f for f in SKILLEVALUATOR_FILES if (skill_dir / f).is_file()), None)
+        order = ", ".join(Path(f).name for f in SKILLEVALUATOR_FILES)
+        unread = [(p, f"not read: SkillEvaluator reads only the first of {order}"
+                      f"{f' (here {_relname(first, skill_dir)})' if first else ''}; "
+                      f"select it with skill.evals_file={_relname(p, skill_dir)}")
+                  for p in present if first is None or p != first]
+        return EvalsSelection("SkillEvaluator", first, [], unread)
+    primary = find_evals_file(skill_dir)
+    extra = find_extra_evals_files(skill_dir)
+    unread = [(p, f"not read: select it with skill.evals_file={_relname(p, skill_dir)}") for p in present
+              if p != primary and p not in extra]
+    return EvalsSelection("aces-bench", primary, extra, unread)
+
+
 def has_eval_assets(skill_dir: Path) -> bool:
     """True when the skill holds any evaluation asset that gives cases."""
     skill_dir = Path(skill_dir)
     return (
-        any((skill_dir / f).is_file() for f in (*EVALS_FILES, EVAL_CONFIG))
+        any((skill_dir / f).is_file() for f in (*SKILLEVALUATOR_FILES, EVAL_CONFIG))
         or bool(find_extra_evals_files(skill_dir))
         or find_eval_md(skill_dir) is not None
     )
@@ -286,17 +376,19 @@ def read_config_cases(path: Path, skill_name: str, root: Path) -> list[EvalCase]
         raise from_validation(err, cls=EvalsError, where=path, fix="correct the listed keys in eval.config") from None
 
 
-def read_assets(skill_dir: Path, skill_name: str) -> Assets:
-    """Read every evaluation asset of a skill, each validated on its own."""
+def read_assets(skill_dir: Path, skill_name: str, evals_file: str | None = None) -> Assets:
+    """Read every evaluation asset of a skill, each validated on its own (the evals files
+    that ``select_evals_files`` picks; the others are listed in ``Assets.unread``)."""
     skill_dir = Path(skill_dir)
     root = skill_dir.resolve()
-    assets = Assets(skill_dir=skill_dir, skill_name=skill_name)
-    assets.evals_path = find_evals_file(skill_dir)
+    selection = select_evals_files(skill_dir, evals_file)
+    assets = Assets(skill_dir=skill_dir, skill_name=skill_name, rule=selection.rule, unread=selection.unread)
+    assets.evals_path = selection.primary
     if assets.evals_path is not None:
         primary = read_evals(assets.evals_path, skill_name, root)
         assets.evals_suite = primary.suite
         assets.readings += primary.readings
-    for path in find_extra_evals_files(skill_dir):
+    for path in selection.extra:
         extra = read_evals(path, skill_name, root)
         assets.extra_files.append(extra)
         assets.readings += extra.readings
@@ -439,10 +531,10 @@ def carry_proposals(new: EvalCase, old: EvalCase | None) -> EvalCase:
     return new.model_copy(update={**update, "proposed": list(old.proposed)})
 
 
-def load_assets(skill_dir: Path, skill_name: str) -> Assets:
+def load_assets(skill_dir: Path, skill_name: str, evals_file: str | None = None) -> Assets:
     """Every evaluation asset of a skill (EVAL.md included), read, cross-checked and with fixtures checked."""
     skill_dir = Path(skill_dir)
-    assets = read_assets(skill_dir, skill_name)
+    assets = read_assets(skill_dir, skill_name, evals_file)
     _apply_intent(assets)
     if not any(cases for cases, _ in assets.sources()):
         raise EvalsError(
@@ -465,13 +557,14 @@ def suite_of(assets: Assets) -> EvalSuite:
     return EvalSuite(skill_name=assets.skill_name, evals=cases, notes=notes)
 
 
-def load_suite(skill_dir: Path, skill_name: str) -> EvalSuite:
+def load_suite(skill_dir: Path, skill_name: str, evals_file: str | None = None) -> EvalSuite:
     """All evaluation cases of a skill (evals files, then eval.config), fixtures checked.
 
     Raises EvalsError naming the file and key for any malformed asset, a case id
-    used in two files, or no cases at all.
+    used in two files, or no cases at all. (``select_evals_files(...).unread`` lists
+    the evals files the folder's rule leaves out.)
     """
-    return suite_of(load_assets(skill_dir, skill_name))
+    return suite_of(load_assets(skill_dir, skill_name, evals_file))
 
 
 def render_suite(suite: EvalSuite, suffix: str = ".json") -> str:

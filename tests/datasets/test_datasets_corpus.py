@@ -23,10 +23,21 @@ CORPUS = Path(__file__).resolve().parent / "corpus"
 SKILLS = sorted(p.parent for p in CORPUS.glob("*/*/SKILL.md"))
 
 
+SKILLEVALUATOR_ORDER = ("evals.json", "evals.jsonl", "evals.yaml", "evals.yml", "dataset.json", "dataset.jsonl")
+
+
 def _file_counts(skill: Path) -> int:
-    """Cases in the skill's case files, counted from the raw files."""
+    """Cases in the skill's case files, counted from the raw files.
+
+    A folder whose first file (SkillEvaluator's order) is a top-level list is laid out
+    for SkillEvaluator, which reads that file only; other folders merge every evals* file.
+    """
     n = 0
-    for f in sorted((skill / "evals").glob("evals*")):
+    files = sorted((skill / "evals").glob("evals*"))
+    first = next((skill / "evals" / name for name in SKILLEVALUATOR_ORDER if (skill / "evals" / name).is_file()), None)
+    if first is not None and first.suffix == ".json" and isinstance(json.loads(first.read_text()), list):
+        files = [first]
+    for f in files:
         raw = json.loads(f.read_text()) if f.suffix == ".json" else yaml.safe_load(f.read_text())
         n += len(raw if isinstance(raw, list) else raw["evals"])
     if (skill / "eval.config").is_file():
@@ -46,9 +57,20 @@ def test_every_case_in_the_files_is_read(skill):
 
 
 def test_skillevaluator_list_form_and_second_file():
+    """SkillEvaluator reads the first of its files only: evals2.json is listed as not read,
+    with how to select it, and read when selected (skill.evals_file)."""
     skill = CORPUS / "skillevaluator" / "calc-lines"
-    assets = load_assets(skill, "calc-lines")
-    cases = {c.id: c for cases, _ in assets.sources() for c in cases}
+    first = load_assets(skill, "calc-lines")
+    assert first.rule == "SkillEvaluator"
+    assert {c.id for cases, _ in first.sources() for c in cases} == {"calc-001", "calc-002", "calc-neg-001"}
+    assert [(p.name, why) for p, why in first.unread] == [(
+        "evals2.json", "not read: SkillEvaluator reads only the first of evals.json, evals.jsonl, evals.yaml, "
+        "evals.yml, dataset.json, dataset.jsonl (here evals/evals.json); select it with "
+        "skill.evals_file=evals/evals2.json")]
+    second = load_assets(skill, "calc-lines", "evals/evals2.json")
+    assert [c.id for cases, _ in second.sources() for c in cases] == ["calc-003"]
+    assert [p.name for p, _ in second.unread] == ["evals.json"]
+    cases = {c.id: c for a in (first, second) for cases, _ in a.sources() for c in cases}
     assert set(cases) == {"calc-001", "calc-002", "calc-neg-001", "calc-003"}
     assert cases["calc-001"].expected_script == "scripts/calc.py"  # bare "calc.py" resolved in the skill
     assert cases["calc-001"].prompt.startswith("Evaluate every expression")
@@ -61,7 +83,7 @@ def test_skillevaluator_list_form_and_second_file():
     assert [f.src for f in cases["calc-002"].files] == ["evals/files/expr.txt"]
     assert [f.src for f in cases["calc-003"].files] == ["evals/files/expr.txt"]  # relative to evals/
     assert cases["calc-003"].assertions == ["Read calc-lines/SKILL.md", "Returned 25 as the second result"]
-    reading = {r.case_id: r for r in assets.readings}
+    reading = {r.case_id: r for a in (first, second) for r in a.readings}
     assert reading["calc-003"].file == "evals/evals2.json"
     assert reading["calc-003"].ignored == ["cross_component: SkillEvaluator plugin signal (advisory there too)"]
     assert "expected_script 'calc.py' resolved inside the skill to scripts/calc.py" in reading["calc-001"].notes

@@ -7,15 +7,18 @@ agent results report for the tokens the server counted.
 
 from __future__ import annotations
 
+import json
+
 import pytest
-from harness_support import needs_bwrap, study_overrides
+from harness_support import needs_bwrap, read_table, study_overrides
 from model_server import ModelServer
 from terminus_policy import terminus_policy
 
 from aces_bench.config.compose import compose_spec
-from aces_bench.cost import estimate, model_price
+from aces_bench.cost import CostCapReached, Ledger, estimate, model_price
 from aces_bench.errors import RunError
 from aces_bench.pipeline import run_study
+from aces_bench.reports import build_report
 
 
 def _spec(server, tmp_path, *extra):
@@ -50,16 +53,38 @@ def test_a_cap_below_the_estimate_refuses_to_start(tmp_path, monkeypatch, capsys
 
 
 @needs_bwrap
-def test_real_usage_crossing_the_cap_stops_the_study(tmp_path, monkeypatch):
+def test_a_cost_stop_is_tabled_reported_and_not_spent_past_again(tmp_path, monkeypatch):
+    """The cap is the study's: after a stop the finished trials are tabled and reported
+    (marked as stopped by the cap), and the same command run again spends nothing."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
-    with ModelServer(terminus_policy, max_requests=40) as server:
+    out = tmp_path / "out"
+    with ModelServer(terminus_policy, max_requests=60) as server:
         spec = _spec(server, tmp_path, "study.max_cost_usd=0.0002", "study.expected_input_tokens=1",
                      "study.expected_output_tokens=1", "study.n_concurrent=1", "study.n_attempts=2")
-        with pytest.raises(RunError) as err:
+        with pytest.raises(CostCapReached) as err:
             run_study(spec)
-    message = str(err.value)
-    assert "crossed study.max_cost_usd=$0.0002 after 1 of 4 trial(s)" in message, message
-    assert "the trials that ran are kept" in message
+        served = len(server.requests)
+        message = str(err.value)
+        assert "stopped by study.max_cost_usd=$0.0002" in message and "1 of 4 trial(s) ran" in message, message
+        assert "the trials that ran are kept, tabled and reported" in message
+        spent = Ledger(out).spent()
+        assert spent > 0.0002  # the one trial that ran cost more than the whole cap
+        table = read_table(out)
+        assert len(table) == 4
+        assert (table["status"] == "ok").sum() == 1
+        not_run = table.loc[table["status"] != "ok"]
+        assert (not_run["status"] == "not_run").all()
+        assert not_run["failure_cause"].str.contains("study.max_cost_usd").all()
+        assert table["cost_usd"].sum() == pytest.approx(spent)
+
+        with pytest.raises(RunError, match=r"already spent \$0\.\d+ of study.max_cost_usd=\$0\.0002"):
+            run_study(spec)
+        assert len(server.requests) == served  # the second run spent nothing
+    assert Ledger(out).spent() == pytest.approx(spent)
+    index = build_report(out)
+    summary = json.loads((index.parent / "summary.json").read_text())
+    assert summary["stopped_by_cost_cap"].startswith("stopped by study.max_cost_usd=$0.0002")
+    assert 'id="cost-stop"' in index.read_text()
 
 
 def test_cost_by_arm_and_dollars_per_point_of_lift():
