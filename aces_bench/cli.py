@@ -77,6 +77,11 @@ def _study(*args, **kwargs):
         try:
             spec = build_run_spec(cfg, overrides=list(hc.overrides.task), choices=dict(hc.runtime.choices))
             if hc.mode == RunMode.MULTIRUN:
+                from aces_bench.sweep import refusal
+
+                refused = refusal(Path(hc.sweep.dir))
+                if refused is not None:
+                    raise refused  # the sweep's total was refused before any member ran
                 # A sweep's members share one spend ledger, at the sweep's root: the cap is the sweep's.
                 spec = spec.model_copy(update={"budget_dir": Path(hc.sweep.dir).resolve()})
             run_study(spec)

@@ -21,6 +21,26 @@ from aces_bench.errors import AcesError
 
 log = logging.getLogger("aces_bench.sweep")
 
+REFUSAL = ".aces-sweep-refused.json"
+
+
+def refusal(sweep_dir: Path):
+    """The error that refused this sweep before it started (members raise it at once), else None.
+
+    Hydra turns an exception raised in a callback into a warning and runs the members
+    anyway, so the refusal is left in the sweep folder for each member to find (a
+    launcher may run members in other processes).
+    """
+    import json
+
+    from aces_bench.errors import RunError
+
+    path = Path(sweep_dir) / REFUSAL
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text())
+    return RunError(data["message"], where=data.get("where"), fix=data.get("fix"))
+
 
 def sweep_members(task_overrides: list[str]) -> list[list[str]]:
     """The override list of every member of a sweep, as Hydra's basic sweeper expands it."""
@@ -76,9 +96,17 @@ class SweepReport(Callback):
     """
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        import json
+
+        sweep_dir = Path(config.hydra.sweep.dir).resolve()
+        (sweep_dir / REFUSAL).unlink(missing_ok=True)
         if config.get("emit_only", False):
             return
-        sweep_budget(Path(config.hydra.sweep.dir).resolve(), list(config.hydra.overrides.task))
+        try:
+            sweep_budget(sweep_dir, list(config.hydra.overrides.task))
+        except AcesError as exc:
+            sweep_dir.mkdir(parents=True, exist_ok=True)
+            (sweep_dir / REFUSAL).write_text(json.dumps({"message": exc.message, "where": exc.where, "fix": exc.fix}))
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         from aces_bench.console import STATE, count_failures, finish_console

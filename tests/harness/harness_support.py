@@ -69,10 +69,10 @@ def start_cli(*args: str) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
-def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    """Run ``aces-bench`` in a subprocess (stdin closed, output captured, no TTY)."""
-    return subprocess.run(cli_argv(*args), check=False, cwd=ROOT, env=cli_env(), stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=timeout)
+def run_cli(*args: str, timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run ``aces-bench`` in a subprocess (stdin closed, output captured, no TTY); ``env`` adds variables."""
+    return subprocess.run(cli_argv(*args), check=False, cwd=ROOT, env={**cli_env(), **(env or {})},
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
 
 
 def read_table(out: Path) -> pd.DataFrame:

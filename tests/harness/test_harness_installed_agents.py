@@ -36,6 +36,11 @@ HARNESSES = {
 }
 
 
+PATHS = {"claude-code": "/v1/messages", "codex": "/v1/responses", "opencode": "/v1/messages"}
+# How each CLI lists skills to its model (claude-code, codex, opencode): none of these in a baseline request.
+LISTING_MARKERS = ("The following skills are available for use with the Skill tool", "### Available skills",
+                   "<available_skills>")
+
 # How each harness activates a skill, as graders/tool_calls.py sees it in the ATIF trajectory.
 ACTIVATION = {"claude-code": ("Skill", "activate"), "codex": ("exec_command", "read"), "opencode": ("skill", "activate")}
 
@@ -55,7 +60,8 @@ def _run(harness: str, tmp_path: Path, monkeypatch, leak_home: Path):
     monkeypatch.setenv("HOME", str(leak_home))
     out = tmp_path / "out"
     with ModelServer(script(), max_requests=60) as server:
-        url = server.url if protocol == "anthropic" else server.base_url
+        # model.base_url is a host with or without /v1: each harness gets the form it needs.
+        url = server.base_url if harness == "claude-code" else server.url
         spec = compose_spec(
             [f"harness={harness}", "model=openai-compatible", f"model.name={model}", f"model.base_url={url}",
              f"model.api_key_env={key}", *study_overrides(root_parent=tmp_path)],
@@ -104,3 +110,41 @@ def test_paired_study_with_the_real_cli_on_the_local_backend(harness, tmp_path, 
     assert not any(c.kind == "activate" or any("SKILL.md" in r for r in c.reads) for c in views["baseline"].calls)
     provenance = json.loads((out / "provenance.json").read_text())
     assert provenance["agent_cli"]["version"] == CLIS[harness].version
+
+    # Each harness called its API's path on the one endpoint (no /v1/v1, no bare /messages).
+    assert {r.path.split("?")[0] for r in server.requests} == {PATHS[harness]}
+    # Bundled skills off: the model was shown the target in the with-skill arm and no skill
+    # at all in the baseline; the table says so, read from each harness's own record.
+    assert skill["visible_skills"] == "csv-column-sum" and bool(skill["target_listed"]) is True
+    assert base["visible_skills"] == "" and bool(base["target_listed"]) is False
+    assert (skill["n_visible_skills"], base["n_visible_skills"]) == (1, 0)
+    listings = [r for r in server.requests if any(m in json.dumps(r.body) for m in LISTING_MARKERS)]
+    assert listings and all("csv-column-sum" in json.dumps(r.body) for r in listings)
+    # Every call the server answered is in the trials' tokens (opencode's title call too).
+    served = sum(r.usage.get("prompt_tokens", 0) for r in server.requests)
+    assert table["input_tokens"].sum() == served
+
+
+@needs_bwrap
+@pytest.mark.parametrize("harness", [pytest.param(h, marks=_needs_cli(h)) for h in HARNESSES])
+def test_bundled_skills_kept_are_shown_in_both_arms_and_recorded(harness, tmp_path, monkeypatch):
+    """harness.bundled_skills=keep: the CLI's own skills are listed in both arms, and the
+    trials table names them (the baseline is then not skill-free, and says so)."""
+    script, model, key, _ = HARNESSES[harness]
+    monkeypatch.setenv(key, "sk-test-dummy")
+    out = tmp_path / "out"
+    with ModelServer(script(), max_requests=60) as server:
+        run_study(compose_spec(
+            [f"harness={harness}", "model=openai-compatible", f"model.name={model}", f"model.base_url={server.url}",
+             f"model.api_key_env={key}", "harness.bundled_skills=keep", *study_overrides(root_parent=tmp_path)],
+            output_dir=out))
+    table = read_table(out).set_index("condition")
+    bundled = set(table.loc["baseline", "visible_skills"].split(","))
+    assert bundled >= KEPT[harness], bundled
+    assert set(table.loc["with_skill", "visible_skills"].split(",")) == bundled | {"csv-column-sum"}
+    assert table.loc["baseline", "n_visible_skills"] == len(bundled)
+
+
+KEPT = {"claude-code": {"code-review", "security-review", "deep-research"},
+        "codex": {"imagegen", "openai-docs", "skill-creator", "skill-installer"},
+        "opencode": {"customize-opencode"}}
