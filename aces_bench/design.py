@@ -207,10 +207,12 @@ def run_design(spec: RunSpec) -> Path:
     for line in size.lines():
         print(line)
     if spec.report and not spec.emit_only:
+        from aces_bench.console import finish_console
         from aces_bench.reports import build_report
 
         index = build_report(out)
-        log.info("report: %s; the paper's figures beside this study's: %s", index, index.parent / "paper.html")
+        log.info("the paper's figures beside this study's: %s", index.parent / "paper.html")
+        finish_console(out, index=index, count=False)  # the members counted their failed trials
     return out
 
 

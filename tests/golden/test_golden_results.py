@@ -69,7 +69,7 @@ def test_trials_bad_status_is_refused_as_a_dotted_key():
     assert str(err.value) == (
         f"{path}: invalid values:\n"
         "    row 0.status: Input should be 'ok', 'agent_error', 'verifier_error', 'timeout', 'infra_error', "
-        "'not_run' or 'skipped' (got 'exploded')\n"
+        "'not_run', 'skipped' or 'setup_error' (got 'exploded')\n"
         "  fix: re-grade the study (`aces-bench grade`) or restore the file"
     )
 

@@ -89,6 +89,9 @@ def test_terminus2_trial_against_a_scripted_openai_compatible_server(tmp_path, m
     skill, base = table.loc["with_skill"], table.loc["baseline"]
     assert skill["reward"] == 1.0
     assert base["reward"] == 0.0
+    # What the model was shown, read from the <available_skills> block of its first prompt.
+    assert (skill["visible_skills"], bool(skill["target_listed"])) == ("csv-column-sum", True)
+    assert (base["visible_skills"], bool(base["target_listed"])) == ("", False)
 
     # Tokens recorded are exactly what the server reported for that trial's requests.
     for row, requests in ((skill, skill_requests), (base, base_requests)):
