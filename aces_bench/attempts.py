@@ -111,6 +111,25 @@ def stops_early(result) -> bool:
     return classify(result)[0] in ("infra_error", "agent_error")
 
 
+def early_stop_rule(emitted: EmitResult):
+    """The failure watch's rule: a failure that may stop the study (``stops_early``) and the
+    arm of its trial. The watch stops only when the same failure hit both arms: a skill
+    that crashes every with-skill trial is a result about that skill, not a broken setup
+    (and a hostile skill must not be able to stop its own measurement)."""
+    from aces_bench.conditions import graded_as
+
+    sides = {t.task_id: graded_as(tp.condition) for t, tp in zip(emitted.tasks, emitted.plan.tasks, strict=True)}
+
+    def rule(result) -> str | None:
+        if not stops_early(result):
+            return None
+        path = result.config.task.path if result.config and result.config.task else None
+        task = Path(str(path)).name if path else str(result.task_name)
+        return sides.get(task.removeprefix("aces/"), "unknown")
+
+    return rule
+
+
 def retry_infra_failures(job_dir: Path) -> list[str]:
     """Remove the trial dirs of trials that failed for an infrastructure cause (``classify``),
     so that resuming runs them again (Harbor keeps any trial with a result); return their names.
@@ -142,7 +161,7 @@ async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> li
     base = job_config(spec, emitted, jobs_dir)
     if not policy.stop_on_pass:
         retry_infra_failures(base.jobs_dir / base.job_name)
-        return [await run_job(spec, emitted, jobs_dir, stops_early=stops_early)]
+        return [await run_job(spec, emitted, jobs_dir, stops_early=early_stop_rule(emitted))]
     set_offline_defaults()
     preflight(spec, emitted)
     plans = {t.task_id: tp for t, tp in zip(emitted.tasks, emitted.plan.tasks, strict=True)}
@@ -155,7 +174,7 @@ async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> li
         if not remaining:
             continue  # nothing left to try: the round's records are all "skipped"
         retry_infra_failures(job_dir)
-        await run_config(spec, config, total=len(remaining), stops_early=stops_early)
+        await run_config(spec, config, total=len(remaining), stops_early=early_stop_rule(emitted))
         still = []
         for task_id in remaining:
             record = _one_attempt(job_dir, task_id, plans[task_id], attempt)

@@ -385,7 +385,7 @@ def discard_half_written(job_dir: Path) -> bool:
 
 
 async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path, *,
-                  stops_early: Callable[[TrialResult], bool] | None = None) -> Path:
+                  stops_early: Callable[[TrialResult], str | None] | None = None) -> Path:
     """Create (or resume) the Harbor job for this study; return its job dir."""
     set_offline_defaults()
     preflight(spec, emitted)
@@ -394,12 +394,13 @@ async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path, *,
 
 
 async def run_config(spec: RunSpec, config: JobConfig, *, total: int,
-                     stops_early: Callable[[TrialResult], bool] | None = None) -> Path:
+                     stops_early: Callable[[TrialResult], str | None] | None = None) -> Path:
     """Run (or resume) one Harbor job under the study's cost guard and failure watch.
 
     Raises ``CostCapReached`` when the cap stopped it and ``UniformFailure`` when its
-    first trials all failed for one cause that ``stops_early`` accepts (the failure
-    classification lives above this layer; without it the watch is off); the trials
+    first trials all failed for one cause that ``stops_early`` accepts, in both arms
+    (it returns the arm of a failure that may stop the study, else None; the failure
+    classification lives above this layer; without it the watch is off). The trials
     that finished are kept either way.
     """
     job_dir = config.jobs_dir / config.job_name
@@ -468,17 +469,19 @@ class UniformFailure(RunError):
 
 @dataclass
 class FailureWatch:
-    """Stops a job whose first trials all fail for one and the same cause.
+    """Stops a job whose first trials all fail for one and the same cause, in both arms.
 
-    When every one of the first ``min(total, EARLY)`` trials to finish failed with the
-    same exception and message (numbers and paths aside), the rest would almost surely
-    fail the same way (a backend that cannot start, a CLI that cannot run, a model
-    endpoint that refuses): the job is cancelled and the cause named. Any success, or
-    two different causes, turns the watch off.
+    When every trial to finish so far failed with the same exception and message
+    (numbers and paths aside), at least ``EARLY`` of them and in both arms, the rest
+    would almost surely fail the same way (a backend that cannot start, a CLI that
+    cannot run, a model endpoint that refuses): the job is cancelled and the cause
+    named. Any success, a failure ``eligible`` does not accept (a timeout), or two
+    different causes turn the watch off.
     """
 
     total: int
-    eligible: Callable[[TrialResult], bool] | None = None  # which failures may stop the study
+    eligible: Callable[[TrialResult], str | None] | None = None  # the arm of a failure that may stop it
+    sides: set[str] = field(default_factory=set)
     EARLY: ClassVar[int] = 3
     causes: list[str] = field(default_factory=list)
     off: bool = False
@@ -492,7 +495,8 @@ class FailureWatch:
         if info is None or info.exception_type == CANCELLED:
             self.off = info is None
             return
-        if not self.eligible(event.result):
+        side = self.eligible(event.result)
+        if side is None:
             self.off = True  # a failure of the arm itself (a timeout): the trials are data
             return
         cause = f"{info.exception_type}: {_first_line(info.exception_message)}"
@@ -500,7 +504,8 @@ class FailureWatch:
             self.off = True
             return
         self.causes.append(cause)
-        if len(self.causes) >= min(self.total, self.EARLY) and self.total > 1:
+        self.sides.add(side)
+        if len(self.causes) >= min(self.total, self.EARLY) and self.total > 1 and len(self.sides) > 1:
             self.stopped = self.causes[0]
             log.warning("the first %d trial(s) all failed with %s: stopping the study", len(self.causes), self.stopped)
             if self.job_task is not None:

@@ -61,12 +61,17 @@ def test_unreachable_names_why():
     assert runner.unreachable("name.invalid", timeout=2) == "its name does not resolve"
 
 
-def _event(name: str, exc_type: str | None, message: str = ""):
+def _event(name: str, exc_type: str | None, message: str = "", side: str | None = None):
     info = SimpleNamespace(exception_type=exc_type, exception_message=message) if exc_type else None
-    return SimpleNamespace(trial_name=name, result=SimpleNamespace(exception_info=info))
+    side = side or ("with_skill" if name[-1] in "02468ac" else "baseline")
+    return SimpleNamespace(trial_name=name, result=SimpleNamespace(exception_info=info, side=side))
 
 
-def _watch(events, total=10, eligible=lambda r: r.exception_info.exception_type != "AgentTimeoutError"):
+def _rule(result):
+    return None if result.exception_info.exception_type == "AgentTimeoutError" else result.side
+
+
+def _watch(events, total=10, eligible=_rule):
     watch = runner.FailureWatch(total, eligible=eligible)
 
     async def feed():
@@ -90,6 +95,11 @@ def test_the_first_trials_failing_alike_stop_the_study():
     assert _watch([_event(f"t{i}", "AgentTimeoutError", "timed out") for i in range(5)]).stopped is None
     assert _watch([_event(f"t{i}", "X", "boom") for i in range(5)], eligible=None).stopped is None  # off
     assert _watch([_event("a", "X", "boom")], total=1).stopped is None  # one trial is not a pattern
+    # A skill crashing every with-skill trial alike does not stop its own measurement:
+    # the same failure must hit the baseline too.
+    crashes = [_event(f"t{i}", "X", "boom", side="with_skill") for i in range(5)]
+    assert _watch(crashes).stopped is None
+    assert _watch([*crashes, _event("b", "X", "boom", side="baseline")]).stopped is not None
 
 
 def test_which_failures_may_stop_a_study():
