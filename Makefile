@@ -95,7 +95,6 @@ podman: install ## Set up backend=podman: podman + runc (apt), podman-compose (P
 .PHONY: demo
 demo: install sandbox ## Run the demo study offline (reference agent, local sandbox, heuristic judge), null and placebo arms beside the headline (DEMO_CONTROLS=[] for none)
 	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV)/bin/aces-bench study=demo 'study.controls=$(DEMO_CONTROLS)'
-	@echo "report: $(OUT)/report/index.html"
 
 .PHONY: sweep
 sweep: install sandbox ## Example multirun: isolation vs group (paper decoys) with the reference agent

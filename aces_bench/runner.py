@@ -199,7 +199,7 @@ def preflight_environment(spec: RunSpec) -> None:
                            fix=_BACKEND_FIXES.get(b.type or "", "set up the backend's credentials, or use backend=local")
                            ) from None
     except ImportError as exc:
-        raise BackendError(f"backend={b.name}: {str(exc).splitlines()[0]}", where=f"backend={b.name}",
+        raise BackendError(str(exc).splitlines()[0], where=f"backend={b.name}",
                            fix="install the backend's extra (see the message), or use backend=local") from None
 
 
