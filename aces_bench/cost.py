@@ -333,7 +333,7 @@ class CostGuard:
     def _trip(self, reason: str) -> None:
         if self.tripped is None:
             self.tripped = reason
-            log.warning("cost cap: %s; stopping the study", reason)
+            log.warning("cost cap: $%.4f spent, %s; stopping the study", self.spent, reason)
             if self.job_task is not None:
                 self.job_task.cancel()
 
@@ -352,7 +352,7 @@ class CostGuard:
                     self.running += 1
                     return
                 if self.running == 0:
-                    self._trip(f"${self.spent:,.4f} spent; one more trial (about ${self.unit:,.4f}) would pass it")
+                    self._trip(f"one more trial, about ${self.unit:,.4f}, would pass it")
                     raise asyncio.CancelledError()
                 await changed.wait()
 
@@ -372,7 +372,7 @@ class CostGuard:
             self.running = max(0, self.running - 1)
             changed.notify_all()
         if self.spent > self.cap:
-            self._trip(f"real spend ${self.spent:,.4f} crossed it")
+            self._trip("the real spend crossed it")
 
     def stop_record(self, total: int) -> CostStop:
         return CostStop(cap_usd=self.cap or 0.0, spent_usd=self.spent, finished=len(self.finished), total=total,
