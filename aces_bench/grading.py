@@ -111,7 +111,7 @@ def proof_of_load(result, trial_dir, *, target: str, side: str, status: str) -> 
     shown, source = shown_skills(result, trial_dir)
     if shown is None:
         return ProofOfLoad(None, None)
-    listed = target in shown
+    listed = any(_names_skill(name, target) for name in shown)
     if status not in ("ok", "agent_error", "timeout", "verifier_error"):
         return ProofOfLoad(shown, listed)
     listing = ", ".join(shown) if shown else "no skill at all"
@@ -123,6 +123,12 @@ def proof_of_load(result, trial_dir, *, target: str, side: str, status: str) -> 
         return ProofOfLoad(shown, listed, "setup_error",
                            f"setup: the baseline's model was shown the target skill {target} ({source})")
     return ProofOfLoad(shown, listed)
+
+
+def _names_skill(shown: str, target: str) -> bool:
+    """Whether a listed name is the target: as is, or namespaced by the plugin that
+    brings it (claude-code lists a plugin's skills as ``<plugin>:<skill>``)."""
+    return shown == target or shown.rpartition(":")[2] == target and ":" in shown
 
 
 def composite_score(metrics: dict[str, MetricResult], spec: RunSpec) -> float | None:
