@@ -38,10 +38,13 @@ from aces_bench.emitters.task_metadata import TASK_METADATA_KEY, TASK_METADATA_V
 from aces_bench.emitters.writer import BLOB_DIR, BlobStore, write_task_dir
 from aces_bench.metrics import GRADER_VERSION
 from aces_bench.skills import SKILL_FILE, Skill, staged_files
+from aces_bench.verifier.check_answer import input_digests
 
 _CHECKER = "check_answer.py"
 # Where the agent's final workspace is kept under the trial's artifacts dir.
 RETAINED_WORKSPACE = "workspace"
+# At most this many input-word digests in case.json (about 10 bytes each).
+MAX_INPUT_WORDS = 50_000
 
 
 # Staged files of a skill by (folder, content hash): the hash covers exactly these
@@ -336,8 +339,12 @@ def render_files(plan: TaskPlan, spec: RunSpec, cache: RenderCache | None = None
     case_json = {
         "id": plan.case.id,
         "answer_file": ws.answer_file,
-        "checks": [c.model_dump(mode="json") for c in plan.case.checks],
+        "checks": [c.as_checker_dict() for c in plan.case.checks],
     }
+    if plan.case.checks:
+        # The strict checks refuse an answer that is a dump of the input: they get the
+        # input's words as digests (tests/ is uploaded only after the agent has finished).
+        case_json["input_words"] = input_word_digests(plan, cache)
     files["tests/case.json"] = (json.dumps(case_json, indent=2, sort_keys=True) + "\n").encode()
     files.update(_staged_skill_files(plan, cache))
     for plugin in plan.plugins:
@@ -345,6 +352,16 @@ def render_files(plan: TaskPlan, spec: RunSpec, cache: RenderCache | None = None
     for f in plan.case.files:
         files[f"environment/workspace/{f.dest}"] = cache.file(plan.target.path / f.src)
     return files
+
+
+def input_word_digests(plan: TaskPlan, cache: RenderCache) -> list[str]:
+    """Digests of the distinct words of the case's prompt and text fixtures (``check_answer.input_digests``)."""
+    texts = [plan.case.prompt]
+    for f in plan.case.files:
+        data = cache.file(plan.target.path / f.src)
+        if b"\0" not in data[:8192]:  # a binary fixture has no words an answer could echo
+            texts.append(data.decode("utf-8", errors="replace"))
+    return input_digests(texts)[:MAX_INPUT_WORDS]
 
 
 def _render_native(plan: TaskPlan, spec: RunSpec, cache: RenderCache) -> dict[str, bytes]:

@@ -71,8 +71,11 @@ class Check(BaseModel):
     """A deterministic check the in-sandbox verifier applies to the answer file.
 
     ``contains``/``not_contains``/``equals`` compare text (case-insensitive,
-    whitespace-folded); ``regex`` searches; ``number`` finds a number within
-    ``tolerance`` of ``value`` anywhere in the answer.
+    whitespace-folded); ``regex`` searches; ``number`` judges the answer's stated
+    number against ``value`` within ``tolerance``. Strict by default
+    (``aces_bench/verifier/check_answer.py``, docs/answer-checks.md): a bounded answer,
+    no dump of the input, no list of candidates, and with ``label`` the number the
+    answer attaches to that label; ``match: lenient`` is the loose rule (anywhere).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -81,6 +84,12 @@ class Check(BaseModel):
     value: str | float
     tolerance: float = Field(default=0.0, ge=0)
     file: str | None = Field(default=None, description="workspace-relative file; default the answer file")
+    label: str | None = Field(default=None, min_length=1,
+                              description="number checks: the quantity's name in the answer ('total', 'p95')")
+    match: Literal["strict", "lenient"] = Field(default="strict", description="lenient: anywhere in any answer")
+    max_chars: int | None = Field(default=None, ge=1, description="strict: the longest answer read (default 4000)")
+    max_candidates: int | None = Field(default=None, ge=0,
+                                       description="strict: other values of the same size or shape allowed")
 
     @field_validator("file")
     @classmethod
@@ -99,7 +108,19 @@ class Check(BaseModel):
                 float(self.value)
             except ValueError:
                 raise ValueError(f"a 'number' check needs a numeric value, got {self.value!r}") from None
+        elif self.label is not None:
+            raise ValueError("'label' names the quantity of a 'number' check; drop it from a "
+                             f"{self.kind!r} check")
         return self
+
+    def as_checker_dict(self) -> dict[str, Any]:
+        """The dict ``check_answer.evaluate_check`` reads (options left at their defaults dropped)."""
+        return self.model_dump(mode="json", exclude={k for k in CHECK_OPTIONS if getattr(self, k) is None})
+
+
+# Added after schema 2's first cases were hashed: left out of the content hash at their
+# defaults, so a case that does not use them keeps its hash (task ids are content-addressed).
+CHECK_OPTIONS: dict[str, Any] = {"label": None, "match": "strict", "max_chars": None, "max_candidates": None}
 
 
 class FileSpec(BaseModel):
@@ -251,6 +272,11 @@ class EvalCase(BaseModel):
         for name, default in _v2_defaults().items():
             if data[name] == default:
                 del data[name]
+        for a in data["assertions"]:
+            if isinstance(a, dict):
+                for name, default in CHECK_OPTIONS.items():
+                    if a.get(name, default) == default:
+                        a.pop(name, None)
         raw = json.dumps(data, sort_keys=True).encode()
         return hashlib.sha256(raw).hexdigest()
 

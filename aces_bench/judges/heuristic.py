@@ -41,7 +41,7 @@ from aces_bench.judges.prompts import (
     YesNo,
     read_sections,
 )
-from aces_bench.verifier.check_answer import evaluate_check
+from aces_bench.verifier.check_answer import MAX_CHARS, MAX_NUMBER_CANDIDATES, crowded, evaluate_check
 
 T = TypeVar("T", bound=BaseModel)
 ABSTAIN = "heuristic judge abstains"
@@ -126,7 +126,7 @@ def facts_consistent(f: Facts, answer: str | None) -> YesNo:
         return _no("no final answer to compare with the ground truth")
     checks = [c for c in f.checks if c.file is None]
     if checks:
-        results = [evaluate_check(c.model_dump(), answer) for c in checks]
+        results = [evaluate_check(c.as_checker_dict(), answer) for c in checks]
         failed = [d for ok, d in results if not ok]
         if failed:
             return _no(
@@ -135,8 +135,19 @@ def facts_consistent(f: Facts, answer: str | None) -> YesNo:
         return _yes(f"all {len(checks)} answer check(s) passed")
     expected = quantities(f.expected_output or "")
     if expected:
+        if len(answer) > MAX_CHARS:
+            return _abstain(f"the answer is {len(answer)} characters, over the {MAX_CHARS} an answer check reads: "
+                            "a flood is not judged")
         found = quantities(answer)
         missing = [e for e in expected if not any(_matches(e, a) for a in found)]
+        for e in expected:
+            if e in missing:
+                continue
+            # The same rule as the strict number check: several values of the ground truth's
+            # size are candidates, not a stated result.
+            crowd = crowded([a[0] for a in found], e[0], 0.5 * 10.0 ** (-e[1]), MAX_NUMBER_CANDIDATES)
+            if crowd:
+                return _abstain(f"ground truth {e[0]:g}: {crowd}")
         if not missing:
             return _yes(
                 f"every ground-truth number ({', '.join(f'{e[0]:g}' for e in expected)}) is in the answer"

@@ -92,7 +92,7 @@ def failed_checks(case: EvalCase, answer: str) -> list[str]:
     """Details of the case's deterministic checks that ``answer`` does not satisfy."""
     failed = []
     for check in case.checks:
-        passed, detail = evaluate_check(check.model_dump(), answer)
+        passed, detail = evaluate_check(check.as_checker_dict(), answer)
         if not passed:
             failed.append(f"{check.kind} {check.value!r}: {detail}")
     return failed
