@@ -1,7 +1,11 @@
 """Attempts: ``study.n_attempts``, a pass threshold, stop-on-pass.
 
 Attempt content is identical (a task dir is emitted once and reused), so attempts
-only change how trials are scheduled. Without stop-on-pass, Harbor runs all
+only change how trials are scheduled. A trial that failed for infrastructure (shown:
+before the agent started, or a model provider's error; ``collect.classify``) is rerun,
+at most ``study.max_infra_retries`` times per scheduled trial; whatever an agent or a
+skill caused is its arm's failure and never rerun (a rerun would give a flaky skill
+more chances than its baseline). Without stop-on-pass, Harbor runs all
 ``n_attempts`` in one job (``runner.run_job``). With it, attempts run as successive
 Harbor jobs of one attempt each, the k-th over the tasks with no passing attempt
 yet; every later attempt of a passed task is recorded as ``skipped`` (with the
@@ -15,19 +19,25 @@ below grading; the emitters know nothing of it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from harbor.models.job.config import JobConfig
 from pydantic import BaseModel, ConfigDict
 
-from aces_bench.collect import TrialRecord, classify, collect_job, read_trials
+from aces_bench.collect import TrialRecord, archive_infra_failures, classify, collect_job, read_trials
 from aces_bench.config.spec import RunSpec
 from aces_bench.emitters.emit import EmitResult
 from aces_bench.emitters.plan import TaskPlan
+from aces_bench.errors import RunError
 from aces_bench.runner import job_config, preflight, run_config, run_job, set_offline_defaults
 
 SKIPPED = "skipped"
+
+
+PassedFn = Callable[[TrialRecord], bool | None]
+"""Whether an attempt passed: the graded ``final_pass`` (``aces_bench/mode_registry.py``),
+which the pipeline supplies; pass is decided there once, never here."""
 
 
 class AttemptPolicy(BaseModel):
@@ -36,17 +46,13 @@ class AttemptPolicy(BaseModel):
     n_attempts: int
     pass_threshold: float
     stop_on_pass: bool
+    max_infra_retries: int = 0
 
     @classmethod
     def from_spec(cls, spec: RunSpec) -> AttemptPolicy:
         s = spec.study
-        return cls(n_attempts=s.n_attempts, pass_threshold=s.pass_threshold, stop_on_pass=s.stop_on_pass)
-
-    def passed(self, record: TrialRecord) -> bool | None:
-        """True/False for a scored attempt; None when it produced no reward."""
-        if record.status != "ok" or record.reward is None:
-            return None
-        return record.reward >= self.pass_threshold
+        return cls(n_attempts=s.n_attempts, pass_threshold=spec.grading.pass_threshold, stop_on_pass=s.stop_on_pass,
+                   max_infra_retries=s.max_infra_retries)
 
 
 def attempt_job_config(base: JobConfig, attempt: int, task_ids: Sequence[str]) -> JobConfig:
@@ -70,7 +76,8 @@ def _one_attempt(job_dir: Path, task_id: str, plan: TaskPlan, attempt: int) -> T
     return None
 
 
-def collect_attempts(job_dirs: Sequence[Path], plans: dict[str, TaskPlan], policy: AttemptPolicy) -> list[TrialRecord]:
+def collect_attempts(job_dirs: Sequence[Path], plans: dict[str, TaskPlan], policy: AttemptPolicy,
+                     passed: PassedFn) -> list[TrialRecord]:
     """One record per (task, attempt) from stop-on-pass rounds (``job_dirs[k-1]`` is attempt k).
 
     An attempt after a pass is ``skipped``; an attempt whose round never ran it (an
@@ -84,8 +91,7 @@ def collect_attempts(job_dirs: Sequence[Path], plans: dict[str, TaskPlan], polic
             if passed_at is not None:
                 records.append(TrialRecord(
                     task_id=task_id, attempt=attempt, plan=plan, status=SKIPPED,
-                    failure_cause=f"skipped: attempt {passed_at} passed (study.stop_on_pass, "
-                                  f"reward >= {policy.pass_threshold})",
+                    failure_cause=f"skipped: attempt {passed_at} passed (study.stop_on_pass)",
                 ))
                 continue
             if attempt > len(job_dirs):
@@ -99,7 +105,7 @@ def collect_attempts(job_dirs: Sequence[Path], plans: dict[str, TaskPlan], polic
                 records.append(missing.model_copy(update={"attempt": attempt}))
                 continue
             records.append(record)
-            if policy.passed(record):
+            if passed(record):
                 passed_at = attempt
     return records
 
@@ -151,20 +157,46 @@ def retry_infra_failures(job_dir: Path) -> list[str]:
     return dropped
 
 
-async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> list[Path]:
+async def _with_infra_retries(job_dir: Path, run: Callable[[], Awaitable[object]], policy: AttemptPolicy,
+                              attempts_per_task: dict[str, int]) -> None:
+    """Run the job, then rerun (Harbor's resume) the trials shown to be infrastructure
+    failures, at most ``max_infra_retries`` times per scheduled trial (``retries.json``
+    counts them); those left are collected as ``infra_error``: excluded, counted."""
+    await run()
+    budget = {task: n * policy.max_infra_retries for task, n in attempts_per_task.items()}
+    for _ in range(policy.max_infra_retries):
+        if not archive_infra_failures(job_dir, budget):
+            return
+        await run()
+
+
+async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path,
+                       passed: Callable[[TrialRecord], Awaitable[bool | None]] | None = None) -> list[Path]:
     """Run the study's attempts; returns the job dir of each round (attempt order).
 
-    Without stop-on-pass this is the single Harbor job of ``runner.run_job``.
+    Without stop-on-pass this is the single Harbor job of ``runner.run_job``. Trials that
+    failed for infrastructure (``collect.classify``) are rerun up to
+    ``study.max_infra_retries`` times each. With stop-on-pass, ``passed`` (the graded
+    ``final_pass``, required then) decides which tasks the next round runs.
     Re-running resumes: each round's job name is derived from the study's job name.
     """
     policy = AttemptPolicy.from_spec(spec)
     base = job_config(spec, emitted, jobs_dir)
+    plans = {t.task_id: tp for t, tp in zip(emitted.tasks, emitted.plan.tasks, strict=True)}
     if not policy.stop_on_pass:
-        retry_infra_failures(base.jobs_dir / base.job_name)
-        return [await run_job(spec, emitted, jobs_dir, stops_early=early_stop_rule(emitted))]
+        job_dir = base.jobs_dir / base.job_name
+        retry_infra_failures(job_dir)
+
+        async def once() -> None:
+            await run_job(spec, emitted, jobs_dir, stops_early=early_stop_rule(emitted))
+
+        await _with_infra_retries(job_dir, once, policy, dict.fromkeys(plans, policy.n_attempts))
+        return [job_dir]
+    if passed is None:
+        raise RunError("study.stop_on_pass needs the graded pass of each attempt", where="aces_bench.attempts",
+                       fix="run the study through aces_bench.pipeline.run_study")
     set_offline_defaults()
     preflight(spec, emitted)
-    plans = {t.task_id: tp for t, tp in zip(emitted.tasks, emitted.plan.tasks, strict=True)}
     remaining = sorted(plans)
     job_dirs: list[Path] = []
     for attempt in range(1, policy.n_attempts + 1):
@@ -174,11 +206,15 @@ async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> li
         if not remaining:
             continue  # nothing left to try: the round's records are all "skipped"
         retry_infra_failures(job_dir)
-        await run_config(spec, config, total=len(remaining), stops_early=early_stop_rule(emitted))
+
+        async def run_round(config: JobConfig = config, n: int = len(remaining)) -> None:
+            await run_config(spec, config, total=n, stops_early=early_stop_rule(emitted))
+
+        await _with_infra_retries(job_dir, run_round, policy, dict.fromkeys(remaining, 1))
         still = []
         for task_id in remaining:
             record = _one_attempt(job_dir, task_id, plans[task_id], attempt)
-            if record is None or not policy.passed(record):
+            if record is None or not await passed(record):
                 still.append(task_id)
         remaining = still
     return job_dirs

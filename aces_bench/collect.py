@@ -2,11 +2,15 @@
 
 Every expected (task, attempt) gets a record: finished trials from their
 ``result.json``; interrupted ones (a trial dir without a result) and never-started
-ones as ``not_run``/``infra_error`` with the cause. Nothing is dropped.
+ones as ``not_run``/``infra_error`` with the cause. Nothing is dropped. ``classify``
+decides whether a failed trial is its arm's failure or infrastructure's (the table
+below); ``archive_infra_failures`` sets the latter aside so Harbor's resume reruns them.
 """
 
 from __future__ import annotations
 
+import json
+import shutil
 from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
@@ -16,24 +20,30 @@ from harbor.models.trial.result import TrialResult
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from aces_bench.emitters.plan import TaskPlan
+from aces_bench.io import write_json
 
-# Failure causes by Harbor exception type. Infrastructure failures are never counted
-# as the agent's fault; the report shows each class separately.
-_STATUS_BY_EXCEPTION = {
-    "AgentTimeoutError": "timeout",
-    "AgentSetupTimeoutError": "infra_error",
-    "VerifierTimeoutError": "timeout",
-    "EnvironmentStartTimeoutError": "infra_error",
-    "SandboxBuildFailedError": "infra_error",
-    "BackendError": "infra_error",
-    "HealthcheckError": "infra_error",
-    "AddTestsDirError": "infra_error",
-    "DownloadVerifierDirError": "infra_error",
-    "RewardFileNotFoundError": "verifier_error",
-    "RewardFileEmptyError": "verifier_error",
-    "VerifierOutputParseError": "verifier_error",
-    "CancelledError": "infra_error",
-}
+# Which failures are the trial's arm's and which are infrastructure's (intention to
+# treat, aces_bench/mode_registry.py). Only what is *shown* to be infrastructure is:
+# a failure before the agent started executing (nothing of the agent or a skill had run
+# yet: the environment did not start or build, the agent could not be set up), a model
+# provider's error (rate limit, overload, server error, connection: Harbor's retryable
+# API errors and litellm's), or a run cancelled by its operator. Everything after the
+# agent started that is not a provider error is the arm's: a sandbox that died, a disk
+# filled, tests that could not be copied in or results out, whatever the backend calls
+# it, may be what the skill's script did, and a hostile skill must not be able to make
+# its own failures look like infrastructure.
+TIMEOUTS = frozenset({"AgentTimeoutError", "VerifierTimeoutError"})
+VERIFIER_FAILURES = frozenset({"RewardFileNotFoundError", "RewardFileEmptyError", "VerifierOutputParseError"})
+PROVIDER_ERRORS = frozenset({
+    # harbor.agents.installed.base (installed CLI agents)
+    "ApiRateLimitError", "ApiInternalServerError", "ApiOverloadedError", "ApiConnectionClosedError",
+    # litellm.exceptions (terminus-2 and other host-side agents)
+    "RateLimitError", "InternalServerError", "ServiceUnavailableError", "APIConnectionError", "BadGatewayError",
+})
+ALWAYS_INFRA = frozenset({"EnvironmentStartTimeoutError", "CancelledError"})
+INFRA_RETRIES_SUFFIX = ".infra-retries"
+"""``jobs/<job>.infra-retries/``: trials set aside for a rerun, with ``retries.json``
+(outside the job dir: Harbor removes any dir there without a result when it resumes)."""
 
 
 class TrialRecord(BaseModel):
@@ -49,6 +59,8 @@ class TrialRecord(BaseModel):
     trial_name: str | None = None
     trial_dir: Path | None = None
     result: TrialResult | None = None
+    infra_retries: int = 0
+    """Trials of this task set aside and rerun for infrastructure failures."""
 
     @property
     def reward(self) -> float | None:
@@ -78,7 +90,13 @@ class TrialRecord(BaseModel):
         return None
 
 
+def _agent_started(result: TrialResult) -> bool:
+    timing = result.agent_execution
+    return timing is not None and timing.started_at is not None
+
+
 def classify(result: TrialResult) -> tuple[str, str | None]:
+    """(status, cause) of a finished Harbor trial; see the table above for the rule."""
     info = result.exception_info
     if info is None:
         # An empty reward dict is the in-sandbox verifier's "no verifier check" (no reward,
@@ -86,9 +104,17 @@ def classify(result: TrialResult) -> tuple[str, str | None]:
         if result.verifier_result is None or result.verifier_result.rewards is None:
             return "verifier_error", "verifier produced no reward"
         return "ok", None
-    status = _STATUS_BY_EXCEPTION.get(info.exception_type, "agent_error")
+    kind = info.exception_type
     message = " ".join(info.exception_message.split())[:300]
-    return status, f"{info.exception_type}: {message}"
+    if kind in TIMEOUTS:
+        return "timeout", f"{kind}: {message}"
+    if kind in ALWAYS_INFRA or kind in PROVIDER_ERRORS:
+        return "infra_error", f"{kind}: {message}"
+    if not _agent_started(result):
+        return "infra_error", f"{kind} before the agent started: {message}"
+    if kind in VERIFIER_FAILURES:
+        return "verifier_error", f"{kind}: {message}"
+    return "agent_error", f"{kind} after the agent started (a failure of its arm): {message}"
 
 
 def _started(result: TrialResult) -> datetime:
@@ -122,13 +148,60 @@ def _configured_task_id(trial_dir: Path) -> str | None:
     return Path(str(config.task.path)).name if config.task.path else None
 
 
+def retries_dir(job_dir: Path) -> Path:
+    return job_dir.parent / f"{job_dir.name}{INFRA_RETRIES_SUFFIX}"
+
+
+def read_retries(job_dir: Path) -> dict[str, list[dict]]:
+    """Task id -> the trials set aside for an infrastructure rerun (name, cause), in order."""
+    path = retries_dir(job_dir) / "retries.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): list(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def archive_infra_failures(job_dir: Path, budget: dict[str, int]) -> list[str]:
+    """Set aside the trials of ``job_dir`` that failed for infrastructure, so that Harbor's
+    resume runs them again; at most ``budget[task]`` per task over the study (counted in
+    ``retries.json``). Returns the trial names set aside."""
+    done, _ = read_trials(job_dir)
+    retries = read_retries(job_dir)
+    moved: list[str] = []
+    for trial_dir, result in done:
+        status, cause = classify(result)
+        if status != "infra_error" or result.exception_info is None \
+                or result.exception_info.exception_type == "CancelledError":
+            continue  # a cancelled trial is the runner's to redo (runner.discard_cancelled)
+        task = _task_of(result)
+        used = retries.setdefault(task, [])
+        if len(used) >= budget.get(task, 0):
+            continue
+        dest = retries_dir(job_dir) / f"{trial_dir.name}"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if dest.exists():
+            shutil.rmtree(dest)
+        shutil.move(str(trial_dir), dest)
+        used.append({"trial": trial_dir.name, "cause": cause})
+        moved.append(trial_dir.name)
+    if moved:
+        write_json(retries_dir(job_dir) / "retries.json", retries)
+    return moved
+
+
+def _task_of(result: TrialResult) -> str:
+    task_id = Path(str(result.config.task.path)).name if result.config.task.path else result.task_name
+    return task_id.removeprefix("aces/")
+
+
 def collect_job(job_dir: Path, plans: dict[str, TaskPlan], n_attempts: int) -> list[TrialRecord]:
     """One record per (task, attempt) of the study, in a stable order."""
     by_task: dict[str, list[tuple[Path, TrialResult]]] = defaultdict(list)
     done, broken = read_trials(job_dir)
     for trial_dir, result in done:
-        task_id = Path(str(result.config.task.path)).name if result.config.task.path else result.task_name
-        by_task[task_id.removeprefix("aces/")].append((trial_dir, result))
+        by_task[_task_of(result)].append((trial_dir, result))
+    retried = read_retries(job_dir)
     # Each unfinished trial dir is reported once, for the task its config names.
     broken_by_task: dict[str, list[tuple[Path, str]]] = defaultdict(list)
     unattributed: list[tuple[Path, str]] = []
@@ -143,11 +216,15 @@ def collect_job(job_dir: Path, plans: dict[str, TaskPlan], n_attempts: int) -> l
     for task_id in sorted(plans):
         plan = plans[task_id]
         trials = sorted(by_task.get(task_id, []), key=lambda tr: (_started(tr[1]), tr[1].trial_name))
+        n_retried = len(retried.get(task_id, []))
         for attempt, (trial_dir, result) in enumerate(trials[:n_attempts], start=1):
             status, cause = classify(result)
+            if status == "infra_error" and n_retried:
+                cause = f"{cause} (still failing after {n_retried} infrastructure rerun(s) of this task)"
             records.append(
                 TrialRecord(task_id=task_id, attempt=attempt, plan=plan, status=status, failure_cause=cause,
-                            trial_name=result.trial_name, trial_dir=trial_dir, result=result)
+                            trial_name=result.trial_name, trial_dir=trial_dir, result=result,
+                            infra_retries=n_retried)
             )
         leftovers = broken_by_task.get(task_id, [])
         # An unreadable config leaves only the trial dir's name, a prefix of the task's.

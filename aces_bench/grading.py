@@ -44,7 +44,7 @@ from aces_bench.graders.dimensions import (
 )
 from aces_bench.graders.judged import grade_judged
 from aces_bench.graders.modes import decide, runs_author_graders
-from aces_bench.graders.outcome import NO_CHECK, trial_outcome
+from aces_bench.graders.outcome import NO_CHECK, trial_class, trial_outcome
 from aces_bench.graders.redact import credential_values, redact, redact_known_value
 from aces_bench.graders.self_correction import first_attempt_pass as first_attempt_from
 from aces_bench.graders.skill_efficiency import without_routing
@@ -61,6 +61,7 @@ from aces_bench.graders.tool_calls import build_view
 from aces_bench.judges.base import Judge
 from aces_bench.judges.factory import build_judge
 from aces_bench.metrics import metric_names
+from aces_bench.mode_registry import mode
 from aces_bench.records import LABEL_FIELDS, GradedTrial, TrialFacts, TrialSubject, spec_labels
 from aces_bench.trialfiles import read_trial_file
 
@@ -234,7 +235,7 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
     if not subject.verifier_checks and facts.reward is not None:
         notes.append(f"reward unscored: {NO_CHECK} (the case has no assertions and no native verifier)")
         facts = facts.model_copy(update={"reward": None})
-    verdict = decide(grading, metrics, facts.reward)
+    verdict = decide(grading, metrics)
     contaminated = None
     if graded_as(facts.condition) == "baseline" and trajectory is not None and facts.status in GRADABLE:
         base_view = build_view(trajectory, subject.workdir)
@@ -244,15 +245,17 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
             notes += [f"baseline tried to read the target skill, which was not there: {a}; pair kept"
                       for a in target_attempts(base_view, target=subject.target_skill, skills_dir=subject.skills_dir)[:5]]
     outcome = trial_outcome(status=facts.status, reward=facts.reward, verifier_checks=subject.verifier_checks,
-                            metrics=metrics, contaminated=contaminated)
+                            metrics=metrics, contaminated=contaminated, grading_mode=grading.mode,
+                            pass_threshold=grading.pass_threshold, author_score=verdict.author_score,
+                            author_pass=verdict.author_pass, failure_cause=facts.failure_cause)
     if outcome.reason:
-        notes.append(f"outcome unscored: {outcome.reason}")
+        notes.append(f"outcome: {outcome.reason}")
     if verdict.note:
         notes.append(verdict.note)
     first_pass = None
     if self_correction is not None and trajectory is not None:
-        first_pass = first_attempt_from(verdict.final_pass, self_correction, pass_threshold=grading.pass_threshold,
-                                        author_decides=grading.mode == "custom_only")
+        first_pass = first_attempt_from(outcome.final_pass, self_correction, pass_threshold=grading.pass_threshold,
+                                        author_decides=mode(grading.mode).author_decides)
     fired = None
     if trajectory is not None and subject.facts.status in GRADABLE:
         acts = activations(build_view(trajectory, subject.workdir).calls, subject.skills_dir)
@@ -276,8 +279,9 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         # One price function for every harness (aces_bench.pricing), never a harness's own figure.
         cost_usd=trial_cost(subject.result) if agent_result else None, wall_sec=_wall(subject.result),
         final_answer=redact(final_answer) if final_answer else None,
-        grading_mode=grading.mode, final_pass=verdict.final_pass, outcome_only=outcome_only(metrics),
-        outcome=outcome.score, outcome_source=outcome.source, outcome_failed=outcome.failed,
+        grading_mode=grading.mode, final_pass=outcome.final_pass, outcome_only=outcome_only(metrics),
+        outcome=outcome.outcome, outcome_source=outcome.source, outcome_per_protocol=outcome.per_protocol,
+        trial_class=trial_class(facts.status, contaminated),
         baseline_saw_target=contaminated is not None,
         expected_skill=subject.case.expected_skill if subject.case is not None else None, fired_skill=fired,
         activated=happened(metrics.get(SKILL_EXECUTION), ACTIVATION, negative_control=facts.negative_control),

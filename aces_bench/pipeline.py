@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 
 from aces_bench.attempts import AttemptPolicy, collect_attempts, run_attempts
-from aces_bench.collect import collect_job
+from aces_bench.collect import TrialRecord, collect_job
 from aces_bench.config.spec import RunSpec
 from aces_bench.console import count_failures, finish_console
 from aces_bench.cost import CostCapReached, clear_stop, write_stop
@@ -21,7 +21,7 @@ from aces_bench.io import write_json
 from aces_bench.judges.factory import build_judge
 from aces_bench.outlock import study_lock, usable_output_dir
 from aces_bench.provenance import SkillProvenance, build_provenance
-from aces_bench.records import write_grades, write_trials_table
+from aces_bench.records import GradedTrial, write_grades, write_trials_table
 from aces_bench.runner import (
     UniformFailure,
     check_credential_names,
@@ -57,6 +57,34 @@ def _check_same_skills(spec: RunSpec, out: Path) -> None:
             where=out,
             fix="use another study.name or hydra.run.dir; in a sweep over paths set hydra.sweep.subdir=${hydra.job.num}",
         )
+
+
+class RoundGrades:
+    """Grades trials as stop-on-pass rounds need them (pass is the graded ``final_pass``,
+    decided once, ``aces_bench/mode_registry.py``), and reuses them for the study's grades."""
+
+    def __init__(self, spec: RunSpec, judge) -> None:
+        self.spec, self.judge = spec, judge
+        self.graded: dict[tuple[str, int], GradedTrial] = {}
+
+    async def passed(self, record: TrialRecord) -> bool | None:
+        key = (record.task_id, record.attempt)
+        if key not in self.graded:
+            self.graded[key] = (await grade_records([record], self.spec, self.judge))[0]
+        return self.graded[key].final_pass
+
+    def passed_now(self, record: TrialRecord) -> bool | None:
+        return asyncio.run(self.passed(record))
+
+    async def grade_all(self, records: list[TrialRecord]) -> list[GradedTrial]:
+        def fresh(r: TrialRecord) -> bool:
+            g = self.graded.get((r.task_id, r.attempt))
+            return g is not None and g.trial_name == r.trial_name and g.status == r.status
+
+        todo = [r for r in records if not fresh(r)]
+        for r, g in zip(todo, await grade_records(todo, self.spec, self.judge), strict=True):
+            self.graded[(r.task_id, r.attempt)] = g
+        return [self.graded[(r.task_id, r.attempt)] for r in records]
 
 
 def run_study(spec: RunSpec) -> Path:
@@ -112,9 +140,10 @@ def _run_locked(spec: RunSpec, out: Path) -> tuple[Path, int]:
     if spec.emit_only:
         log.info("emit_only=true: not running trials")
         return out, len(emitted.tasks)
+    rounds = RoundGrades(spec, judge)
     stopped: RunError | None = None
     try:
-        job_dirs = asyncio.run(run_attempts(spec, emitted, jobs_dir))
+        job_dirs = asyncio.run(run_attempts(spec, emitted, jobs_dir, passed=rounds.passed))
         clear_stop(out)  # this run went to the end: an earlier cost stop no longer describes the folder
     except (CostCapReached, UniformFailure) as exc:
         # The trials that finished are tabled and reported; the error is raised after.
@@ -126,12 +155,12 @@ def _run_locked(spec: RunSpec, out: Path) -> tuple[Path, int]:
     policy = AttemptPolicy.from_spec(spec)
     if policy.stop_on_pass:
         # One Harbor job per attempt round; passed cases' later attempts are "skipped".
-        records = collect_attempts(job_dirs, plans, policy)
+        records = collect_attempts(job_dirs, plans, policy, passed=rounds.passed_now)
     else:
         records = collect_job(job_dirs[0], plans, spec.study.n_attempts) if job_dirs else []
     if isinstance(stopped, CostCapReached):
         records = [_not_run_by_cap(r) for r in records]
-    graded = asyncio.run(grade_records(records, spec, judge))
+    graded = asyncio.run(rounds.grade_all(records))
     write_grades(out / "grades.jsonl", graded)
     frame = write_trials_table(out, graded, spec)
     log.info("trials table: %d rows -> %s", len(frame), out / "trials.parquet")

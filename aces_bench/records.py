@@ -43,10 +43,10 @@ if TYPE_CHECKING:
     from aces_bench.cases import EvalCase
     from aces_bench.config.spec import RunSpec
 
-GRADES_SCHEMA_VERSION = "1"
+GRADES_SCHEMA_VERSION = "2"
 GRADES_REGENERATE = "re-grade the study (`aces-bench grade`)"
 GRADES_FILE = "grades.jsonl"
-TABLE_SCHEMA_VERSION = "1"
+TABLE_SCHEMA_VERSION = "2"
 TABLE_PARQUET = "trials.parquet"
 TABLE_CSV = "trials.csv"
 
@@ -95,11 +95,15 @@ class TrialTotals(BaseModel):
     has_trajectory: bool = False
     composite: float | None = Field(default=None, description="diagnostic: process + outcome; includes metrics "
                                     "the baseline cannot earn")
-    outcome: float | None = Field(default=None, description="task outcome (graders/outcome.py): verifier reward "
-                                  "where the case has checks, else the judged outcome; None when unfinished")
-    outcome_failed: float | None = Field(default=None, description="sensitivity view of outcome: timed-out and "
-                                         "errored trials scored 0")
-    outcome_source: str | None = Field(default=None, description="verifier | judged | None (unscored)")
+    outcome: float | None = Field(default=None, description="task outcome, intention to treat (graders/outcome.py): "
+                                  "verifier reward where the case has checks, else the judged outcome (the author "
+                                  "graders' in custom_only); 0 for a failure of the arm; None when excluded")
+    outcome_per_protocol: float | None = Field(default=None, description="secondary view: the outcome of a finished "
+                                               "trial only (None for every unfinished one)")
+    outcome_source: str | None = Field(default=None, description="verifier | judged | author | None (unscored)")
+    trial_class: str | None = Field(default=None, description="finished | arm_failure | excluded "
+                                    "(aces_bench/mode_registry.py)")
+    grading_mode: str | None = Field(default=None, description="the grading mode that decided outcome and pass")
     activated: bool | None = Field(default=None, description="skill_execution: the target skill was activated")
     script_ran: bool | None = Field(default=None, description="skill_execution: the expected script ran cleanly "
                                     "(None: the case names none)")
@@ -110,7 +114,9 @@ class TrialTotals(BaseModel):
     fired_skill: str | None = Field(default=None, description="the first skill the trial activated, by staged name; "
                                     "'(none)' when it activated none; None when unknown (no trajectory)")
     first_attempt_pass: bool | None = None
-    final_pass: bool | None = Field(default=None, description="reward >= pass_threshold; author pass in custom_only")
+    final_pass: bool | None = Field(default=None, description="the one pass (aces_bench/mode_registry.py): outcome >= "
+                                    "grading.pass_threshold, the author pass in custom_only; False for a failure of "
+                                    "the arm, None when excluded")
     author_score: float | None = None
     n_steps: int | None = None
     n_tool_calls: int | None = None
@@ -135,6 +141,10 @@ class TrialRow(TrialFacts, TrialTotals, VersionedRecord):
     SCHEMA_ARTIFACT: ClassVar[str] = "trials table"
     SCHEMA_VERSION: ClassVar[str] = TABLE_SCHEMA_VERSION
     SCHEMA_REGENERATE: ClassVar[str] = GRADES_REGENERATE
+
+    SCHEMA_MIGRATIONS: ClassVar[dict[str, Any]] = {"1": lambda d: _itt_from_v1(d)}
+    # Files always carry their version; a record built in code without one is current.
+    SCHEMA_UNVERSIONED: ClassVar[str] = "2"
 
     run_id: str
     harness: str
@@ -164,6 +174,32 @@ class TrialRow(TrialFacts, TrialTotals, VersionedRecord):
         return (self.model_extra or {}).get(metric_column(name))
 
 
+_V1_ARM_FAILURES = ("timeout", "agent_error", "verifier_error")
+
+
+def _itt_from_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """A version-1 grade or row in version 2's terms: version 1's ``outcome`` left unfinished
+    trials out (it becomes ``outcome_per_protocol``) and its ``outcome_failed`` scored the
+    agent's own failures 0 (the intention-to-treat ``outcome`` now); a failed trial's pass
+    is False. Version 1 classed every sandbox failure as infrastructure: such trials stay
+    excluded, as they were then."""
+    data = dict(data)
+    status = data.get("status")
+    data["outcome_per_protocol"] = data.get("outcome")
+    data["outcome"] = data.pop("outcome_failed", None)
+    contaminated = bool(data.get("baseline_saw_target"))
+    if status == "ok" and not contaminated:
+        data.setdefault("trial_class", "finished")
+    elif status in _V1_ARM_FAILURES and not contaminated:
+        data.setdefault("trial_class", "arm_failure")
+        data["final_pass"] = False
+    else:
+        data.setdefault("trial_class", "excluded")
+        data["final_pass"] = None
+    data["schema_version"] = "2"
+    return data
+
+
 def table_columns() -> tuple[str, ...]:
     """The columns of the trials table in file order (metric columns after ``reward``)."""
     return (
@@ -175,7 +211,7 @@ def table_columns() -> tuple[str, ...]:
     )
 
 
-_FLOAT_COLUMNS = ("reward", "composite", "outcome", "outcome_failed", "cost_usd", "wall_sec", "author_score")
+_FLOAT_COLUMNS = ("reward", "composite", "outcome", "outcome_per_protocol", "cost_usd", "wall_sec", "author_score")
 
 
 def rows_to_frame(rows: list[TrialRow]) -> pd.DataFrame:
@@ -199,14 +235,15 @@ class GradedTrial(TrialFacts, TrialTotals, VersionedRecord):
     SCHEMA_ARTIFACT: ClassVar[str] = "grades"
     SCHEMA_VERSION: ClassVar[str] = GRADES_SCHEMA_VERSION
     SCHEMA_REGENERATE: ClassVar[str] = GRADES_REGENERATE
-    # Version 1 grew only optional fields (grading modes, labels): nothing to rewrite yet.
+    SCHEMA_MIGRATIONS: ClassVar[dict[str, Any]] = {"1": lambda d: _itt_from_v1(d)}
+    # Files always carry their version; a record built in code without one is current.
+    SCHEMA_UNVERSIONED: ClassVar[str] = "2"
 
     trajectory_error: str | None = None
     metrics: dict[str, MetricResult] = Field(default_factory=dict)
     self_correction: MetricResult | None = Field(
         default=None, description="the self_correction result; its section via graders.self_correction.SelfCorrection.of")
     final_answer: str | None = None
-    grading_mode: str | None = None
     outcome_only: float | None = Field(default=None, description="mean of the outcome metrics scored")
     dimensions: dict[str, float | None] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list, description="how the trial was graded where it is not obvious")

@@ -1,9 +1,12 @@
 """Grading modes: what drives a trial's composite and its pass/fail.
 
+The modes themselves, and pass, are decided in ``aces_bench/mode_registry.py``; this
+module runs what a mode needs on the host (author graders, the composite).
+
 - ``aces_default``: the six ACES metrics. Composite = their weighted mean
   (``GradingSpec.weight_of``, default 1/6 each, renormalised over the scored ones);
-  final pass = Harbor's verifier reward >= ``grading.pass_threshold``. Author
-  graders are not run.
+  final pass = the task outcome (verifier reward, else judged) >= ``grading.pass_threshold``.
+  Author graders are not run.
 - ``aces_plus_custom``: as ``aces_default``; the skill's author graders also run and
   are reported separately (``author:<name>`` metrics and ``author_score``). They
   change neither the dimensions nor the composite.
@@ -28,18 +31,18 @@ from aces_bench.errors import ConfigError
 from aces_bench.graders.author import GRADERS_DIR, PREFIX, discover_author_graders
 from aces_bench.graders.base import MetricResult
 from aces_bench.graders.dimensions import weighted_composite
+from aces_bench.mode_registry import MODE_NAMES, mode
 
-MODES = ("aces_default", "aces_plus_custom", "custom_only")
+MODES = MODE_NAMES
 
 
-def runs_author_graders(mode: str) -> bool:
-    return mode in ("aces_plus_custom", "custom_only")
+def runs_author_graders(mode_name: str) -> bool:
+    return mode(mode_name).runs_author_graders
 
 
 @dataclass(frozen=True)
 class Verdict:
     composite: float | None
-    final_pass: bool | None
     author_score: float | None
     author_pass: bool | None
     note: str | None = None
@@ -67,17 +70,21 @@ def author_aggregate(
     return round(sum(scores) / len(scores), 6), all(passes), None
 
 
-def decide(grading: GradingSpec, metrics: Mapping[str, MetricResult], reward: float | None) -> Verdict:
-    """The composite and final pass of one trial under ``grading.mode``."""
+def decide(grading: GradingSpec, metrics: Mapping[str, MetricResult]) -> Verdict:
+    """The composite and the author graders' aggregate of one trial under ``grading.mode``.
+
+    Outcome and pass are decided from these by ``graders/outcome.trial_outcome`` (the
+    mode's ``decide``, ``aces_bench/mode_registry.py``): pass is decided there once.
+    """
+    m = mode(grading.mode)
     score, passed, why = author_aggregate(author_metrics(metrics), grading.pass_threshold)
-    if not runs_author_graders(grading.mode):
+    if not m.runs_author_graders:
         score, passed, why = None, None, None
-    if grading.mode == "custom_only":
-        return Verdict(composite=score, final_pass=passed, author_score=score, author_pass=passed,
-                       note=f"custom_only: {why}" if why else None)
+    if m.author_decides:
+        return Verdict(composite=score, author_score=score, author_pass=passed,
+                       note=f"{grading.mode}: {why}" if why else None)
     composite = weighted_composite(metrics, grading.metrics, grading.weight_of)
-    final_pass = None if reward is None else reward >= grading.pass_threshold
-    return Verdict(composite=composite, final_pass=final_pass, author_score=score, author_pass=passed,
+    return Verdict(composite=composite, author_score=score, author_pass=passed,
                    note=f"{grading.mode}: {why}" if why else None)
 
 

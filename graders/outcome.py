@@ -1,17 +1,18 @@
 """The task outcome of one trial: the number the headline, the per-skill table and the gate use.
 
-Per trial, in this order:
+Intention to treat (``aces_bench/mode_registry.py`` decides, for every mode):
 
-1. the case has verifier checks (its own assertions, or a native Harbor task's
-   ``tests/``): the verifier's reward;
-2. else the judged outcome: the mean of ``accuracy`` and ``goal_accuracy`` over those
-   scored;
-3. else unscored (None), with the reason.
+1. a finished trial: the mode's outcome. In ``aces_default`` and ``aces_plus_custom``
+   the verifier's reward where the case has verifier checks (its own assertions, or a
+   native Harbor task's ``tests/``), else the judged outcome (the mean of ``accuracy``
+   and ``goal_accuracy`` over those scored); in ``custom_only`` the author graders'
+   score. Undecided (no reward, an abstaining judge): left out, counted, never 0;
+2. a failure of its arm (timeout, agent error, a verifier that found no readable
+   answer, a sandbox that died after the agent started): 0, not passed;
+3. excluded (infrastructure shown, after retries; never run; a baseline that saw the
+   target skill): no outcome, counted and bounded beside the headline.
 
-A trial that did not run to completion (timeout, agent or verifier error) has no
-outcome: it is left out of the lift and counted by cause. ``outcome_failed`` is the
-sensitivity view that scores those trials as failures (0) instead. Infrastructure
-failures and trials never run are never the agent's fault and stay unscored in both.
+``outcome_per_protocol`` is the secondary view: finished trials only.
 
 Process metrics (activation, script execution, workflow order) are not part of the
 outcome: the baseline cannot earn them by construction, so a lift on them measures
@@ -21,49 +22,42 @@ the presence of the skill, not its effect.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Literal
 
 from aces_bench.graders.base import MetricResult
 from aces_bench.graders.dimensions import outcome_only
+from aces_bench.mode_registry import TrialClass, TrialOutcome, mode
 
 NO_CHECK = "no verifier check"
 """Why a case without assertions or a native verifier has no reward."""
 
-FAILED_AS_ZERO = ("timeout", "agent_error", "verifier_error")
-"""Statuses the sensitivity view scores as failures: the trial ran and did not finish."""
+CLASS_OF_STATUS: dict[str, TrialClass] = {
+    "ok": "finished", "timeout": "arm_failure", "agent_error": "arm_failure", "verifier_error": "arm_failure",
+    "infra_error": "excluded", "not_run": "excluded", "skipped": "excluded",
+}
+"""A trial's class by its collected status (``aces_bench.collect.classify`` decides the status)."""
+ARM_FAILURES = tuple(s for s, c in CLASS_OF_STATUS.items() if c == "arm_failure")
 
-OutcomeSource = Literal["verifier", "judged"]
 
-
-@dataclass(frozen=True)
-class Outcome:
-    score: float | None
-    source: OutcomeSource | None
-    reason: str | None = None
-    failed: float | None = None
-    """The sensitivity view: ``score`` for a finished trial, 0 for a trial in ``FAILED_AS_ZERO``."""
+def trial_class(status: str, contaminated: str | None = None) -> TrialClass:
+    if contaminated:
+        return "excluded"
+    return CLASS_OF_STATUS.get(status, "excluded")
 
 
 def trial_outcome(
     *, status: str, reward: float | None, verifier_checks: bool, metrics: Mapping[str, MetricResult],
-    contaminated: str | None = None,
-) -> Outcome:
-    """The task outcome of one trial (see the module docstring for the rule).
+    contaminated: str | None = None, grading_mode: str = "aces_default", pass_threshold: float = 1.0,
+    author_score: float | None = None, author_pass: bool | None = None, failure_cause: str | None = None,
+) -> TrialOutcome:
+    """The task outcome and pass of one trial (see the module docstring for the rule).
 
     ``contaminated``: why a baseline trial saw the target skill (graders/contamination.py);
-    such a trial is no baseline, so it has no outcome in either view.
+    such a trial is no baseline, so it is excluded.
     """
-    if contaminated:
-        return Outcome(None, None, f"{contaminated}: excluded from the pair", None)
-    failed_zero = 0.0 if status in FAILED_AS_ZERO else None
-    if status != "ok":
-        return Outcome(None, None, f"trial did not finish ({status}): excluded from the lift", failed_zero)
-    if verifier_checks:
-        if reward is None:
-            return Outcome(None, "verifier", "the verifier produced no reward", None)
-        return Outcome(float(reward), "verifier", None, float(reward))
-    judged = outcome_only(metrics)
-    if judged is None:
-        return Outcome(None, None, f"{NO_CHECK} and neither accuracy nor goal_accuracy was scored", None)
-    return Outcome(judged, "judged", None, judged)
+    cls = trial_class(status, contaminated)
+    why = contaminated and f"{contaminated}: excluded from the pair"
+    if why is None and status != "ok":
+        why = f"{status}" + (f" ({failure_cause})" if failure_cause else "")
+    return mode(grading_mode).decide(cls, reward=reward, verifier_checks=verifier_checks, judged=outcome_only(metrics),
+                                     author_score=author_score, author_pass=author_pass,
+                                     pass_threshold=pass_threshold, why=why)

@@ -20,7 +20,7 @@ from aces_bench.metrics import metric_names
 from aces_bench.reports.dimensions import dimensions_of, mapping
 from aces_bench.reports.inventory import CoverageRow, InventoryItem
 from aces_bench.reports.summary import LiftRow, ReportSummary
-from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_FAILED, OUTCOME_ONLY, REWARD
+from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_ONLY, OUTCOME_PER_PROTOCOL, REWARD
 
 TEMPLATES = Path(__file__).parent / "templates"
 _TEX_SPECIAL = {
@@ -96,7 +96,7 @@ def _pooled(summary: ReportSummary) -> dict[str, LiftRow]:
 def headline_rows(summary: ReportSummary) -> list[list]:
     boot = {(r["clustering"], r["outcome"]): r for r in summary.stats.bootstrap.rows}
     rows = []
-    for o in (OUTCOME, OUTCOME_FAILED, REWARD, OUTCOME_ONLY, COMPOSITE):
+    for o in (OUTCOME, OUTCOME_PER_PROTOCOL, REWARD, OUTCOME_ONLY, COMPOSITE):
         r = _pooled(summary).get(o)
         if r is None:
             continue

@@ -142,14 +142,35 @@ class ArmConf:
 
 
 @dataclass
+class GateConf:
+    """The gate (aces_bench/stats/gate.py, docs/gate.md): the report's verdict column and
+    ``aces-bench ci``; ``report --fail-under-lift X`` sets the threshold for its run."""
+
+    threshold: float = 0.0
+    """Lift (pass rate, with minus without) the skill must credibly exceed."""
+    alpha: float = 0.05
+    """One-sided level of the test that the skill helps."""
+    min_cases: int = 5
+    """Distinct cases the skill must win by more than the threshold."""
+    harm_alpha: float = 0.2
+    """One-sided level of the harm tests (should-not-use cases)."""
+    null_alpha: float = 0.05
+    """Two-sided level of the null arm's test."""
+
+
+@dataclass
 class StudyConf:
     name: str = MISSING
     description: str = ""
     n_attempts: int = 1
     n_concurrent: int = 2
     seed: int = 0
-    pass_threshold: float = 1.0
-    """An attempt passes when its verifier reward is at least this."""
+    pass_threshold: Optional[float] = None
+    """Removed: pass is decided once, by grading.pass_threshold (setting it is an error)."""
+    max_infra_retries: int = 2
+    """Reruns of a trial that failed for infrastructure before the agent started (or on a
+    model provider error); a trial still failing after them is excluded and counted."""
+    gate: GateConf = field(default_factory=GateConf)
     stop_on_pass: bool = False
     """Skip a case's later attempts once one passes (recorded as skipped)."""
     max_cost_usd: Optional[float] = None

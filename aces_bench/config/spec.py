@@ -19,6 +19,7 @@ from aces_bench.conditions import CONTROLS, Control
 from aces_bench.errors import ConfigError, from_validation
 from aces_bench.judges.spec import JudgeSpec
 from aces_bench.metrics import metric_names
+from aces_bench.mode_registry import MODE_NAMES
 from aces_bench.pricing import DEFAULT_INPUT_TOKENS, DEFAULT_OUTPUT_TOKENS
 
 SPEC_SCHEMA_VERSION = "1"
@@ -138,10 +139,17 @@ class DecoySpec(_Frozen):
 
 
 class GradingSpec(_Frozen):
-    mode: Literal["aces_default", "aces_plus_custom", "custom_only"]
+    mode: str
     metrics: list[str] = Field(default_factory=lambda: list(metric_names()))
     weights: dict[str, float] = Field(default_factory=dict)
     pass_threshold: float = Field(default=1.0, ge=0, le=1)
+
+    @field_validator("mode")
+    @classmethod
+    def _known_mode(cls, v: str) -> str:
+        if v not in MODE_NAMES:
+            raise ValueError(f"Input should be one of {', '.join(repr(m) for m in MODE_NAMES)}")
+        return v
 
     @field_validator("metrics")
     @classmethod
@@ -195,13 +203,26 @@ class ArmSpec(_Frozen):
     overrides: list[str] = Field(default_factory=list)
 
 
+class GateSpec(_Frozen):
+    """``study.gate``: the gate's parameters (``aces_bench.stats.gate.GateSettings`` reads them)."""
+
+    threshold: float = Field(default=0.0, gt=-1, lt=1)
+    alpha: float = Field(default=0.05, gt=0, lt=1)
+    min_cases: int = Field(default=5, ge=1)
+    harm_alpha: float = Field(default=0.2, gt=0, lt=1)
+    null_alpha: float = Field(default=0.05, gt=0, lt=1)
+
+
 class StudySpec(_Frozen):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     description: str = ""
     n_attempts: int = Field(default=1, ge=1)
     n_concurrent: int = Field(default=2, ge=1)
     seed: int = 0
-    pass_threshold: float = Field(default=1.0, ge=0)
+    pass_threshold: float | None = Field(default=None, description="removed (grading.pass_threshold decides pass); "
+                                         "kept so provenance written before reads")
+    max_infra_retries: int = Field(default=2, ge=0)
+    gate: GateSpec = Field(default_factory=GateSpec)
     stop_on_pass: bool = False
     max_cost_usd: float | None = Field(default=None, ge=0)
     expected_input_tokens: int = Field(default=DEFAULT_INPUT_TOKENS, ge=0)
@@ -325,6 +346,13 @@ def build_run_spec(cfg: DictConfig, *, overrides: list[str] | None = None, choic
     raw.pop("hydra", None)
     raw["overrides"] = list(overrides or [])
     raw["choices"] = {str(k): str(v) for k, v in (choices or {}).items() if v is not None and not str(k).startswith("hydra")}
+    legacy = (raw.get("study") or {}).get("pass_threshold")
+    if legacy is not None:
+        # A second threshold (attempts used it, grading another): pass is decided once now.
+        # Provenance written before keeps it, read but never acted on.
+        raise ConfigError(f"study.pass_threshold={legacy:g} was removed: pass is decided once, by "
+                          "grading.pass_threshold; attempts, pass@k, the gate and ci all read that one pass",
+                          where="study.pass_threshold", fix=f"use grading.pass_threshold={legacy:g}")
     try:
         return RunSpec.model_validate(raw)
     except ValidationError as err:

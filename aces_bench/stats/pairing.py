@@ -27,14 +27,16 @@ COMPOSITE = "composite"
 OUTCOME_ONLY = "outcome_only"
 REWARD = "reward"
 OUTCOME = "outcome"
-"""The task outcome (graders/outcome.py): verifier reward where the case has checks, else judged."""
-OUTCOME_FAILED = "outcome_failed"
-"""Sensitivity view of ``outcome``: timed-out and errored trials scored 0 instead of left out."""
+"""The task outcome, intention to treat (graders/outcome.py): a failure of the arm scores 0."""
+OUTCOME_PER_PROTOCOL = "outcome_per_protocol"
+"""Secondary view of ``outcome``: finished trials only (an arm's failures left out, not scored 0)."""
+FINAL_PASS = "final_pass"
+"""The one pass (``aces_bench/mode_registry.py``) as 1/0: what pass@k, McNemar and the gate count."""
 
 
 def outcomes() -> tuple[str, ...]:
     """Every outcome the stats layer knows: the task outcome, each registered metric, the composites, reward."""
-    return (OUTCOME, OUTCOME_FAILED, *metric_names(), COMPOSITE, OUTCOME_ONLY, REWARD)
+    return (OUTCOME, OUTCOME_PER_PROTOCOL, *metric_names(), COMPOSITE, OUTCOME_ONLY, REWARD, FINAL_PASS)
 
 
 class _Outcomes(Sequence[str]):
@@ -83,9 +85,11 @@ def outcome_values(trials: pd.DataFrame, outcome: str) -> pd.Series:
         parts = [outcome_values(trials, m) for m in outcome_metrics()]
         stacked = pd.concat(parts, axis=1)
         return stacked.mean(axis=1, skipna=True)  # all-NaN row -> NaN, never 0
-    column = outcome if outcome in (COMPOSITE, REWARD, OUTCOME, OUTCOME_FAILED) else metric_column(outcome)
+    column = outcome if outcome in (COMPOSITE, REWARD, OUTCOME, OUTCOME_PER_PROTOCOL, FINAL_PASS) else metric_column(outcome)
     if column not in trials.columns:
         return pd.Series(np.nan, index=trials.index, dtype=float)
+    if outcome == FINAL_PASS:
+        return trials[column].map(lambda v: np.nan if v is None or pd.isna(v) else float(bool(v))).astype(float)
     return pd.to_numeric(trials[column], errors="coerce").astype(float)
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from aces_bench.records import CELL_KEY, PAIR_KEY
-from aces_bench.stats.pairing import REWARD, outcome_values, validate_trials
+from aces_bench.stats.pairing import FINAL_PASS, outcome_values, validate_trials
 
 CASE_KEY = tuple(k for k in PAIR_KEY if k != "attempt")
 PASSK_FIELDS = ("k", "n_cases", "n_short", "n_one_side", "pass_with", "pass_base", "lift")
@@ -46,12 +46,13 @@ def pass_at_k(n: np.ndarray | int, c: np.ndarray | int, k: int) -> np.ndarray:
 def pass_counts(
     trials: pd.DataFrame,
     *,
-    success: str = REWARD,
+    success: str = FINAL_PASS,
     threshold: float = 1.0,
     case_key: Sequence[str] = CASE_KEY,
     stop_on_pass: bool | None = None,
 ) -> pd.DataFrame:
-    """Per (case, condition): ``n`` scored attempts, ``c`` with ``success >= threshold``,
+    """Per (case, condition): ``n`` scored attempts, ``c`` with ``success >= threshold``
+    (by default the one pass, ``final_pass``: an arm's failures count as attempts that failed),
     and ``n_unscored`` attempts whose outcome is missing (failed or unscored trials:
     they are not failures of the agent, so they are counted apart, not as misses).
 

@@ -40,8 +40,8 @@ from aces_bench.stats.missingness import (
     trajectory_gaps,
 )
 from aces_bench.stats.pairing import (
+    FINAL_PASS,
     OUTCOME,
-    REWARD,
     build_pairs,
     check_outcome,
     outcomes,
@@ -93,8 +93,8 @@ class StatsSettings(BaseModel):
     ks: tuple[int, ...] = (1, 3)
     stop_on_pass: bool | None = Field(default=None, description="attempts stop at the first pass (study.stop_on_pass); "
                                       "None: inferred from skipped attempts in the table")
-    pass_outcome: str = REWARD
-    pass_threshold: float = 1.0
+    pass_outcome: str = Field(default=FINAL_PASS, description="what pass@k and McNemar count: the one pass")
+    pass_threshold: float = Field(default=1.0, description="pass_outcome >= this is a pass (final_pass is 1/0)")
     alpha: float = 0.05
     power: float = 0.8
     target_lift: float = 0.1

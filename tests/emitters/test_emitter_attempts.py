@@ -12,6 +12,8 @@ from aces_bench.attempts import AttemptPolicy, attempt_job_config, collect_attem
 from aces_bench.config.compose import compose_spec
 from aces_bench.emitters import emit_study
 from aces_bench.grading import grade_records
+from aces_bench.judges.factory import build_judge
+from aces_bench.pipeline import RoundGrades
 from aces_bench.runner import job_config
 from aces_bench.stats.passk import pass_counts, passk_table
 
@@ -36,14 +38,16 @@ def test_stop_on_pass_skips_later_attempts_and_records_them(tmp_path):
         pytest.skip("bubblewrap (bwrap) is not installed")
     spec = compose_spec(
         ["skill=custom", SKILLS, "skill.cases=[explicit-1]", "study.n_attempts=2", "study.stop_on_pass=true",
-         "study.pass_threshold=1.0"],
+         "grading.pass_threshold=1.0"],
         output_dir=tmp_path,
     )
     emitted = emit_study(spec, tmp_path / "tasks")
-    job_dirs = asyncio.run(run_attempts(spec, emitted, tmp_path / "jobs"))
+    # Pass is the graded final_pass (decided once, aces_bench/mode_registry.py), as the pipeline supplies it.
+    rounds = RoundGrades(spec, build_judge(spec.judge))
+    job_dirs = asyncio.run(run_attempts(spec, emitted, tmp_path / "jobs", passed=rounds.passed))
     assert len(job_dirs) == 2
     plans = {t.task_id: tp for t, tp in zip(emitted.tasks, emitted.plan.tasks, strict=True)}
-    records = collect_attempts(job_dirs, plans, AttemptPolicy.from_spec(spec))
+    records = collect_attempts(job_dirs, plans, AttemptPolicy.from_spec(spec), passed=rounds.passed_now)
     by = {(r.plan.condition, r.attempt): r for r in records}
     assert len(records) == 4
     # The with-skill arm passes at once: its second attempt is skipped, with the reason.
@@ -65,5 +69,5 @@ def test_stop_on_pass_skips_later_attempts_and_records_them(tmp_path):
     p2 = passk_table(pass_counts(table), ks=(2,), by=()).iloc[0]
     assert (p2["n_cases"], p2["n_short"], p2["pass_with"]) == (1, 0, 1.0)
     # Re-running resumes every round instead of redoing it.
-    again = asyncio.run(run_attempts(spec, emitted, tmp_path / "jobs"))
+    again = asyncio.run(run_attempts(spec, emitted, tmp_path / "jobs", passed=rounds.passed))
     assert again == job_dirs

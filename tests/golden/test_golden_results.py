@@ -42,9 +42,17 @@ def test_trials_v1_reads_as_the_pair_it_stored(name):
     frame = read_table_file(GOLDEN / "trials" / name)
     assert list(frame.columns) == list(table_columns())
     assert sorted(frame["condition"]) == ["baseline", "with_skill"]
-    assert set(frame["schema_version"].astype(str)) == {"1"}
+    # Read and migrated to version 2 (issue 22: outcome is intention to treat; version 1's
+    # outcome is the per-protocol view, its outcome_failed the intention-to-treat one).
+    assert set(frame["schema_version"].astype(str)) == {"2"}
     rows = validate_rows(frame, GOLDEN / "trials" / name)
     assert all(isinstance(r, TrialRow) for r in rows)
+    raw = pd.read_csv(GOLDEN / "trials" / "trials_v1.csv")
+    def column(name):  # this file predates both columns: each reads as unscored
+        return [None if pd.isna(v) else v for v in raw[name]] if name in raw else [None] * len(raw)
+    assert [r.outcome_per_protocol for r in rows] == column("outcome")
+    assert [r.outcome for r in rows] == column("outcome_failed")
+    assert all(r.trial_class == "finished" for r in rows if r.status == "ok")
     # Unscored stays unscored: NaN in the file, None in the model, never 0.
     assert rows[0].metric("goal_accuracy") is None or rows[0].metric("goal_accuracy") >= 0
 
@@ -59,7 +67,7 @@ def test_trials_future_version_is_refused_naming_the_row():
     path = GOLDEN / "trials" / "future_version.csv"
     with pytest.raises(ReportError) as err:
         read_table_file(path)
-    assert str(err.value) == newer(f"{path}", "row 1: trials table", "1", "re-grade the study (`aces-bench grade`)")
+    assert str(err.value) == newer(f"{path}", "row 1: trials table", "1, 2", "re-grade the study (`aces-bench grade`)")
 
 
 def test_trials_bad_status_is_refused_as_a_dotted_key():
@@ -76,8 +84,8 @@ def test_trials_bad_status_is_refused_as_a_dotted_key():
 
 def test_trial_row_model_refuses_a_newer_version_without_a_reader():
     row = validate_rows(pd.read_csv(GOLDEN / "trials" / "trials_v1.csv"), GOLDEN)[0].model_dump()
-    with pytest.raises(ValueError, match="trials table schema_version '2' is newer"):
-        TrialRow.model_validate({**row, "schema_version": "2"})
+    with pytest.raises(ValueError, match="trials table schema_version '3' is newer"):
+        TrialRow.model_validate({**row, "schema_version": "3"})
 
 
 # --- grades.jsonl: one record, read as a list (grading) and by key (report) -------------------
@@ -88,7 +96,7 @@ def test_grades_v1_reads_through_both_readers():
     graded = read_grades(path)
     views = grades_by_key(path)
     assert [g.condition for g in graded] == ["baseline", "with_skill"]
-    assert all(isinstance(g, GradedTrial) and g.schema_version == "1" for g in graded)
+    assert all(isinstance(g, GradedTrial) and g.schema_version == "2" for g in graded)  # migrated from 1
     for g in graded:
         view = views[(g.task_id, g.attempt, g.condition)]
         assert view.metrics == g.metrics and view.composite == g.composite
@@ -96,7 +104,9 @@ def test_grades_v1_reads_through_both_readers():
     table = validate_rows(read_table_file(GOLDEN / "trials" / "trials_v1.csv"), GOLDEN)
     by_task = {r.task_id: r for r in table}
     for g in graded:
-        assert g.to_row().model_dump(exclude={"trial_dir"}) == by_task[g.task_id].model_dump(exclude={"trial_dir"})
+        # The version-1 table had no grading_mode column (the grades carried it).
+        assert g.to_row().model_dump(exclude={"trial_dir", "grading_mode"}) == \
+            by_task[g.task_id].model_dump(exclude={"trial_dir", "grading_mode"})
 
 
 @pytest.mark.parametrize("reader", [read_grades, grades_by_key])
@@ -104,7 +114,7 @@ def test_grades_future_version_is_refused_naming_the_line(reader):
     path = GOLDEN / "grades" / "future_version.jsonl"
     with pytest.raises(ReportError) as err:
         reader(path)
-    assert str(err.value) == newer(f"{path}", "line 2: grades", "1", "re-grade the study (`aces-bench grade`)")
+    assert str(err.value) == newer(f"{path}", "line 2: grades", "1, 2", "re-grade the study (`aces-bench grade`)")
 
 
 @pytest.mark.parametrize("reader", [read_grades, grades_by_key])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from aces_bench.config.spec import GradingSpec
@@ -13,7 +15,8 @@ from aces_bench.graders.dimensions import (
     outcome_only,
     weighted_composite,
 )
-from aces_bench.graders.modes import author_aggregate, check_author_graders, decide
+from aces_bench.graders.modes import MODES, author_aggregate, check_author_graders, decide
+from aces_bench.graders.outcome import trial_outcome
 from aces_bench.metrics import metric_names
 
 
@@ -67,30 +70,51 @@ def test_composite_default_equal_weights_and_configured_weights():
     assert weighted_composite({}, equal.metrics, equal.weight_of) is None
 
 
+def _decided(spec: GradingSpec, metrics, reward, status="ok"):
+    """Composite (graders/modes.decide) and outcome/pass (the mode's one decision) of a trial."""
+    v = decide(spec, metrics)
+    o = trial_outcome(status=status, reward=reward, verifier_checks=True, metrics=metrics, grading_mode=spec.mode,
+                      pass_threshold=spec.pass_threshold, author_score=v.author_score, author_pass=v.author_pass)
+    return v, o
+
+
 def test_modes_decide_composite_and_pass():
     author = {"author:a": m("author:a", 0.9, passed=True), "author:b": m("author:b", 0.5)}
     metrics = {**METRICS_FULL, **author}
-    default = decide(GradingSpec(mode="aces_default"), metrics, reward=0.4)
-    plus = decide(GradingSpec(mode="aces_plus_custom"), metrics, reward=0.4)
-    custom = decide(GradingSpec(mode="custom_only", pass_threshold=0.5), metrics, reward=0.4)
+    default, d = _decided(GradingSpec(mode="aces_default"), metrics, reward=0.4)
+    plus, p = _decided(GradingSpec(mode="aces_plus_custom"), metrics, reward=0.4)
+    custom, c = _decided(GradingSpec(mode="custom_only", pass_threshold=0.5), metrics, reward=0.4)
     assert default.composite == plus.composite == pytest.approx(4.05 / 5)
-    assert default.author_score is None and default.final_pass is False
-    assert plus.author_score == 0.7 and plus.final_pass is False  # reward still decides pass
+    assert default.author_score is None and d.final_pass is False
+    assert plus.author_score == 0.7 and p.final_pass is False  # reward still decides pass
     assert custom.composite == custom.author_score == 0.7
-    assert custom.final_pass is True  # a: passed; b: 0.5 >= threshold 0.5
-    strict = decide(GradingSpec(mode="custom_only", pass_threshold=0.6), metrics, reward=1.0)
-    assert strict.final_pass is False
-    assert decide(GradingSpec(mode="aces_default"), METRICS_FULL, reward=None).final_pass is None
+    # custom_only: the author graders decide the outcome (the headline, pass@k, McNemar) as well as pass.
+    assert c.final_pass is True and c.outcome == 0.7 and c.source == "author"  # a: passed; b: 0.5 >= 0.5
+    _, strict = _decided(GradingSpec(mode="custom_only", pass_threshold=0.6), metrics, reward=1.0)
+    assert strict.final_pass is False and strict.outcome == 0.7
+    _, none = _decided(GradingSpec(mode="aces_default"), METRICS_FULL, reward=None)
+    assert none.final_pass is None and none.outcome is None
+    # A failure of the arm is a failure in every mode; infrastructure is excluded in every mode.
+    for mode in MODES:
+        assert _decided(GradingSpec(mode=mode), metrics, reward=None, status="timeout")[1].final_pass is False
+        assert _decided(GradingSpec(mode=mode), metrics, reward=None, status="timeout")[1].outcome == 0.0
+        assert _decided(GradingSpec(mode=mode), metrics, reward=1.0, status="infra_error")[1].final_pass is None
 
 
 def test_one_unscored_author_grader_leaves_the_contract_unscored():
     author = {"author:a": m("author:a", 1.0), "author:b": m("author:b", None)}
     assert author_aggregate(author, 0.5) == (None, None, "author grader author:b unscored: because")
-    v = decide(GradingSpec(mode="custom_only"), {**METRICS_FULL, **author}, reward=1.0)
-    assert v.composite is None and v.final_pass is None
+    v, o = _decided(GradingSpec(mode="custom_only"), {**METRICS_FULL, **author}, reward=1.0)
+    assert v.composite is None and o.final_pass is None and o.outcome is None
     assert v.note == "custom_only: author grader author:b unscored: because"
-    none = decide(GradingSpec(mode="custom_only"), METRICS_FULL, reward=1.0)
+    none = decide(GradingSpec(mode="custom_only"), METRICS_FULL)
     assert none.composite is None and none.note == "custom_only: the skill has no author graders"
+
+
+def test_every_grading_mode_has_its_hydra_option_and_back():
+    # Adding a mode is one GradingMode in aces_bench/mode_registry.py and its option file.
+    conf = Path(__file__).resolve().parents[2] / "conf" / "grading"
+    assert {p.stem for p in conf.glob("*.yaml")} == set(MODES)
 
 
 def test_modes_needing_author_graders_refuse_skills_without_them(tmp_path):

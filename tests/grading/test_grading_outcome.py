@@ -47,7 +47,8 @@ def test_a_case_with_checks_takes_the_verifier_reward(tmp_path):
 
 def test_no_check_no_reward_the_outcome_is_judged(tmp_path):
     right = _grade(tmp_path, NO_CHECKS, reward=1.0, answer="The total is 1400.07")
-    assert right.reward is None and right.final_pass is None
+    # Pass is decided once, from the outcome: here the judged one (before issue 22, None).
+    assert right.reward is None and right.final_pass is True
     assert any(NO_CHECK in n for n in right.notes)
     # The heuristic judge gives no accuracy credit for reading the skill: the judged outcome is the answer's.
     assert right.outcome_source == "judged" and right.outcome == 1.0
@@ -55,26 +56,30 @@ def test_no_check_no_reward_the_outcome_is_judged(tmp_path):
     assert wrong.reward is None and wrong.outcome_source == "judged" and wrong.outcome == 0.0
 
 
-def test_a_timed_out_trial_is_left_out_and_scored_zero_only_in_the_sensitivity_view(tmp_path):
+def test_a_timed_out_trial_is_a_failure_of_its_arm_and_left_out_only_per_protocol(tmp_path):
+    # Intention to treat (issue 22): the headline outcome scores it 0 and not passed; the
+    # per-protocol view (finished trials only) leaves it out.
     g = _grade(tmp_path, WITH_CHECK, reward=1.0, answer="Total 1400.07", status="timeout")
-    assert g.outcome is None and g.outcome_failed == 0.0
-    assert any("excluded from the lift" in n for n in g.notes)
+    assert g.outcome == 0.0 and g.outcome_per_protocol is None and g.final_pass is False
+    assert g.trial_class == "arm_failure"
+    assert any("failure of its arm, scored 0" in n for n in g.notes)
     row = g.to_row(compose_spec([], output_dir=Path("/tmp/unused")))
-    assert row.outcome is None and row.outcome_failed == 0.0
+    assert row.outcome == 0.0 and row.outcome_per_protocol is None and row.final_pass is False
 
 
-@pytest.mark.parametrize(("status", "failed"), [("agent_error", 0.0), ("verifier_error", 0.0),
-                                                 ("infra_error", None), ("not_run", None)])
-def test_only_the_agents_own_failures_count_as_failures_in_the_sensitivity_view(status, failed):
+@pytest.mark.parametrize(("status", "outcome", "passed"), [("agent_error", 0.0, False), ("verifier_error", 0.0, False),
+                                                           ("timeout", 0.0, False), ("infra_error", None, None),
+                                                           ("not_run", None, None)])
+def test_only_infrastructure_and_trials_never_run_are_left_out(status, outcome, passed):
     o = trial_outcome(status=status, reward=None, verifier_checks=True, metrics={})
-    assert o.score is None and o.failed == failed
+    assert o.outcome == outcome and o.final_pass is passed and o.per_protocol is None
 
 
 def test_a_baseline_that_read_the_target_skill_is_excluded_from_its_pair(tmp_path):
     # As when an image bakes skills into the agent's home: gemini-cli reads its own copy.
     home = bash(f"cat /root/.gemini/skills/{SKILL}/SKILL.md", "---\nname: x\n---\nbody")
     g = _grade(tmp_path, WITH_CHECK, reward=1.0, answer="Total 1400.07", calls=(home,))
-    assert g.baseline_saw_target and g.outcome is None and g.outcome_failed is None
+    assert g.baseline_saw_target and g.outcome is None and g.outcome_per_protocol is None and g.final_pass is None
     assert any("baseline saw the target skill" in n for n in g.notes)
     # By content: the body shows up in an output under another name.
     skill = tmp_path / "skill"

@@ -38,7 +38,7 @@ from aces_bench.cases import EvalCase
 from aces_bench.config.compose import compose_spec
 from aces_bench.graders.base import Evidence, GradingInput, MetricResult
 from aces_bench.graders.deterministic import grade_deterministic
-from aces_bench.graders.outcome import FAILED_AS_ZERO
+from aces_bench.graders.outcome import ARM_FAILURES
 from aces_bench.graders.self_correction import first_attempt_pass
 from aces_bench.io import write_frame, write_json, write_text
 from aces_bench.metrics import metric_names
@@ -235,9 +235,14 @@ def write_member(root: Path, plan: MemberPlan, *, seed: int = 0, skills: tuple[s
                     composite = float(np.mean(scored)) if scored else None
                     reward = None if not scored else float(composite >= 0.5)
                     final_pass = None if reward is None else reward >= PASS_THRESHOLD
-                    # The task outcome of a finished trial (here its judged score); unfinished ones are left out.
-                    outcome = composite if status == "ok" else None
-                    outcome_failed = 0.0 if status in FAILED_AS_ZERO else outcome
+                    # Intention to treat: a finished trial's outcome is its judged score, an arm's
+                    # failure scores 0 and does not pass, infrastructure is left out.
+                    per_protocol = composite if status == "ok" else None
+                    outcome = 0.0 if status in ARM_FAILURES else per_protocol
+                    if status in ARM_FAILURES:
+                        final_pass = False
+                    trial_class = ("finished" if status == "ok" else
+                                   "arm_failure" if status in ARM_FAILURES else "excluded")
                     trial_dir = out / "jobs" / "job-1" / trial
                     answer = "total: 1234.50" if level > 0.5 else "I could not find a total."
                     n_steps = n_calls = None
@@ -264,7 +269,8 @@ def write_member(root: Path, plan: MemberPlan, *, seed: int = 0, skills: tuple[s
                         decoy_set=spec.decoys.name, n_visible_skills=visible, condition=condition, attempt=attempt,
                         task_id=task_id, trial_name=trial, status=status, failure_cause=cause, reward=reward,
                         **{f"metric_{m}": metrics[m].score for m in metric_names()}, composite=composite,
-                        outcome=outcome, outcome_failed=outcome_failed, outcome_source="judged",
+                        outcome=outcome, outcome_per_protocol=per_protocol, outcome_source="judged",
+                        trial_class=trial_class, grading_mode="aces_default",
                         first_attempt_pass=first_pass, final_pass=final_pass,
                         has_trajectory=has_traj, n_steps=n_steps, n_tool_calls=n_calls, wall_sec=wall,
                         agent_label=spec.harness.display, judge_label=judge, backend=spec.backend.display,
@@ -272,14 +278,15 @@ def write_member(root: Path, plan: MemberPlan, *, seed: int = 0, skills: tuple[s
                     )
                     rows.append(row)
                     grades.append({
-                        "schema_version": "1", "task_id": task_id, "attempt": attempt, "skill": skill, "case_id": case,
+                        "schema_version": "2", "task_id": task_id, "attempt": attempt, "skill": skill, "case_id": case,
                         "case_kind": kind, "negative_control": kind == "negative", "condition": condition,
                         "workspace_mode": spec.workspace.mode, "decoy_set": spec.decoys.name, "n_visible_skills": visible,
                         "status": status, "failure_cause": cause, "trial_name": trial, "trial_dir": str(trial_dir),
                         "reward": reward, "has_trajectory": has_traj,
                         "trajectory_error": None if has_traj else "no trajectory.json in the trial dir",
                         "metrics": {k: v.model_dump(mode="json") for k, v in metrics.items()}, "composite": composite,
-                        "outcome": outcome, "outcome_failed": outcome_failed, "outcome_source": "judged",
+                        "outcome": outcome, "outcome_per_protocol": per_protocol, "outcome_source": "judged",
+                        "trial_class": trial_class, "grading_mode": "aces_default",
                         "first_attempt_pass": first_pass, "final_pass": final_pass,
                         "self_correction": correction.model_dump(mode="json") if correction is not None else None,
                         "n_steps": n_steps, "n_tool_calls": n_calls, "wall_sec": wall,

@@ -94,9 +94,10 @@ def test_planted_cases_land_in_their_groups_with_rules_on_the_page(report_dir):
         assert m.rule.split(":")[0] in html
     groups = _groups(html)
     assert "invoice-reconciler" in groups["never_discovered"] and "implicit-1" in groups["never_discovered"]
-    # A timed-out arm has no task outcome (excluded from the lift), so under the default outcome no
-    # negative pair rests on an unfinished run; the rule itself is tested on classify() above.
-    assert "No case." in groups["arm_failed"]
+    # Intention to treat (issue 22): a timed-out or errored arm is scored 0, so the planted
+    # timeout and agent error are negative pairs resting on a run that did not finish.
+    assert "semver-bump" in groups["arm_failed"] and "timeout / ok" in groups["arm_failed"]
+    assert "access-log-latency" in groups["arm_failed"] and "agent_error / ok" in groups["arm_failed"]
     assert "access-log-latency" in groups["unstable"] and "contextual-1" in groups["unstable"]
     assert "semver-bump" in groups["misused"] and "activated, checks failed" in groups["misused"]
     # Each case links to its pair on the skill page.

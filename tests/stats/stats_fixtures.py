@@ -23,7 +23,7 @@ def trial(**over) -> dict:
 
 def frame(rows: list[dict]) -> pd.DataFrame:
     out = pd.DataFrame(rows, columns=list(table_columns()))
-    for col in ("reward", "composite", "outcome", "outcome_failed", *(f"metric_{m}" for m in metric_names())):
+    for col in ("reward", "composite", "outcome", "outcome_per_protocol", *(f"metric_{m}" for m in metric_names())):
         out[col] = pd.to_numeric(out[col], errors="coerce").astype(float)
     return out
 
@@ -51,6 +51,6 @@ def make_trials(*, skills=3, cases=4, attempts=2, harnesses=("h1",), models=("m1
                                 rows.append(trial(skill=f"s{s}", case_id=f"c{c}", attempt=a, harness=h, model=m,
                                                   workspace_mode=mode, decoy_set="none" if mode == "isolation" else "d1",
                                                   condition=cond, status=status, reward=reward, composite=composite,
-                                                  outcome=composite, outcome_failed=0.0 if composite is None else composite,
+                                                  outcome=composite, outcome_per_protocol=composite,
                                                   has_trajectory=status == "ok", **vals))
     return frame(rows)

@@ -44,7 +44,7 @@ def test_passk_table_pairs_cases_and_counts_short_and_one_sided_cases():
                           status="ok" if a < 2 else "infra_error"))
     # case c3: with-skill only
     rows.append(trial(case_id="c3", condition="with_skill", reward=1.0))
-    counts = pass_counts(frame(rows))
+    counts = pass_counts(frame(rows), success="reward")
     c2b = counts[(counts["case_id"] == "c2") & (counts["condition"] == "baseline")].iloc[0]
     assert (c2b["n"], c2b["c"], c2b["n_unscored"]) == (2, 2, 1)
     table = passk_table(counts, ks=(1, 3), by=()).set_index("k")
@@ -108,7 +108,7 @@ def test_stop_on_pass_counts_a_pass_at_attempt_j_for_every_k_from_j():
             + _stop_on_pass_case("c2", "baseline", [0.0, 0.0, 0.0])        # never passed
             + _stop_on_pass_case("c3", "with_skill", [0.0, None, 1.0])     # attempt 2 unscored
             + _stop_on_pass_case("c3", "baseline", [0.0, 0.0, 0.0]))
-    table = passk_table(pass_counts(frame(rows)), ks=(1, 2, 3), by=()).set_index("k")
+    table = passk_table(pass_counts(frame(rows), success="reward"), ks=(1, 2, 3), by=()).set_index("k")
     # k=1: c1 1 vs 0, c2 0 vs 0, c3 0 vs 0
     assert table.loc[1, "n_cases"] == 3 and table.loc[1, "n_short"] == 0
     assert table.loc[1, "pass_with"] == pytest.approx(1 / 3) and table.loc[1, "pass_base"] == 0.0
@@ -124,7 +124,7 @@ def test_stop_on_pass_counts_a_pass_at_attempt_j_for_every_k_from_j():
 def test_stop_on_pass_flag_applies_when_no_attempt_was_skipped():
     # One pass at the last attempt: without the flag this reads as 1 of 3 exchangeable attempts.
     rows = _stop_on_pass_case("c1", "with_skill", [0.0, 0.0, 1.0]) + _stop_on_pass_case("c1", "baseline", [0.0] * 3)
-    unbiased = passk_table(pass_counts(frame(rows)), ks=(1,), by=()).set_index("k")
+    unbiased = passk_table(pass_counts(frame(rows), success="reward"), ks=(1,), by=()).set_index("k")
     assert unbiased.loc[1, "pass_with"] == pytest.approx(1 / 3)
-    sequential = passk_table(pass_counts(frame(rows), stop_on_pass=True), ks=(1, 3), by=()).set_index("k")
+    sequential = passk_table(pass_counts(frame(rows), success="reward", stop_on_pass=True), ks=(1, 3), by=()).set_index("k")
     assert sequential.loc[1, "pass_with"] == 0.0 and sequential.loc[3, "pass_with"] == 1.0
