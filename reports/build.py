@@ -37,6 +37,7 @@ from aces_bench.reports.triage import activation
 from aces_bench.reports.verdict import control_views, correlation_sentence, headline_sentence, verdict_rows
 from aces_bench.stats import StatsSettings, build_pairs, study_stats
 from aces_bench.stats.controls import is_negative_control
+from aces_bench.stats.gate import GateSettings
 from aces_bench.stats.missingness import one_sided_keys
 
 REPORT_DIR = "report"
@@ -61,6 +62,14 @@ def _provenance_views(study: StudyData) -> list[dict]:
         out.append({"name": name, "prov": m.provenance, "missing": m.provenance_note, "config": config,
                     "grades_note": m.grades_note})
     return out
+
+
+def study_gate_settings(study: StudyData) -> GateSettings:
+    """The gate's settings the study ran with (``study.gate``); the defaults when no provenance says."""
+    for m in study.members:
+        if m.provenance is not None:
+            return GateSettings(**m.provenance.spec.study.gate.model_dump())
+    return GateSettings()
 
 
 def _is_paper_study(study: StudyData) -> bool:
@@ -131,7 +140,7 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
     static_section = section(scores, stats.static_correlation, study, outcome, stats.settings.level,
                              skip_reason=None if static else "static scan turned off for this report")
     summary = build_summary(study.trials, pairs, stats, source=source, grader_labels=_grader_labels(study),
-                            static_vs_live=static_section,
+                            static_vs_live=static_section, gate_settings=study_gate_settings(study),
                             limits_in_force=limits_in_force(study.trials, results_dir, local_backends(study.members)),
                             visible=visible_skills(study.members),
                             judge_agreement=judge_agreement((g for m in study.members for g in m.grades.values()),

@@ -3,10 +3,12 @@
     aces-bench report <results-dir> [--out DIR] [--fail-under-lift X [--outcome O] [--lower-bound]]
     aces-bench report --skillsbench <results-registry.json> [--out DIR]
 
-With ``--fail-under-lift`` the command is a CI gate: exit 1, one line per failing
-skill, when a skill's lift (or its 95% CI lower bound) is below X, or when the null
-calibration arm's interval excludes 0 (``reports/gate.py``); exit 0 otherwise. A study
-without a null arm is said to have none ("null arm not run"), never passed on it.
+With ``--fail-under-lift`` the command is a CI gate (``reports/gate.py``, the rule in
+``aces_bench/stats/gate.py`` and docs/gate.md): exit 1, one line per failing skill with
+its verdict, unless every skill's pass-rate lift is credibly above X by an exact
+one-sided test with enough cases won, no harm on should-not-use cases and a null arm
+consistent with 0; exit 0 otherwise. A study without a null arm is said to have none
+("null arm not run"), never passed on it.
 """
 
 from __future__ import annotations
@@ -27,12 +29,13 @@ def parser() -> argparse.ArgumentParser:
         description="Regenerate the report from stored results (no trial is rerun).",
         epilog="CI gate for skill changes:\n"
                "  aces-bench report outputs/my-study --fail-under-lift 0.05\n"
-               "  aces-bench report outputs/my-study --fail-under-lift 0 --lower-bound --outcome reward\n"
-               "exits 1 and prints 'FAIL <skill>: <reason>' for each skill whose lift (with --lower-bound:\n"
-               "the lower end of its 95% paired CI) is below the threshold, or cannot be computed\n"
-               "(no scored pair, or no CI), or 'FAIL null arm (<skill>): ...' when the null calibration arm\n"
-               "(study.controls=[null]) has an interval excluding 0; exits 0 when every check passes, and says\n"
-               "'null arm not run' when the study has none. The report is written either way.")
+               "  aces-bench report outputs/my-study --fail-under-lift 0 --lower-bound\n"
+               "exits 1 and prints 'FAIL <skill>: <verdict>: <reason>' for each skill the gate does not\n"
+               "pass: its pass-rate lift (with minus without, per distinct case, failures counted as losses)\n"
+               "must be credibly above X by an exact one-sided test at 0.05 (--lower-bound: Bonferroni over\n"
+               "the skills), with at least 5 cases won, no credible harm on should-not-use cases and a null\n"
+               "arm (study.controls=[null]) consistent with 0; 'null arm not run' when the study has none.\n"
+               "The rule with examples: docs/gate.md. The report is written either way.")
     p.add_argument("results_dir", nargs="?", type=Path,
                    help="a study output dir (outputs/<study>) or a multirun dir whose subfolders are study dirs")
     p.add_argument("--skillsbench", type=Path, metavar="REGISTRY",
@@ -44,13 +47,16 @@ def parser() -> argparse.ArgumentParser:
                         "study's (default: on for study=aces_paper results)")
     gate = p.add_argument_group("CI gate")
     gate.add_argument("--fail-under-lift", type=float, metavar="X",
-                      help="exit 1 when any skill's lift is below X (on the outcome's scale, e.g. 0.05)")
-    gate.add_argument("--outcome", choices=OUTCOMES, default=OUTCOME,
-                      help=f"outcome the gate checks (default: {OUTCOME}, the task outcome: verifier reward "
-                           "where the case has checks, else the judged outcome; composite mixes in process "
-                           "metrics the baseline cannot earn)")
+                      help="exit 1 unless every skill's pass-rate lift is credibly above X (e.g. 0.05) by the "
+                           "gate's rule (docs/gate.md)")
+    gate.add_argument("--outcome", choices=OUTCOMES, default=OUTCOME, help=argparse.SUPPRESS)
     gate.add_argument("--lower-bound", action="store_true",
-                      help="compare the lower bound of each skill's 95%% paired CI with X instead of the lift")
+                      help="the same test at a Bonferroni-adjusted level over the skills gated (alpha / m each), "
+                           "and print each skill's one-sided lower confidence bound from it")
+    gate.add_argument("--min-cases", type=int, metavar="N",
+                      help="distinct cases a skill must win by more than X (default: the study's study.gate.min_cases, 5)")
+    gate.add_argument("--alpha", type=float, metavar="A",
+                      help="one-sided level of the test (default: the study's study.gate.alpha, 0.05)")
     return p
 
 
@@ -61,9 +67,21 @@ def main(argv: list[str]) -> int:
                           where="aces-bench report",
                           fix="e.g. `aces-bench report outputs/demo` or `aces-bench report --skillsbench results-registry.json`")
     gating = args.fail_under_lift is not None
-    if not gating and (args.lower_bound or args.outcome != OUTCOME):
-        raise ReportError("--outcome and --lower-bound only apply to the CI gate", where="aces-bench report",
-                          fix="add --fail-under-lift X, or drop them")
+    if not gating and (args.lower_bound or args.outcome != OUTCOME or args.min_cases is not None
+                       or args.alpha is not None):
+        raise ReportError("--lower-bound, --min-cases and --alpha only apply to the CI gate",
+                          where="aces-bench report", fix="add --fail-under-lift X, or drop them")
+    if args.outcome != OUTCOME:
+        raise ReportError(f"--outcome {args.outcome}: the gate is one rule, on the graded pass (final_pass) per case",
+                          where="aces-bench report --fail-under-lift",
+                          fix="drop --outcome; the report shows every outcome's lift (docs/gate.md)")
+    if gating and not -1 < args.fail_under_lift < 1:
+        raise ReportError(f"--fail-under-lift {args.fail_under_lift:g} is not a lift a skill can exceed",
+                          where="aces-bench report", fix="give a threshold between -1 and 1, e.g. 0.05")
+    if args.min_cases is not None and args.min_cases < 1:
+        raise ReportError("--min-cases must be at least 1", where="aces-bench report", fix="e.g. --min-cases 5")
+    if args.alpha is not None and not 0 < args.alpha < 1:
+        raise ReportError("--alpha must be between 0 and 1", where="aces-bench report", fix="e.g. --alpha 0.05")
     if args.skillsbench is not None:
         if gating:
             raise ReportError("--fail-under-lift gates a study's skills; SkillsBench's registry has no skills to gate",
@@ -82,29 +100,30 @@ def main(argv: list[str]) -> int:
         print(f"paper figures: {index.parent / 'paper.html'}")
     if not gating:
         return 0
-    return _gate(index.parent, args.fail_under_lift, args.outcome, args.lower_bound)
+    return _gate(index.parent, args.fail_under_lift, args.lower_bound, args.min_cases, args.alpha)
 
 
-def _gate(report_dir: Path, threshold: float, outcome: str, lower_bound: bool) -> int:
+def _gate(report_dir: Path, threshold: float, lower_bound: bool, min_cases: int | None,
+          alpha: float | None) -> int:
     from aces_bench.reports.build import SUMMARY_FILE
-    from aces_bench.reports.gate import gate_failures, null_arm_failures, null_arm_status
+    from aces_bench.reports.gate import gate_failures, null_arm_failures, null_arm_status, settings_for
     from aces_bench.reports.summary import read_summary
 
     summary = read_summary(report_dir / SUMMARY_FILE)
-    failures = gate_failures(summary, threshold=threshold, outcome=outcome, lower_bound=lower_bound)
-    null_failures = null_arm_failures(summary, outcome=outcome)
-    adjustments = sorted({r.adjustment for r in summary.by_skill if r.outcome == outcome and r.adjustment})
-    what = f"adjusted CI lower bound ({'; '.join(adjustments) or 'no interval'})" if lower_bound else "lift"
-    for f in failures:
+    settings = settings_for(summary, threshold=threshold, lower_bound=lower_bound, min_cases=min_cases, alpha=alpha)
+    failures = gate_failures(summary, threshold=threshold, lower_bound=lower_bound, min_cases=min_cases, alpha=alpha)
+    null_failures = null_arm_failures(summary)
+    for f in failures + null_failures:
         print(f.line(), file=sys.stderr)
-    for f in null_failures:
-        print(f.line(), file=sys.stderr)
-    n = len({r.group["skill"] for r in summary.by_skill})
-    null_line = null_arm_status(summary, outcome=outcome)
-    print(f"gate: {null_line}")
+    n = len(summary.gate_cases)
+    level = f"one-sided level {settings.alpha:g}" + (
+        f"/{settings.family} (Bonferroni over {settings.family} skills)" if settings.family > 1 else "")
+    rule = (f"pass-rate lift credibly above {threshold:+.3f} ({level}), at least {settings.min_cases} cases won, "
+            "no harm on should-not-use cases, null arm consistent with 0")
+    print(f"gate: {null_arm_status(summary)}")
     if failures or null_failures:
         if failures:
-            print(f"gate: {len(failures)} of {n} skill(s) below {outcome} {what} {threshold:+.3f}", file=sys.stderr)
+            print(f"gate: {len(failures)} of {n} skill(s) fail: {rule}", file=sys.stderr)
         return 1
-    print(f"gate: all {n} skill(s) at or above {outcome} {what} {threshold:+.3f}")
+    print(f"gate: all {n} skill(s) pass: {rule}")
     return 0

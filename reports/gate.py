@@ -1,26 +1,26 @@
-"""A CI gate over a built report: fail when a skill's lift (or its CI's lower bound) is too low.
+"""The CI gate over a built report: the gate's rule (``aces_bench/stats/gate.py``), read
+from summary.json.
 
-The lift judged is the one the report's verdict table shows per skill (the skill's
-positive cases, pooled over harnesses, models and modes; negative controls are reported
-apart). With ``--lower-bound`` the bound is the multiplicity-adjusted one
-(``LiftRow.adj_ci_lo``: Bonferroni over the skills with an interval, case-clustered t),
-and the failure line names the adjustment. A skill whose lift or bound is undefined (no
-scored pair; one pair; no variation observed) fails the gate: a change cannot pass on
-evidence that does not exist.
+The report stores each skill's plain per-case data (``ReportSummary.gate_cases``), so
+``aces-bench report --fail-under-lift X`` re-gates them at threshold X with the very
+function the verdict column and ``aces-bench ci`` call. ``--lower-bound`` asks the same
+question at a Bonferroni-adjusted level over the skills gated (alpha / m each) and
+prints each skill's one-sided lower confidence bound from the same test. A skill fails
+unless its verdict is "helps": not enough cases (one pair never passes), a lift that does
+not credibly exceed X, harm on its own cases or on should-not-use cases, or a null arm
+that shows an effect all fail it, each in its own words.
 
-The null calibration arm (``study.controls=[null]``) is checked too: the gate refuses
-when the null lift's interval excludes 0, pooled (the interval beside the headline) or
-for any skill (its multiplicity-adjusted interval, as the per-skill verdict uses). An
-interval that could not be built counts as containing 0 only when the null lift is
-exactly 0 (no variation: every case gave the same outcome in both baseline runs).
-When no null arm ran, ``null_arm_status`` says so; that is not a pass of the check.
+The null calibration arm (``study.controls=[null]``) is part of every skill's verdict;
+pooled over skills it is checked by the same two-sided test. When no null arm ran,
+``null_arm_status`` says so; that is not a pass of the check.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from aces_bench.reports.summary import ControlRow, LiftRow, ReportSummary
+from aces_bench.reports.summary import ReportSummary
+from aces_bench.stats.gate import GateSettings, GateVerdict, gate_verdict, sign_flip_p
 
 NOT_RUN = ("null arm not run: the instrument's own lift is unchecked "
            "(add study.controls=[null] to run the baseline twice)")
@@ -35,79 +35,77 @@ class GateFailure:
         return f"FAIL {self.skill}: {self.reason}"
 
 
-def _check(row: LiftRow | None, skill: str, threshold: float, outcome: str, lower_bound: bool) -> GateFailure | None:
-    if row is None or row.n == 0 or row.lift is None:
-        return GateFailure(skill, f"no pair scored on both sides for {outcome}; lift undefined (needs >= {threshold:+.3f})")
-    if lower_bound:
-        if row.no_variation:
-            return GateFailure(skill, f"{outcome} lift {row.lift:+.3f}: {row.ci_note}; no interval, so its lower "
-                                      f"bound cannot be checked against {threshold:+.3f}")
-        bound = row.adj_ci_lo if row.adj_ci_lo is not None else row.ci_lo
-        if bound is None:
-            why = f"n={row.n} pair(s)" + (f"; {row.ci_note}" if row.ci_note else "")
-            return GateFailure(skill, f"{outcome} lift {row.lift:+.3f} has no CI ({why}); "
-                                      f"its lower bound cannot be checked against {threshold:+.3f}")
-        adjustment = row.adjustment or "unadjusted"
-        if bound < threshold:
-            return GateFailure(skill, f"{outcome} lift {row.lift:+.3f}, adjusted lower bound {bound:+.3f} "
-                                      f"< {threshold:+.3f} ({adjustment}; n={row.n} pairs, {row.n_cases} cases)")
+def settings_for(summary: ReportSummary, *, threshold: float | None = None, lower_bound: bool = False,
+                 min_cases: int | None = None, alpha: float | None = None) -> GateSettings:
+    """The study's gate settings (summary.json), with a command line's threshold and family."""
+    base = summary.gate[0].settings if summary.gate else GateSettings()
+    update: dict = {"family": max(1, len(summary.gate_cases)) if lower_bound else 1}
+    if threshold is not None:
+        update["threshold"] = threshold
+    if min_cases is not None:
+        update["min_cases"] = min_cases
+    if alpha is not None:
+        update["alpha"] = alpha
+    return base.model_copy(update=update)
+
+
+def gate_verdicts(summary: ReportSummary, settings: GateSettings) -> list[GateVerdict]:
+    return [gate_verdict(c, settings) for c in summary.gate_cases]
+
+
+def describe(v: GateVerdict) -> str:
+    """One line: the verdict, its reason and, past 0, the lower bound of the same test."""
+    bound = ""
+    if v.lower_bound is not None:
+        level = 1 - v.settings.level
+        bound = f"; {100 * level:.4g}% lower bound {v.lower_bound:+.3f}"
+    fa = v.negative.false_activation
+    shown = fa is not None and "false activation" not in v.reason
+    tail = f"; false activation {fa:.0%} of {v.negative.false_activation_n}" if shown else ""
+    return f"{v.verdict}: {v.reason}{bound}{tail}"
+
+
+def gate_failures(summary: ReportSummary, *, threshold: float, lower_bound: bool = False,
+                  min_cases: int | None = None, alpha: float | None = None) -> list[GateFailure]:
+    """Skills whose verdict is not "helps" at ``threshold``, by name, each with its reason."""
+    settings = settings_for(summary, threshold=threshold, lower_bound=lower_bound, min_cases=min_cases, alpha=alpha)
+    if not summary.gate_cases:
+        return [GateFailure("all skills", "this summary has no per-case gate data (written before the gate was one "
+                            "rule, or from external data): rebuild the report with `aces-bench report`")]
+    return [GateFailure(v.skill, describe(v)) for v in gate_verdicts(summary, settings) if not v.passed]
+
+
+def pooled_null(summary: ReportSummary) -> tuple[bool, str] | None:
+    """The null arm pooled over every skill's cases: (consistent with 0, in words); None when not run."""
+    diffs = [x for c in summary.gate_cases if c.null is not None for x in c.null]
+    if not any(c.null is not None for c in summary.gate_cases):
         return None
-    if row.lift < threshold:
-        return GateFailure(skill, f"{outcome} lift {row.lift:+.3f} < {threshold:+.3f} (n={row.n} pairs)")
-    return None
+    if not diffs:
+        return False, "no case has a pass decided on both baseline runs: the instrument is unchecked"
+    alpha = summary.gate[0].settings.null_alpha if summary.gate else GateSettings().null_alpha
+    p = sign_flip_p(diffs, tail="two-sided")
+    lift = sum(diffs) / len(diffs)
+    flips = sum(1 for x in diffs if x != 0)
+    text = (f"null lift {lift:+.3f} over {len(diffs)} case(s), {flips} differing; two-sided sign-flip p = "
+            f"{p:.4g}")
+    return p > alpha, text
 
 
-def gate_failures(summary: ReportSummary, *, threshold: float, outcome: str, lower_bound: bool = False) -> list[GateFailure]:
-    """Skills that fail ``lift >= threshold`` (or adjusted ``ci_lo >= threshold`` with ``lower_bound``), by name."""
-    rows = {r.group.get("skill"): r for r in summary.by_skill if r.outcome == outcome}
-    skills = sorted({r.group["skill"] for r in summary.by_skill} | {k for k in rows if k})
-    return [f for s in skills if (f := _check(rows.get(s), s, threshold, outcome, lower_bound)) is not None]
-
-
-def null_interval(row: ControlRow, *, adjusted: bool = False) -> tuple[bool, str]:
-    """Whether the null lift's interval contains 0, and the interval in words."""
-    lo, hi = (row.adj_ci_lo, row.adj_ci_hi) if adjusted and row.adj_ci_lo is not None else (row.ci_lo, row.ci_hi)
-    if row.n == 0 or row.lift is None:
-        return False, "no pair scored on both baseline runs: the instrument is unchecked"
-    flips = (f"; {row.n_flipped} of {row.n_flip_known} verdicts flipped" if row.n_flip_known else "")
-    if lo is None or hi is None:
-        zero = abs(row.lift) < 1e-12
-        if row.no_variation:
-            return zero, f"null lift {row.lift:+.3f} in each of {row.n} pairs (no variation, so no interval){flips}"
-        why = row.ci_note or f"n={row.n} pair(s)"
-        return zero, f"null lift {row.lift:+.3f}, no interval ({why}){flips}"
-    which = f"adjusted CI ({row.adjustment})" if adjusted and row.adj_ci_lo is not None else "95% CI"
-    return lo <= 0 <= hi, f"null lift {row.lift:+.3f}, {which} [{lo:+.3f}, {hi:+.3f}]{flips}"
-
-
-def null_arm_failures(summary: ReportSummary, *, outcome: str) -> list[GateFailure]:
-    """The null arm's refusals: pooled, then per skill; empty when it passes or did not run."""
-    if "null" not in summary.controls_run:
+def null_arm_failures(summary: ReportSummary) -> list[GateFailure]:
+    """The null arm's refusal pooled over skills (each skill's own is part of its verdict)."""
+    pooled = pooled_null(summary)
+    if pooled is None or pooled[0]:
         return []
-    out = []
-    pooled = summary.control("null", outcome)
-    checks = [("all skills", pooled, False)] + [
-        (r.group["skill"], r, True) for r in summary.controls_by_skill if r.arm == "null" and r.outcome == outcome]
-    for name, row, adjusted in checks:
-        if row is None:
-            out.append(GateFailure(f"null arm ({name})", f"no {outcome} null lift was computed"))
-            continue
-        ok, text = null_interval(row, adjusted=adjusted)
-        if not ok:
-            out.append(GateFailure(f"null arm ({name})", f"{outcome} {text} excludes 0: a skill-free arm shows an "
-                                   "effect, so this instrument's lifts are not trustworthy"))
-    return out
+    return [GateFailure("null arm (all skills)", f"{pooled[1]}: a skill-free arm shows an effect, so this "
+                        "instrument's lifts are not trustworthy")]
 
 
-def null_arm_status(summary: ReportSummary, *, outcome: str) -> str:
-    """One line on the null arm: not run, or its pooled interval and whether it contains 0."""
-    if "null" not in summary.controls_run:
+def null_arm_status(summary: ReportSummary) -> str:
+    """One line on the null arm: not run, or its pooled test and whether it is consistent with 0."""
+    pooled = pooled_null(summary)
+    if pooled is None:
         return NOT_RUN
-    row = summary.control("null", outcome)
-    if row is None:
-        return f"null arm: no {outcome} null lift was computed"
-    failures = null_arm_failures(summary, outcome=outcome)
-    ok, text = null_interval(row)
-    verdict = "contains 0" if ok else "excludes 0"
-    tail = f"; {len(failures)} refusal(s)" if failures else ""
-    return f"null arm: {outcome} {text} ({verdict}){tail}"
+    ok, text = pooled
+    refused = [v.skill for v in summary.gate if v.verdict == "null arm shows an effect"]
+    tail = f"; refused for {', '.join(refused)}" if refused else ""
+    return f"null arm: {text} ({'consistent with 0' if ok else 'not consistent with 0'}){tail}"

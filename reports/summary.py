@@ -26,7 +26,16 @@ from aces_bench.reports.static_live import StaticLiveSection
 from aces_bench.stats import StudyStats, lift_table
 from aces_bench.stats.agreement import AgreementRow
 from aces_bench.stats.controls import is_negative_control, positive_cases
-from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_FAILED, OUTCOME_ONLY, OUTCOMES, REWARD
+from aces_bench.stats.gate import GateCases, GateSettings, GateVerdict, gate_verdict, skill_cases
+from aces_bench.stats.pairing import (
+    COMPOSITE,
+    FINAL_PASS,
+    OUTCOME,
+    OUTCOME_ONLY,
+    OUTCOME_PER_PROTOCOL,
+    OUTCOMES,
+    REWARD,
+)
 from aces_bench.stats.rates import process_rates
 from aces_bench.stats.summary import StatTable
 from aces_bench.versioning import VersionedRecord, load_model
@@ -112,6 +121,30 @@ class Counts(BaseModel):
     n_neither: int = Field(description="pair keys scored on neither side (headline outcome)")
 
 
+class AnalysisSet(BaseModel):
+    """Intention to treat: every scheduled pair of the headline, and what left it out.
+
+    An arm's failures (timeout, agent error, a sandbox that died after the agent started,
+    no readable answer) are in the analysis as failures (outcome 0, not passed); only
+    pairs with a side excluded (infrastructure shown and still failing after retries,
+    never run, a baseline that saw the target, an outcome no grader could decide) are out,
+    counted here by reason, with the lift's worst and best case over them."""
+
+    n_pair_keys: int = Field(description="scheduled pairs of positive cases (headline pair)")
+    n_analysed: int = Field(description="pairs with the headline outcome decided on both sides")
+    n_excluded: int = Field(description="pairs left out: a side excluded or undecided")
+    excluded_trials_by_reason: dict[str, int] = Field(default_factory=dict,
+                                                      description="trials left out, by why (both conditions)")
+    arm_failures_by_condition: dict[str, int] = Field(default_factory=dict,
+                                                      description="trials in the analysis as failures of their arm")
+    lift: float | None = None
+    lift_worst_case: float | None = Field(default=None, description="every excluded with-skill side failed and "
+                                          "every excluded baseline side passed")
+    lift_best_case: float | None = None
+    lift_per_protocol: float | None = Field(default=None, description="secondary view: finished trials only")
+    n_per_protocol: int = 0
+
+
 class Labels(BaseModel):
     agents: list[str]
     models: list[str]
@@ -173,6 +206,13 @@ class ReportSummary(VersionedRecord):
     routing_confusion: list[ConfusionTable] = Field(
         default_factory=list, description="group-mode studies: per skill, harness, model, decoy set and condition, "
         "which skill fired for the skill each case was meant for (reports/confusion.py)")
+    # Optional within version 1: a summary written before the gate was one rule has none.
+    analysis_set: AnalysisSet | None = Field(default=None, description="intention to treat: the pairs analysed, "
+                                             "the ones excluded by reason, the worst-case bound")
+    gate_cases: list[GateCases] = Field(default_factory=list, description="per skill, the plain per-case data the "
+                                        "gate reads (aces_bench/stats/gate.py): any threshold can be re-gated")
+    gate: list[GateVerdict] = Field(default_factory=list, description="per skill, the gate's verdict at the "
+                                    "study's settings (study.gate): the report's verdict column")
 
     def control(self, arm: str, outcome: str, skill: str | None = None) -> ControlRow | None:
         """The arm's row for ``outcome``, pooled or for ``skill``; None when the arm did not run."""
@@ -217,7 +257,8 @@ def graders_by_outcome(trials: pd.DataFrame, grader_labels: dict[str, set[str]] 
     out[OUTCOME_ONLY] = sorted({g for m in outcome_metrics() for g in out[m]})
     out[COMPOSITE] = sorted({g for m in metric_names() for g in out[m]})
     out[OUTCOME] = sorted({*out[REWARD], *out[OUTCOME_ONLY]})
-    out[OUTCOME_FAILED] = out[OUTCOME]
+    out[OUTCOME_PER_PROTOCOL] = out[OUTCOME]
+    out[FINAL_PASS] = out[OUTCOME]
     return out
 
 
@@ -316,6 +357,65 @@ def visible_skills_rows(trials: pd.DataFrame) -> list[dict[str, Any]]:
                                                                               str(kv[0][2])))]
 
 
+def _excluded_reason(row: dict) -> str | None:
+    cls = row.get("trial_class")
+    if row.get("baseline_saw_target") is True:
+        return "baseline saw the target skill"
+    status = str(row.get("status"))
+    if status == "infra_error":
+        return "infrastructure (after retries)"
+    if status == "not_run":
+        return "never run"
+    if status == "skipped":
+        return None  # stop-on-pass: an attempt after a pass, not scheduled
+    if cls == "arm_failure" or status in ("timeout", "agent_error", "verifier_error"):
+        return None
+    outcome = row.get("outcome")
+    if outcome is None or (isinstance(outcome, float) and math.isnan(outcome)):
+        return "outcome undecided (no reward, or the graders abstained)"
+    return None
+
+
+def analysis_set(trials: pd.DataFrame, stats: StudyStats) -> AnalysisSet:
+    """The intention-to-treat accounting of the headline (``AnalysisSet``)."""
+    head = stats.settings.headline_outcome
+    paired = trials.loc[trials["condition"].isin(("with_skill", "baseline")) & ~is_negative_control(trials)]
+    reasons: dict[str, int] = {}
+    failures: dict[str, int] = {}
+    for rec in paired.to_dict("records"):
+        why = _excluded_reason(rec)
+        if why:
+            reasons[why] = reasons.get(why, 0) + 1
+        elif str(rec.get("status")) in ("timeout", "agent_error", "verifier_error"):
+            failures[str(rec["condition"])] = failures.get(str(rec["condition"]), 0) + 1
+    pooled = {r["outcome"]: r for r in stats.lift_pooled.rows}
+    bounds = next((r for r in (stats.missingness.bounds.rows if stats.missingness.bounds else [])
+                   if r["outcome"] == head), {})
+    sided = next((r for r in stats.missingness.one_sided.rows if r["outcome"] == head), None)
+    n_keys = int(bounds.get("n_keys") or 0)
+    n_both = int(sided["n_both"]) if sided else 0
+    pp = pooled.get(OUTCOME_PER_PROTOCOL, {})
+    return AnalysisSet(n_pair_keys=n_keys, n_analysed=n_both, n_excluded=max(0, n_keys - n_both),
+                       excluded_trials_by_reason=dict(sorted(reasons.items())),
+                       arm_failures_by_condition=dict(sorted(failures.items())),
+                       lift=pooled.get(head, {}).get("lift"), lift_worst_case=bounds.get("lift_lower"),
+                       lift_best_case=bounds.get("lift_upper"), lift_per_protocol=pp.get("lift"),
+                       n_per_protocol=int(pp.get("n") or 0))
+
+
+def gate_inputs(trials: pd.DataFrame, stats: StudyStats) -> list[GateCases]:
+    """Per skill, the gate's plain per-case data (with the false-activation counts shown beside it)."""
+    fa = {}
+    if stats.false_activation is not None:
+        fa = {str(r["skill"]): (int(r["n_activated"]), int(r["n_known"])) for r in stats.false_activation.rows
+              if r.get("n_known")}
+    out = []
+    for skill in sorted(trials["skill"].astype(str).unique()) if len(trials) else []:
+        cases = skill_cases(trials, skill)
+        out.append(cases.model_copy(update={"false_activation": fa.get(skill)}))
+    return out
+
+
 def build_summary(
     trials: pd.DataFrame,
     pairs: pd.DataFrame,
@@ -328,6 +428,7 @@ def build_summary(
     limits_in_force: list[LimitsRow] | None = None,
     visible: dict[str, list[str]] | None = None,
     judge_agreement: list[AgreementRow] | None = None,
+    gate_settings: GateSettings | None = None,
 ) -> ReportSummary:
     """The summary of one study from its trials, paired frame and ``study_stats`` result.
 
@@ -351,6 +452,8 @@ def build_summary(
     from aces_bench.cost import cost_by_arm
 
     pooled = lift_rows(stats.lift_pooled.frame(), (), trials, graders)
+    # The gate reads single trials' pass: external data whose rows aggregate attempts has none.
+    cases = gate_inputs(trials, stats) if with_pass_rates else []
     headline = next((r.lift for r in pooled if r.outcome == stats.settings.headline_outcome), None)
     arms, per_point = cost_by_arm(trials, headline)
     return ReportSummary(
@@ -390,4 +493,7 @@ def build_summary(
         controls_by_skill=control_rows(stats.controls_by_skill, ("skill",), trials, graders),
         routing_confusion=routing_confusion(trials, visible),
         judge_agreement=judge_agreement or [],
+        analysis_set=analysis_set(trials, stats) if with_pass_rates else None,
+        gate_cases=cases,
+        gate=[gate_verdict(c, gate_settings) for c in cases],
     )

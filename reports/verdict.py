@@ -2,7 +2,9 @@
 
 Everything here is read from the ``ReportSummary`` (itself one ``study_stats``
 computation), so the verdict table, summary.json, the LaTeX verdict table and the gate
-can never disagree. Every sentence is built from the numbers it talks about.
+can never disagree: a skill's verdict is the gate's (``aces_bench/stats/gate.py``, at the
+study's ``study.gate`` settings), the same function ``--fail-under-lift`` and
+``aces-bench ci`` call. Every sentence is built from the numbers it talks about.
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from aces_bench.conditions import CONTROLS
-from aces_bench.reports.gate import NOT_RUN, _check, null_arm_failures, null_interval
+from aces_bench.reports.gate import NOT_RUN, describe, pooled_null
 from aces_bench.reports.summary import ControlRow, LiftRow, ReportSummary
+from aces_bench.stats.gate import GateVerdict
 
 AXIS = (-1.0, 1.0)
 
@@ -32,22 +35,18 @@ class VerdictRow:
     status_class: str = "bad"
     reason: str = ""
     plot: dict | None = None
+    gate: GateVerdict | None = None
 
 
-def _status(row: LiftRow | None, skill: str, outcome: str) -> tuple[str, str, str]:
-    """Gate status at a zero threshold on the adjusted lower bound, in words."""
-    failure = _check(row, skill, 0.0, outcome, lower_bound=True)
-    if failure is None:
-        return "helps", "ok", "adjusted lower bound above 0"
-    if row is None or row.lift is None or row.n == 0:
-        return "no data", "bad", failure.reason
-    if row.no_variation:
-        return "no variation", "bad", row.ci_note or failure.reason
-    if row.adj_ci_hi is not None and row.adj_ci_hi < 0:
-        return "hurts", "bad", "adjusted upper bound below 0"
-    if row.adj_ci_lo is None and row.ci_lo is None:
-        return "no interval", "bad", failure.reason
-    return "inconclusive", "warn", "adjusted interval includes 0"
+STATUS_CLASS = {"helps": "ok", "does not reach threshold": "warn", "not enough cases": "warn", "harms": "bad",
+                "harms should-not-use cases": "bad", "null arm shows an effect": "bad", "no data": "bad"}
+
+
+def _status(gate: GateVerdict | None) -> tuple[str, str, str]:
+    """The gate's verdict in words: (status, css class, reason)."""
+    if gate is None:
+        return "no data", "bad", "no per-case gate data in this summary (rebuild the report)"
+    return gate.verdict, STATUS_CLASS.get(gate.verdict, "warn"), describe(gate).split(": ", 1)[1]
 
 
 def verdict_rows(summary: ReportSummary, hrefs: dict[str, str] | None = None, *,
@@ -62,13 +61,15 @@ def verdict_rows(summary: ReportSummary, hrefs: dict[str, str] | None = None, *,
     fa = {}
     if summary.stats.false_activation is not None:
         fa = {r["skill"]: r for r in summary.stats.false_activation.rows}
+    gates = {g.skill: g for g in summary.gate}
     out = []
     for s in skills:
         row = rows.get(s)
-        status, cls, reason = _status(row, s, outcome)
+        status, cls, reason = _status(gates.get(s))
         v = VerdictRow(skill=s, href=(hrefs or {}).get(s), row=row, n_attempts=(attempts or {}).get(s, 0),
                        false_activation=fa.get(s), status=status, status_class=cls, reason=reason,
-                       plot=plot_geometry(row), arms={a: summary.control(a, outcome, s) for a in summary.controls_run})
+                       plot=plot_geometry(row), arms={a: summary.control(a, outcome, s) for a in summary.controls_run},
+                       gate=gates.get(s))
         skill_rates = rates.get(s, {})
         w, b = skill_rates.get("with_skill"), skill_rates.get("baseline")
         if w is not None and b is not None:
@@ -100,7 +101,8 @@ class ControlView:
 def control_views(summary: ReportSummary) -> list[ControlView]:
     """The first screen's calibration panel: each arm, pooled, on the headline outcome (arms not run say so)."""
     outcome = summary.headline_outcome
-    refused = {f.skill for f in null_arm_failures(summary, outcome=outcome)}
+    refused = sorted(g.skill for g in summary.gate if g.verdict == "null arm shows an effect")
+    pooled = pooled_null(summary)
     out = []
     for arm in CONTROLS:
         ran = arm in summary.controls_run
@@ -108,12 +110,12 @@ def control_views(summary: ReportSummary) -> list[ControlView]:
         if arm == "null":
             if not ran:
                 v.check, v.check_class = NOT_RUN, "warn"
-            elif v.row is not None:
-                ok, _ = null_interval(v.row)
-                v.check = "contains 0" if ok else "excludes 0: the gate refuses"
+            elif pooled is not None:
+                ok = pooled[0]
+                v.check = "consistent with 0" if ok else "not consistent with 0: the gate refuses"
                 if refused:
-                    v.check += f" (refused: {', '.join(sorted(refused))})"
-                v.check_class = "ok" if not refused else "bad"
+                    v.check += f" (refused: {', '.join(refused)})"
+                v.check_class = "ok" if ok and not refused else "bad"
         out.append(v)
     return out
 
@@ -123,32 +125,42 @@ def _fmt(x: float | None, signed: bool = True) -> str:
 
 
 def headline_sentence(summary: ReportSummary) -> str:
-    """The headline in one sentence: lift, interval and its method, and how many skills helped."""
+    """The headline in one sentence: lift (intention to treat), interval and its method, what was
+    left out with the worst case over it, and how many skills the gate passes."""
     outcome = summary.headline_outcome
     head = next((r for r in summary.pooled if r.outcome == outcome), None)
     if head is None or head.lift is None:
-        return f"No pair has {outcome} scored in both conditions: there is no lift to report."
+        return f"No pair has {outcome} decided in both conditions: there is no lift to report."
     if head.ci_lo is not None:
         interval = f"{int(summary.stats.settings.level * 100)}% CI [{head.ci_lo:+.3f}, {head.ci_hi:+.3f}], {head.ci_method}"
     else:
         interval = head.ci_note or "no interval"
+    parts = [f"Across {head.n} pairs of positive cases ({head.n_cases} cases; every scheduled pair, an arm's "
+             f"timeouts and errors counted as failures), the {outcome} lift is {head.lift:+.3f} ({interval})."]
+    a = summary.analysis_set
+    if a is not None and a.n_excluded:
+        why = ", ".join(f"{n} {r}" for r, n in a.excluded_trials_by_reason.items())
+        parts.append(f"{a.n_excluded} of {a.n_pair_keys} pairs are excluded ({why} trial(s)); were every excluded "
+                     f"side the worst for the skill the lift would be {_fmt(a.lift_worst_case)}, at best "
+                     f"{_fmt(a.lift_best_case)}.")
+    if a is not None and a.lift_per_protocol is not None and any(a.arm_failures_by_condition.values()):
+        parts.append(f"Per protocol (finished trials only, a secondary view) it is {a.lift_per_protocol:+.3f} over "
+                     f"{a.n_per_protocol} pairs.")
     verdicts = verdict_rows(summary)
-    helps = [v.skill for v in verdicts if v.status == "helps"]
-    hurts = [v.skill for v in verdicts if v.status == "hurts"]
-    parts = [f"Across {head.n} scored pairs of positive cases ({head.n_cases} cases), the {outcome} lift is "
-             f"{head.lift:+.3f} ({interval})."]
     n = len(verdicts)
-    if n:
-        adj = next((v.row.adjustment for v in verdicts if v.row is not None and v.row.adjustment), None)
-        tail = f" ({adj})" if adj else ""
-        parts.append(f"{len(helps)} of {n} skill(s) show a lift whose adjusted interval is above 0{tail}"
+    if n and summary.gate:
+        st = summary.gate[0].settings
+        helps = [v.skill for v in verdicts if v.status == "helps"]
+        harms = [v.skill for v in verdicts if v.status in ("harms", "harms should-not-use cases")]
+        parts.append(f"The gate passes {len(helps)} of {n} skill(s) (pass-rate lift credibly above "
+                     f"{st.threshold:+.3f}, one-sided {st.alpha:g}, at least {st.min_cases} cases won)"
                      + (f": {', '.join(helps)}" if helps else "") + "."
-                     + (f" {len(hurts)} show one below 0: {', '.join(hurts)}." if hurts else ""))
-    null = summary.control("null", outcome) if "null" in summary.controls_run else None
-    if null is not None:
-        ok, text = null_interval(null)
-        verdict = "is consistent with 0" if ok else "shows an effect (its interval excludes 0)"
-        parts.append(f"The null arm (the baseline run twice) {verdict}: {text}.")
+                     + (f" It finds harm in {', '.join(harms)}." if harms else ""))
+    pooled = pooled_null(summary)
+    if pooled is not None:
+        ok, text = pooled
+        parts.append(f"The null arm (the baseline run twice) {'is consistent with 0' if ok else 'shows an effect'}: "
+                     f"{text}.")
     return " ".join(parts)
 
 

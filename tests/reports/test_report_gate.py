@@ -1,4 +1,5 @@
-"""`aces-bench report --fail-under-lift`: a CI gate on each skill's lift or its CI's lower bound."""
+"""`aces-bench report --fail-under-lift`: the gate's one rule (aces_bench/stats/gate.py),
+re-applied from summary.json at the command line's threshold."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ import pytest
 
 from aces_bench.cli import main as aces_main
 from aces_bench.errors import ReportError
-from aces_bench.reports.cli import main
+from aces_bench.io import write_json
+from aces_bench.reports.cli import _gate, main
 from aces_bench.reports.gate import gate_failures
 from aces_bench.reports.summary import ReportSummary
+from aces_bench.stats.gate import GateCases
 
 
 @pytest.fixture(scope="module")
@@ -17,76 +20,84 @@ def member(study_dir):
     return study_dir / "terminus-gpt4o"
 
 
-def _by_skill(report_dir, outcome="outcome"):
-    s = ReportSummary.model_validate_json((report_dir / "summary.json").read_text())
-    return s, {r.group["skill"]: r for r in s.by_skill if r.outcome == outcome}
+def _summary(report_dir) -> ReportSummary:
+    return ReportSummary.model_validate_json((report_dir / "summary.json").read_text())
 
 
-def test_gate_passes_and_fails_on_the_lift(member, tmp_path, capsys):
+def test_three_cases_per_skill_are_not_enough_to_pass(member, tmp_path, capsys):
     out = tmp_path / "r"
-    assert main([str(member), "--out", str(out), "--fail-under-lift", "-1"]) == 0
-    text = capsys.readouterr()
-    assert "gate: all 3 skill(s) at or above outcome lift -1.000" in text.out and text.err == ""
-    _, rows = _by_skill(out)
-    lifts = sorted(r.lift for r in rows.values())
-    cut = (lifts[0] + lifts[1]) / 2  # exactly one skill below
-    assert main([str(member), "--out", str(out), "--fail-under-lift", str(cut)]) == 1
+    assert main([str(member), "--out", str(out), "--fail-under-lift", "0"]) == 1
     err = capsys.readouterr().err.splitlines()
-    low = min(rows.values(), key=lambda r: r.lift)
-    assert err == [f"FAIL {low.group['skill']}: outcome lift {low.lift:+.3f} < {cut:+.3f} (n={low.n} pairs)",
-                   f"gate: 1 of 3 skill(s) below outcome lift {cut:+.3f}"]
-
-
-def test_lower_bound_and_outcome(member, tmp_path, capsys):
-    out = tmp_path / "r"
-    code = main([str(member), "--out", str(out), "--fail-under-lift", "0", "--lower-bound", "--outcome", "reward"])
-    _, rows = _by_skill(out, "reward")
-    failing = sorted(k for k, r in rows.items() if r.adj_ci_lo is None or r.adj_ci_lo < 0)
+    assert ("FAIL access-log-latency: not enough cases: 3 case(s): 2 won by more than +0.000, 0 lost, 1 other: the "
+            "gate needs 5 distinct cases won by more than +0.000 (p = 0.25); false activation 100% of 1") in err
+    assert err[-1] == ("gate: 3 of 3 skill(s) fail: pass-rate lift credibly above +0.000 (one-sided level 0.05), at "
+                       "least 5 cases won, no harm on should-not-use cases, null arm consistent with 0")
+    # Fewer cases required: the test itself still decides (2 wins of 3 cases is p = 0.25).
+    assert main([str(member), "--out", str(out), "--fail-under-lift", "0", "--min-cases", "2"]) == 1
     err = capsys.readouterr().err
-    assert code == (1 if failing else 0)
-    for k in failing:
-        r = rows[k]
-        if r.adj_ci_lo is not None:
-            assert (f"FAIL {k}: reward lift {r.lift:+.3f}, adjusted lower bound {r.adj_ci_lo:+.3f} < +0.000 "
-                    f"({r.adjustment}; n={r.n} pairs, {r.n_cases} cases)") in err
-    # The multiplicity-adjusted bound is wider than the per-skill one, which is below the point estimate.
-    assert all(r.adj_ci_lo <= r.ci_lo <= r.lift for r in rows.values() if r.adj_ci_lo is not None)
-    assert {r.adjustment for r in rows.values() if r.adj_ci_lo is not None} <= {
-        f"Bonferroni over {m} groups ({100 * (1 - 0.05 / m):.4g}% each)" for m in (2, 3)}
+    assert "FAIL access-log-latency: does not reach threshold: pass-rate lift +0.667 over 3 case(s)" in err
+    assert "lift > +0.000: p = 0.25 > 0.05" in err
 
 
-def test_zero_variance_skill_cannot_pass_the_lower_bound_gate(report_dir):
-    s, rows = _by_skill(report_dir)
-    flat = rows["semver-bump"].model_copy(update={"lift": 0.5, "sd": 0.0, "ci_lo": None, "ci_hi": None,
-                                                 "adj_ci_lo": None, "no_variation": True,
-                                                 "ci_note": "no variation observed (n = 4)"})
-    others = [r for r in s.by_skill if r.group["skill"] != "semver-bump" or r.outcome != "outcome"]
-    failures = gate_failures(s.model_copy(update={"by_skill": [*others, flat]}), threshold=0.2, outcome="outcome",
-                             lower_bound=True)
-    assert ("FAIL semver-bump: outcome lift +0.500: no variation observed (n = 4); no interval, so its lower "
-            "bound cannot be checked against +0.200") in [f.line() for f in failures]
+def _with_cases(report_dir, tmp_path, *cases: GateCases) -> ReportSummary:
+    s = _summary(report_dir).model_copy(update={"gate_cases": list(cases), "gate": []})
+    write_json(tmp_path / "summary.json", s)
+    return s
 
 
-def test_a_skill_without_a_scored_pair_or_ci_fails(report_dir):
-    s, rows = _by_skill(report_dir)
-    name = "semver-bump"
-    empty = rows[name].model_copy(update={"n": 0, "lift": None, "ci_lo": None, "ci_hi": None})
-    one = rows[name].model_copy(update={"n": 1, "ci_lo": None, "ci_hi": None, "adj_ci_lo": None, "ci_note": None,
-                                        "no_variation": False})
-    others = [r for r in s.by_skill if r.group["skill"] != name or r.outcome != "outcome"]
-    (f,) = gate_failures(s.model_copy(update={"by_skill": [*others, empty]}), threshold=-1, outcome="outcome")
-    assert f.line() == "FAIL semver-bump: no pair scored on both sides for outcome; lift undefined (needs >= -1.000)"
-    (f,) = gate_failures(s.model_copy(update={"by_skill": [*others, one]}), threshold=-1, outcome="outcome",
-                         lower_bound=True)
-    assert f.line().startswith("FAIL semver-bump: outcome lift ") and "has no CI (n=1 pair(s))" in f.line()
+def test_five_wins_of_five_pass_with_and_without_the_lower_bound(report_dir, tmp_path, capsys):
+    s = _with_cases(report_dir, tmp_path, GateCases(skill="all-win", positive=[1.0] * 5))
+    assert gate_failures(s, threshold=0.05) == []
+    assert gate_failures(s, threshold=0.05, lower_bound=True) == []
+    assert _gate(tmp_path, 0.05, False, None, None) == 0
+    assert "gate: all 1 skill(s) pass" in capsys.readouterr().out
+    assert _gate(tmp_path, 0.05, True, None, None) == 0
+    # One pair never passes, whatever it shows.
+    s = _with_cases(report_dir, tmp_path, GateCases(skill="one", positive=[1.0]))
+    (f,) = gate_failures(s, threshold=0.0)
+    assert f.line() == ("FAIL one: not enough cases: 1 case(s): 1 won by more than +0.000, 0 lost, 0 other: the gate "
+                        "needs 5 distinct cases won by more than +0.000 (p = 0.5)")
+
+
+def test_the_lower_bound_gate_is_the_same_test_at_a_bonferroni_level(report_dir, tmp_path):
+    s = _with_cases(report_dir, tmp_path, *(GateCases(skill=f"s{i}", positive=[1.0] * 5) for i in range(3)))
+    assert gate_failures(s, threshold=0.0) == []
+    failures = gate_failures(s, threshold=0.0, lower_bound=True)
+    assert [f.skill for f in failures] == ["s0", "s1", "s2"]
+    assert "p = 0.03125 > 0.05/3 (Bonferroni over 3 skills)" in failures[0].reason
+    s = _with_cases(report_dir, tmp_path, *(GateCases(skill=f"s{i}", positive=[1.0] * 6) for i in range(3)))
+    (ok,) = [f for f in gate_failures(s, threshold=0.0, lower_bound=True)] or [None]
+    assert ok is None
+    # Above what the data can show, each failure states the bound the same test gives.
+    assert all("98.33% lower bound +0." in f.reason for f in gate_failures(s, threshold=0.9, lower_bound=True))
+
+
+def test_harm_over_triggering_and_crashes_fail_in_their_own_words(report_dir, tmp_path):
+    s = _with_cases(report_dir, tmp_path,
+                    GateCases(skill="harmful", positive=[-1.0] * 5 + [0.0]),
+                    GateCases(skill="over-trigger", positive=[1.0] * 6, negative=[-1.0] * 3, negative_pass_with=0.0,
+                              negative_pass_base=1.0, false_activation=(3, 3)),
+                    # Crashed on 3 of 6 cases where the baseline passes: counted as losses, not dropped.
+                    GateCases(skill="crashy", positive=[1.0, 1.0, 1.0, -1.0, -1.0, -1.0]))
+    lines = {f.skill: f.reason for f in gate_failures(s, threshold=0.05)}
+    assert lines["harmful"].startswith("harms: pass-rate lift -0.833 over 6 case(s)")
+    assert lines["over-trigger"] == (
+        "harms should-not-use cases: on 3 should-not-use case(s) the skill lowers the pass rate by 1.000 (pass rate "
+        "0% with the skill vs 100% without): one-sided p = 0.125 <= 0.2; false activation 100%; 95% lower bound "
+        "+0.214")
+    assert lines["crashy"].startswith("not enough cases: 6 case(s): 3 won by more than +0.050, 3 lost")
 
 
 def test_exit_codes_through_the_top_level_cli(member, tmp_path, capsys):
     out = str(tmp_path / "r")
-    assert aces_main(["report", str(member), "--out", out, "--fail-under-lift", "5"]) == 1
+    assert aces_main(["report", str(member), "--out", out, "--fail-under-lift", "0.5"]) == 1
     assert capsys.readouterr().err.count("FAIL ") == 3
     assert aces_main(["report", str(member), "--out", out, "--lower-bound"]) == 2
-    assert "--outcome and --lower-bound only apply to the CI gate" in capsys.readouterr().err
+    assert "--lower-bound, --min-cases and --alpha only apply to the CI gate" in capsys.readouterr().err
+    assert aces_main(["report", str(member), "--out", out, "--fail-under-lift", "0", "--outcome", "reward"]) == 2
+    assert "the gate is one rule, on the graded pass (final_pass) per case" in capsys.readouterr().err
+    assert aces_main(["report", str(member), "--out", out, "--fail-under-lift", "5"]) == 2
+    assert "is not a lift a skill can exceed" in capsys.readouterr().err
     with pytest.raises(ReportError, match="SkillsBench's registry has no skills to gate"):
         main(["--skillsbench", str(tmp_path / "r.json"), "--fail-under-lift", "0"])
 
@@ -95,5 +106,6 @@ def test_help_documents_the_gate(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])
     text = capsys.readouterr().out
-    for s in ("--fail-under-lift X", "--outcome", "--lower-bound", "CI gate for skill changes", "exits 1"):
+    for s in ("--fail-under-lift X", "--lower-bound", "--min-cases", "CI gate for skill changes", "exits 1",
+              "docs/gate.md"):
         assert s in text, s

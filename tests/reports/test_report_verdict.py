@@ -5,6 +5,7 @@ from __future__ import annotations
 from aces_bench.reports.summary import Attribution, LiftRow
 from aces_bench.reports.verdict import _status, correlation_sentence, plot_geometry
 from aces_bench.stats.correlation import Correlation
+from aces_bench.stats.gate import GateCases, gate_verdict
 
 
 def _row(**over) -> LiftRow:
@@ -15,14 +16,17 @@ def _row(**over) -> LiftRow:
     return LiftRow(**base)
 
 
-def test_status_follows_the_adjusted_interval():
-    assert _status(_row(), "s", "outcome")[0] == "helps"
-    assert _status(_row(adj_ci_lo=-0.1), "s", "outcome")[0] == "inconclusive"
-    assert _status(_row(lift=-0.4, ci_lo=-0.7, ci_hi=-0.2, adj_ci_lo=-0.8, adj_ci_hi=-0.1), "s", "outcome")[0] == "hurts"
-    flat = _row(ci_lo=None, ci_hi=None, adj_ci_lo=None, adj_ci_hi=None, no_variation=True,
-                ci_note="no variation observed (n = 6)")
-    assert _status(flat, "s", "outcome") == ("no variation", "bad", "no variation observed (n = 6)")
-    assert _status(None, "s", "outcome")[0] == "no data"
+def test_status_is_the_gates_verdict():
+    # The verdict column is the gate (issue 22): 5 wins of 5 "helps" with the exact p, not "no variation".
+    helps = gate_verdict(GateCases(skill="s", positive=[1.0] * 5))
+    assert _status(helps) == ("helps", "ok", "pass-rate lift +1.000 over 5 case(s): 5 won by more than +0.000, "
+                                             "0 lost, 0 other; lift > +0.000: p = 0.03125 <= 0.05; 95% lower bound "
+                                             "+0.098")
+    assert _status(gate_verdict(GateCases(skill="s", positive=[-1.0] * 5)))[:2] == ("harms", "bad")
+    assert _status(gate_verdict(GateCases(skill="s", positive=[1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, -1.0,
+                                                              -1.0])))[:2] == ("does not reach threshold", "warn")
+    assert _status(gate_verdict(GateCases(skill="s", positive=[1.0])))[:2] == ("not enough cases", "warn")
+    assert _status(None)[0] == "no data"
 
 
 def test_correlation_sentence_says_what_its_interval_shows():
