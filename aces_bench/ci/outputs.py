@@ -17,10 +17,13 @@ from aces_bench.records import GradedTrial
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-def case_table(trials: pd.DataFrame, pass_threshold: float = 1.0) -> pd.DataFrame:
-    """Per case key and condition: trials, scored, passed (reward >= threshold)."""
-    t = trials.assign(passed=(trials["reward"] >= pass_threshold) & (trials["status"] == "ok"),
-                      scored=trials["reward"].notna())
+def case_table(trials: pd.DataFrame) -> pd.DataFrame:
+    """Per case key and condition: trials, decided, passed (final_pass, the one pass: an
+    arm's failures count as not passed; excluded trials are undecided)."""
+    from aces_bench.stats.pairing import FINAL_PASS, outcome_values
+
+    p = outcome_values(trials, FINAL_PASS)
+    t = trials.assign(passed=p.fillna(0.0).astype(bool), scored=p.notna())
     g = t.groupby([*CASE, "condition"], dropna=False).agg(n=("passed", "size"), n_scored=("scored", "sum"),
                                                            n_passed=("passed", "sum"), mean=("reward", "mean"))
     return g.reset_index()
@@ -40,8 +43,8 @@ def junit(cases: pd.DataFrame, comparisons: Sequence[SkillComparison], suggestio
         why = []
         if r["n_scored"] < r["n"]:
             errors += 1
-            ET.SubElement(tc, "error", message=f"{int(r['n'] - r['n_scored'])} of {int(r['n'])} attempt(s) unscored "
-                          "(failed or timed out trial)")
+            ET.SubElement(tc, "error", message=f"{int(r['n'] - r['n_scored'])} of {int(r['n'])} attempt(s) undecided "
+                          "(excluded: infrastructure after retries, never run, or no grader could decide)")
             continue
         if r["n_passed"] < r["n"]:
             why.append(f"{int(r['n_passed'])} of {int(r['n'])} with-skill attempt(s) passed")

@@ -1,13 +1,18 @@
 """The promotion policy (YAML) and its verdict: pass or fail, with one reason per check.
 
 ```yaml
-min_outcome_lift_lower_bound: 0.0   # each changed skill's headline-outcome lift CI low end >= this
+gate:                               # always checked, first run included (docs/gate.md)
+  threshold: 0.0                    # pass-rate lift each skill must credibly exceed
+  min_cases: 5                      # distinct cases won by more than the threshold
+  alpha: 0.05                       # one-sided level of the test
+min_outcome_lift_lower_bound: 0.0   # the gate at this threshold, Bonferroni over the skills run
 max_security_findings: 0            # runtime security findings in with-skill trials
-null_arm: require_no_effect         # or "ignore"; the null calibration arm's lift CI must contain 0
-no_regression: true                 # no case significantly worse than the last good run (paired CI)
-min_pass_rate: 0.5                  # with-skill trials at full reward, over the changed skills
+null_arm: require_no_effect         # or "ignore"; run the null arm; it must be consistent with 0
+no_regression: true                 # no skill significantly worse than the last good run (paired CI)
+min_pass_rate: 0.5                  # each skill's with-skill pass rate (final_pass, failures counted)
 ```
-A key left out is not checked. A check whose input is missing says so ("not run").
+A key left out is not checked (the gate always is, at its defaults). A check whose
+input is missing says so ("not run").
 """
 
 from __future__ import annotations
@@ -22,10 +27,22 @@ from aces_bench.errors import ConfigError
 from aces_bench.io import load_yaml, yaml_problem
 
 
+class GatePolicy(BaseModel):
+    """The gate's settings for ``aces-bench ci`` (the study's ``study.gate`` keys)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    threshold: float = Field(default=0.0, gt=-1, lt=1)
+    min_cases: int = Field(default=5, ge=1)
+    alpha: float = Field(default=0.05, gt=0, lt=1)
+    harm_alpha: float = Field(default=0.2, gt=0, lt=1)
+
+
 class Policy(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    min_outcome_lift_lower_bound: float | None = None
+    gate: GatePolicy = Field(default_factory=GatePolicy)
+    min_outcome_lift_lower_bound: float | None = Field(default=None, gt=-1, lt=1)
     max_security_findings: int | None = Field(default=None, ge=0)
     null_arm: Literal["require_no_effect", "ignore"] = "ignore"
     no_regression: bool = True

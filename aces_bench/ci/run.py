@@ -37,73 +37,106 @@ def _study(changed: list[SkillChange], overrides: list[str], run_dir: Path, cont
     return spec
 
 
+def gate_check(policy: Policy, summary, skills: list[str]) -> tuple[Check, list]:
+    """The gate over the skills this run changed: every one must read "helps" (first run included)."""
+    from aces_bench.reports.gate import describe
+    from aces_bench.stats.gate import GateSettings, gate_verdict
+
+    threshold = policy.gate.threshold
+    lower_bound = policy.min_outcome_lift_lower_bound is not None
+    if lower_bound:
+        threshold = max(threshold, policy.min_outcome_lift_lower_bound)
+    cases = [c for c in summary.gate_cases if c.skill in skills]
+    settings = GateSettings(threshold=threshold, alpha=policy.gate.alpha, min_cases=policy.gate.min_cases,
+                            harm_alpha=policy.gate.harm_alpha, family=max(1, len(cases)) if lower_bound else 1)
+    verdicts = [gate_verdict(c, settings) for c in cases]
+    bad = [v for v in verdicts if not v.passed]
+    missing = sorted(set(skills) - {c.skill for c in cases})
+    rule = f"pass-rate lift credibly above {threshold:+.3f}" + (
+        f" (Bonferroni over {settings.family})" if settings.family > 1 else "")
+    if bad or missing or not verdicts:
+        reason = "; ".join([f"{v.skill}: {describe(v)}" for v in bad] + [f"{m}: no scored case" for m in missing])
+        return Check(name="gate", status="fail", reason=reason or "no skill has a scored case"), verdicts
+    return Check(name="gate", status="pass", reason=f"every skill helps: {rule}; " + "; ".join(
+        f"{v.skill} p = {v.p_value:.4g} over {v.n_cases} case(s)" for v in verdicts)), verdicts
+
+
+def pass_rates(trials: pd.DataFrame, skills: list[str]) -> dict[str, tuple[int, int]]:
+    """Per skill: (with-skill trials passed, with-skill trials with a pass decided): final_pass,
+    the one pass, with an arm's failures counted as failures; positive cases only."""
+    from aces_bench.stats.controls import is_negative_control
+    from aces_bench.stats.pairing import FINAL_PASS, outcome_values
+
+    w = trials.loc[(trials["condition"] == "with_skill") & ~is_negative_control(trials)]
+    out = {}
+    for skill in skills:
+        v = outcome_values(w.loc[w["skill"].astype(str) == skill], FINAL_PASS).dropna()
+        out[skill] = (int(v.sum()), int(len(v)))
+    return out
+
+
 def _checks(policy: Policy, trials: pd.DataFrame, summary, comparisons: list[SkillComparison],
-            findings: list, skills: list[str], threshold: float) -> list[Check]:
-    checks: list[Check] = []
-    outcome = summary.headline_outcome
-    if policy.min_outcome_lift_lower_bound is not None:
-        bad, seen = [], 0
-        for r in summary.by_skill:
-            if r.outcome != outcome or r.group.get("skill") not in skills:
-                continue
-            seen += 1
-            if r.ci_lo is None or r.ci_lo < policy.min_outcome_lift_lower_bound:
-                bad.append(f"{r.group['skill']} {'no CI' if r.ci_lo is None else f'{r.ci_lo:+.3f}'}")
-        checks.append(Check(name="outcome lift lower bound", status="fail" if bad or not seen else "pass",
-                            reason=(f"{outcome} lift CI low end below {policy.min_outcome_lift_lower_bound:+.3f}: "
-                                    + ", ".join(bad)) if bad else (f"every skill's {outcome} lift CI low end >= "
-                                    f"{policy.min_outcome_lift_lower_bound:+.3f}" if seen else "no skill has a scored pair")))
+            findings: list, skills: list[str]) -> list[Check]:
+    checks: list[Check] = [gate_check(policy, summary, skills)[0]]
     if policy.max_security_findings is not None:
         n = len(findings)
         checks.append(Check(name="runtime security findings", status="fail" if n > policy.max_security_findings else "pass",
                             reason=f"{n} finding(s) in with-skill trials (max {policy.max_security_findings}); see runtime.sarif"))
     if policy.null_arm == "require_no_effect":
-        checks.append(null_arm_check(summary, outcome))
+        checks.append(null_arm_check(summary))
     if policy.no_regression:
         reg = [c for c in comparisons if c.status == "regressed"]
+        judged = [c for c in comparisons if not c.status.startswith(("not judged", "no baseline"))]
         unjudged = [c.skill for c in comparisons if c.status.startswith(("not judged", "no baseline"))]
         reason = ("regressed vs the last good run (paired CI below 0): " + ", ".join(
             f"{c.skill} {c.mean_diff:+.3f} [{c.ci_lo:+.3f}, {c.ci_hi:+.3f}]" for c in reg)) if reg else \
             "no skill is significantly worse than the last good run"
         if unjudged:
-            reason += f" (not judged: {', '.join(unjudged)})"
-        checks.append(Check(name="no regression", status="fail" if reg else "pass", reason=reason))
+            reason += f" (no last good run to compare: {', '.join(unjudged)}; the gate judges them)"
+        status = "fail" if reg else ("pass" if judged else "not run")
+        checks.append(Check(name="no regression", status=status, reason=reason))
     if policy.min_pass_rate is not None:
-        w = trials.loc[(trials["condition"] == "with_skill") & trials["skill"].isin(skills)]
-        rate = float(((w["reward"] >= threshold) & (w["status"] == "ok")).mean()) if len(w) else None
-        checks.append(Check(name="with-skill pass rate",
-                            status="fail" if rate is None or rate < policy.min_pass_rate else "pass",
-                            reason=f"{'n/a' if rate is None else f'{rate:.0%}'} of {len(w)} with-skill trials passed "
-                                   f"(required {policy.min_pass_rate:.0%})"))
+        rates = pass_rates(trials, skills)
+        low = [f"{s} {k}/{n}" for s, (k, n) in rates.items() if not n or k / n < policy.min_pass_rate]
+        shown = ", ".join(f"{s} {k}/{n}" for s, (k, n) in rates.items())
+        checks.append(Check(name="with-skill pass rate", status="fail" if low else "pass",
+                            reason=(f"below {policy.min_pass_rate:.0%}: {', '.join(low)}" if low else
+                                    f"every skill at or above {policy.min_pass_rate:.0%}") + f" (per skill: {shown})"))
     return checks
 
 
-def null_arm_check(summary, outcome: str) -> Check:
-    """The policy's null-arm check, from the report's own null-arm rows (as the report gate decides)."""
+def null_arm_check(summary) -> Check:
+    """The policy's null-arm check, as the report gate decides it (pooled and per skill)."""
     from aces_bench.reports.gate import NOT_RUN, null_arm_failures, null_arm_status
 
     if "null" not in summary.controls_run:
         return Check(name="null arm", status="not run", reason=NOT_RUN)
-    failures = null_arm_failures(summary, outcome=outcome)
+    failures = [f.line().removeprefix("FAIL ") for f in null_arm_failures(summary)] + [
+        f"{v.skill}: {v.reason}" for v in summary.gate if v.verdict == "null arm shows an effect"]
     if failures:
-        return Check(name="null arm", status="fail", reason="; ".join(f.line().removeprefix("FAIL ") for f in failures))
-    return Check(name="null arm", status="pass", reason=null_arm_status(summary, outcome=outcome).removeprefix("null arm: "))
+        return Check(name="null arm", status="fail", reason="; ".join(failures))
+    return Check(name="null arm", status="pass", reason=null_arm_status(summary).removeprefix("null arm: "))
 
 
-def _suggestions(grades: list[GradedTrial], trials: pd.DataFrame, changed: list[SkillChange],
-                 threshold: float) -> list[Suggestion]:
-    """One suggestion per failing with-skill case, and per case with negative lift."""
+def _suggestions(grades: list[GradedTrial], trials: pd.DataFrame, changed: list[SkillChange]) -> list[Suggestion]:
+    """One suggestion per failing with-skill case, per case with negative lift, and per
+    should-not-use case the skill fired on (all read from the one pass, final_pass)."""
+    from aces_bench.stats.pairing import FINAL_PASS, outcome_values
+
     paths = {c.name: c.path for c in changed}
     w = {(g.skill, g.case_id): g for g in grades if g.condition == "with_skill"}
-    base = trials.loc[trials["condition"] == "baseline"].groupby(["skill", "case_id"])["reward"].mean()
+    b_rows = trials.loc[trials["condition"] == "baseline"]
+    base = b_rows.assign(p=outcome_values(b_rows, FINAL_PASS)).groupby(["skill", "case_id"])["p"].mean()
     out = []
     for (skill, case_id), g in sorted(w.items()):
         if skill not in paths:
             continue
-        failed = g.status != "ok" or g.reward is None or g.reward < threshold
+        failed = g.final_pass is False
         b = base.get((skill, case_id))
-        negative = g.reward is not None and b is not None and pd.notna(b) and g.reward < b
-        if failed or negative:
+        negative = g.final_pass is not None and b is not None and pd.notna(b) and float(g.final_pass) < b
+        if g.negative_control and g.activated:
+            out.append(suggest(g, paths[skill], "fired on a should-not-use case"))
+        elif failed or negative:
             out.append(suggest(g, paths[skill], "failed" if failed else "negative lift"))
     return out
 
@@ -146,16 +179,15 @@ def run_ci(changed: list[SkillChange], overrides: list[str], out: Path, baseline
     run_dir = out / "run"
     # A policy that requires the null arm gets one, unless the overrides choose the arms themselves.
     wants_null = policy.null_arm == "require_no_effect" and not any(o.startswith("study.controls") for o in overrides)
-    spec = _study(changed, overrides, run_dir, ("study.controls=[null]",) if wants_null else ())
+    _study(changed, overrides, run_dir, ("study.controls=[null]",) if wants_null else ())
     trials = read_trials_table(run_dir)
     grades = read_grades(run_dir / "grades.jsonl")
     summary = read_summary(run_dir / "report" / "summary.json")
     skills = [c.name for c in changed]
-    threshold = spec.grading.pass_threshold
     comparisons = compare(trials, load_baseline(baseline_dir), skills, summary.headline_outcome)
     findings = runtime_findings(grades)
-    result = verdict(_checks(policy, trials, summary, comparisons, findings, skills, threshold))
-    suggestions = _suggestions(grades, trials, changed, threshold)
+    result = verdict(_checks(policy, trials, summary, comparisons, findings, skills))
+    suggestions = _suggestions(grades, trials, changed)
     if suggest_judge is not None:
         from aces_bench.ci.suggest_model import with_model
 
@@ -179,7 +211,7 @@ def run_ci(changed: list[SkillChange], overrides: list[str], out: Path, baseline
         shutil.copyfile(run_dir / "provenance.json", packet / "study_provenance.json")
     shutil.copytree(run_dir / "report", packet / "report")
     _copy_trajectories(grades, suggestions, packet)
-    cases = case_table(trials, threshold)
+    cases = case_table(trials)
     write_text(packet / "junit.xml", junit(cases, comparisons, suggestions))
     write_text(packet / "runtime.sarif", sarif(findings, __version__))
     write_text(packet / "summary.md", markdown(result, changed, comparisons, suggestions, since))

@@ -4,7 +4,11 @@ LV1 says what failed, with the evidence step ids of the with-skill trajectory. L
 proposes a concrete edit to SKILL.md as a unified diff. Offline, LV2 comes from
 deterministic rules for the known failure classes:
 
-- never activated (``activation`` failed): description and trigger wording;
+- never activated (``activation`` failed on a case the skill is for): description and
+  trigger wording;
+- fires on should-not-use cases (a negative control it activated on): the description
+  narrowed, saying when *not* to use the skill, and a "When not to use" section; never a
+  wider trigger;
 - wrong arguments (the expected script ran and every invocation failed): a usage example;
 - skipped step (the script never ran, or ran before SKILL.md was read, or an expected
   behavior was missed): an ordered checklist.
@@ -60,8 +64,16 @@ def lv1(trial: GradedTrial) -> list[Lv1Item]:
     return out
 
 
-def classify(items: list[Lv1Item]) -> str | None:
+FIRES_ON_NEGATIVES = "fires on should-not-use cases"
+
+
+def classify(items: list[Lv1Item], *, negative_control: bool = False) -> str | None:
     checks = {(i.metric, i.check): i for i in items}
+    if negative_control:
+        # On a should-not-use case a failed activation check means it *did* fire: widening
+        # its trigger would make that worse.
+        fired = checks.get(("skill_execution", "activation")) or checks.get(("skill_execution", "execution"))
+        return FIRES_ON_NEGATIVES if fired is not None else None
     if ("skill_execution", "activation") in checks:
         return "never activated"
     execution = checks.get(("skill_execution", "execution"))
@@ -93,6 +105,20 @@ def _with_description(text: str, description: str, trigger: str) -> str:
     return text[:m.start(2)] + new + text[m.end(2):]
 
 
+def _narrowed(text: str, prompt: str) -> str:
+    """SKILL.md with a "not for" sentence in the description and a "When not to use" section."""
+    task = _trigger(prompt).rstrip(".")
+    pattern = re.compile(r"^(description:[ \t]*)(.*)$", re.MULTILINE)
+    m = pattern.search(text)
+    if m is not None:
+        value = m.group(2).strip()
+        quote = value[:1] if value[:1] in "\"'" and value.endswith(value[:1]) else ""
+        inner = value[1:-1] if quote else value
+        new = f"{quote}{inner.rstrip('.')}. Do not use it for other tasks, such as: {task}.{quote}"
+        text = text[:m.start(2)] + new + text[m.end(2):]
+    return _append_section(text, "When not to use", f"- Requests like: {task}. Answer those without this skill.")
+
+
 def _trigger(prompt: str) -> str:
     words = re.sub(r"\s+", " ", prompt).strip().rstrip(".?!")
     return (words[:1].lower() + words[1:] if words else "the task matches this skill") + "."
@@ -118,7 +144,12 @@ def lv2(skill_dir: Path, case_id: str, failure: str | None) -> tuple[str | None,
     case = cases.get(case_id)
     script = getattr(case, "expected_script", None) if case is not None else None
     files = list(getattr(case, "files", []) or []) if case is not None else []
-    if failure == "never activated":
+    if failure == FIRES_ON_NEGATIVES:
+        prompt = getattr(case, "prompt", "") if case is not None else ""
+        after = _narrowed(text, prompt)
+        note = ("the skill fired on a case it should stay out of: narrow its description and say when not to use "
+                "it (a wider trigger would make this worse)")
+    elif failure == "never activated":
         prompt = getattr(case, "prompt", "") if case is not None else ""
         after = _with_description(text, str(front.get("description", "")), _trigger(prompt))
         note = "the agent never read SKILL.md: say in the description when to use the skill, in the task's words"
@@ -143,7 +174,7 @@ def lv2(skill_dir: Path, case_id: str, failure: str | None) -> tuple[str | None,
 
 def suggest(trial: GradedTrial, skill_dir: Path, why: str) -> Suggestion:
     items = lv1(trial)
-    failure = classify(items)
+    failure = classify(items, negative_control=trial.negative_control)
     diff, note = lv2(skill_dir, trial.case_id, failure)
     return Suggestion(skill=trial.skill, case_id=trial.case_id, why=why, lv1=items, failure_class=failure,
                       lv2_diff=diff, lv2_produced_by=f"{RULE}: {failure}" if diff else "none", lv2_note=note)

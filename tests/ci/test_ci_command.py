@@ -34,7 +34,8 @@ def _skill(dest: Path, name: str) -> None:
     evals = json.loads((dest / "evals" / "evals.json").read_text())
     evals["skill_name"] = name
     explicit = next(e for e in evals["evals"] if e["id"] == "explicit-1")
-    evals["evals"] += [{**explicit, "id": f"explicit-{i}"} for i in (2, 3, 4)]
+    # Six cases the skill is for: the gate needs 5 won (docs/gate.md), on the first run too.
+    evals["evals"] += [{**explicit, "id": f"explicit-{i}"} for i in (2, 3, 4, 5, 6)]
     (dest / "evals" / "evals.json").write_text(json.dumps(evals, indent=1))
 
 
@@ -62,6 +63,9 @@ def test_ci_runs_only_the_changed_skill_and_fails_on_a_planted_regression(tmp_pa
     first = _ci(repo, tmp_path / "ci1", "--save-baseline")
     assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-3000:]
     assert "ci: run colsum-a" in first.stdout and "ci: run colsum-b" in first.stdout
+    # A first run is judged by the gate, not passed as "not judged".
+    assert "ci: pass: gate: every skill helps" in first.stdout
+    assert "ci: not run: no regression" in first.stdout
     assert (repo / ".aces" / "last-good" / "trials.parquet").is_file()
 
     # The planted regression: colsum-b's script now prints a total one too small.
@@ -78,7 +82,10 @@ def test_ci_runs_only_the_changed_skill_and_fails_on_a_planted_regression(tmp_pa
     assert "ci: run colsum-a" not in second.stdout
     assert "fail: no regression: regressed vs the last good run" in second.stdout
     # The policy requires the null arm, so the study ran the baseline twice: the reference agent is deterministic.
-    assert "pass: null arm: outcome null lift +0.000 in each of 4 pairs (no variation, so no interval)" in second.stdout
+    assert ("pass: null arm: null lift +0.000 over 6 case(s), 0 differing; two-sided sign-flip p = 1 (consistent "
+            "with 0)") in second.stdout
+    # The gate judges the changed skill too: it no longer wins any case.
+    assert "fail: gate: colsum-b: not enough cases: 6 case(s): 0 won by more than +0.000" in second.stdout
 
     packet = out / "packet"
     verdict = json.loads((packet / "verdict.json").read_text())
@@ -92,9 +99,9 @@ def test_ci_runs_only_the_changed_skill_and_fails_on_a_planted_regression(tmp_pa
         len(c["sha256"]) == 64 for c in prov["cases"])
     suite = ET.parse(packet / "junit.xml").getroot()
     cases = suite.findall("testcase")
-    assert {c.get("classname") for c in cases} == {"colsum-b"} and len(cases) == 5
+    assert {c.get("classname") for c in cases} == {"colsum-b"} and len(cases) == 7
     failed = [c for c in cases if c.find("failure") is not None]
-    assert len(failed) >= 4 and all("explicit" in c.get("name") for c in failed)
+    assert len(failed) >= 6 and all("explicit" in c.get("name") for c in failed)
     sarif = json.loads((packet / "runtime.sarif").read_text())
     assert sarif["version"] == "2.1.0" and sarif["runs"][0]["tool"]["driver"]["name"] == "aces-bench runtime security"
     assert (packet / "report" / "index.html").is_file()
@@ -104,3 +111,22 @@ def test_ci_runs_only_the_changed_skill_and_fails_on_a_planted_regression(tmp_pa
     suggestions = json.loads((packet / "suggestions.json").read_text())
     assert suggestions and all(s["lv2_produced_by"] for s in suggestions)
 
+
+
+@pytest.mark.sandbox
+@needs_tools
+def test_a_first_run_fails_a_harmful_skill_on_the_gate(tmp_path):
+    # No --since, no stored last good run: the known-effect harmful skill (its script prints one
+    # line too few where the baseline counts right) must fail on the gate, not pass unjudged.
+    repo = tmp_path / "skills-repo"
+    (repo / "skills").mkdir(parents=True)
+    shutil.copytree(ROOT / "tests" / "known_effect" / "skills" / "quick-line-count", repo / "skills" / "quick-line-count")
+    (repo / "policy.yaml").write_text("no_regression: true\nmin_pass_rate: 0.5\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "one skill")
+    run = _ci(repo, tmp_path / "ci")
+    assert run.returncode == 1, run.stdout[-2000:] + run.stderr[-3000:]
+    assert "ci: fail: gate: quick-line-count: harms: pass-rate lift -0.833 over 6 case(s)" in run.stdout
+    assert "ci: not run: no regression" in run.stdout
+    assert "ci: fail: with-skill pass rate: below 50%: quick-line-count 1/6" in run.stdout

@@ -13,7 +13,7 @@ import pytest
 from aces_bench.ci.changes import detect
 from aces_bench.ci.compare import compare
 from aces_bench.ci.policy import load_policy
-from aces_bench.ci.suggest import Lv1Item, classify, lv2
+from aces_bench.ci.suggest import FIRES_ON_NEGATIVES, Lv1Item, classify, lv2
 from aces_bench.errors import ConfigError
 
 FIXTURE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "skills" / "csv-column-sum"
@@ -95,3 +95,27 @@ def test_an_unknown_failure_gets_no_lv2(tmp_path):
     items = [Lv1Item(metric="accuracy", check="q1", detail="wrong total", step_id=None)]
     assert classify(items) is None
     assert lv2(FIXTURE, "explicit-1", None) == (None, "none: no rule for this failure")
+
+
+def test_a_skill_that_fires_on_should_not_use_cases_is_narrowed_never_widened(tmp_path):
+    skill = tmp_path / "csv-column-sum"
+    shutil.copytree(FIXTURE, skill, ignore=shutil.ignore_patterns("__pycache__"))
+    fired = [Lv1Item(metric="skill_execution", check="activation", step_id=2,
+                     detail="negative control: skill 'csv-column-sum' was triggered at step 2")]
+    assert classify(fired) == "never activated"  # what a positive case's failed activation means
+    assert classify(fired, negative_control=True) == FIRES_ON_NEGATIVES
+    diff, note = lv2(skill, "negative-1", FIRES_ON_NEGATIVES)
+    added = [line for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    assert any("Do not use it for other tasks, such as:" in line for line in added), diff
+    assert "+## When not to use" in diff and "narrow its description" in note
+    # Never a wider trigger: the description keeps its one "Use when" and gains no other.
+    assert sum(line.count("Use when") for line in added) == 1
+
+
+def test_pass_rates_are_per_skill_and_count_failures():
+    from aces_bench.ci.run import pass_rates
+
+    rows = [{"skill": s, "case_id": f"c{i}", "condition": "with_skill", "final_pass": p, "negative_control": False}
+            for s, passes in (("good", [True, True, True, True]), ("bad", [False, False, None, True]))
+            for i, p in enumerate(passes)]
+    assert pass_rates(pd.DataFrame(rows), ["good", "bad"]) == {"good": (4, 4), "bad": (1, 3)}
