@@ -105,7 +105,7 @@ test: install test-deps ## Run the test suite
 	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) -m pytest -q $(PYTEST_ARGS)
 
 .PHONY: validate
-validate: install sandbox ## Known-effect suite: recover helpful/useless/harmful/confusable skills on reference + terminus-2, print the table
+validate: install sandbox ## Known-effect suite: helpful/useless/harmful/confusable skills, and gaming/crashing/over-triggering/all-win/one-case gate verdicts, on reference + terminus-2
 	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) tests/known_effect/validate.py --out outputs/known-effect
 
 .PHONY: lint

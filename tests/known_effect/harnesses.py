@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from unittest import mock
 
-from known_effect import SuiteRun, run_suite
+from known_effect import GateOutcome, SuiteRun, run_suite, run_verdict_suite
 from terminus_model import terminus_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
@@ -41,3 +41,18 @@ def run_terminus(out: Path, root_parent: Path | None = None) -> tuple[SuiteRun, 
                    f"model.base_url={server.base_url}")
         run = run_suite(harness, out, label="terminus-2", root_parent=root_parent)
     return run, server
+
+
+def run_reference_verdicts(out: Path, root_parent: Path | None = None) -> dict[str, GateOutcome]:
+    return run_verdict_suite(REFERENCE, out, root_parent=root_parent)
+
+
+def run_terminus_verdicts(out: Path, root_parent: Path | None = None) -> tuple[dict[str, GateOutcome], ModelServer]:
+    """The issue-22 skills on terminus-2 driven by the scripted model; returns the outcomes and the server."""
+    with mock.patch.dict(os.environ, {"OPENAI_API_KEY": "sk-known-effect", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+                                      "HARBOR_TELEMETRY": "0"}), \
+            ModelServer(terminus_model, max_requests=MAX_REQUESTS, idle_timeout=600) as server:
+        harness = ("harness=terminus-2", "model=openai-compatible", "model.name=openai/scripted-model",
+                   f"model.base_url={server.base_url}")
+        outcomes = run_verdict_suite(harness, out, root_parent=root_parent, crash_timeout=None)
+    return outcomes, server

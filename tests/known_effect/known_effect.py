@@ -21,6 +21,22 @@ The skills (``skills/``, each with its own cases and fixtures):
   prompts ask for, so in group mode it takes the route from ``ledger-verifier`` (and its
   plain-sum checksum is wrong): the paired routing premium is negative.
 
+Verdicts only a real effect can pass (issue 22), each skill in its own isolation study gated
+with ``aces-bench report <dir> --fail-under-lift 0.05`` (``run_verdict_suite``):
+
+- ``flood-checksum`` (grader gaming): echoes every token of its input, then every number
+  0..2000; strict answer checks pass none of its cases: "not enough cases", lift 0, and its
+  case without assertions is abstained on by the heuristic judge (excluded, counted);
+- ``unstable-line-count``: right on 3 cases the baseline gets wrong, hangs its trial on 2
+  and kills its own sandbox on 1 where the baseline is right: the failures are its losses
+  (intention to treat), lift 0 where the old per-protocol view said +1: "not enough cases";
+- ``eager-error-count`` (over-triggering): right on its 6 cases, but its description claims
+  every question about a file's lines, so it fires on 3 should-not-use cases and breaks
+  them: "harms should-not-use cases", false activation 100%;
+- ``tally-checksum``: deterministic, wins all 5 cases: "helps" (p = 0.525^5 at 0.05), with
+  and without ``--lower-bound``;
+- ``one-case-tally``: helpful on its one case: "not enough cases" (one pair never passes).
+
 ``run_suite`` runs one harness over all of it: an isolation study of the three targets
 (with the null calibration arm, ``study.controls=[null]``: its lift must be 0)
 and a group study of ``ledger-verifier`` with the decoy, side by side under one folder,
@@ -41,6 +57,7 @@ from pathlib import Path
 from aces_bench.config.compose import compose_spec
 from aces_bench.pipeline import run_study
 from aces_bench.reports.cli import main as report_main
+from aces_bench.reports.gate import gate_verdicts, settings_for
 from aces_bench.reports.summary import ReportSummary, read_summary
 
 HERE = Path(__file__).resolve().parent
@@ -210,4 +227,94 @@ def problems(run: SuiteRun) -> list[str]:
                    f"{_num(n.estimate)} [{_num(n.ci_lo)}, {_num(n.ci_hi)}] ({n.note})")
     if c.sign != "-":
         out.append(f"confusable {c.name}: wanted a routing premium < 0, got {_num(c.estimate)} ({c.note})")
+    return out
+
+
+# --- verdicts only a real effect can pass (issue 22) -------------------------------------------
+
+GAMING, CRASHING, OVER_TRIGGERING, ALL_WIN, SINGLE = (
+    "flood-checksum", "unstable-line-count", "eager-error-count", "tally-checksum", "one-case-tally")
+VERDICT_KINDS = {
+    GAMING: "grader-gaming (echoes its input, then every number 0..2000)",
+    CRASHING: "right on 3 cases, hangs its trial on 2, kills its sandbox on 1",
+    OVER_TRIGGERING: "right on its 6 cases, fires on 3 should-not-use cases and breaks them",
+    ALL_WIN: "deterministic, wins all 5 cases",
+    SINGLE: "helpful, one case",
+}
+# What the gate must say at --fail-under-lift 0.05 on every harness (docs/gate.md).
+EXPECTED_VERDICT = {GAMING: "not enough cases", CRASHING: "not enough cases",
+                    OVER_TRIGGERING: "harms should-not-use cases", ALL_WIN: "helps", SINGLE: "not enough cases"}
+# The reference agent waits on a command for 120 s: a hang ends its trial at this timeout. The
+# scripted terminus-2 model gives up on a command after 12 polls and finishes with the empty
+# answer file the hung command left: a missing answer, the arm's failure as well.
+CRASH_TIMEOUT_SEC = 20
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    """One skill's own study, gated as a user would: ``aces-bench report <dir> --fail-under-lift 0.05``."""
+
+    skill: str
+    kind: str
+    verdict: str
+    passed: bool
+    rc: int
+    rc_lower_bound: int
+    lines: list[str]
+    lift: float | None  # the headline (intention to treat)
+    lift_per_protocol: float | None
+    p_value: float | None
+    n_cases: int
+    n_excluded: int
+    false_activation: float | None
+    summary: ReportSummary
+
+
+def run_verdict_suite(harness: Sequence[str], out: Path, *, root_parent: Path | None = None,
+                      crash_timeout: int | None = CRASH_TIMEOUT_SEC) -> dict[str, GateOutcome]:
+    """Each of the issue-22 skills in its own isolation study (a user studies one skill), gated."""
+    runs = out / "verdict-runs"
+    if runs.exists():
+        shutil.rmtree(runs)
+    result = {}
+    for skill in VERDICT_KINDS:
+        study = runs / skill
+        extra = [f"workspace.agent_timeout_sec={crash_timeout}"] if skill == CRASHING and crash_timeout else []
+        run_study(compose_spec([*study_overrides(harness, skills=[SKILLS / skill], workspace="isolation",
+                                                 root_parent=root_parent), *extra], output_dir=study))
+        rc, lines = _report(study, out / f"report-{skill}", "--fail-under-lift", str(GATE_THRESHOLD))
+        rc_lb, _ = _report(study, out / f"report-{skill}-lb", "--fail-under-lift", str(GATE_THRESHOLD), "--lower-bound")
+        summary = read_summary(out / f"report-{skill}" / "summary.json")
+        (v,) = gate_verdicts(summary, settings_for(summary, threshold=GATE_THRESHOLD))
+        head = _lift(summary, skill, HEADLINE)
+        pp = _lift(summary, skill, "outcome_per_protocol")
+        a = summary.analysis_set
+        result[skill] = GateOutcome(
+            skill=skill, kind=VERDICT_KINDS[skill], verdict=v.verdict, passed=v.passed, rc=rc, rc_lower_bound=rc_lb,
+            lines=lines, lift=head.lift if head else None, lift_per_protocol=pp.lift if pp else None,
+            p_value=v.p_value, n_cases=v.n_cases, n_excluded=a.n_excluded if a else 0,
+            false_activation=v.negative.false_activation, summary=summary)
+    return result
+
+
+def format_verdicts(label: str, outcomes: dict[str, GateOutcome]) -> str:
+    rows = [("harness", "skill", "by construction", "gate verdict", "exit", "lift (ITT)", "per protocol", "p",
+             "cases", "excluded")]
+    for o in outcomes.values():
+        rows.append((label, o.skill, o.kind, o.verdict, f"{o.rc}/{o.rc_lower_bound}", _num(o.lift),
+                     _num(o.lift_per_protocol), "n/a" if o.p_value is None else f"{o.p_value:.4g}", str(o.n_cases),
+                     str(o.n_excluded)))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
+
+
+def verdict_problems(outcomes: dict[str, GateOutcome]) -> list[str]:
+    out = []
+    for skill, want in EXPECTED_VERDICT.items():
+        o = outcomes[skill]
+        should_pass = want == "helps"
+        if o.verdict != want or o.passed != should_pass or (o.rc == 0) != should_pass:
+            out.append(f"{skill}: wanted {want!r} (exit {0 if should_pass else 1}), got {o.verdict!r} (exit {o.rc})")
+    if outcomes[ALL_WIN].rc_lower_bound != 0:
+        out.append(f"{ALL_WIN}: wanted a pass with --lower-bound too, got exit {outcomes[ALL_WIN].rc_lower_bound}")
     return out

@@ -4,10 +4,11 @@ model server, through the real pipeline and the real CI gate.
 
 By construction (paired differences per case, with minus baseline):
 - helpful ledger-verifier: +1 on five cases, 0 on the LEDGER v2 case its script refuses
-  -> lift 5/6, 95% case-clustered t interval [0.405, 1] (df 5, clipped at 1), gate passes;
-- useless line-count-tips: 0 on every case -> lift 0, "no variation observed", gate fails;
+  -> lift 5/6, 95% case-clustered t interval [0.405, 1] (df 5, clipped at 1), the gate at 0.05
+  passes (exact worst-case p = 0.525^5);
+- useless line-count-tips: 0 on every case -> lift 0, "no variation observed", gate fails (no case won);
 - harmful quick-line-count: -1 on five cases, 0 on the file with a trailing newline
-  -> lift -5/6, interval [-1, -0.405], gate fails;
+  -> lift -5/6, interval [-1, -0.405], the gate says "harms" (p = 0.5^5);
 - confusable decoy ledger-checksum: group lift 0 on every case (the decoy takes the
   route in both arms), isolation lift as above -> routing premium -5/6, [-1.262, -0.405].
 One run per harness is shared by every test of this module (``suite`` fixture).
@@ -18,8 +19,23 @@ from __future__ import annotations
 import json
 
 import pytest
-from harnesses import run_reference, run_terminus
-from known_effect import CONFUSABLE, HARMFUL, HELPFUL, USELESS, format_table, problems
+from harnesses import run_reference, run_reference_verdicts, run_terminus, run_terminus_verdicts
+from known_effect import (
+    ALL_WIN,
+    CONFUSABLE,
+    CRASHING,
+    EXPECTED_VERDICT,
+    GAMING,
+    HARMFUL,
+    HELPFUL,
+    OVER_TRIGGERING,
+    SINGLE,
+    USELESS,
+    format_table,
+    format_verdicts,
+    problems,
+    verdict_problems,
+)
 
 pytestmark = pytest.mark.sandbox  # skipped without bubblewrap (tests/conftest.py)
 
@@ -71,7 +87,8 @@ def test_useless_skill_lift_is_zero_without_variation_and_the_gate_fails(suite):
     assert e.ci_lo is None and e.ci_hi is None
     assert e.note == "no variation observed (n = 5)"
     assert e.gate == "FAIL"
-    assert f"FAIL {USELESS}: outcome lift +0.000 < +0.050 (n=5 pairs)" in run.gate_lines
+    assert (f"FAIL {USELESS}: not enough cases: 5 case(s): 0 won by more than +0.050, 0 lost, 5 other: the gate "
+            "needs 5 distinct cases won by more than +0.050 (p = 1)") in run.gate_lines
 
 
 def test_harmful_skill_lift_is_negative_and_the_gate_fails(suite):
@@ -81,7 +98,9 @@ def test_harmful_skill_lift_is_negative_and_the_gate_fails(suite):
     assert e.estimate == pytest.approx(-5 / 6)
     assert e.ci_lo == -1.0 and e.ci_hi == pytest.approx(-5 / 6 + HALF_WIDTH, abs=1e-4)
     assert e.gate == "FAIL"
-    assert f"FAIL {HARMFUL}: outcome lift -0.833 < +0.050 (n=6 pairs)" in run.gate_lines
+    assert any(line.startswith(f"FAIL {HARMFUL}: harms: pass-rate lift -0.833 over 6 case(s): 0 won by more than "
+                               "+0.050, 5 lost, 1 other; the skill makes its own cases fail (one-sided p = 0.03125")
+               for line in run.gate_lines), run.gate_lines
 
 
 def test_the_gate_exits_one_naming_exactly_the_useless_and_harmful_skills(suite):
@@ -89,7 +108,8 @@ def test_the_gate_exits_one_naming_exactly_the_useless_and_harmful_skills(suite)
     assert run.gate_rc == 1
     assert sorted(line.split()[1].rstrip(":") for line in run.gate_lines if line.startswith("FAIL ")) == [
         USELESS, HARMFUL]
-    assert "gate: 2 of 3 skill(s) below outcome lift +0.050" in run.gate_lines
+    assert any(line.startswith("gate: 2 of 3 skill(s) fail: pass-rate lift credibly above +0.050")
+               for line in run.gate_lines), run.gate_lines
 
 
 def test_confusable_decoy_gives_a_negative_routing_premium(suite):
@@ -129,16 +149,17 @@ def test_the_scripted_model_decided_from_what_terminus_showed_it(terminus_run):
     assert all({"analysis", "plan", "commands", "task_complete"} <= set(x) for x in replies)
 
 
-def test_the_lower_bound_gate_passes_only_the_helpful_skill(suite):
-    # The gate's rule on the adjusted interval (report --fail-under-lift 0 --lower-bound), on the
-    # same summary: the useless skill has no interval to check, the harmful one's is below 0.
+def test_the_lower_bound_gate_over_three_skills_needs_more_than_five_wins(suite):
+    # report --fail-under-lift 0 --lower-bound: the same test at 0.05/3 (Bonferroni over the three
+    # skills of this study). Five wins give p = 0.5^5 = 0.03125 > 0.0167: no skill passes, each in
+    # its own words; the harmful one still reads "harms".
     from aces_bench.reports.gate import gate_failures
 
-    failures = {f.skill: f.reason for f in gate_failures(suite[0].isolation, threshold=0.0, outcome="outcome",
-                                                         lower_bound=True)}
-    assert sorted(failures) == [USELESS, HARMFUL]
-    assert "no variation observed (n = 5); no interval" in failures[USELESS]
-    assert failures[HARMFUL].startswith("outcome lift -0.833, adjusted lower bound -1.000 < +0.000")
+    failures = {f.skill: f.reason for f in gate_failures(suite[0].isolation, threshold=0.0, lower_bound=True)}
+    assert sorted(failures) == sorted([HELPFUL, USELESS, HARMFUL])
+    assert "p = 0.03125 > 0.05/3 (Bonferroni over 3 skills)" in failures[HELPFUL]
+    assert failures[USELESS].startswith("not enough cases")
+    assert failures[HARMFUL].startswith("harms: pass-rate lift -0.833")
 
 
 def test_the_helpful_skills_null_arm_interval_contains_zero(suite):
@@ -147,3 +168,74 @@ def test_the_helpful_skills_null_arm_interval_contains_zero(suite):
     n = suite[0].null
     assert n.n == 6 and n.estimate == 0.0
     assert (n.ci_lo is None and n.note == "no variation observed (n = 6)") or n.ci_lo <= 0.0 <= n.ci_hi
+
+
+# --- verdicts only a real effect can pass (issue 22): each skill its own study, gated at 0.05 ---
+
+
+@pytest.fixture(scope="module")
+def reference_verdicts(tmp_path_factory):
+    base = tmp_path_factory.mktemp("verdicts-reference")
+    return run_reference_verdicts(base / "out", root_parent=base), None
+
+
+@pytest.fixture(scope="module")
+def terminus_verdicts(tmp_path_factory):
+    base = tmp_path_factory.mktemp("verdicts-terminus")
+    return run_terminus_verdicts(base / "out", root_parent=base)
+
+
+@pytest.fixture(params=["reference", "terminus-2"])
+def verdicts(request):
+    return request.getfixturevalue("reference_verdicts" if request.param == "reference" else "terminus_verdicts")
+
+
+def test_every_verdict_is_the_one_the_construction_asks_for(verdicts):
+    outcomes, server = verdicts
+    assert verdict_problems(outcomes) == [], format_verdicts("run", outcomes)
+    assert {s: o.verdict for s, o in outcomes.items()} == EXPECTED_VERDICT
+    if server is not None:
+        assert server.errors == []
+
+
+def test_a_flood_of_candidates_wins_nothing(verdicts):
+    o = verdicts[0][GAMING]
+    # Strict checks: the echo of the input and every number 0..2000 pass no case; the case judged by
+    # the heuristic judge (no assertion) is abstained on, so its pair is excluded and counted.
+    assert o.lift == 0.0 and o.n_cases == 5 and o.n_excluded == 1
+    assert f"FAIL {GAMING}: not enough cases: 5 case(s): 0 won by more than +0.050" in "\n".join(o.lines)
+    grades = [g for g in o.summary.gate_cases if g.skill == GAMING]
+    assert grades and grades[0].positive == [0.0] * 5
+
+
+def test_a_crashing_skills_failures_are_its_losses_not_dropped_pairs(verdicts):
+    o = verdicts[0][CRASHING]
+    # Three cases lost to a hang or a killed sandbox count as losses (intention to treat): the
+    # headline is 0, never the per-protocol view; nothing is excluded as "infrastructure".
+    assert o.lift == 0.0 and o.n_excluded == 0 and o.n_cases == 6
+    gate = next(g for g in o.summary.gate if g.skill == CRASHING)
+    assert gate.n_losses == 3 and gate.verdict == "not enough cases"
+    statuses = {r for r in o.summary.analysis_set.arm_failures_by_condition}
+    assert statuses == {"with_skill"}
+    assert o.lift_per_protocol is None or o.lift_per_protocol > o.lift
+
+
+def test_an_over_triggering_skill_fails_on_the_cases_it_should_stay_out_of(verdicts):
+    o = verdicts[0][OVER_TRIGGERING]
+    assert o.lift == 1.0  # on the cases it is for it is right every time
+    assert o.false_activation == 1.0
+    line = next(x for x in o.lines if x.startswith("FAIL "))
+    assert line.startswith(f"FAIL {OVER_TRIGGERING}: harms should-not-use cases: on 3 should-not-use case(s) the skill "
+                           "lowers the pass rate by 1.000 (pass rate 0% with the skill vs 100% without): one-sided "
+                           "p = 0.125 <= 0.2; false activation 100%")
+
+
+def test_five_wins_of_five_help_with_and_without_the_lower_bound_and_one_case_never_passes(verdicts):
+    win, single = verdicts[0][ALL_WIN], verdicts[0][SINGLE]
+    assert (win.rc, win.rc_lower_bound, win.verdict) == (0, 0, "helps")
+    assert win.p_value == pytest.approx(0.525 ** 5) and win.lift == 1.0
+    assert any(line.startswith("gate: all 1 skill(s) pass") for line in win.lines)
+    # The verdict column (threshold 0): "helps" with the exact p, not "no variation".
+    column = next(g for g in win.summary.gate if g.skill == ALL_WIN)
+    assert column.verdict == "helps" and column.p_value == 0.03125
+    assert (single.rc, single.rc_lower_bound, single.verdict) == (1, 1, "not enough cases") and single.lift == 1.0

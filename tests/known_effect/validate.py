@@ -11,8 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from harnesses import bwrap_missing, run_reference, run_terminus
-from known_effect import format_table, problems
+from harnesses import bwrap_missing, run_reference, run_reference_verdicts, run_terminus, run_terminus_verdicts
+from known_effect import format_table, format_verdicts, problems, verdict_problems
 
 
 def main(argv: list[str]) -> int:
@@ -34,14 +34,21 @@ def main(argv: list[str]) -> int:
         for line in r.gate_lines:
             if line.startswith(("FAIL", "gate:")):
                 print(f"  {line}")
-    if server.errors:
-        print(f"scripted model server errors: {server.errors}", file=sys.stderr)
+    # The skills of issue 22, each in its own study, gated as a user would (--fail-under-lift 0.05).
+    verdicts = {"reference": run_reference_verdicts(args.out / "reference")}
+    verdicts["terminus-2"], verdict_server = run_terminus_verdicts(args.out / "terminus-2")
+    print()
+    print("\n".join(format_verdicts(label, o) for label, o in verdicts.items()))
+    errors = server.errors + verdict_server.errors
+    if errors:
+        print(f"scripted model server errors: {errors}", file=sys.stderr)
     found = [f"{r.harness}: {p}" for r in runs for p in problems(r)]
+    found += [f"{label}: {p}" for label, o in verdicts.items() for p in verdict_problems(o)]
     for line in found:
         print(f"MISMATCH {line}", file=sys.stderr)
     print(f"\nknown effects recovered on {len(runs)} harness(es)" if not found else
           f"\n{len(found)} known effect(s) not recovered", file=sys.stderr if found else sys.stdout)
-    return 1 if found or server.errors else 0
+    return 1 if found or errors else 0
 
 
 if __name__ == "__main__":
