@@ -85,7 +85,8 @@ class StatTable(BaseModel):
 class StatsSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    outcomes: tuple[str, ...] = Field(default_factory=outcomes)
+    # final_pass is counted by pass@k and McNemar (pass_outcome), not given a lift table of its own.
+    outcomes: tuple[str, ...] = Field(default_factory=lambda: tuple(o for o in outcomes() if o != FINAL_PASS))
     headline_outcome: str = OUTCOME
     level: float = 0.95
     n_resamples: int = DEFAULT_RESAMPLES
@@ -209,8 +210,7 @@ def study_stats(
     # The calibration arms are compared in ``controls``; every other statistic is the headline pair's.
     trials = trials.loc[trials["condition"].isin(PAIRED)] if "condition" in trials.columns else trials
     arms = arms_run(everything)
-    all_pairs = build_pairs(trials, outcomes=s.outcomes if s.headline_outcome in s.outcomes
-                            else (*s.outcomes, s.headline_outcome))
+    all_pairs = build_pairs(trials, outcomes=tuple(dict.fromkeys((*s.outcomes, s.headline_outcome, s.pass_outcome))))
     pairs = positive_cases(all_pairs)
     controls = all_pairs.loc[is_negative_control(all_pairs)]
     cell = tuple(cell_key)
@@ -243,7 +243,7 @@ def study_stats(
         routing_by_cell=t(routing_premium(pairs, outcomes=(s.headline_outcome,), by=("skill", "harness", "model"),
                                           n_resamples=s.n_resamples, seed=s.seed, level=s.level)),
         significance=t(per_skill_tests(pairs, outcome=s.headline_outcome, n_permutations=s.n_resamples, seed=s.seed,
-                                       pass_outcome=s.pass_outcome if s.pass_outcome in s.outcomes else None,
+                                       pass_outcome=s.pass_outcome,
                                        pass_threshold=s.pass_threshold)),
         design_power=t(design_power(pairs, outcomes=s.outcomes, target_lift=s.target_lift, alpha=s.alpha, power=s.power)),
         missingness=Missingness(
