@@ -13,14 +13,15 @@ with no reward.
 Check semantics (mirrors ``aces_bench.cases.Check``; docs/answer-checks.md says them
 with examples). Every check is *strict* unless it says ``"match": "lenient"``:
 
-- the answer is bounded: at most ``max_chars`` characters (default ``MAX_CHARS``), and
+- the answer is bounded (``contains``, ``regex``): at most ``max_chars`` characters (default ``MAX_CHARS``), and
   not mostly a dump of the inputs (its words are mostly the inputs' words and it
   reproduces at least half of the inputs' distinct words; the inputs are the prompt
   and the fixtures, given to this script as digests in ``case.json``);
 - ``number``: with a ``label``, every number the answer attaches to that label must be
   the value (one stated result); without one, a number must match and the answer must
   not offer several candidates: at most ``MAX_NUMBER_CANDIDATES`` other values of the
-  same size (within half the value) and at most ``MAX_DISTINCT_NUMBERS`` numbers in all;
+  same size (within half the value) and at most ``MAX_DISTINCT_NUMBERS`` numbers in all.
+  An answer past ``max_chars`` (or a dump) is judged on its final number alone;
 - ``contains``: case-insensitive, whitespace-folded text; a value with a digit in it (an
   id, a version) must not come with more than ``MAX_TEXT_CANDIDATES`` other strings of
   its shape (``INV-1018`` among ``INV-1000`` ... ``INV-1099`` is a list of guesses);
@@ -145,13 +146,22 @@ def _bounded(check, text, inputs):
     return True, ""
 
 
-def _number(check, text):
+def _number(check, text, unbounded=None):
     target = float(check["value"])
     tol = float(check.get("tolerance") or 0.0)
     if check.get("match") == LENIENT:
         ok = any(_close(n, target, tol) for n in numbers_in(text))
         return ok, "found %g within %g" % (target, tol) if ok else "no number within %g of %g" % (tol, target)
     label = check.get("label")
+    if unbounded and not label:
+        # A long answer (or a dump) states one result at most: its final number. One number
+        # is no list of candidates, so it is judged; nothing else in it is.
+        found = numbers_in(text)
+        if found and _close(found[-1], target, tol):
+            return True, "the answer's final number is %g (within %g); the rest is not read: %s" % (
+                target, tol, unbounded.split(" (")[0])
+        return False, "%s; its final number %s is not %g within %g" % (
+            unbounded, "%g" % found[-1] if found else "(none)", target, tol)
     if label:
         stated = _labelled(text, label)
         if not stated:
@@ -236,15 +246,17 @@ def evaluate_check(check, text, inputs=None):
         return False, "unknown check kind %r" % kind
     if _opt(check, "match", STRICT) not in (STRICT, LENIENT):
         return False, "unknown match %r (strict or lenient)" % check.get("match")
+    unbounded = None
     if check.get("match") != LENIENT:
         ok, why = _bounded(check, text, inputs)
-        if not ok:
+        if not ok and kind != "number":
             return False, why
+        unbounded = None if ok else why
     if kind == "contains":
         return _contains(check, text)
     if kind == "regex":
         return _regex(check, text)
-    return _number(check, text)
+    return _number(check, text, unbounded)
 
 
 def evaluate_checks(checks, read_file, inputs=None):

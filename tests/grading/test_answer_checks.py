@@ -181,3 +181,13 @@ def test_real_skillsbench_answers_agree_with_their_own_verifier(shared_dir):
             answer = [s["message"] for s in steps if s["source"] == "agent" and s.get("message")][-1]
             reward = json.loads((base / condition / task / "result.json").read_text())["verifier_result"]["rewards"]
             assert evaluate_check(check, answer)[0] is (reward["reward"] == 1.0), (task, condition)
+
+
+def test_a_long_answer_is_judged_on_its_final_number_alone():
+    # A chatty script's whole stdout as the answer (the reference agent keeps its head and tail):
+    # one final number is no list of candidates; a flood ending in another number is not read.
+    chatty = "progress " * 8000 + "\ntotal=141.75\n"
+    ok, why = evaluate_check({"kind": "number", "value": 141.75, "tolerance": 0.001}, chatty)
+    assert ok and why.startswith("the answer's final number is 141.75")
+    assert not evaluate_check({"kind": "number", "value": 141.75, "tolerance": 0.001}, chatty + FLOOD)[0]
+    assert not evaluate_check({"kind": "contains", "value": "141.75"}, chatty)[0]  # text checks read a bounded answer
