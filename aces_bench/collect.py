@@ -40,7 +40,10 @@ PROVIDER_ERRORS = frozenset({
     # litellm.exceptions (terminus-2 and other host-side agents)
     "RateLimitError", "InternalServerError", "ServiceUnavailableError", "APIConnectionError", "BadGatewayError",
 })
-ALWAYS_INFRA = frozenset({"EnvironmentStartTimeoutError", "CancelledError"})
+# A run cancelled by its operator. An environment that did not start is infrastructure only
+# before the agent ran: the verifier's separate environment starts after it, from the
+# workspace the agent (and its skill) left, which a skill can make slow to copy.
+ALWAYS_INFRA = frozenset({"CancelledError"})
 INFRA_RETRIES_SUFFIX = ".infra-retries"
 """``jobs/<job>.infra-retries/``: trials set aside for a rerun, with ``retries.json``
 (outside the job dir: Harbor removes any dir there without a result when it resumes)."""

@@ -68,7 +68,9 @@ def test_a_real_trial_without_checks_is_finished_and_unscored_everywhere(tmp_pat
     grades = [json.loads(line) for line in (out / "grades.jsonl").read_text().splitlines()]
     assert len(grades) == 2
     for g in grades:
-        assert g["status"] == "ok" and g["reward"] is None and g["final_pass"] is None
+        assert g["status"] == "ok" and g["reward"] is None
+        # Pass is decided once, from the outcome (issue 22): here the judged one, else undecided.
+        assert g["final_pass"] is (None if g["outcome"] is None else g["outcome"] >= 1.0)
         assert g["outcome_source"] in ("judged", None)
     # No artifact of the run claims a reward it never checked.
     for path in (out / "jobs").rglob("*.json"):

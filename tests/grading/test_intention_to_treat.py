@@ -45,6 +45,7 @@ def _failed(kind: str, *, agent_started: bool) -> TrialResult:
     # After the agent started, the backend's errors may be what a skill did: the arm's failure.
     ("BackendError", True, "agent_error"), ("AddTestsDirError", True, "agent_error"),
     ("DownloadVerifierDirError", True, "agent_error"), ("RuntimeError", True, "agent_error"),
+    ("EnvironmentStartTimeoutError", True, "agent_error"),  # the verifier's environment, from the skill's workspace
     ("ContextLengthExceededError", True, "agent_error"),
     ("AgentTimeoutError", True, "timeout"), ("VerifierTimeoutError", True, "timeout"),
     ("RewardFileNotFoundError", True, "verifier_error"),
@@ -88,7 +89,10 @@ def test_a_trial_whose_environment_did_not_start_is_rerun_and_else_excluded(tmp_
     trials = read_trials_table(out)
     assert set(trials["status"]) == {status}
     starts = {p.name: int(p.read_text()) for p in (tmp_path / "starts").iterdir()}
-    assert sorted(starts.values()) == [min(failures, retries) + 1] * 2
+    # Agent environments started (the failed ones and the one that ran), and for a trial that ran,
+    # the verifier's separate environment (a second instance of the same class).
+    agent_starts = min(failures, retries) + 1
+    assert sorted(starts.values()) == [agent_starts + (status == "ok")] * 2
     if status == "ok":
         (job,) = [p for p in (out / "jobs").iterdir() if p.is_dir() and not p.name.endswith(".infra-retries")]
         assert sum(len(v) for v in read_retries(job).values()) == 2
