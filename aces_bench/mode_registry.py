@@ -14,9 +14,10 @@ Intention to treat: every scheduled trial is in one of three classes
   could read, or its sandbox died after the agent started: a failure of its arm,
   outcome 0 and not passed;
 - ``excluded``: shown to be infrastructure (the environment never started, a model
-  provider error) and still failing after the configured retries, never run, or a
-  baseline that saw the target skill: left out, counted and shown with a worst-case
-  bound beside the headline.
+  provider error) and still failing after the configured retries, never run, a
+  baseline that saw the target skill, or an arm that was not what it claims (proof of
+  load's ``setup_error``): left out, counted and shown with a worst-case bound beside
+  the headline.
 
 Adding a mode is one ``GradingMode`` in ``MODES`` (and its one-line Hydra option,
 ``conf/grading/<name>.yaml``; a test checks they agree).

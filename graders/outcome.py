@@ -33,6 +33,9 @@ NO_CHECK = "no verifier check"
 CLASS_OF_STATUS: dict[str, TrialClass] = {
     "ok": "finished", "timeout": "arm_failure", "agent_error": "arm_failure", "verifier_error": "arm_failure",
     "infra_error": "excluded", "not_run": "excluded", "skipped": "excluded",
+    # Proof of load (grading.proof_of_load): the arm was not what it claims (a with-skill trial
+    # whose model was not shown the target, a baseline shown it): not a data point of its arm.
+    "setup_error": "excluded",
 }
 """A trial's class by its collected status (``aces_bench.collect.classify`` decides the status)."""
 ARM_FAILURES = tuple(s for s, c in CLASS_OF_STATUS.items() if c == "arm_failure")

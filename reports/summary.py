@@ -366,6 +366,8 @@ def _excluded_reason(row: dict) -> str | None:
         return "infrastructure (after retries)"
     if status == "not_run":
         return "never run"
+    if status == "setup_error":
+        return "setup: the arm was not what it claims (proof of load)"
     if status == "skipped":
         return None  # stop-on-pass: an attempt after a pass, not scheduled
     if cls == "arm_failure" or status in ("timeout", "agent_error", "verifier_error"):
