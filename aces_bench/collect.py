@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from harbor.models.trial.config import TrialConfig
+from harbor.models.trial.error_policy import ERROR_POLICIES, FailureCause
 from harbor.models.trial.result import TrialResult
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -26,24 +27,30 @@ from aces_bench.io import write_json
 # treat, aces_bench/mode_registry.py). Only what is *shown* to be infrastructure is:
 # a failure before the agent started executing (nothing of the agent or a skill had run
 # yet: the environment did not start or build, the agent could not be set up), a model
-# provider's error (rate limit, overload, server error, connection: Harbor's retryable
-# API errors and litellm's), or a run cancelled by its operator. Everything after the
-# agent started that is not a provider error is the arm's: a sandbox that died, a disk
-# filled, tests that could not be copied in or results out, whatever the backend calls
-# it, may be what the skill's script did, and a hostile skill must not be able to make
-# its own failures look like infrastructure.
+# provider's error (rate limit, overload, server error, connection: what Harbor's own
+# error policy, harbor.models.trial.error_policy, retries as a model provider failure),
+# or a run cancelled by its operator. Everything after the agent started that is not a
+# provider error is the arm's: a sandbox that died, a disk filled, tests that could not be
+# copied in or results out, whatever the backend calls it, may be what the skill's script
+# did, and a hostile skill must not be able to make its own failures look like
+# infrastructure. A provider error comes while the agent runs, so on the with-skill side
+# the gate still reads one left after the retries as not passed (``provider_failure``).
 TIMEOUTS = frozenset({"AgentTimeoutError", "VerifierTimeoutError"})
 VERIFIER_FAILURES = frozenset({"RewardFileNotFoundError", "RewardFileEmptyError", "VerifierOutputParseError"})
-PROVIDER_ERRORS = frozenset({
-    # harbor.agents.installed.base (installed CLI agents)
-    "ApiRateLimitError", "ApiInternalServerError", "ApiOverloadedError", "ApiConnectionClosedError",
-    # litellm.exceptions (terminus-2 and other host-side agents)
-    "RateLimitError", "InternalServerError", "ServiceUnavailableError", "APIConnectionError", "BadGatewayError",
-})
+PROVIDER_ERRORS = frozenset(
+    # Harbor's own error policy: the model provider failures it retries (its installed agents'
+    # Api*Error and litellm's, for host-side agents such as terminus-2) ...
+    {name for name, policy in ERROR_POLICIES.items()
+     if policy.cause is FailureCause.MODEL_PROVIDER_FAILED and policy.retry}
+    # ... and litellm's 502, which that table leaves to its catch-all.
+    | {"BadGatewayError"})
 # A run cancelled by its operator. An environment that did not start is infrastructure only
 # before the agent ran: the verifier's separate environment starts after it, from the
 # workspace the agent (and its skill) left, which a skill can make slow to copy.
 ALWAYS_INFRA = frozenset({"CancelledError"})
+PROVIDER_FAILURE = "a model provider's error"
+"""In the cause of an ``infra_error`` trial that failed on a model provider's error: it
+came after the agent started, when a skill in the sandbox could have run (``provider_failure``)."""
 INFRA_RETRIES_SUFFIX = ".infra-retries"
 """``jobs/<job>.infra-retries/``: trials set aside for a rerun, with ``retries.json``
 (outside the job dir: Harbor removes any dir there without a result when it resumes)."""
@@ -111,13 +118,24 @@ def classify(result: TrialResult) -> tuple[str, str | None]:
     message = " ".join(info.exception_message.split())[:300]
     if kind in TIMEOUTS:
         return "timeout", f"{kind}: {message}"
-    if kind in ALWAYS_INFRA or kind in PROVIDER_ERRORS:
+    if kind in ALWAYS_INFRA:
         return "infra_error", f"{kind}: {message}"
     if not _agent_started(result):
         return "infra_error", f"{kind} before the agent started: {message}"
+    if kind in PROVIDER_ERRORS:
+        return "infra_error", f"{kind} ({PROVIDER_FAILURE}): {message}"
     if kind in VERIFIER_FAILURES:
         return "verifier_error", f"{kind}: {message}"
     return "agent_error", f"{kind} after the agent started (a failure of its arm): {message}"
+
+
+def provider_failure(status: str, cause: str | None) -> bool:
+    """An ``infra_error`` trial left by a model provider's error (``classify``). It happened
+    while the agent ran, so with the target skill in the sandbox it is not shown to be
+    infrastructure alone: an in-sandbox agent's connection to its endpoint goes through the
+    sandbox, whose name resolution and loopback a skill running as root there can change.
+    The gate reads such a with-skill side as not passed (``aces_bench.stats.gate``)."""
+    return status == "infra_error" and PROVIDER_FAILURE in str(cause or "")
 
 
 def _started(result: TrialResult) -> datetime:

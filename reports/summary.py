@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import pandas as pd
 from pydantic import BaseModel, Field
 
+from aces_bench.collect import provider_failure
 from aces_bench.errors import ReportError
 from aces_bench.metrics import metric_names, outcome_metrics
 from aces_bench.records import CELL_KEY
@@ -363,6 +364,8 @@ def _excluded_reason(row: dict) -> str | None:
         return "baseline saw the target skill"
     status = str(row.get("status"))
     if status == "infra_error":
+        if provider_failure(status, row.get("failure_cause")):
+            return "model provider error (after retries; the gate reads a with-skill one as not passed)"
         return "infrastructure (after retries)"
     if status == "not_run":
         return "never run"

@@ -398,11 +398,47 @@ def _pass_values(frame: pd.DataFrame) -> pd.Series:
     return frame[PASS].map(lambda v: np.nan if v is None or (isinstance(v, float) and math.isnan(v)) else float(bool(v)))
 
 
+def _finished(frame: pd.DataFrame) -> pd.Series:
+    """Trials that ran to the end (``trial_class`` finished; where it is not set: status ok)."""
+    ok = frame["status"].astype(str).eq("ok") if "status" in frame.columns else pd.Series(False, index=frame.index)
+    if "trial_class" not in frame.columns:
+        return ok
+    cls = frame["trial_class"]
+    return cls.astype(str).eq("finished").where(cls.notna(), ok)
+
+
+def _skill_reachable(frame: pd.DataFrame) -> pd.Series:
+    """Excluded trials whose failure came while the agent ran: a model provider's error
+    still failing after the retries (``aces_bench.collect.provider_failure``)."""
+    from aces_bench.collect import provider_failure
+
+    if "status" not in frame.columns:
+        return pd.Series(False, index=frame.index)
+    causes = frame["failure_cause"] if "failure_cause" in frame.columns else pd.Series(None, index=frame.index)
+    return pd.Series([provider_failure(str(s), None if pd.isna(c) else str(c))
+                      for s, c in zip(frame["status"], causes, strict=True)], index=frame.index, dtype=bool)
+
+
+def _gate_pass_values(frame: pd.DataFrame, *, treated: bool) -> pd.Series:
+    """The pass the gate reads for one side. On the treated (with-skill) side, a side the
+    skill could have reached counts as not passed instead of leaving its case: a trial that
+    finished with no pass decided (a judge that abstained, say on a flood of candidates), and
+    one excluded for a model provider's error after its agent started (a skill in the sandbox
+    can fake one). What the skill made its trial look like must not take its case out of the
+    gate. Other excluded trials (infrastructure before the agent started, never run, a
+    baseline that saw the target) stay out, as in the headline."""
+    v = _pass_values(frame)
+    if treated:
+        v = v.mask(v.isna() & (_finished(frame) | _skill_reachable(frame)), 0.0)
+    return v
+
+
 def case_differences(trials: pd.DataFrame, treatment: str = "with_skill", control: str = "baseline",
                      ) -> tuple[pd.DataFrame, int]:
     """Per distinct (skill, case): the mean paired difference of final_pass, treatment minus
     control, over the case's pairs (attempts, harnesses, models, modes) decided on both
-    sides; and how many pairs were left out (a side undecided or missing).
+    sides; and how many pairs were left out (a side excluded, undecided or missing). A
+    with-skill side the skill could have reached counts as not passed (``_gate_pass_values``).
 
     Columns: skill, case_id, negative_control, d, n_pairs.
     """
@@ -413,7 +449,8 @@ def case_differences(trials: pd.DataFrame, treatment: str = "with_skill", contro
     sides = []
     for condition, name in ((treatment, "t"), (control, "c")):
         part = trials.loc[trials["condition"] == condition]
-        sides.append(part[key].assign(**{name: _pass_values(part).to_numpy()}))
+        values = _gate_pass_values(part, treated=condition == "with_skill")
+        sides.append(part[key].assign(**{name: values.to_numpy()}))
     pairs = sides[0].merge(sides[1], on=key, how="outer")
     neg = trials.loc[is_negative_control(trials), list(CASE)].drop_duplicates()
     neg_keys = set(map(tuple, neg.to_numpy().tolist()))
@@ -441,7 +478,8 @@ def skill_cases(trials: pd.DataFrame, skill: str, *, activations: pd.DataFrame |
     neg_rows = paired.loc[is_negative_control(paired)]
     rates = {}
     for condition in ("with_skill", "baseline"):
-        v = _pass_values(neg_rows.loc[neg_rows["condition"] == condition]).dropna()
+        v = _gate_pass_values(neg_rows.loc[neg_rows["condition"] == condition],
+                              treated=condition == "with_skill").dropna()
         rates[condition] = float(v.mean()) if len(v) else None
     fa = None
     if activations is not None and len(activations):

@@ -107,3 +107,24 @@ def test_a_trial_whose_environment_did_not_start_is_rerun_and_else_excluded(tmp_
                        for c in trials["failure_cause"])
     grades = [json.loads(line) for line in (out / "grades.jsonl").read_text().splitlines()]
     assert len(grades) == 2
+
+
+def test_provider_errors_are_harbors_own_retryable_provider_failures():
+    from harbor.models.trial.error_policy import FailureCause, policy_for
+
+    from aces_bench.collect import PROVIDER_ERRORS, provider_failure
+
+    harbors = {"ApiRateLimitError", "ApiOverloadedError", "ApiInternalServerError", "RateLimitError",
+               "ServiceUnavailableError", "APIConnectionError"}
+    assert harbors <= PROVIDER_ERRORS
+    for name in PROVIDER_ERRORS - {"BadGatewayError"}:
+        policy = policy_for(name)
+        assert policy.cause is FailureCause.MODEL_PROVIDER_FAILED and policy.retry, name
+    # Harbor's own non-retryable provider failures (a wrong key, an unknown model) and its
+    # "agent exhausted its budget" class are the arm's once the agent ran.
+    for name in ("AuthenticationError", "ModelNotFoundError", "BadRequestError", "ContextWindowExceededError"):
+        assert classify(_failed(name, agent_started=True))[0] == "agent_error", name
+    status, cause = classify(_failed("ApiRateLimitError", agent_started=True))
+    assert provider_failure(status, cause)
+    status, cause = classify(_failed("SandboxBuildFailedError", agent_started=False))
+    assert status == "infra_error" and not provider_failure(status, cause)

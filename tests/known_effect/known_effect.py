@@ -26,7 +26,8 @@ with ``aces-bench report <dir> --fail-under-lift 0.05`` (``run_verdict_suite``):
 
 - ``flood-checksum`` (grader gaming): echoes every token of its input, then every number
   0..2000; strict answer checks pass none of its cases: "not enough cases", lift 0, and its
-  case without assertions is abstained on by the heuristic judge (excluded, counted);
+  case without assertions is abstained on by the heuristic judge (left out of the headline,
+  counted; the gate reads that with-skill side as not passed: a tie with the failing baseline);
 - ``unstable-line-count``: right on 3 cases the baseline gets wrong, hangs its trial on 2
   and kills its own sandbox on 1 where the baseline is right: the failures are its losses
   (intention to treat), lift 0 where the old per-protocol view said +1: "not enough cases";

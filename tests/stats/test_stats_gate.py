@@ -157,3 +157,55 @@ def test_per_case_data_from_a_trials_table_counts_failures_as_losses_and_leaves_
     assert cases.negative == [-1.0] and cases.n_excluded_pairs == 1
     assert cases.negative_pass_with == 0.0 and cases.negative_pass_base == 1.0
     assert math.isclose(sum(cases.positive) / 4, 0.125)
+
+
+def test_a_with_skill_answer_no_grader_could_decide_is_not_passed_by_the_gate():
+    # A skill that floods its answer where it would lose makes the heuristic judge abstain: the
+    # trial finished with no pass decided. Left out, five wins would read "helps" over the five
+    # losses it hid; the gate reads it as not passed (the headline leaves it out and shows it).
+    rows = []
+    for i in range(10):
+        hide = i >= 5
+        rows.append(trial(case_id=f"c{i}", condition="with_skill", task_id=f"w{i}", trial_class="finished",
+                          final_pass=None if hide else True))
+        rows.append(trial(case_id=f"c{i}", condition="baseline", task_id=f"b{i}", trial_class="finished",
+                          final_pass=hide))
+    cases = skill_cases(frame(rows), "s1")
+    assert cases.positive == [1.0] * 5 + [-1.0] * 5 and cases.n_excluded_pairs == 0
+    assert gate_verdict(cases).verdict != "helps"
+    # The baseline's undecided side, or an excluded trial on either side, still leaves the pair out.
+    rows = [trial(case_id="c0", condition="with_skill", task_id="w0", trial_class="finished", final_pass=True),
+            trial(case_id="c0", condition="baseline", task_id="b0", trial_class="finished", final_pass=None),
+            trial(case_id="c1", condition="with_skill", task_id="w1", status="infra_error", trial_class="excluded",
+                  final_pass=None),
+            trial(case_id="c1", condition="baseline", task_id="b1", trial_class="finished", final_pass=True)]
+    cases = skill_cases(frame(rows), "s1")
+    assert cases.positive == [] and cases.n_excluded_pairs == 2
+
+
+def test_a_with_skill_provider_error_left_after_retries_is_not_passed_by_the_gate():
+    # A skill running as root in the sandbox can point an in-sandbox agent's endpoint at itself
+    # and answer 429: the trial looks like a provider failure. On the with-skill side the gate
+    # reads it as not passed; before the agent started (nothing of the skill ran) it stays out.
+    from aces_bench.collect import PROVIDER_FAILURE
+
+    rows = []
+    for i in range(10):
+        hide = i >= 5
+        rows.append(trial(case_id=f"c{i}", condition="with_skill", task_id=f"w{i}",
+                          status="infra_error" if hide else "ok", trial_class="excluded" if hide else "finished",
+                          failure_cause=f"ApiRateLimitError ({PROVIDER_FAILURE}): 429" if hide else None,
+                          final_pass=None if hide else True))
+        rows.append(trial(case_id=f"c{i}", condition="baseline", task_id=f"b{i}", trial_class="finished",
+                          final_pass=hide))
+    cases = skill_cases(frame(rows), "s1")
+    assert cases.positive == [1.0] * 5 + [-1.0] * 5 and gate_verdict(cases).verdict != "helps"
+    # The same failure on the baseline side, or an environment that never started: the pair is out.
+    rows = [trial(case_id="c0", condition="with_skill", task_id="w0", trial_class="finished", final_pass=True),
+            trial(case_id="c0", condition="baseline", task_id="b0", status="infra_error", trial_class="excluded",
+                  failure_cause=f"ApiRateLimitError ({PROVIDER_FAILURE}): 429", final_pass=None),
+            trial(case_id="c1", condition="with_skill", task_id="w1", status="infra_error", trial_class="excluded",
+                  failure_cause="SandboxBuildFailedError before the agent started: no image", final_pass=None),
+            trial(case_id="c1", condition="baseline", task_id="b1", trial_class="finished", final_pass=True)]
+    cases = skill_cases(frame(rows), "s1")
+    assert cases.positive == [] and cases.n_excluded_pairs == 2
