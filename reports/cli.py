@@ -106,7 +106,14 @@ def main(argv: list[str]) -> int:
 def _gate(report_dir: Path, threshold: float, lower_bound: bool, min_cases: int | None,
           alpha: float | None) -> int:
     from aces_bench.reports.build import SUMMARY_FILE
-    from aces_bench.reports.gate import gate_failures, null_arm_failures, null_arm_status, settings_for
+    from aces_bench.reports.gate import (
+        describe,
+        gate_failures,
+        gate_verdicts,
+        null_arm_failures,
+        null_arm_status,
+        settings_for,
+    )
     from aces_bench.reports.summary import read_summary
 
     summary = read_summary(report_dir / SUMMARY_FILE)
@@ -115,11 +122,16 @@ def _gate(report_dir: Path, threshold: float, lower_bound: bool, min_cases: int 
     null_failures = null_arm_failures(summary)
     for f in failures + null_failures:
         print(f.line(), file=sys.stderr)
+    failing = {f.skill for f in failures}
+    for v in gate_verdicts(summary, settings):
+        if v.passed and v.skill not in failing:
+            # A pass shows what it rests on: the test, its exact p and the cases.
+            print(f"PASS {v.skill}: {describe(v)}")
     n = len(summary.gate_cases)
     level = f"one-sided level {settings.alpha:g}" + (
         f"/{settings.family} (Bonferroni over {settings.family} skills)" if settings.family > 1 else "")
     rule = (f"pass-rate lift credibly above {threshold:+.3f} ({level}), at least {settings.min_cases} cases won, "
-            "no harm on should-not-use cases, null arm consistent with 0")
+            "no harm on should-not-use cases, null arm consistent with 0 where it ran")
     print(f"gate: {null_arm_status(summary)}")
     if failures or null_failures:
         if failures:

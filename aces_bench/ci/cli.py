@@ -36,7 +36,8 @@ def parser() -> argparse.ArgumentParser:
                    help="skill folder or folder of skills, relative to the repo (repeatable; default: the repo)")
     p.add_argument("--config", type=Path, metavar="YAML",
                    help="dependencies: 'support: {helper-skill: [user, ...]}', 'bundles: {name: [skill, ...]}'")
-    p.add_argument("--policy", type=Path, metavar="YAML", help="promotion policy (default: no regression only)")
+    p.add_argument("--policy", type=Path, metavar="YAML",
+                   help="promotion policy (default: the gate at its defaults, docs/gate.md, and no regression)")
     p.add_argument("--baseline", type=Path, metavar="DIR", default=Path(".aces/last-good"),
                    help="stored last good run (default: .aces/last-good in the repo)")
     p.add_argument("--save-baseline", action="store_true", help="store this run as the last good one if it passes")

@@ -31,7 +31,7 @@ def test_three_cases_per_skill_are_not_enough_to_pass(member, tmp_path, capsys):
     assert ("FAIL access-log-latency: not enough cases: 3 case(s): 2 won by more than +0.000, 0 lost, 1 other: the "
             "gate needs 5 distinct cases won by more than +0.000 (p = 0.25); false activation 100% of 1") in err
     assert err[-1] == ("gate: 3 of 3 skill(s) fail: pass-rate lift credibly above +0.000 (one-sided level 0.05), at "
-                       "least 5 cases won, no harm on should-not-use cases, null arm consistent with 0")
+                       "least 5 cases won, no harm on should-not-use cases, null arm consistent with 0 where it ran")
     # Fewer cases required: the test itself still decides (2 wins of 3 cases is p = 0.25).
     assert main([str(member), "--out", str(out), "--fail-under-lift", "0", "--min-cases", "2"]) == 1
     err = capsys.readouterr().err
@@ -50,7 +50,11 @@ def test_five_wins_of_five_pass_with_and_without_the_lower_bound(report_dir, tmp
     assert gate_failures(s, threshold=0.05) == []
     assert gate_failures(s, threshold=0.05, lower_bound=True) == []
     assert _gate(tmp_path, 0.05, False, None, None) == 0
-    assert "gate: all 1 skill(s) pass" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "gate: all 1 skill(s) pass" in out
+    # A pass says what it rests on: the verdict, the exact p-value and the lower bound.
+    assert ("PASS all-win: helps: pass-rate lift +1.000 over 5 case(s): 5 won by more than +0.050, 0 lost, 0 other; "
+            "lift > +0.050: p = 0.03988 <= 0.05") in out
     assert _gate(tmp_path, 0.05, True, None, None) == 0
     # One pair never passes, whatever it shows.
     s = _with_cases(report_dir, tmp_path, GateCases(skill="one", positive=[1.0]))
