@@ -44,7 +44,7 @@ from aces_bench.reports.style import (
     save_figure,
 )
 from aces_bench.stats import lift_table
-from aces_bench.stats.pairing import COMPOSITE, OUTCOME_ONLY
+from aces_bench.stats.pairing import COMPOSITE, FINAL_PASS, OUTCOME_ONLY, outcome_values
 
 REPORTED_LABEL = "ACES paper, reported"
 REPORTED_FILE = "aces_paper_reported.json"
@@ -386,7 +386,8 @@ def _routing_rows(inp: FigureInputs, rs: dict) -> list[SideBySide]:
     wall = trials.dropna(subset=["wall_sec", "n_visible_skills"]).groupby("n_visible_skills")["wall_sec"].mean()
     for k, v in (rs.get("mean_wall_seconds") or {}).items():
         out.append(_row("routing stress", f"mean wall seconds at {k} skills", v, wall.get(int(k))))
-    passed = trials.assign(p=trials["reward"] >= 1.0).dropna(subset=["n_visible_skills", "reward"])
+    # The one pass (final_pass, aces_bench/mode_registry.py): an arm's failures are not passed.
+    passed = trials.assign(p=outcome_values(trials, FINAL_PASS)).dropna(subset=["n_visible_skills", "p"])
     rate = passed.groupby("n_visible_skills")["p"].mean()
     for k, v in (rs.get("with_skill_pass_rate") or {}).items():
         out.append(_row("routing stress", f"with-skill pass rate at {k} skills", v, rate.get(int(k))))
