@@ -7,8 +7,9 @@ deterministic rules for the known failure classes:
 - never activated (``activation`` failed on a case the skill is for): description and
   trigger wording;
 - fires on should-not-use cases (a negative control it activated on): the description
-  narrowed, saying when *not* to use the skill, and a "When not to use" section; never a
-  wider trigger;
+  narrowed (broad trigger claims dropped, its purpose in its own cases' words, never a
+  word of the should-not-use request) and a "When not to use" section naming that
+  request; never a wider trigger;
 - wrong arguments (the expected script ran and every invocation failed): a usage example;
 - skipped step (the script never ran, or ran before SKILL.md was read, or an expected
   behavior was missed): an ordered checklist.
@@ -105,8 +106,30 @@ def _with_description(text: str, description: str, trigger: str) -> str:
     return text[:m.start(2)] + new + text[m.end(2):]
 
 
-def _narrowed(text: str, prompt: str) -> str:
-    """SKILL.md with a "not for" sentence in the description and a "When not to use" section."""
+# A description sentence that claims requests ("Use for ...", "Use it when ...") in broad
+# terms: what makes a skill fire where it should stay out.
+_TRIGGER_SENTENCE = re.compile(r"^\s*(?:use|useful|invoke|trigger|apply|call)\b", re.IGNORECASE)
+_BROAD = re.compile(r"\b(?:any|anything|every|everything|all|whatever|general|generic|misc\w*)\b", re.IGNORECASE)
+_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+MAX_TOPIC_WORDS = 6
+
+
+def _words(text: str) -> set[str]:
+    return {w.casefold() for w in _WORDS.findall(text)}
+
+
+def _narrowed(text: str, prompt: str, own_prompts: list[str]) -> str:
+    """SKILL.md narrowed after the skill fired on a should-not-use case (``prompt``).
+
+    The description loses its broad trigger claims ("Use for any question about any file
+    ...") and says what the skill is for in the words of its own cases that the
+    should-not-use request does not share; that request goes into a "When not to use"
+    section of the body, never into the description. The description never gains a
+    word of the should-not-use request it did not have: a router that matches words (the
+    reference agent's BM25) would fire on it more, not less.
+    """
+    from aces_bench.agents.routing import STOPWORDS
+
     task = _trigger(prompt).rstrip(".")
     pattern = re.compile(r"^(description:[ \t]*)(.*)$", re.MULTILINE)
     m = pattern.search(text)
@@ -114,8 +137,20 @@ def _narrowed(text: str, prompt: str) -> str:
         value = m.group(2).strip()
         quote = value[:1] if value[:1] in "\"'" and value.endswith(value[:1]) else ""
         inner = value[1:-1] if quote else value
-        new = f"{quote}{inner.rstrip('.')}. Do not use it for other tasks, such as: {task}.{quote}"
-        text = text[:m.start(2)] + new + text[m.end(2):]
+        sentences = [x.strip() for x in re.split(r"(?<=[.!?])\s+", inner) if x.strip()]
+        kept = [x for x in sentences if not (_TRIGGER_SENTENCE.match(x) and _BROAD.search(x))]
+        unwanted = _words(prompt) - _words(inner)
+        topic: list[str] = []
+        for w in _WORDS.findall(" ".join(own_prompts)):
+            key = w.casefold()
+            if key in _words(prompt) or key in STOPWORDS or key in {t.casefold() for t in topic}:
+                continue
+            topic.append(w)
+        if topic:
+            kept.append(f"Only for requests about {', '.join(topic[:MAX_TOPIC_WORDS])}.")
+        described = " ".join(x if x.endswith((".", "!", "?")) else x + "." for x in kept)
+        if described and not (_words(described) & unwanted):
+            text = text[:m.start(2)] + f"{quote}{described}{quote}" + text[m.end(2):]
     return _append_section(text, "When not to use", f"- Requests like: {task}. Answer those without this skill.")
 
 
@@ -146,7 +181,8 @@ def lv2(skill_dir: Path, case_id: str, failure: str | None) -> tuple[str | None,
     files = list(getattr(case, "files", []) or []) if case is not None else []
     if failure == FIRES_ON_NEGATIVES:
         prompt = getattr(case, "prompt", "") if case is not None else ""
-        after = _narrowed(text, prompt)
+        own = [c.prompt for c in cases.values() if not c.is_negative_control]
+        after = _narrowed(text, prompt, own)
         note = ("the skill fired on a case it should stay out of: narrow its description and say when not to use "
                 "it (a wider trigger would make this worse)")
     elif failure == "never activated":

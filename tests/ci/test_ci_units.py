@@ -3,6 +3,7 @@ regression judgement, the policy file, and the LV1/LV2 rules on a real skill fol
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -106,10 +107,44 @@ def test_a_skill_that_fires_on_should_not_use_cases_is_narrowed_never_widened(tm
     assert classify(fired, negative_control=True) == FIRES_ON_NEGATIVES
     diff, note = lv2(skill, "negative-1", FIRES_ON_NEGATIVES)
     added = [line for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
-    assert any("Do not use it for other tasks, such as:" in line for line in added), diff
     assert "+## When not to use" in diff and "narrow its description" in note
-    # Never a wider trigger: the description keeps its one "Use when" and gains no other.
+    assert "+- Requests like: how many lines does the file have. Answer those without this skill." in added
+    # Never a wider trigger: the description keeps its one "Use when", gains no other, and gains
+    # no word of the should-not-use request (a word-matching router would fire on it more).
+    (desc,) = [line for line in added if line.startswith("+description:")]
     assert sum(line.count("Use when") for line in added) == 1
+    assert not {"how", "many", "lines", "does", "have"} & set(desc.casefold().replace(".", " ").replace(",", " ").split())
+
+
+def test_an_over_broad_description_is_narrowed_until_the_router_stays_out(tmp_path):
+    # A skill whose description claims every question about a file fires on a should-not-use
+    # request on the reference agent's router; the suggested SKILL.md drops the broad claim,
+    # names what its own cases ask, and the same router then stays out of that request and
+    # still routes the skill's own.
+    from aces_bench.agents.routing import SkillCard, route
+
+    skill = tmp_path / "memo-todos"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: memo-todos\ndescription: Counts the open TODO markers of a memo. "
+                                    "Use for any question about any file - lines, verses, memos, logs, anything.\n"
+                                    "---\n# Memo todos\n")
+    own = ["How many open TODO markers does the memo have?", "Count the TODO markers left in this memo."]
+    negative = "How many lines do the verses have?"
+    (skill / "evals" / "evals.json").write_text(json.dumps({"skill_name": "memo-todos", "evals": [
+        *({"id": f"todo-{i}", "prompt": p} for i, p in enumerate(own)),
+        {"id": "neg-verses", "prompt": negative, "expected_skill": None}]}))
+
+    def card(text: str) -> SkillCard:
+        description = next(line for line in text.splitlines() if line.startswith("description:"))
+        return SkillCard(key="memo-todos", name="memo-todos", description=description.split(":", 1)[1].strip())
+
+    before = (skill / "SKILL.md").read_text()
+    assert route(negative, [card(before)]).chosen == "memo-todos"
+    diff, _ = lv2(skill, "neg-verses", FIRES_ON_NEGATIVES)
+    new_desc = next(line[1:] for line in diff.splitlines() if line.startswith("+description:"))
+    assert "any question" not in new_desc and "Only for requests about" in new_desc, diff
+    assert route(negative, [card(new_desc)]).chosen is None
+    assert all(route(p, [card(new_desc)]).chosen == "memo-todos" for p in own)
 
 
 def test_pass_rates_are_per_skill_and_count_failures():
