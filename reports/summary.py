@@ -122,7 +122,7 @@ class Counts(BaseModel):
     n_neither: int = Field(description="pair keys scored on neither side (headline outcome)")
 
 
-class AnalysisSet(BaseModel):
+class IntentionToTreat(BaseModel):
     """Intention to treat: every scheduled pair of the headline, and what left it out.
 
     An arm's failures (timeout, agent error, a sandbox that died after the agent started,
@@ -208,8 +208,8 @@ class ReportSummary(VersionedRecord):
         default_factory=list, description="group-mode studies: per skill, harness, model, decoy set and condition, "
         "which skill fired for the skill each case was meant for (reports/confusion.py)")
     # Optional within version 1: a summary written before the gate was one rule has none.
-    analysis_set: AnalysisSet | None = Field(default=None, description="intention to treat: the pairs analysed, "
-                                             "the ones excluded by reason, the worst-case bound")
+    intention_to_treat: IntentionToTreat | None = Field(
+        default=None, description="the pairs analysed, the ones excluded by reason, the worst-case bound")
     gate_cases: list[GateCases] = Field(default_factory=list, description="per skill, the plain per-case data the "
                                         "gate reads (aces_bench/stats/gate.py): any threshold can be re-gated")
     gate: list[GateVerdict] = Field(default_factory=list, description="per skill, the gate's verdict at the "
@@ -381,8 +381,8 @@ def _excluded_reason(row: dict) -> str | None:
     return None
 
 
-def analysis_set(trials: pd.DataFrame, stats: StudyStats) -> AnalysisSet:
-    """The intention-to-treat accounting of the headline (``AnalysisSet``)."""
+def intention_to_treat(trials: pd.DataFrame, stats: StudyStats) -> IntentionToTreat:
+    """The intention-to-treat accounting of the headline (``IntentionToTreat``)."""
     head = stats.settings.headline_outcome
     paired = trials.loc[trials["condition"].isin(("with_skill", "baseline")) & ~is_negative_control(trials)]
     reasons: dict[str, int] = {}
@@ -400,12 +400,12 @@ def analysis_set(trials: pd.DataFrame, stats: StudyStats) -> AnalysisSet:
     n_keys = int(bounds.get("n_keys") or 0)
     n_both = int(sided["n_both"]) if sided else 0
     pp = pooled.get(OUTCOME_PER_PROTOCOL, {})
-    return AnalysisSet(n_pair_keys=n_keys, n_analysed=n_both, n_excluded=max(0, n_keys - n_both),
-                       excluded_trials_by_reason=dict(sorted(reasons.items())),
-                       arm_failures_by_condition=dict(sorted(failures.items())),
-                       lift=pooled.get(head, {}).get("lift"), lift_worst_case=bounds.get("lift_lower"),
-                       lift_best_case=bounds.get("lift_upper"), lift_per_protocol=pp.get("lift"),
-                       n_per_protocol=int(pp.get("n") or 0))
+    return IntentionToTreat(n_pair_keys=n_keys, n_analysed=n_both, n_excluded=max(0, n_keys - n_both),
+                            excluded_trials_by_reason=dict(sorted(reasons.items())),
+                            arm_failures_by_condition=dict(sorted(failures.items())),
+                            lift=pooled.get(head, {}).get("lift"), lift_worst_case=bounds.get("lift_lower"),
+                            lift_best_case=bounds.get("lift_upper"), lift_per_protocol=pp.get("lift"),
+                            n_per_protocol=int(pp.get("n") or 0))
 
 
 def gate_inputs(trials: pd.DataFrame, stats: StudyStats) -> list[GateCases]:
@@ -498,7 +498,7 @@ def build_summary(
         controls_by_skill=control_rows(stats.controls_by_skill, ("skill",), trials, graders),
         routing_confusion=routing_confusion(trials, visible),
         judge_agreement=judge_agreement or [],
-        analysis_set=analysis_set(trials, stats) if with_pass_rates else None,
+        intention_to_treat=intention_to_treat(trials, stats) if with_pass_rates else None,
         gate_cases=cases,
         gate=[gate_verdict(c, gate_settings) for c in cases],
     )

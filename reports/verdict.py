@@ -137,7 +137,7 @@ def headline_sentence(summary: ReportSummary) -> str:
         interval = head.ci_note or "no interval"
     parts = [f"Across {head.n} pairs of positive cases ({head.n_cases} cases; every scheduled pair, an arm's "
              f"timeouts and errors counted as failures), the {outcome} lift is {head.lift:+.3f} ({interval})."]
-    a = summary.analysis_set
+    a = summary.intention_to_treat
     if a is not None and a.n_excluded:
         why = ", ".join(f"{n} {r}" for r, n in a.excluded_trials_by_reason.items())
         parts.append(f"{a.n_excluded} of {a.n_pair_keys} pairs are excluded ({why} trial(s)); were every excluded "

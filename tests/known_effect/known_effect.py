@@ -289,7 +289,7 @@ def run_verdict_suite(harness: Sequence[str], out: Path, *, root_parent: Path | 
         (v,) = gate_verdicts(summary, settings_for(summary, threshold=GATE_THRESHOLD))
         head = _lift(summary, skill, HEADLINE)
         pp = _lift(summary, skill, "outcome_per_protocol")
-        a = summary.analysis_set
+        a = summary.intention_to_treat
         result[skill] = GateOutcome(
             skill=skill, kind=VERDICT_KINDS[skill], verdict=v.verdict, passed=v.passed, rc=rc, rc_lower_bound=rc_lb,
             lines=lines, lift=head.lift if head else None, lift_per_protocol=pp.lift if pp else None,

@@ -217,7 +217,7 @@ def test_a_crashing_skills_failures_are_its_losses_not_dropped_pairs(verdicts):
     assert o.lift == 0.0 and o.n_excluded == 0 and o.n_cases == 6
     gate = next(g for g in o.summary.gate if g.skill == CRASHING)
     assert gate.n_losses == 3 and gate.verdict == "not enough cases"
-    statuses = {r for r in o.summary.analysis_set.arm_failures_by_condition}
+    statuses = {r for r in o.summary.intention_to_treat.arm_failures_by_condition}
     assert statuses == {"with_skill"}
     assert o.lift_per_protocol is None or o.lift_per_protocol > o.lift
 
