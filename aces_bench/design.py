@@ -25,10 +25,10 @@ from aces_bench.config.store import member_dirname
 from aces_bench.cost import CostCapReached
 from aces_bench.errors import ConfigError, RunError
 from aces_bench.pricing import estimate_trial
+from aces_bench.study_data import DESIGN_FILE
 
 log = logging.getLogger("aces_bench.design")
 
-DESIGN_FILE = "design.json"
 # Keys a member's folder name leaves out (as Hydra's sweep subdir does).
 _EXCLUDE = ("study", "emit_only", "report", "skill.paths", "skill.support", "decoys.paths",
             "backend.kwargs.root_parent", "output_dir")
@@ -109,7 +109,7 @@ def expand(spec: RunSpec) -> list[Member]:
             name = member_dirname(cell, _EXCLUDE)
             if name in members:
                 old = members[name]
-                members[name] = old.model_copy(update={"arms": (*old.arms, arm.name)})
+                members[name] = old.model_copy(update={"arms": tuple(dict.fromkeys((*old.arms, arm.name)))})
             else:
                 members[name] = Member(name=name, arms=(arm.name,), overrides=tuple(cell))
     return list(members.values())
@@ -186,7 +186,8 @@ def run_design(spec: RunSpec) -> Path:
             specs[member.name] = (member, ms)
         else:
             first, fs = specs[same]
-            specs[same] = (first.model_copy(update={"arms": (*first.arms, *member.arms)}), fs)
+            arms = tuple(dict.fromkeys((*first.arms, *member.arms)))  # one arm named once
+            specs[same] = (first.model_copy(update={"arms": arms}), fs)
     if not spec.emit_only:
         check_design_budget(spec, out, [(m, ms) for m, ms in specs.values()])
     done: list[tuple[Member, RunSpec, int]] = []
@@ -206,6 +207,12 @@ def run_design(spec: RunSpec) -> Path:
     write_json(out / DESIGN_FILE, size)
     for line in size.lines():
         print(line)
+    if not spec.emit_only:
+        from aces_bench.study_data import write_study_table
+
+        # One table of every member's trials with its arm: pd.read_parquet(<out>/trials.parquet).
+        table, _ = write_study_table(out)
+        log.info("study trials table (every member, with arm and member): %s", table)
     if spec.report and not spec.emit_only:
         from aces_bench.console import finish_console
         from aces_bench.reports import build_report

@@ -30,7 +30,7 @@ from aces_bench.grading import GradingContext, grade_subjects
 from aces_bench.io import write_frame, write_json, write_text
 from aces_bench.judges.factory import build_judge
 from aces_bench.judges.spec import JudgeSpec
-from aces_bench.records import TABLE_CSV, TABLE_PARQUET, rows_to_frame, write_grades
+from aces_bench.records import TABLE_CSV, TABLE_PARQUET, rows_to_frame, write_grades, write_table_csv
 
 
 def parser() -> argparse.ArgumentParser:
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> Path:
     write_grades(out / "grades.jsonl", graded)
     frame = rows_to_frame([g.to_row() for g in graded])
     write_frame(out / TABLE_PARQUET, frame)
-    write_frame(out / TABLE_CSV, frame)
+    write_table_csv(out / TABLE_CSV, frame)
     matched = sum(1 for s in subjects if s.case is not None)
     facts = [
         f"source: `{root}` ({len(found)} trials" + (f"; {len(broken)} trial dirs could not be read: counted "

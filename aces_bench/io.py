@@ -154,13 +154,13 @@ def yaml_problem(exc: Exception, *, line_offset: int = 1) -> str:
     return " ".join(f"{what}{at}".split())
 
 
-def write_frame(path: Path, frame: Any) -> Path:
-    """Write a pandas DataFrame as Parquet or CSV, chosen by suffix."""
+def write_frame(path: Path, frame: Any, *, float_format: str | None = None) -> Path:
+    """Write a pandas DataFrame as Parquet or CSV, chosen by suffix (``float_format``: CSV only)."""
     path = Path(path)
     if path.suffix == ".parquet":
         return _atomic(path, lambda tmp: frame.to_parquet(tmp, index=False))
     if path.suffix == ".csv":
-        return _atomic(path, lambda tmp: frame.to_csv(tmp, index=False))
+        return _atomic(path, lambda tmp: frame.to_csv(tmp, index=False, float_format=float_format))
     raise ValueError(f"unsupported table format: {path.suffix}")
 
 

@@ -212,14 +212,49 @@ def table_columns() -> tuple[str, ...]:
 
 
 _FLOAT_COLUMNS = ("reward", "composite", "outcome", "outcome_per_protocol", "cost_usd", "wall_sec", "author_score")
+# Counts that may be missing (a failed trial has no steps): nullable integers, so a CSV
+# says 12, never 12.0.
+_COUNT_COLUMNS = ("n_steps", "n_tool_calls", "input_tokens", "output_tokens")
+CSV_FLOAT_FORMAT = "%.6g"
+"""Six significant digits in ``trials.csv``: scores and seconds as a reader uses them
+(the Parquet file keeps full precision)."""
 
 
-def rows_to_frame(rows: list[TrialRow]) -> pd.DataFrame:
-    frame = pd.DataFrame([r.model_dump() for r in rows], columns=list(table_columns()))
+# --- the study-level table -----------------------------------------------------------
+
+STUDY_COLUMNS = ("member", "arm", "arms")
+PRIMARY_ARM = "primary"
+"""The arm a study's headline is computed on: a study that is not a design is this one arm."""
+
+
+class StudyTrialRow(TrialRow):
+    """One row of a study-level trials table (``aces_bench.load``; a design's root
+    ``trials.parquet``): a member's ``TrialRow`` and where it sits in the study."""
+
+    SCHEMA_ARTIFACT: ClassVar[str] = "study trials table"
+
+    member: str = Field(description="the member folder the trial ran in (= run_id)")
+    arm: str = Field(description="the design arm the trial counts in: the first arm listing its member")
+    arms: str = Field(description="every design arm listing its member, ';'-separated, in design order")
+
+
+def study_table_columns() -> tuple[str, ...]:
+    return (*table_columns(), *STUDY_COLUMNS)
+
+
+def rows_to_frame(rows: list[TrialRow], columns: tuple[str, ...] | None = None) -> pd.DataFrame:
+    frame = pd.DataFrame([r.model_dump() for r in rows], columns=list(columns or table_columns()))
     for col in frame.columns:
         if col.startswith("metric_") or col in _FLOAT_COLUMNS:
             frame[col] = frame[col].astype("float64")
+        elif col in _COUNT_COLUMNS:
+            frame[col] = frame[col].astype("Int64")
     return frame
+
+
+def write_table_csv(path: Path, frame: pd.DataFrame) -> Path:
+    """A trials table as CSV: floats to ``CSV_FLOAT_FORMAT``, counts as integers."""
+    return write_frame(path, frame, float_format=CSV_FLOAT_FORMAT)
 
 
 # --- the graded trial ------------------------------------------------------------------
@@ -371,7 +406,7 @@ def grades_by_key(path: Path) -> dict[tuple[str, int, str], GradedTrial]:
 def write_trials_table(out_dir: Path, graded: list[GradedTrial], spec: RunSpec) -> pd.DataFrame:
     frame = rows_to_frame([g.to_row(spec) for g in graded])
     write_frame(out_dir / TABLE_PARQUET, frame)
-    write_frame(out_dir / TABLE_CSV, frame)
+    write_table_csv(out_dir / TABLE_CSV, frame)
     return frame
 
 
@@ -404,11 +439,11 @@ def _cell(value: object) -> object:
     return None if not isinstance(value, (list, tuple, dict)) and pd.isna(value) else value
 
 
-def validate_rows(frame: pd.DataFrame, where: Path) -> list[TrialRow]:
+def validate_rows(frame: pd.DataFrame, where: Path, model: type[TrialRow] = TrialRow) -> list[TrialRow]:
     """Every row of a stored table as a ``TrialRow`` (migrated); a bad row is a ReportError naming it."""
     fix = f"{GRADES_REGENERATE} or restore the file"
     return [
-        load_model(TrialRow, {k: _cell(v) for k, v in record.items()}, where=where, fix=fix, prefix=f"row {i}")
+        load_model(model, {k: _cell(v) for k, v in record.items()}, where=where, fix=fix, prefix=f"row {i}")
         for i, record in enumerate(frame.to_dict("records"))
     ]
 
@@ -425,8 +460,11 @@ def read_table_file(path: Path) -> pd.DataFrame:
     except (OSError, ValueError) as exc:
         raise ReportError(f"cannot read the trials table: {exc}", where=path,
                           fix=f"{GRADES_REGENERATE} or restore the file") from None
-    rows = validate_rows(frame, path)
+    # A study-level table (a design's root trials.parquet) carries member and arm too.
+    study = "member" in frame.columns
+    rows = validate_rows(frame, path, StudyTrialRow if study else TrialRow)
+    columns = study_table_columns() if study else table_columns()
     versions = set(frame["schema_version"].astype(str)) if "schema_version" in frame.columns else set()
-    if frame.empty or (versions == {TABLE_SCHEMA_VERSION} and list(frame.columns) == list(table_columns())):
+    if frame.empty or (versions == {TABLE_SCHEMA_VERSION} and list(frame.columns) == list(columns)):
         return frame
-    return rows_to_frame(rows)  # migrated, or a metric column added since: rebuilt in the current shape
+    return rows_to_frame(rows, columns)  # migrated, or a metric column added since: rebuilt in the current shape

@@ -22,8 +22,12 @@ def test_the_paper_design_has_every_arm_and_cell(tmp_path):
     spec = compose_spec(["study=aces_paper"], output_dir=tmp_path)
     assert spec.study.n_attempts == 3 and spec.study.scan_tiers == [1, 2]
     cells = _cells(expand(spec))
+    # The headline arm is each harness in isolation; the group workspace is an arm of its own.
     primary = {(kv["harness"], kv["workspace"]) for m, kv in cells if "primary" in m.arms}
-    assert primary == {(h, w) for h in PRIMARY for w in ("isolation", "group")}
+    assert primary == {(h, "isolation") for h in PRIMARY}
+    group = {(kv["harness"], kv["workspace"], kv["decoys"]) for m, kv in cells if "group" in m.arms}
+    assert group == {(h, "group", "paper") for h in PRIMARY}
+    assert [m.arms[0] for m, _ in cells][:8] == ["primary"] * 4 + ["group"] * 4
     stress = {(kv["harness"], kv["decoys.size"]) for m, kv in cells if "routing_stress" in m.arms}
     assert {s for _, s in stress} == {"1", "5", "10", "20", "50"} and len(stress) == 10
     assert all(kv["workspace"] == "group" and kv["decoys"] == "pool" for m, kv in cells if "routing_stress" in m.arms)
