@@ -14,6 +14,7 @@ the Bonferroni level 1 - alpha/m over the m groups of a table that have an inter
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -139,10 +140,27 @@ def lift_table(
                               adjustment=f"Bonferroni over {m} groups ({100 * adj_level:.4g}% each)")
             rows.append({**key, "outcome": o, **st})
     frame = pd.DataFrame(rows, columns=[*by, "outcome", *LIFT_FIELDS, *ADJUSTED_FIELDS])
-    if by:  # one row per (group, outcome), groups in order, as before
+    if by:  # one row per (group, outcome), groups in natural order (n5 before n10)
         frame = frame.sort_values([*by, "outcome"], key=lambda c: c.map({o: i for i, o in enumerate(outcomes)})
-                                  if c.name == "outcome" else c, kind="stable").reset_index(drop=True)
+                                  if c.name == "outcome" else natural_order(c), kind="stable").reset_index(drop=True)
     return frame
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(value: Any) -> tuple:
+    """Sort key that orders the digit runs of a label by value: ``pool-n5`` before ``pool-n10``."""
+    if isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool):
+        return ((0, float(value), ""),)
+    text = "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
+    return tuple((0, float(p), "") if p.isdigit() else (1, 0.0, p) for p in _DIGITS.split(text) if p)
+
+
+def natural_order(column: pd.Series) -> pd.Series:
+    """The column's values replaced by their rank in natural order (for ``sort_values(key=...)``)."""
+    ranks = {v: i for i, v in enumerate(sorted(column.dropna().unique(), key=natural_key))}
+    return column.map(ranks)
 
 
 def pooled_lift(pairs: pd.DataFrame, *, outcomes: Sequence[str] = OUTCOMES, level: float = 0.95) -> pd.DataFrame:

@@ -1,13 +1,19 @@
 """Is a skill's lift distinguishable from zero, and how small a lift can this design see?
 
-Per skill: an exact paired sign test, a paired sign-flip permutation test of the mean
-lift (exact up to ``EXACT_MAX_N`` pairs, else Monte Carlo with a seed of its own per
-skill), the Wilcoxon signed-rank test (scipy) and, when a pass/fail outcome is given,
-McNemar's exact test of the discordant pass/fail pairs (statsmodels). Every p-value
-column gets Holm's step-down and Benjamini-Hochberg adjustments across skills
-(statsmodels ``multipletests``). For the design: the minimum detectable lift and the
-cases a target lift needs, planned with the design effect estimated from the data
-(``inference.clustered_mean``), never on zero observed variance.
+Per skill, with the distinct case as the unit (as the headline's clustering has it: a
+case's attempts, harnesses, models and configurations share its difficulty and are not
+independent observations): each case's lift is the mean over its scored pairs, then an
+exact sign test, a sign-flip permutation test of the mean case lift (exact up to
+``EXACT_MAX_N`` cases, else Monte Carlo with a seed of its own per skill) and the
+Wilcoxon signed-rank test (scipy) run on those case lifts; with a pass/fail outcome,
+McNemar's exact test by case: the exact sign test of each case's pass difference (share
+passing with the skill minus share passing without it), which is McNemar's exact test
+of the discordant pairs (statsmodels) when every case has one pair. So no p-value is
+below what the number of cases allows: 2 / 2**k for k cases. Every p-value column gets
+Holm's step-down and Benjamini-Hochberg adjustments across skills. For the design: the
+minimum detectable lift and the cases a target lift needs, planned with the design
+effect estimated from the data (``inference.clustered_mean``), never on zero observed
+variance.
 """
 
 from __future__ import annotations
@@ -152,6 +158,16 @@ def mcnemar_test(with_pass, base_pass) -> dict:
     return out
 
 
+def case_means(pairs: pd.DataFrame, column: str, case_key: Sequence[str] = CASE_CLUSTER) -> np.ndarray:
+    """Each case's mean of ``column`` over its rows where it is defined (the unit of the tests)."""
+    part = pairs.loc[pairs[column].notna()]
+    if not len(part):
+        return np.zeros(0)
+    if not case_key:
+        return part[column].to_numpy(float)
+    return part.groupby(list(case_key), sort=True, dropna=False)[column].mean().to_numpy(float)
+
+
 def per_skill_tests(
     pairs: pd.DataFrame,
     *,
@@ -161,13 +177,16 @@ def per_skill_tests(
     seed: int = 0,
     pass_outcome: str | None = None,
     pass_threshold: float = 1.0,
+    case_key: Sequence[str] = CASE_CLUSTER,
 ) -> pd.DataFrame:
-    """Sign, permutation, Wilcoxon and (with ``pass_outcome``) McNemar tests per group,
+    """Sign, permutation, Wilcoxon and (with ``pass_outcome``) McNemar tests per group on
+    its distinct cases (``case_key``; each case's lift the mean of its scored pairs),
     each adjusted by Holm and by Benjamini-Hochberg across groups.
 
-    Groups with no scored pair keep a row with None p-values; they do not count in the
-    families. The permutation test of a group past ``EXACT_MAX_N`` pairs draws from
-    ``skill_seed(seed, group key)``.
+    ``n`` counts scored pairs and ``n_cases`` the cases the tests ran on; ``n_pos``,
+    ``n_zero`` and ``n_neg`` count cases. Groups with no scored pair keep a row with None
+    p-values; they do not count in the families. The permutation test of a group past
+    ``EXACT_MAX_N`` cases draws from ``skill_seed(seed, group key)``.
     """
     column = f"lift_{check_outcome(outcome)}"
     pass_cols = None
@@ -176,30 +195,32 @@ def per_skill_tests(
         pass_cols = (f"with_{pass_outcome}", f"base_{pass_outcome}")
         if not set(pass_cols) <= set(pairs.columns):
             pass_cols = None
+    cases = [c for c in case_key if c in pairs.columns]
     rows = []
     for key, part in pairs.groupby(list(by), sort=True, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
-        d = part[column].to_numpy(float)
-        d = d[~np.isnan(d)]
+        scored = part.loc[part[column].notna()]
+        d = case_means(scored, column, cases)
         s = sign_test(d)
         perm = permutation_test(d, n_permutations=n_permutations, seed=skill_seed(seed, key))
         wil = wilcoxon_test(d)
-        row = {**dict(zip(by, key, strict=True)), "outcome": outcome, "n": int(d.size),
-               "lift": float(d.mean()) if d.size else None,
+        row = {**dict(zip(by, key, strict=True)), "outcome": outcome, "n": len(scored), "n_cases": int(d.size),
+               "lift": float(scored[column].mean()) if len(scored) else None,
                "n_pos": s["n_pos"], "n_zero": s["n_zero"], "n_neg": s["n_neg"],
                "p_sign": s["p_value"], "p_perm": perm["p_value"], "perm_method": perm["method"],
                "p_wilcoxon": wil["p_value"], "pass_outcome": pass_outcome if pass_cols else None,
                "n_pass_with_only": None, "n_pass_base_only": None, "p_mcnemar": None}
         if pass_cols:
-            wp = part[pass_cols[0]].to_numpy(float)
-            bp = part[pass_cols[1]].to_numpy(float)
-            mc = mcnemar_test(np.where(np.isnan(wp), np.nan, wp >= pass_threshold),
-                              np.where(np.isnan(bp), np.nan, bp >= pass_threshold))
+            both = part.loc[part[pass_cols[0]].notna() & part[pass_cols[1]].notna()]
+            wp = (both[pass_cols[0]].to_numpy(float) >= pass_threshold).astype(float)
+            bp = (both[pass_cols[1]].to_numpy(float) >= pass_threshold).astype(float)
+            mc = mcnemar_test(wp, bp)
+            by_case = case_means(both.assign(_pass_diff=wp - bp), "_pass_diff", cases)
             row.update(n_pass_with_only=mc["n_pass_with_only"], n_pass_base_only=mc["n_pass_base_only"],
-                       p_mcnemar=mc["p_value"])
+                       p_mcnemar=sign_test(by_case)["p_value"])
         rows.append(row)
-    cols = [*by, "outcome", "n", "lift", "n_pos", "n_zero", "n_neg", "p_sign", "p_perm", "perm_method", "p_wilcoxon",
-            "pass_outcome", "n_pass_with_only", "n_pass_base_only", "p_mcnemar"]
+    cols = [*by, "outcome", "n", "n_cases", "lift", "n_pos", "n_zero", "n_neg", "p_sign", "p_perm", "perm_method",
+            "p_wilcoxon", "pass_outcome", "n_pass_with_only", "n_pass_base_only", "p_mcnemar"]
     frame = pd.DataFrame(rows, columns=cols)
     for col in ("p_sign", "p_perm", "p_wilcoxon", "p_mcnemar"):
         p = frame[col].astype(float).to_numpy()

@@ -190,6 +190,7 @@ def study_stats(
     counts: pd.DataFrame | None = None,
     activations: pd.DataFrame | None = None,
     checks: pd.DataFrame | None = None,
+    routing_trials: pd.DataFrame | None = None,
 ) -> StudyStats:
     """Compute every statistic for ``trials`` (the tidy trials table) into a ``StudyStats``.
 
@@ -198,7 +199,8 @@ def study_stats(
     Lift, its inference, tests, routing and power use positive cases; negative controls
     get their own lift table and, given ``activations`` (skill, case_id, activated), a
     false-activation rate. ``checks`` (metric, condition, check, decided) feeds the
-    abstention audit.
+    abstention audit. ``routing_trials``: the isolation and group trials the routing
+    premium pairs (default ``trials``), for a study whose headline set holds one mode.
     Pure: reads nothing but its arguments. Seeded, so the same input gives the same
     output. Empty or degenerate input yields tables with n = 0 and None statistics.
     """
@@ -217,6 +219,10 @@ def study_stats(
     if counts is None:
         counts = pass_counts(trials, success=s.pass_outcome, threshold=s.pass_threshold, stop_on_pass=s.stop_on_pass)
     t = StatTable.from_frame
+    routing_pairs = pairs
+    if routing_trials is not None:
+        routing_rows = routing_trials.loc[routing_trials["condition"].isin(PAIRED)]
+        routing_pairs = positive_cases(build_pairs(routing_rows, outcomes=(s.headline_outcome,)))
     corr, by_skill = (None, None)
     if static_scores is not None:
         corr, joined = static_lift_correlation(static_scores, pairs, outcome=s.headline_outcome, level=s.level)
@@ -238,10 +244,11 @@ def study_stats(
         within_cell_sd=t(within_cell_sd(pairs, by=cell, outcomes=s.outcomes)),
         passk_pooled=t(passk_table(counts, ks=s.ks, by=())),
         passk_by_cell=t(passk_table(counts, ks=s.ks, by=cell)),
-        routing_pooled=t(routing_premium(pairs, outcomes=(s.headline_outcome,), n_resamples=s.n_resamples,
+        routing_pooled=t(routing_premium(routing_pairs, outcomes=(s.headline_outcome,), n_resamples=s.n_resamples,
                                          seed=s.seed, level=s.level)),
-        routing_by_cell=t(routing_premium(pairs, outcomes=(s.headline_outcome,), by=("skill", "harness", "model"),
-                                          n_resamples=s.n_resamples, seed=s.seed, level=s.level)),
+        routing_by_cell=t(routing_premium(routing_pairs, outcomes=(s.headline_outcome,),
+                                          by=("skill", "harness", "model"), n_resamples=s.n_resamples, seed=s.seed,
+                                          level=s.level)),
         significance=t(per_skill_tests(pairs, outcome=s.headline_outcome, n_permutations=s.n_resamples, seed=s.seed,
                                        pass_outcome=s.pass_outcome,
                                        pass_threshold=s.pass_threshold)),

@@ -142,3 +142,29 @@ def test_design_power_on_zero_variance_reports_no_plan():
     t["composite"] = np.where(t["condition"] == "with_skill", 0.9, 0.4)
     row = design_power(build_pairs(t), outcomes=("composite",)).iloc[0]
     assert row["mde"] is None and row["n_needed"] is None and row["note"] == "no variation observed (n = 4)"
+
+
+def test_per_skill_tests_count_distinct_cases_not_their_repeats():
+    # 3 cases, each run in 7 configurations (attempts, harnesses, members): all positive.
+    # Treated as 21 independent pairs the sign test says p = 2/2**21; the 3 cases allow 2/2**3.
+    t = make_trials(skills=1, cases=3, attempts=7, seed=2, lift=0.0)
+    t.loc[t["condition"] == "with_skill", "composite"] = 1.0
+    t.loc[t["condition"] == "baseline", "composite"] = 0.0
+    t.loc[t["condition"] == "with_skill", "reward"] = 1.0
+    t.loc[t["condition"] == "baseline", "reward"] = 0.0
+    row = per_skill_tests(build_pairs(t), outcome="composite", pass_outcome="reward").iloc[0]
+    assert (row["n"], row["n_cases"], row["n_pos"]) == (21, 3, 3)
+    for col in ("p_sign", "p_perm", "p_wilcoxon", "p_mcnemar"):
+        assert row[col] == pytest.approx(0.25), col
+    assert row["n_pass_with_only"] == 21  # the discordant pairs are still counted, as pairs
+
+
+def test_per_skill_tests_average_a_cases_pairs_before_testing():
+    t = make_trials(skills=1, cases=4, attempts=3, seed=5)
+    pairs = build_pairs(t)
+    means = pairs.groupby("case_id")["lift_composite"].mean().to_numpy()
+    row = per_skill_tests(pairs, outcome="composite").iloc[0]
+    assert row["n_cases"] == 4 and row["n"] == 12
+    assert row["p_sign"] == pytest.approx(sign_test(means)["p_value"])
+    assert row["p_perm"] == pytest.approx(brute_force_permutation_p(means.tolist()))
+    assert row["p_wilcoxon"] == pytest.approx(sps.wilcoxon(means).pvalue)
