@@ -51,12 +51,13 @@ sandbox: ## Make sure bubblewrap (the local sandbox backend) is installed
 	fi
 
 # Debian packages the full test suite uses, each as "command=package[+package]": the
-# sandbox, headless Chromium (report browser test), pdflatex with booktabs (LaTeX
-# tables), shellcheck (script lint), ripgrep (opencode's skill tool) and npm (agent
-# CLIs). Only the packages of missing commands are installed: a machine whose Node.js
-# comes from elsewhere (NodeSource's nodejs bundles npm and conflicts with Debian's
-# npm) keeps it.
-TEST_TOOLS := bwrap=bubblewrap chromium=chromium pdflatex=texlive-latex-base+texlive-latex-recommended \
+# sandbox, headless Chromium (report browser test), pdflatex with booktabs and siunitx
+# (LaTeX tables: siunitx is in texlive-science), shellcheck (script lint), ripgrep
+# (opencode's skill tool) and npm (agent CLIs). Only the packages of missing commands
+# are installed: a machine whose Node.js comes from elsewhere (NodeSource's nodejs
+# bundles npm and conflicts with Debian's npm) keeps it.
+TEST_TOOLS := bwrap=bubblewrap chromium=chromium \
+              pdflatex=texlive-latex-base+texlive-latex-recommended+texlive-science \
               shellcheck=shellcheck rg=ripgrep npm=nodejs+npm
 
 .PHONY: test-deps
@@ -64,7 +65,7 @@ test-deps: sandbox ## Install the Debian packages the tests use (root + apt), or
 	@missing=""; pkgs=""; \
 	for t in $(TEST_TOOLS); do b=$${t%%=*}; \
 	  if command -v $$b >/dev/null 2>&1; then \
-	    [ $$b != pdflatex ] && continue; kpsewhich booktabs.sty >/dev/null 2>&1 && continue; fi; \
+	    [ $$b != pdflatex ] && continue; [ "$$(kpsewhich booktabs.sty siunitx.sty 2>/dev/null | wc -l)" -eq 2 ] && continue; fi; \
 	  missing="$$missing $$b"; pkgs="$$pkgs $$(echo $${t#*=} | tr + ' ')"; done; \
 	[ -z "$$missing" ] && exit 0; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from markupsafe import Markup
-
 from aces_bench.io import write_text
 from aces_bench.reports.html import environment as html_environment
 from aces_bench.reports.html import render
+from aces_bench.reports.labels import outcome_label, p_text
+from aces_bench.reports.latex import ADJ, Col, ci_cols, tex_escape, who
 from aces_bench.reports.latex import environment as tex_environment
-from aces_bench.reports.latex import tex_escape
+from aces_bench.reports.latex import table as latex_table
 from aces_bench.reports.summary import ReportSummary
 
 APPENDIX_HTML = "appendix.html"
@@ -27,10 +27,38 @@ APPENDIX_TEX = "appendix.tex"
 
 @dataclass
 class Section:
+    """Paragraphs and at most one table of typed cells (``latex.Col`` kinds), so the HTML and
+    the LaTeX show the same numbers, each typeset as its column says."""
+
     title: str
     paragraphs: list[str] = field(default_factory=list)
-    header: list[str] = field(default_factory=list)
-    rows: list[list[str]] = field(default_factory=list)
+    cols: list[Col] = field(default_factory=list)
+    rows: list[list] = field(default_factory=list)
+    tables: list[Section] = field(default_factory=list)  # further tables of the same section
+
+    @property
+    def header(self) -> list[str]:
+        return [f"{c.group} {c.header}" if c.group else c.header for c in self.cols]
+
+    def html_rows(self) -> list[list[str]]:
+        return [[html_cell(c, v) for c, v in zip(self.cols, r, strict=True)] for r in self.rows]
+
+
+def html_cell(col: Col, value) -> str:
+    """A typed cell as the HTML appendix shows it."""
+    if value is None or (isinstance(value, float) and value != value):
+        return "n/a" if col.kind in ("signed", "num", "count", "pct", "p") else ""
+    if col.kind == "signed":
+        return f"{float(value):+.{col.digits}f}"
+    if col.kind == "num":
+        return f"{float(value):.{col.digits}f}"
+    if col.kind == "count":
+        return str(int(value))
+    if col.kind == "pct":
+        return f"{100 * float(value):.0f}%"
+    if col.kind == "p":
+        return p_text(float(value))
+    return str(value)
 
 
 def _f(x, digits: int = 3, signed: bool = True) -> str:
@@ -41,10 +69,6 @@ def _f(x, digits: int = 3, signed: bool = True) -> str:
 
 def _ci(lo, hi) -> str:
     return "n/a" if lo is None or hi is None else f"[{lo:+.3f}, {hi:+.3f}]"
-
-
-def _p(x) -> str:
-    return "n/a" if x is None else (f"{x:.3g}" if x >= 0.001 else "<0.001")
 
 
 def _version(name: str) -> str:
@@ -66,16 +90,18 @@ def sections(summary: ReportSummary) -> list[Section]:
     n_controls = sum(r["n"] or 0 for r in (st.negative_controls.rows if st.negative_controls else [])
                      if r["outcome"] == o)
     design.paragraphs.append(
-        f"Source: {summary.source}. Skill Lift on the outcome \"{o}\" is the mean paired difference, score with the "
-        f"skill minus score without it, over pairs matched on case, attempt, harness, model, workspace mode and decoy "
-        f"set. The estimand is taken over positive cases (the cases each skill is meant for): "
+        f"Source: {summary.source}. Skill Lift on the {outcome_label(o).lower()} is the mean paired difference, score "
+        f"with the skill minus score without it, over pairs matched on case, attempt, harness, model, workspace mode "
+        f"and decoy set. Analysis set: {summary.analysis_set or 'every trial of the study'}; every other arm of the "
+        f"study is reported apart. The estimand is taken over positive cases (the cases each skill is meant for): "
         f"{head.n if head else 0} scored pairs in {head.n_cases if head and head.n_cases else 0} cases across "
         f"{len(skills)} skill(s). Negative-control cases ({n_controls} scored pair(s)) are reported apart as a "
         f"false-activation rate. {summary.counts.n_trials} trials were recorded, {summary.counts.n_ok} of them ok.")
     out.append(design)
 
     inf = Section("Unit of inference and intervals",
-                  header=["Clustering", "Estimate", f"{level}% CI", "Clusters", "df", "Design effect"])
+                  cols=[Col("Clustering", "wide"), Col("Estimate", "signed"), *ci_cols(level), Col("Clusters"),
+                        Col("df", "count"), Col("Design eff.", "num", 2)])
     inf.paragraphs.append(
         "Cases are the clusters: a case's attempts, harnesses, models and configurations share its difficulty and are "
         "not independent. Intervals are cluster-robust (sandwich, CR1 small-sample factor G/(G-1), statsmodels OLS on a "
@@ -84,12 +110,15 @@ def sections(summary: ReportSummary) -> list[Section]:
         "and Miller) with min(G1, G2) - 1 degrees of freedom. With one pair per case this is the paired t interval. "
         "Intervals past the feasible range [-1, 1] are clipped and say so; no observed variation gives no interval.")
     rows = [r for r in (st.inference.rows if st.inference else []) if r["outcome"] == o]
+    notes = []
     for r in rows:
         clusters = str(r["n_clusters"]) + (f" x {r['n_clusters_2']}" if r.get("n_clusters_2") else "")
-        inf.rows.append([r["clustering"] + (" (headline)" if r["headline"] else ""), _f(r["estimate"]),
-                         _ci(r["ci_lo"], r["ci_hi"]) if r["ci_lo"] is not None else (r["note"] or "n/a"),
-                         clusters, str(r["df"]) if r["df"] is not None else "n/a",
-                         _f(r["design_effect"], 2, signed=False)])
+        inf.rows.append([r["clustering"] + (" (headline)" if r["headline"] else ""), r["estimate"], r["ci_lo"],
+                         r["ci_hi"], clusters, r["df"], r["design_effect"]])
+        if r["ci_lo"] is None and r.get("note"):
+            notes.append(f"{r['clustering']}: {r['note']}")
+    if notes:
+        inf.paragraphs.append("No interval (n/a in the table): " + "; ".join(notes) + ".")
     case = next((r for r in rows if r["clustering"] == "case"), None)
     if case and case["design_effect"]:
         inf.paragraphs.append(
@@ -104,39 +133,49 @@ def sections(summary: ReportSummary) -> list[Section]:
     out.append(inf)
 
     mult = Section("Per-skill claims and multiplicity",
-                   header=["Skill", "Pairs", "Cases", "Lift", f"{level}% CI", "Adjusted CI", "p (sign-flip)",
-                           "Holm", "BH"])
+                   cols=[Col("Skill", "wide"), Col("Pairs", "count"), Col("Cases", "count"), Col("Lift", "signed"),
+                         *ci_cols(level), *ADJ])
+    tests = Section("Per-skill tests", cols=[Col("Skill", "wide"), Col("Cases", "count"), Col("Sign", "p"),
+                                             Col("Sign-flip", "p"), Col("Wilcoxon", "p"), Col("McNemar", "p"),
+                                             Col("Holm", "p"), Col("BH", "p")])
     sig = {r.get("skill"): r for r in st.significance.rows}
     adjustment = next((r.adjustment for r in skills if r.adjustment), None)
     method = sorted({r["perm_method"] for r in st.significance.rows if r.get("perm_method")})
     mult.paragraphs.append(
         f"Each skill's interval is clustered by case. With {len(skills)} skills the per-skill interval used for a "
-        f"claim (and by the lower-bound gate) is {adjustment or 'unadjusted (one skill)'}. Tests per skill: exact sign "
-        f"test; sign-flip permutation test of the mean ({', '.join(method) or 'not run'}; exact up to 20 pairs, "
-        f"Monte Carlo with a seed per skill beyond); Wilcoxon signed-rank; McNemar's exact test on paired pass/fail. "
-        f"p-values are adjusted across skills by Holm (family-wise error) and Benjamini-Hochberg (false discovery rate).")
+        f"claim (and by the lower-bound gate) is {adjustment or 'unadjusted (one skill)'}; n/a: no interval "
+        f"(no variation observed, or one pair). Tests per skill take the distinct case as the unit, as the intervals "
+        f"do (each case's lift is the mean of its pairs, so no p-value is below 2/2^k for k cases): exact sign test; "
+        f"sign-flip permutation test of the mean ({', '.join(method) or 'not run'}; exact up to 20 cases, Monte Carlo "
+        f"with a seed per skill beyond); Wilcoxon signed-rank; McNemar's exact test by case (the sign test of each "
+        f"case's pass difference). The sign-flip p-values are adjusted across skills by Holm (family-wise error) and "
+        f"Benjamini-Hochberg (false discovery rate).")
     for r in skills:
         t = sig.get(r.group.get("skill"), {})
-        mult.rows.append([r.group.get("skill", ""), str(r.n), str(r.n_cases or 0), _f(r.lift),
-                          _ci(r.ci_lo, r.ci_hi) if r.ci_lo is not None else (r.ci_note or "n/a"),
-                          _ci(r.adj_ci_lo, r.adj_ci_hi), _p(t.get("p_perm")), _p(t.get("p_perm_holm")),
-                          _p(t.get("p_perm_bh"))])
+        mult.rows.append([r.group.get("skill", ""), r.n, r.n_cases or 0, r.lift, r.ci_lo, r.ci_hi, r.adj_ci_lo,
+                          r.adj_ci_hi])
+        tests.rows.append([r.group.get("skill", ""), t.get("n_cases"), t.get("p_sign"), t.get("p_perm"),
+                           t.get("p_wilcoxon"), t.get("p_mcnemar"), t.get("p_perm_holm"), t.get("p_perm_bh")])
+    mult.tables.append(tests)
     out.append(mult)
 
-    power = Section("Design power", header=["Outcome", "Pairs", "Cases", "SD", "Design effect", "MDL", "Cases needed"])
+    power = Section("Design power", cols=[Col("Outcome", "wide"), Col("Pairs", "count"), Col("Cases", "count"),
+                                          Col("SD", "num"), Col("Design eff.", "num", 2), Col("MDL", "num"),
+                                          Col("Cases needed", "count")])
     for r in st.design_power.rows:
         if r["outcome"] != o:
             continue
-        power.rows.append([r["outcome"], str(r["n"]), str(r.get("n_cases", "")), _f(r["sd"], signed=False),
-                           _f(r.get("design_effect"), 2, signed=False), _f(r["mde"], signed=False),
-                           str(r["n_needed"]) if r["n_needed"] is not None else (r.get("note") or "n/a")])
+        power.rows.append([outcome_label(r["outcome"]), r["n"], r.get("n_cases"), r["sd"], r.get("design_effect"),
+                           r["mde"], r["n_needed"]])
+        if r["n_needed"] is None and r.get("note"):
+            power.paragraphs.append(f"No plan (n/a): {r['note']}.")
         power.paragraphs.append(
             f"Minimum detectable lift (two-sided alpha = {r['alpha']}, power = {r['power']}) from the observed SD and "
             f"the estimated design effect; cases needed for a true lift of {r['target_lift']} at the observed pairs "
             f"per case. Zero observed variance gives no plan.")
     out.append(power)
 
-    miss = Section("Missingness", header=["Bound", "Lift", f"{level}% CI", "Imputed sides"])
+    miss = Section("Missingness", cols=[Col("Bound", "wide"), Col("Lift", "signed"), *ci_cols(level), Col("Imputed sides")])
     sc = {(r["condition"], r["outcome"]): r for r in st.missingness.scored_by_condition.rows}
     arms = [f"{c.replace('_', ' ')}: {sc[(c, o)]['n_scored']} of {sc[(c, o)]['n_rows']} scored" for c in
             ("with_skill", "baseline") if (c, o) in sc]
@@ -148,9 +187,9 @@ def sections(summary: ReportSummary) -> list[Section]:
     b = next((r for r in (st.missingness.bounds.rows if st.missingness.bounds else []) if r["outcome"] == o), None)
     if b:
         imputed = f"{b['n_imputed_with']} with, {b['n_imputed_base']} baseline"
-        miss.rows.append(["observed", _f(b["lift_observed"]), "", "0"])
-        miss.rows.append(["worst case for the skill", _f(b["lift_lower"]), _ci(b["ci_lo_lower"], b["ci_hi_lower"]), imputed])
-        miss.rows.append(["best case for the skill", _f(b["lift_upper"]), _ci(b["ci_lo_upper"], b["ci_hi_upper"]), imputed])
+        miss.rows.append(["observed", b["lift_observed"], None, None, "none"])
+        miss.rows.append(["worst case for the skill", b["lift_lower"], b["ci_lo_lower"], b["ci_hi_lower"], imputed])
+        miss.rows.append(["best case for the skill", b["lift_upper"], b["ci_lo_upper"], b["ci_hi_upper"], imputed])
     ab = st.missingness.abstentions.rows if st.missingness.abstentions else []
     if ab:
         miss.paragraphs.append("Sub-checks left undecided by the grader or judge: " + "; ".join(
@@ -160,12 +199,14 @@ def sections(summary: ReportSummary) -> list[Section]:
 
     fa = st.false_activation.rows if st.false_activation else []
     if fa:
-        ctrl = Section("Negative controls", header=["Skill", "Activated", "Known", "Rate", f"{level}% Wilson CI"])
+        ctrl = Section("Negative controls", cols=[Col("Skill", "wide"), Col("Activated", "count"),
+                                                  Col("Known", "count"), Col("Rate", "num"),
+                                                  Col("low", "num", group="95% Wilson"),
+                                                  Col("high", "num", group="95% Wilson")])
         ctrl.paragraphs.append("False activation: with-skill trials on negative-control cases that activated the "
                                "target skill (grader's activation check, else the trajectory); unknown left out.")
         for r in fa:
-            ctrl.rows.append([r["skill"], str(r["n_activated"]), str(r["n_known"]), _f(r["rate"], signed=False),
-                              _ci(r["ci_lo"], r["ci_hi"])])
+            ctrl.rows.append([r["skill"], r["n_activated"], r["n_known"], r["rate"], r["ci_lo"], r["ci_hi"]])
         out.append(ctrl)
 
     routing = [r for r in st.routing_pooled.rows if r.get("n_matched")]
@@ -182,18 +223,26 @@ def sections(summary: ReportSummary) -> list[Section]:
     return out
 
 
-def render_tex(secs: list[Section]) -> str:
+def render_tex(secs: list[Section], summary: ReportSummary | None = None) -> str:
     env = tex_environment()
-    parts = ["% Statistics appendix generated by aces-bench; \\input{} it from a document that loads booktabs.\n"]
+    parts = ["% Statistics appendix generated by aces-bench; \\input{} it from a document that loads booktabs,\n"
+             "% siunitx and tabularx.\n"]
+    level = int(round(100 * summary.stats.settings.level)) if summary is not None else 95
     for s in secs:
         parts.append(f"\\subsection*{{{tex_escape(s.title)}}}\n")
-        for p in s.paragraphs:
-            parts.append(tex_escape(p) + "\n\n")
-        if s.rows:
-            colspec = "l" + "r" * (len(s.header) - 1)
-            parts.append(env.get_template("table.tex.j2").render(
-                caption=s.title, label=Markup("tab:aces-appendix-" + "-".join(s.title.lower().split()[:2])),
-                colspec=Markup(colspec), header=s.header, rows=s.rows, note=""))
+        for p in s.paragraphs:  # prose with long tokens (methods, intervals) breaks loosely, never overfull
+            parts.append("{\\sloppy " + tex_escape(p) + "\\par}\n\n")
+        for t in [s, *s.tables]:
+            if not t.rows:
+                continue
+            key = "-".join(t.title.lower().split()[:2])
+            caption = f"{t.title}. Set: {summary.analysis_set if summary is not None and summary.analysis_set else 'the study'}."
+            if any(c.group.endswith("CI") for c in t.cols):
+                caption += f" {level}% CI as in the text; n/a: no interval."
+            if summary is not None:
+                caption += f" {who(summary)}"
+            parts.append(latex_table(env, caption=caption, short=t.title, label=f"tab:aces-appendix-{key}",
+                                     cols=t.cols, rows=t.rows))
     return "".join(parts)
 
 
@@ -202,4 +251,5 @@ def write_appendix(out_dir: Path, summary: ReportSummary, *, has_triage: bool = 
     secs = sections(summary)
     html = render(html_environment(), "appendix.html.j2", title=f"Statistics appendix: {summary.source}", root="",
                   nav_skills=[], sections=secs, has_triage=has_triage)
-    return write_text(out_dir / APPENDIX_HTML, html), write_text(out_dir / "tables" / APPENDIX_TEX, render_tex(secs))
+    return write_text(out_dir / APPENDIX_HTML, html), write_text(out_dir / "tables" / APPENDIX_TEX,
+                                                                render_tex(secs, summary))

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import shutil
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
 from aces_bench.io import staging_dir, swap_in, write_json, write_text
 from aces_bench.records import PAIR_KEY
+from aces_bench.reports.analysis import analysis_sets, arm_rows, arm_views
 from aces_bench.reports.appendix import write_appendix
 from aces_bench.reports.confusion import visible_skills
 from aces_bench.reports.dimensions import mapping
@@ -31,17 +33,20 @@ from aces_bench.reports.latex import write_tables
 from aces_bench.reports.limits import limits_in_force, local_backends
 from aces_bench.reports.pages import StudyPages, relative
 from aces_bench.reports.records import StudyData, load_study
+from aces_bench.reports.standin import offline_model_runs, stand_in_text, stand_ins
 from aces_bench.reports.static_live import scan_targets, section, structural_frame
-from aces_bench.reports.summary import ReportSummary, build_summary
+from aces_bench.reports.summary import SCHEMA_FILE, ReportSummary, build_summary, graders_by_outcome, summary_schema
 from aces_bench.reports.triage import activation
 from aces_bench.reports.verdict import control_views, correlation_sentence, headline_sentence, verdict_rows
 from aces_bench.stats import StatsSettings, build_pairs, study_stats
 from aces_bench.stats.controls import is_negative_control
 from aces_bench.stats.gate import GateSettings
 from aces_bench.stats.missingness import one_sided_keys
+from aces_bench.stats.pairing import COMPOSITE
 
 REPORT_DIR = "report"
 SUMMARY_FILE = "summary.json"
+PAPER_PAGE = "paper.html"
 
 
 def _grader_labels(study: StudyData) -> dict[str, set[str]]:
@@ -93,10 +98,12 @@ def negative_control_activations(trials: pd.DataFrame, pages: StudyPages) -> pd.
     return pd.DataFrame(rows, columns=["skill", "case_id", "activated"])
 
 
-def sub_checks(study: StudyData) -> pd.DataFrame:
-    """Every graded sub-check of every trial: decided (a score) or not (the grader or judge abstained)."""
+def sub_checks(study: StudyData, run_ids: set[str] | None = None) -> pd.DataFrame:
+    """Every graded sub-check of every trial (of the members holding ``run_ids``, when
+    given): decided (a score) or not (the grader or judge abstained)."""
+    members = [m for m in study.members if run_ids is None or set(m.run_ids) & run_ids]
     rows = [{"metric": name, "condition": g.condition, "check": check, "decided": score is not None}
-            for m in study.members for g in m.grades.values() for name, r in g.metrics.items()
+            for m in members for g in m.grades.values() for name, r in g.metrics.items()
             for check, score in r.sub_scores.items()]
     return pd.DataFrame(rows, columns=["metric", "condition", "check", "decided"])
 
@@ -113,11 +120,14 @@ def build_report(results_dir: Path, *, out_dir: Path | None = None, settings: St
     results_dir = Path(results_dir)
     study = load_study(results_dir)
     final = Path(out_dir) if out_dir is not None else results_dir / REPORT_DIR
+    # A rebuild keeps every page the previous report had unless told otherwise: the
+    # paper page is rebuilt when it was there (``paper=False`` drops it on purpose).
+    with_paper = paper if paper is not None else (_is_paper_study(study) or (final / PAPER_PAGE).is_file())
     # Every artifact is written into a staging dir swapped in as a whole at the end: a
     # killed or failed build leaves the previous report untouched.
     out = staging_dir(final)
     try:
-        _build_into(out, study, results_dir, settings=settings, static=static, paper=paper, final=final)
+        _build_into(out, study, results_dir, settings=settings, static=static, with_paper=with_paper, final=final)
     except BaseException:
         shutil.rmtree(out, ignore_errors=True)
         raise
@@ -126,23 +136,34 @@ def build_report(results_dir: Path, *, out_dir: Path | None = None, settings: St
 
 
 def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings | None, static: bool,
-                paper: bool | None, final: Path | None = None) -> None:
+                with_paper: bool, final: Path | None = None) -> None:
     scores = scan_targets(study) if static else None
     static_scores = structural_frame(scores) if scores is not None and scores.structural else None
     if settings is None and any(m.provenance and m.provenance.spec.study.stop_on_pass for m in study.members):
         settings = StatsSettings(stop_on_pass=True)  # sequential pass@k even where no attempt was skipped
     pages = StudyPages(study, page_dir=(final or out) / "skills")
-    stats = study_stats(study.trials, settings=settings, static_scores=static_scores,
-                        activations=negative_control_activations(study.trials, pages), checks=sub_checks(study))
-    pairs = build_pairs(study.trials)
+    # One named set per number (reports/analysis.py): the headline is the primary arm;
+    # every other arm is reported apart, computed the same way.
+    sets = analysis_sets(study.trials)
+    primary = sets.headline.trials
+    offline = frozenset(offline_model_runs(study.members))
+    stats = study_stats(primary, settings=settings, static_scores=static_scores,
+                        activations=negative_control_activations(primary, pages),
+                        checks=sub_checks(study, set(primary["run_id"].astype(str))), routing_trials=sets.routing)
+    pairs = build_pairs(primary)
     outcome = stats.settings.headline_outcome
     source = f"aces-bench study {results_dir.resolve().name}"
-    static_section = section(scores, stats.static_correlation, study, outcome, stats.settings.level,
+    headline_study = replace(study, trials=primary)
+    static_section = section(scores, stats.static_correlation, headline_study, outcome, stats.settings.level,
                              skip_reason=None if static else "static scan turned off for this report")
-    summary = build_summary(study.trials, pairs, stats, source=source, grader_labels=_grader_labels(study),
+    graders = _grader_labels(study)
+    summary = build_summary(primary, pairs, stats, source=source, grader_labels=graders,
                             static_vs_live=static_section, gate_settings=study_gate_settings(study),
                             limits_in_force=limits_in_force(study.trials, results_dir, local_backends(study.members)),
                             visible=visible_skills(study.members),
+                            # Group-mode trials of every arm (the primary arm is isolation): one
+                            # table per skill, harness, model, decoy set and condition.
+                            confusion_trials=study.trials,
                             judge_agreement=judge_agreement((g for m in study.members for g in m.grades.values()),
                                                             stats.settings.level))
     from aces_bench.cost import read_stop
@@ -150,36 +171,46 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
     stop = read_stop(results_dir)
     if stop is not None:
         summary = summary.model_copy(update={"stopped_by_cost_cap": stop.line()})
+    outcomes = tuple(dict.fromkeys((outcome, COMPOSITE)))
+    summary = summary.model_copy(update={
+        "analysis_set": sets.headline.description,
+        "arms": arm_rows(sets, outcomes, stats.settings.level, graders_by_outcome(primary, graders), offline),
+        "stand_in": stand_ins(primary, offline, outcome)})
     write_json(out / SUMMARY_FILE, summary)
+    write_json(out / SCHEMA_FILE, summary_schema())
 
-    figures = draw_all(FigureInputs(stats, pairs, study.trials, static_section), out / "figures")
+    inputs = FigureInputs(stats, pairs, primary, static_section, sets=sets, offline_runs=offline)
+    figures = draw_all(inputs, out / "figures")
     grades = [g for m in study.members for g in m.grades.values()] if any(m.grades for m in study.members) else None
-    items, cover = inventory(study.trials, summary, grades), coverage(study.trials, summary)
+    items, cover = inventory(study.trials, summary, grades), coverage(primary, summary)
     tex = write_tables(out / "tables", summary, items, cover)
 
     write_appendix(out, summary)
     env = environment()
     skills = sorted(study.trials["skill"].astype(str).unique())
     nav = [{"name": s, "href": skill_href(s)} for s in skills]
-    _write_index(env, out, summary, figures, items, cover, pairs, outcome, study, nav, tex)
+    _write_index(env, out, summary, figures, items, cover, pairs, outcome, study, nav, tex,
+                 paper_href=PAPER_PAGE if with_paper else None)
     for skill in skills:
         rows = [r for r in summary.by_skill if r.group.get("skill") == skill]
         html = render(env, "skill.html.j2", title=f"{skill}: paired cases", root="../", nav_skills=nav, skill=skill,
-                      rows=rows, pairs=pages.skill_pairs(pairs, skill, outcome), outcome=outcome)
+                      rows=rows, pairs=pages.skill_pairs(pairs, skill, outcome), outcome=outcome,
+                      paper_href=PAPER_PAGE if with_paper else None, analysis_set=summary.analysis_set)
         write_text(out / skill_href(skill), html)
     groups = pages.triage(pairs, outcome)
     html = render(env, "triage.html.j2", title="Negative-lift triage", root="", nav_skills=nav, groups=groups,
-                  outcome=outcome, n_negative=sum(len(g.cases) for g in groups))
+                  outcome=outcome, n_negative=sum(len(g.cases) for g in groups),
+                  paper_href=PAPER_PAGE if with_paper else None, analysis_set=summary.analysis_set)
     write_text(out / "triage.html", html)
-    if paper if paper is not None else _is_paper_study(study):
+    if with_paper:
         # The ACES paper's figures with its reported values beside the study's (paper.html).
         from aces_bench.reports.paper import write_paper_page
 
-        write_paper_page(out, FigureInputs(stats, pairs, study.trials, static_section), items, nav=nav)
+        write_paper_page(out, inputs, items, nav=nav)
 
 
 def _write_index(env, out: Path, summary: ReportSummary, figures, items, cover, pairs, outcome: str,
-                 study: StudyData, nav: list[dict], tex: list[Path]) -> Path:
+                 study: StudyData, nav: list[dict], tex: list[Path], paper_href: str | None = None) -> Path:
     stats = summary.stats
     headline = next(r for r in summary.pooled if r.outcome == outcome)
     boot = [r for r in stats.bootstrap.rows if r["outcome"] == outcome]
@@ -206,5 +237,6 @@ def _write_index(env, out: Path, summary: ReportSummary, figures, items, cover, 
         latex=[relative(p, out) for p in tex], verdicts=verdicts, adjustment=adjustment, bounds=bounds,
         inference=inference_rows, headline_sentence=headline_sentence(summary), controls=control_views(summary),
         static_sentence=correlation_sentence(sl.tier1 if sl is not None else None, "Tier 1 structural"),
+        paper_href=paper_href, arms=arm_views(summary), stand_in=stand_in_text(summary.stand_in),
     )
     return write_text(out / "index.html", html)

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from markupsafe import Markup
-
 from aces_bench.io import write_json, write_text
 from aces_bench.reports.appendix import write_appendix
 from aces_bench.reports.figures import FigureInputs, harness_model_cells, metric_lift
 from aces_bench.reports.html import environment, render, svg_data_uri
+from aces_bench.reports.latex import Col, ci_cols
 from aces_bench.reports.latex import environment as latex_environment
-from aces_bench.reports.latex import num as tex_num
+from aces_bench.reports.latex import table as latex_table
 from aces_bench.reports.pages import relative
 from aces_bench.reports.summary import build_summary
 from aces_bench.stats import (
@@ -64,32 +63,31 @@ def write_external_tables(out_dir: Path, summary, headline: ExternalHeadline, ca
     lvl = int(round(100 * summary.stats.settings.level))
 
     def pts(x):
-        return tex_num(None if x is None else 100 * x, signed=True, digits=1)
+        return None if x is None else 100 * x
 
-    rows = [["Without skills", tex_num(cards["baseline"].estimate, digits=1),
-             tex_ci_points(cards["baseline"].ci_lo, cards["baseline"].ci_hi), cards["baseline"].method],
-            ["With skills", tex_num(cards["with_skill"].estimate, digits=1),
-             tex_ci_points(cards["with_skill"].ci_lo, cards["with_skill"].ci_hi), cards["with_skill"].method],
-            ["Skill Lift", pts(head.lift), tex_ci_points(*(None if v is None else 100 * v for v in (two["ci_lo"], two["ci_hi"])))
-             if two else "--", two["method"] if two else ""]]
+    cols = [Col("", "wide"), Col("Points", "num", 1), *ci_cols(lvl, digits=1), Col("Interval", "wide")]
+    rows = [["Without skills", cards["baseline"].estimate, cards["baseline"].ci_lo, cards["baseline"].ci_hi,
+             cards["baseline"].method],
+            ["With skills", cards["with_skill"].estimate, cards["with_skill"].ci_lo, cards["with_skill"].ci_hi,
+             cards["with_skill"].method],
+            ["Skill Lift", pts(head.lift), pts(two["ci_lo"]) if two else None, pts(two["ci_hi"]) if two else None,
+             two["method"] if two else ""]]
+    configs = sorted(headline.configs, key=lambda c: -c.lift)
     tables = {
-        "skillsbench_headline": env.get_template("table.tex.j2").render(
-            caption=f"SkillsBench registry: pass rates and Skill Lift ({headline.n_tasks} tasks x {headline.n_configs} "
-                    "configurations)", label=Markup("tab:skillsbench-headline"), colspec=Markup("lrcl"),
-            header=["", "Points", f"{lvl}% CI", "Interval"], rows=rows,
-            note=f"Averaging: {headline.averaging}. Tasks are the clusters."),
-        "skillsbench_configs": env.get_template("table.tex.j2").render(
-            caption="SkillsBench registry: gain per configuration", label=Markup("tab:skillsbench-configs"),
-            colspec=Markup("llrrrr"), header=["Harness", "Model", "Tasks", "Without", "With", "Gain"],
-            rows=[[c.harness, c.model, str(c.n_tasks), tex_num(c.mean_without, digits=1), tex_num(c.mean_with, digits=1),
-                   tex_num(c.lift, signed=True, digits=1)] for c in sorted(headline.configs, key=lambda c: -c.lift)],
-            note="Points (mean reward x 100) over the configuration's tasks."),
+        "skillsbench_headline": latex_table(
+            env, caption=f"SkillsBench registry: pass rates and Skill Lift, in points ({headline.n_tasks} tasks x "
+                         f"{headline.n_configs} configurations; {lvl}% CI, tasks are the clusters). Averaging: "
+                         f"{headline.averaging}.", short="SkillsBench registry: pass rates and Skill Lift",
+            label="tab:skillsbench-headline", cols=cols, rows=rows),
+        "skillsbench_configs": latex_table(
+            env, caption="SkillsBench registry: gain per configuration, in points (mean reward x 100) over the "
+                         "configuration's tasks.", short="SkillsBench registry: gain per configuration",
+            label="tab:skillsbench-configs",
+            cols=[Col("Harness", "wide"), Col("Model", "wide"), Col("Tasks", "count"), Col("Without", "num", 1),
+                  Col("With", "num", 1), Col("Gain", "signed", 1)],
+            rows=[[c.harness, c.model, c.n_tasks, c.mean_without, c.mean_with, c.lift] for c in configs]),
     }
     return [write_text(out_dir / f"{stem}.tex", text) for stem, text in tables.items()]
-
-
-def tex_ci_points(lo, hi):
-    return Markup("--") if lo is None or hi is None else Markup(f"[{tex_num(lo, digits=1)}, {tex_num(hi, digits=1)}]")
 
 
 def build_skillsbench_report(registry: Path, out_dir: Path) -> tuple[Path, ExternalHeadline]:

@@ -1,17 +1,21 @@
-"""The study's figures. Every lift shown is computed by ``aces_bench.stats`` functions
-(``lift_table`` over the study's pairs, per the figure's grouping: the same function and
-pairs as summary.json); the only number computed here is the mean wall time per
-visible-skill count in the routing figure.
+"""The study's figures. Every lift shown is computed by ``aces_bench.stats.lift_table``
+over one named analysis set (``reports/analysis.py``): the headline's (the primary arm,
+positive cases) unless the figure is about another arm (routing stress, the model
+slice), which it then names. The only numbers computed here are mean wall times per
+visible-skill count.
 
-Each figure function returns a ``FigureOutcome``: the files written, or the reason it
-was skipped. A figure is skipped, with the reason stated in the report, when the data
-lacks its dimension (one harness, one model per harness, one visible-skill count):
-an empty or one-bar plot would mislead more than it shows.
+Each figure function returns a ``FigureOutcome``: the files written (at text width and
+at single-column width, ``style.draw_sizes``), or the reason it was skipped. A figure is
+skipped, with the reason stated in the report, when the data lacks its dimension (one
+harness, one model per harness, one visible-skill count): an empty or one-bar plot
+would mislead more than it shows. A series produced with a stand-in (reference agent,
+heuristic judge, offline model) is hatched (bars) or hollow (points) and says so in the
+legend.
 """
 
 from __future__ import annotations
 
-import math
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,22 +23,32 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from matplotlib.colors import TwoSlopeNorm
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import FixedLocator, MaxNLocator, NullFormatter, NullLocator
 
 from aces_bench.metrics import metric_names
+from aces_bench.reports.analysis import STRESS_ARM, AnalysisSet, AnalysisSets, analysis_sets
+from aces_bench.reports.labels import outcome_label
+from aces_bench.reports.standin import STAND_IN_MARK, stand_in_text, stand_ins
 from aces_bench.reports.static_live import StaticLiveSection
 from aces_bench.reports.style import (
     BASELINE,
     DIVERGING,
     LIFT,
     NEGATIVE,
-    OKABE_ITO,
     WITH_SKILL,
+    Size,
+    draw_sizes,
     new_figure,
-    paper_style,
-    save_figure,
 )
 from aces_bench.stats import StudyStats, lift_table
+from aces_bench.stats.controls import positive_cases
+from aces_bench.stats.lift import natural_key
 from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_ONLY, REWARD
+
+HATCH = "////"
+STAND_IN_LABEL = f"hatched: {STAND_IN_MARK}"
 
 
 @dataclass
@@ -52,10 +66,20 @@ class FigureOutcome:
 
 @dataclass
 class FigureInputs:
+    """What the figures read: the headline statistics, the headline set's positive pairs
+    and trials, and every analysis set (built from ``trials`` when not given)."""
+
     stats: StudyStats
     pairs: pd.DataFrame
     trials: pd.DataFrame
     static: StaticLiveSection | None = None
+    sets: AnalysisSets | None = None
+    offline_runs: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        self.pairs = positive_cases(self.pairs)  # negative controls are never in a lift
+        if self.sets is None:
+            self.sets = analysis_sets(self.trials)
 
     @property
     def outcome(self) -> str:
@@ -65,16 +89,23 @@ class FigureInputs:
     def level(self) -> float:
         return self.stats.settings.level
 
-    def lift(self, by: tuple[str, ...], outcomes: tuple[str, ...] | None = None) -> pd.DataFrame:
-        return lift_table(self.pairs, by=by, outcomes=outcomes or (self.outcome,), level=self.level)
+    @property
+    def headline(self) -> AnalysisSet:
+        assert self.sets is not None
+        return self.sets.headline
 
+    def lift(self, by: tuple[str, ...], outcomes: tuple[str, ...] | None = None,
+             pairs: pd.DataFrame | None = None) -> pd.DataFrame:
+        table = lift_table(self.pairs if pairs is None else pairs, by=by, outcomes=outcomes or (self.outcome,),
+                           level=self.level)
+        return table
 
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None or math.isnan(x) else f"{100 * x:.0f}%"
+    def stand_in(self, trials: pd.DataFrame | None = None, outcome: str | None = None) -> list[str]:
+        return stand_ins(self.trials if trials is None else trials, self.offline_runs, outcome or self.outcome)
 
-
-def _signed(x: float | None) -> str:
-    return "n/a" if x is None or math.isnan(x) else f"{x:+.2f}"
+    @property
+    def pct(self) -> int:
+        return int(round(self.level * 100))
 
 
 def _errs(frame: pd.DataFrame) -> np.ndarray:
@@ -85,188 +116,361 @@ def _errs(frame: pd.DataFrame) -> np.ndarray:
     return np.nan_to_num(np.vstack([lo, hi]), nan=0.0)
 
 
+def _signed(x: float | None) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and np.isnan(x)) else f"{x:+.2f}"
+
+
+def bar_style(stand: list[str]) -> dict:
+    """Bars of a stand-in series are hatched (white hatch on the series colour)."""
+    return {"hatch": HATCH, "edgecolor": "white", "linewidth": 0.0} if stand else {}
+
+
+def stand_in_handle(stand: list[str]) -> list[tuple]:
+    """A legend entry naming the stand-ins, when there are any."""
+    if not stand:
+        return []
+    return [(Patch(facecolor="#999999", hatch=HATCH, edgecolor="white", linewidth=0.0), STAND_IN_LABEL)]
+
+
+def legend_below(fig, entries: list[tuple], size: Size, ncols: int | None = None) -> None:
+    """One legend under the axes, outside every data area."""
+    if not entries:
+        return
+    handles, labels = zip(*entries, strict=True)
+    if size.column:  # a column is 3.3 in: two entries side by side only when both are short
+        n = 2 if len(entries) % 2 == 0 and max(len(str(x)) for x in labels) <= 18 else 1
+    else:
+        n = ncols or min(len(entries), 3)
+    fig.legend(list(handles), list(labels), loc="outside lower center", ncols=n, handlelength=1.6,
+               columnspacing=1.0)
+
+
+def method_text(table: pd.DataFrame) -> str:
+    """The interval methods behind a table's rows, named once."""
+    methods = sorted({str(m) for m in table.get("ci_method", pd.Series(dtype=object)).dropna()})
+    if not methods:
+        return "no interval (one pair, or no variation observed)"
+    if len(methods) == 1:
+        return methods[0]
+    return "per row, clustered by case (t, cases - 1 df)"
+
+
+def set_caption(s: AnalysisSet, stand: list[str]) -> str:
+    text = f"Set: {s.description}."
+    if stand:
+        text += f" {stand_in_text(stand).capitalize()}."
+    return text
+
+
+def _lift_bars(ax, y, table: pd.DataFrame, stand: list[str], horizontal: bool = True) -> None:
+    lift = table["lift"].astype(float).to_numpy()
+    colors = [LIFT if (v or 0) >= 0 else NEGATIVE for v in np.nan_to_num(lift)]
+    draw = ax.barh if horizontal else ax.bar
+    draw(y, np.nan_to_num(lift), 0.6, color=colors, **bar_style(stand))
+    has = table["ci_lo"].notna().to_numpy()
+    if has.any():
+        errs = _errs(table)[:, has]
+        if horizontal:
+            ax.errorbar(lift[has], y[has], xerr=errs, fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
+        else:
+            ax.errorbar(y[has], lift[has], yerr=errs, fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
+
+
 def metric_lift(inp: FigureInputs, out: Path) -> FigureOutcome:
-    """Headline: lift per metric (and composite, outcome-only) with 95% CIs; share of positive cases."""
+    """Headline: lift per metric (and composite, outcome-only) with CIs; share of positive pairs."""
     name, title = "metric_lift", "Skill Lift per metric"
-    order = [OUTCOME, *metric_names(), COMPOSITE, OUTCOME_ONLY, REWARD]
+    order = [inp.outcome, *[o for o in (metric_names()) if o != inp.outcome], COMPOSITE, OUTCOME_ONLY, REWARD]
     table = inp.stats.lift_pooled.frame().set_index("outcome")
-    table = table.loc[[o for o in order if o in table.index]]
+    table = table.loc[[o for o in dict.fromkeys(order) if o in table.index]]
     unscored = [o for o in table.index if not table.loc[o, "n"]]
     table = table.loc[table["n"].fillna(0) > 0]
     if table.empty:
         return FigureOutcome(name, title, skipped="no outcome has a scored pair (both conditions scored)")
-    with paper_style():
-        fig = new_figure(7.0, 3.2)
-        ax, ax2 = fig.subplots(1, 2, width_ratios=[3, 2], sharey=True)
-        y = np.arange(len(table))[::-1]
-        colors = [LIFT if (v or 0) >= 0 else NEGATIVE for v in table["lift"]]
-        ax.barh(y, table["lift"].astype(float), color=colors, height=0.6)
-        ax.errorbar(table["lift"].astype(float), y, xerr=_errs(table), fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
+    stand = inp.stand_in(outcome=COMPOSITE)
+    labels = [f"{outcome_label(o)} (n={int(n)})" for o, n in zip(table.index, table["n"], strict=True)]
+
+    def draw(size: Size):
+        rows = len(table)
+        if size.column:
+            fig = new_figure(size.width, 1.4 + 0.36 * rows * 2)
+            ax, ax2 = fig.subplots(2, 1, height_ratios=[1, 1])
+        else:
+            fig = new_figure(size.width, 1.0 + 0.3 * rows)
+            ax, ax2 = fig.subplots(1, 2, width_ratios=[3, 2], sharey=True)
+        y = np.arange(rows)[::-1]
+        _lift_bars(ax, y, table, stand)
         ax.axvline(0, color="black", linewidth=0.6)
-        ax.set_yticks(y, [f"{o} (n={int(n)})" for o, n in zip(table.index, table["n"], strict=True)])
-        ax.set_xlabel(f"lift (with skill − baseline), {int(inp.level * 100)}% CI")
+        ax.set_yticks(y, labels)
+        ax.set_xlabel(f"lift, {inp.pct}% CI" if size.column else f"lift (with skill - baseline), {inp.pct}% CI")
         ax.grid(axis="x", color="#DDDDDD")
         ax.grid(axis="y", visible=False)
         share = table["share_pos"].astype(float)
-        ax2.barh(y, share, color=WITH_SKILL, height=0.6)
-        for yi, s in zip(y, share, strict=True):
-            ax2.text(min(s, 1.0) + 0.02, yi, _pct(s), va="center", fontsize=7)
-        ax2.set_xlim(0, 1.15)
-        ax2.set_xlabel("share of paired cases with positive lift")
+        ax2.barh(y, share, 0.6, color=WITH_SKILL, **bar_style(stand))
+        for yi, v in zip(y, share, strict=True):
+            ax2.text(min(v, 1.0) + 0.02, yi, f"{100 * v:.0f}%", va="center")
+        ax2.set_xlim(0, 1.2)
+        ax2.set_xticks([0, 0.5, 1.0], ["0%", "50%", "100%"])
+        if size.column:
+            ax2.set_yticks(y, labels)
+        ax2.set_xlabel("share of pairs with positive lift" if not size.column else "pairs with positive lift")
         ax2.grid(axis="x", color="#DDDDDD")
         ax2.grid(axis="y", visible=False)
-        fig.suptitle(title)
-        paths = save_figure(fig, out, name)
-    caption = (f"Mean paired lift over scored pairs of positive cases with the case-clustered t {int(inp.level * 100)}% CI; "
-               "right: share of pairs with positive lift.")
+        legend_below(fig, stand_in_handle(stand), size)
+        return fig
+
+    paths = draw_sizes(draw, out, name)
+    caption = (f"Mean paired lift over scored pairs with its {inp.pct}% CI ({method_text(table)}); right (below at "
+               f"column width): share of pairs with positive lift. {set_caption(inp.headline, stand)}")
     if unscored:
-        caption += f" Not shown (no scored pair): {', '.join(unscored)}."
+        caption += f" Not shown (no scored pair): {', '.join(outcome_label(o) for o in unscored)}."
     return FigureOutcome(name, title, caption, paths)
 
 
-def skill_harness_heatmap(inp: FigureInputs, out: Path) -> FigureOutcome:
-    name, title = "skill_harness_heatmap", f"{inp.outcome} lift by skill and harness"
-    harnesses = sorted(inp.pairs["harness"].astype(str).unique())
-    if len(harnesses) < 2:
-        return FigureOutcome(name, title, skipped=f"only one harness ({', '.join(harnesses) or 'none'}): a skill x harness map needs two or more")
-    table = inp.lift(("skill", "harness"))
-    grid = table.pivot(index="skill", columns="harness", values="lift").astype(float)
-    counts = table.pivot(index="skill", columns="harness", values="n")
+def _heatmap(inp: FigureInputs, table: pd.DataFrame, rows: str, cols: str, out: Path, name: str, title: str,
+             empty_text: str, stand: list[str], label: str) -> dict[str, Path]:
+    grid = table.pivot(index=rows, columns=cols, values="lift").astype(float)
+    counts = table.pivot(index=rows, columns=cols, values="n")
+    grid = grid.reindex(index=sorted(grid.index, key=natural_key), columns=sorted(grid.columns, key=natural_key))
+    counts = counts.reindex(index=grid.index, columns=grid.columns)
     values = grid.to_numpy()
     finite = values[np.isfinite(values)]
-    if finite.size == 0:
-        return FigureOutcome(name, title, skipped="no (skill, harness) cell has a scored pair")
-    bound = max(float(np.abs(finite).max()), 0.05)
-    with paper_style():
-        fig = new_figure(1.6 + 1.1 * len(grid.columns), 1.2 + 0.45 * len(grid.index))
+    bound = max(float(np.abs(finite).max()) if finite.size else 0.05, 0.05)
+
+    def draw(size: Size):
+        fig = new_figure(size.width if size.column else min(size.width, 2.4 + 1.1 * len(grid.columns)),
+                         1.3 + 0.42 * len(grid.index))
         ax = fig.subplots()
         norm = TwoSlopeNorm(vmin=-bound, vcenter=0.0, vmax=bound)
         im = ax.imshow(np.ma.masked_invalid(values), cmap=DIVERGING, norm=norm, aspect="auto")
         ax.set_xticks(range(len(grid.columns)), grid.columns, rotation=30, ha="right")
         ax.set_yticks(range(len(grid.index)), grid.index)
         ax.grid(False)
+        ax.tick_params(length=0)
         for i in range(values.shape[0]):
             for j in range(values.shape[1]):
                 n = counts.iat[i, j]
-                text = "no pair" if not np.isfinite(values[i, j]) else f"{values[i, j]:+.2f}\nn={int(n)}"
-                ax.text(j, i, text, ha="center", va="center", fontsize=7, color="black")
-        fig.colorbar(im, ax=ax, label=f"{inp.outcome} lift (0 = white)")
-        ax.set_title(title)
-        paths = save_figure(fig, out, name)
-    return FigureOutcome(name, title, "Mean paired lift per cell; diverging colours centred on zero.", paths)
+                text = empty_text if not np.isfinite(values[i, j]) else f"{values[i, j]:+.2f}\nn={int(n)}"
+                ax.text(j, i, text, ha="center", va="center", color="black")
+        if stand:  # colour cells cannot be hatched and stay legible: the mark heads the map
+            ax.set_title(STAND_IN_MARK, loc="left")
+        cb = fig.colorbar(im, ax=ax, shrink=0.9)
+        cb.set_label(label)
+        return fig
+
+    return draw_sizes(draw, out, name)
+
+
+def skill_harness_heatmap(inp: FigureInputs, out: Path) -> FigureOutcome:
+    name, title = "skill_harness_heatmap", f"{outcome_label(inp.outcome)} lift by skill and harness"
+    harnesses = sorted(inp.pairs["harness"].astype(str).unique())
+    if len(harnesses) < 2:
+        return FigureOutcome(name, title, skipped=f"only one harness ({', '.join(harnesses) or 'none'}): a skill x harness map needs two or more")
+    table = inp.lift(("skill", "harness"))
+    if not table["lift"].notna().any():
+        return FigureOutcome(name, title, skipped="no (skill, harness) cell has a scored pair")
+    stand = inp.stand_in()
+    paths = _heatmap(inp, table, "skill", "harness", out, name, title, "no pair", stand,
+                     f"{outcome_label(inp.outcome).lower()} lift (0 = white)")
+    return FigureOutcome(name, title, "Mean paired lift per (skill, harness) cell; diverging colours centred on zero; "
+                         f"n = scored pairs. {set_caption(inp.headline, stand)}", paths)
+
+
+def paired_bars(inp: FigureInputs, out: Path, name: str, title: str, outcome: str, s: AnalysisSet,
+                extra_caption: str = "", min_harnesses: int = 2) -> FigureOutcome:
+    """With-skill and baseline means per harness on ``outcome``, the paired lift on top."""
+    table = inp.lift(("harness",), outcomes=(outcome,), pairs=s.pairs)
+    table = table.loc[table["n"] > 0].reset_index(drop=True)
+    if table.empty:
+        return FigureOutcome(name, title, skipped=f"no harness has a pair scored on {outcome_label(outcome).lower()}")
+    if len(table) < min_harnesses:
+        return FigureOutcome(name, title, skipped="fewer than two harnesses with scored pairs: the headline figure "
+                             "covers one harness")
+    stand = inp.stand_in(s.trials, outcome)
+
+    def draw(size: Size):
+        fig = new_figure(size.width if size.column else min(size.width, max(4.6, 2.4 + 1.1 * len(table))), 2.6)
+        ax = fig.subplots()
+        x = np.arange(len(table))
+        ax.set_xlim(-0.7, len(table) - 0.3)
+        ax.bar(x - 0.2, table["mean_with"].astype(float), 0.4, color=WITH_SKILL, **bar_style(stand))
+        ax.bar(x + 0.2, table["mean_base"].astype(float), 0.4, color=BASELINE, **bar_style(stand))
+        for xi, (_, r) in zip(x, table.iterrows(), strict=True):
+            for dx, v in ((-0.2, r["mean_with"]), (0.2, r["mean_base"])):
+                ax.text(xi + dx, v + 0.02, f"{v:.2f}", ha="center", va="bottom")
+        ticks = [f"{h}\nlift {_signed(r)}, n={int(n)}" for h, r, n in zip(table["harness"], table["lift"], table["n"],
+                                                                         strict=True)]
+        ax.set_xticks(x, ticks)
+        ax.set_ylim(0, 1.15)
+        ax.set_yticks([0, 0.25, 0.5, 0.75, 1.0])
+        ax.set_ylabel(f"mean {outcome_label(outcome).lower()}")
+        entries = [(Patch(color=WITH_SKILL), "with skill"), (Patch(color=BASELINE), "baseline"),
+                   *stand_in_handle(stand)]
+        legend_below(fig, entries, size, ncols=2 if size.column else 3)
+        return fig
+
+    paths = draw_sizes(draw, out, name)
+    return FigureOutcome(name, title, "Means over each harness's scored pairs (the value above each bar); under "
+                         f"each harness its paired lift and n. {extra_caption}{set_caption(s, stand)}", paths)
 
 
 def harness_paired_bars(inp: FigureInputs, out: Path) -> FigureOutcome:
-    name, title = "harness_paired_bars", f"{inp.outcome}: with skill vs baseline per harness"
-    table = inp.lift(("harness",))
-    table = table.loc[table["n"] > 0]
-    if len(table) < 2:
-        return FigureOutcome(name, title, skipped="fewer than two harnesses with scored pairs: the headline figure covers one harness")
-    with paper_style():
-        fig = new_figure(1.5 + 1.2 * len(table), 3.0)
-        ax = fig.subplots()
-        x = np.arange(len(table))
-        ax.bar(x - 0.2, table["mean_with"].astype(float), 0.4, color=WITH_SKILL, label="with skill")
-        ax.bar(x + 0.2, table["mean_base"].astype(float), 0.4, color=BASELINE, label="baseline")
-        for xi, (_, r) in zip(x, table.iterrows(), strict=True):
-            top = max(r["mean_with"], r["mean_base"])
-            ax.text(xi, top + 0.03, f"lift {_signed(r['lift'])}\nn={int(r['n'])}", ha="center", fontsize=7)
-        ax.set_xticks(x, table["harness"], rotation=20, ha="right")
-        ax.set_ylim(0, 1.25)
-        ax.set_ylabel(f"mean {inp.outcome}")
-        ax.legend(loc="upper right", ncols=2)
-        ax.set_title(title)
-        paths = save_figure(fig, out, name)
-    return FigureOutcome(name, title, "Means over scored pairs of each harness; the label is the paired lift.", paths)
+    return paired_bars(inp, out, "harness_paired_bars",
+                       f"{outcome_label(inp.outcome)}: with skill vs baseline per harness", inp.outcome, inp.headline)
 
 
 def harness_model_cells(inp: FigureInputs, out: Path) -> FigureOutcome:
-    name, title = "harness_model_cells", f"{inp.outcome} lift per harness-model cell"
-    table = inp.lift(("harness", "model"))
+    name, title = "harness_model_cells", f"{outcome_label(inp.outcome)} lift per harness-model cell"
+    cells = inp.sets.cells if inp.sets is not None else inp.headline
+    table = inp.lift(("harness", "model"), pairs=cells.pairs)
     table = table.loc[table["n"] > 0].reset_index(drop=True)
     if len(table) < 2:
         return FigureOutcome(name, title, skipped="fewer than two harness-model cells with scored pairs")
-    with paper_style():
-        fig = new_figure(6.0, 1.0 + 0.35 * len(table))
+    stand = inp.stand_in(cells.trials)
+    def draw(size: Size):
+        sep = "\n" if size.column else " / "
+        labels = [f"{h}{sep}{m} (n={int(n)})" for h, m, n in zip(table["harness"], table["model"], table["n"],
+                                                                strict=True)]
+        fig = new_figure(size.width, 0.9 + (0.42 if size.column else 0.3) * len(table))
         ax = fig.subplots()
         y = np.arange(len(table))[::-1]
-        colors = [LIFT if v >= 0 else NEGATIVE for v in table["lift"].astype(float)]
-        ax.barh(y, table["lift"].astype(float), color=colors, height=0.6)
-        ax.errorbar(table["lift"].astype(float), y, xerr=_errs(table), fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
+        _lift_bars(ax, y, table, stand)
         ax.axvline(0, color="black", linewidth=0.6)
-        ax.set_yticks(y, [f"{h} · {m} (n={int(n)})" for h, m, n in zip(table["harness"], table["model"], table["n"], strict=True)])
+        ax.set_yticks(y, labels)
         ax.grid(axis="x", color="#DDDDDD")
         ax.grid(axis="y", visible=False)
-        ax.set_xlabel(f"lift, {int(inp.level * 100)}% CI")
-        ax.set_title(title)
-        paths = save_figure(fig, out, name)
-    return FigureOutcome(name, title, "Paired lift per (harness, model) with the paired-case normal CI.", paths)
+        ax.set_xlabel(f"lift, {inp.pct}% CI" if size.column else
+                      f"{outcome_label(inp.outcome).lower()} lift, {inp.pct}% CI")
+        legend_below(fig, stand_in_handle(stand), size)
+        return fig
+
+    paths = draw_sizes(draw, out, name)
+    return FigureOutcome(name, title, f"Paired lift per (harness, model) cell with its {inp.pct}% CI "
+                         f"({method_text(table)}). {set_caption(cells, stand)}", paths)
 
 
 def model_sweep(inp: FigureInputs, out: Path) -> FigureOutcome:
-    name, title = "model_sweep", f"Same-harness model sweep ({inp.outcome})"
-    table = inp.lift(("harness", "model"))
+    name, title = "model_sweep", f"Same-harness model sweep ({outcome_label(inp.outcome).lower()})"
+    s = inp.sets.or_headline("model_slice") if inp.sets is not None else inp.headline
+    table = inp.lift(("harness", "model"), pairs=s.pairs)
     table = table.loc[table["n"] > 0]
     swept = [h for h, part in table.groupby("harness", sort=True) if len(part) >= 2]
     if not swept:
         return FigureOutcome(name, title, skipped="no harness was run with two or more models")
-    with paper_style():
-        fig = new_figure(max(4.8, 3.4 * len(swept)), 3.2)
-        axes = np.atleast_1d(fig.subplots(1, len(swept), squeeze=False)[0])
+    stand = inp.stand_in(s.trials)
+    marker = {"markerfacecolor": "white"} if stand else {}
+
+    def draw(size: Size):
+        n = len(swept)
+        fig = new_figure(size.width, 2.6 if not size.column or n == 1 else 2.2 * n)
+        grid = fig.subplots(1, n, squeeze=False) if not size.column else fig.subplots(n, 1, squeeze=False)
+        axes = list(np.ravel(grid))
         for ax, h in zip(axes, swept, strict=True):
             part = table.loc[table["harness"] == h].sort_values(["mean_base", "model"], kind="stable")
             x = np.arange(len(part))
-            ax.plot(x, part["mean_base"].astype(float), marker="o", color=BASELINE, label="baseline")
-            ax.plot(x, part["mean_with"].astype(float), marker="s", color=WITH_SKILL, label="with skill")
-            ax.plot(x, part["lift"].astype(float), marker="^", color=LIFT, label="lift")
+            ax.plot(x, part["mean_base"].astype(float), marker="o", color=BASELINE, **marker)
+            ax.plot(x, part["mean_with"].astype(float), marker="s", color=WITH_SKILL, **marker)
+            ax.plot(x, part["lift"].astype(float), marker="^", color=LIFT, **marker)
             ax.axhline(0, color="black", linewidth=0.6)
             ax.set_xticks(x, part["model"], rotation=20, ha="right")
-            ax.set_title(h)
-            ax.set_ylabel(inp.outcome)
-        handles, labels = axes[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncols=3)
-        fig.suptitle(title)
-        paths = save_figure(fig, out, name)
-    return FigureOutcome(name, title, "Models ordered by baseline score; a stronger baseline leaves less room for lift.", paths)
+            ax.set_title(h, loc="left")
+            ax.set_ylabel(outcome_label(inp.outcome).lower())
+        entries = [(Line2D([], [], marker="o", color=BASELINE, **marker), "baseline"),
+                   (Line2D([], [], marker="s", color=WITH_SKILL, **marker), "with skill"),
+                   (Line2D([], [], marker="^", color=LIFT, **marker), "lift")]
+        if stand:
+            entries.append((Line2D([], [], marker="o", color="#777777", markerfacecolor="white", linestyle="none"),
+                            f"hollow: {STAND_IN_MARK}"))
+        legend_below(fig, entries, size, ncols=3)
+        return fig
+
+    paths = draw_sizes(draw, out, name)
+    return FigureOutcome(name, title, "Models ordered by baseline score; a stronger baseline leaves less room for "
+                         f"lift. {set_caption(s, stand)}", paths)
+
+
+def log_ticks(ax, values: list[int]) -> None:
+    """A log axis labelled once at each value, nothing else (no minor labels to overprint)."""
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(FixedLocator(values))
+    ax.set_xticks(values, [str(v) for v in values])
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    lo, hi = min(values), max(values)
+    ax.set_xlim(lo / 1.35, hi * 1.35)
+
+
+def stress_table(inp: FigureInputs, s: AnalysisSet, outcome: str) -> pd.DataFrame:
+    """Per visible-skill count: the pooled lift (the headline's computation) on its pairs."""
+    from aces_bench.reports.analysis import pooled
+
+    pairs = s.pairs.loc[s.pairs["n_visible_skills_with"].notna()] if "n_visible_skills_with" in s.pairs else s.pairs.iloc[0:0]
+    rows = []
+    for v in sorted(pairs["n_visible_skills_with"].astype(int).unique()):
+        part = pairs.loc[pairs["n_visible_skills_with"].astype(int) == v]
+        row = pooled(part, (outcome,), inp.level).iloc[0].to_dict()
+        rows.append({"visible": int(v), **row})
+    return pd.DataFrame(rows, columns=["visible", "outcome", "n", "lift", "ci_lo", "ci_hi", "ci_method", "n_cases"])
+
+
+def stress_wall(s: AnalysisSet) -> pd.Series:
+    trials = s.trials.loc[s.trials["condition"] == "with_skill"]
+    if "wall_sec" not in trials or "n_visible_skills" not in trials:
+        return pd.Series(dtype=float)
+    timed = trials.dropna(subset=["wall_sec", "n_visible_skills"])
+    return timed.groupby(timed["n_visible_skills"].astype(int))["wall_sec"].mean()
+
+
+def stress_axes(fig, size: Size):
+    return fig.subplots(1, 2) if not size.column else fig.subplots(2, 1)
 
 
 def routing_stress(inp: FigureInputs, out: Path) -> FigureOutcome:
     name, title = "routing_stress", "Routing stress: lift and wall time vs visible skills"
-    if "n_visible_skills_with" not in inp.pairs.columns:
+    s = inp.sets.or_headline(STRESS_ARM) if inp.sets is not None else inp.headline
+    if "n_visible_skills_with" not in s.pairs.columns:
         return FigureOutcome(name, title, skipped="the trials table has no n_visible_skills column")
-    pairs = inp.pairs.assign(visible=inp.pairs["n_visible_skills_with"])
-    pairs = pairs.loc[pairs["visible"].notna()]
-    levels = sorted(pairs["visible"].astype(int).unique())
-    if len(levels) < 2:
-        return FigureOutcome(name, title, skipped=f"every with-skill trial saw the same number of skills ({levels[0] if levels else 'none'})")
-    table = lift_table(pairs.assign(visible=pairs["visible"].astype(int)), by=("visible",), outcomes=(inp.outcome,), level=inp.level)
-    trials = inp.trials.loc[inp.trials["condition"] == "with_skill"]
-    wall = (trials.assign(visible=trials["n_visible_skills"]).dropna(subset=["visible", "wall_sec"])
-            .groupby("visible")["wall_sec"].mean() if "wall_sec" in trials else pd.Series(dtype=float))
-    with paper_style():
-        fig = new_figure(6.0, 3.0)
-        ax = fig.subplots()
-        x = table["visible"].astype(int).to_numpy()
-        ax.errorbar(x, table["lift"].astype(float), yerr=_errs(table), marker="o", color=LIFT, capsize=3, label=f"{inp.outcome} lift")
+    table = stress_table(inp, s, inp.outcome)
+    if len(table) < 2:
+        levels = table["visible"].tolist()
+        return FigureOutcome(name, title, skipped="every with-skill trial saw the same number of skills "
+                             f"({levels[0] if levels else 'none'})")
+    wall = stress_wall(s)
+    stand = inp.stand_in(s.trials)
+    marker = {"markerfacecolor": "white"} if stand else {}
+    x = table["visible"].astype(int).tolist()
+
+    def draw(size: Size):
+        fig = new_figure(size.width, 2.5 if not size.column else 4.2)
+        ax, ax2 = stress_axes(fig, size)
+        has = table["ci_lo"].notna().to_numpy()
+        ax.plot(x, table["lift"].astype(float), marker="o", color=LIFT, **marker)
+        if has.any():
+            ax.errorbar(np.array(x)[has], table["lift"].astype(float)[has], yerr=_errs(table)[:, has], fmt="none",
+                        ecolor=LIFT, capsize=3)
         ax.axhline(0, color="black", linewidth=0.6)
-        ax.set_xlabel("skills visible to the agent (with-skill arm)")
-        ax.set_ylabel("lift")
-        ax.set_xticks(x)
-        ax2 = ax.twinx()
-        ax2.spines["right"].set_visible(True)
-        ax2.grid(False)
+        log_ticks(ax, x)
+        ax.set_xlabel("skills the agent saw (log scale)")
+        ax.set_ylabel(f"{outcome_label(inp.outcome).lower()} lift, {inp.pct}% CI")
+        ax.set_title("(a) lift", loc="left")
         if len(wall):
-            ax2.plot(wall.index.astype(int), wall.to_numpy(float), marker="s", linestyle="--", color=OKABE_ITO["purple"],
-                     label="mean wall time (with skill)")
-        ax2.set_ylabel("wall time (s)")
-        ax2.set_ylim(bottom=0)  # a twin axis cut above 0 would make a small time change look steep
-        handles = ax.get_legend_handles_labels()
-        handles2 = ax2.get_legend_handles_labels()
-        fig.legend(handles[0] + handles2[0], handles[1] + handles2[1], loc="outside lower center", ncols=2)
-        ax.set_title(title)
-        paths = save_figure(fig, out, name)
+            ax2.plot(wall.index.astype(int), wall.to_numpy(float), marker="s", color=WITH_SKILL, **marker)
+            log_ticks(ax2, sorted(wall.index.astype(int).tolist()))
+            ax2.set_ylim(0, float(wall.max()) * 1.15 or 1.0)
+        else:
+            ax2.text(0.5, 0.5, "wall time not recorded", ha="center", va="center", transform=ax2.transAxes)
+        ax2.set_xlabel("skills the agent saw (log scale)")
+        ax2.set_ylabel("mean with-skill wall time (s)")
+        ax2.set_title("(b) wall time", loc="left")
+        if stand:
+            legend_below(fig, [(Line2D([], [], marker="o", color=LIFT, markerfacecolor="white"),
+                                f"hollow: {STAND_IN_MARK}")], size)
+        return fig
+
+    paths = draw_sizes(draw, out, name)
     note = "" if len(wall) else " Wall time was not recorded."
-    return FigureOutcome(name, title, "Lift (paired-case CI) and mean with-skill wall time by the number of visible skills." + note, paths)
+    return FigureOutcome(name, title, f"(a) Paired {outcome_label(inp.outcome).lower()} lift per number of skills the "
+                         f"agent saw, each level computed as the headline is ({method_text(table)}); (b) mean "
+                         f"with-skill wall time, on its own scale. {set_caption(s, stand)}" + note, paths)
 
 
 GATE = 70
@@ -279,20 +483,18 @@ def _score_range(x: np.ndarray) -> tuple[float, float]:
     return max(lo - pad, 0.0), min(hi + pad, 101.0)
 
 
-def _label_points(ax, x: np.ndarray, y: np.ndarray, labels: list[str]) -> None:
-    """Number the points and list the numbers' skills beside the axes (names never overlap).
-
-    Points at the same spot (same score, same lift) share one label, e.g. ``2,3``.
-    """
+def _number_points(ax, x: np.ndarray, y: np.ndarray, labels: list[str]) -> list[tuple]:
+    """Number the points (points at one spot share a label, e.g. ``2,3``); the numbers'
+    names become legend entries beside the axes, so names never overlap."""
     order = sorted(range(len(labels)), key=lambda i: labels[i])
     number = {i: k + 1 for k, i in enumerate(order)}
     spots: dict[tuple[float, float], list[int]] = {}
     for i in order:
         spots.setdefault((round(float(x[i]), 2), round(float(y[i]), 4)), []).append(number[i])
     for (px, py), nums in spots.items():
-        ax.annotate(",".join(map(str, nums)), (px, py), xytext=(5, 4), textcoords="offset points", fontsize=7)
-    key = "\n".join(f"{number[i]}  {labels[i]}  ({x[i]:.1f}, {y[i]:+.3f})" for i in order)
-    ax.text(1.03, 1.0, key, transform=ax.transAxes, va="top", ha="left", fontsize=7)
+        ax.annotate(",".join(map(str, nums)), (px, py), xytext=(4, 3), textcoords="offset points")
+    blank = Line2D([], [], linestyle="none")
+    return [(blank, f"{number[i]}  {labels[i]} ({x[i]:.1f}, {y[i]:+.3f})") for i in order]
 
 
 def _corr_text(c) -> str:
@@ -305,33 +507,44 @@ def _corr_text(c) -> str:
 
 def static_vs_live(inp: FigureInputs, out: Path) -> FigureOutcome:
     """Tier 1 structural score against live lift, one point per skill."""
-    name, title = "static_vs_live", f"Structural score vs {inp.outcome} lift"
+    name, title = "static_vs_live", f"Structural score vs {outcome_label(inp.outcome).lower()} lift"
     sec = inp.static
     if sec is None or sec.status != "ran" or inp.stats.static_by_skill is None:
         return FigureOutcome(name, title, skipped=(sec.reason if sec is not None and sec.reason else "no static scan ran"))
     table = inp.stats.static_by_skill.frame().dropna(subset=["static", "lift"])
     if table.empty:
         return FigureOutcome(name, title, skipped="no skill has both a structural score and a scored pair")
-    with paper_style():
-        fig = new_figure(7.0, max(3.4, 0.8 + 0.13 * len(table)))
+    stand = inp.stand_in()
+    x, y = table["static"].astype(float).to_numpy(), table["lift"].astype(float).to_numpy()
+
+    def draw(size: Size):
+        fig = new_figure(size.width, 2.6 if not size.column else 3.0 + 0.12 * len(table))
         ax = fig.subplots()
-        ax.margins(y=0.15)
-        x, y = table["static"].astype(float).to_numpy(), table["lift"].astype(float).to_numpy()
-        ax.scatter(x, y, s=36, color=WITH_SKILL, edgecolor="black", linewidth=0.5, zorder=3)
-        _label_points(ax, x, y, [str(v) for v in table["skill"]])
+        ax.margins(y=0.2)
+        ax.scatter(x, y, s=30, color="white" if stand else WITH_SKILL, edgecolor=WITH_SKILL if stand else "black",
+                   linewidth=0.8, zorder=3)
+        entries = _number_points(ax, x, y, [str(v) for v in table["skill"]])
         ax.axhline(0, color="black", linewidth=0.6)
         lo, hi = _score_range(x)
         ax.set_xlim(lo, hi)
         if lo < GATE < hi:
-            ax.axvline(GATE, color=NEGATIVE, linewidth=0.8, linestyle=":", label=f"default gate ({GATE})")
-            ax.legend(loc="best")
+            ax.axvline(GATE, color=NEGATIVE, linewidth=0.8, linestyle=":")
+            entries.append((Line2D([], [], color=NEGATIVE, linestyle=":"), f"default gate ({GATE})"))
+        if stand:
+            entries.append((Line2D([], [], marker="o", color=WITH_SKILL, markerfacecolor="white", linestyle="none"),
+                            f"hollow: {STAND_IN_MARK}"))
         ax.set_xlabel("Tier 1 structural score (0-100)")
-        ax.set_ylabel(f"mean {inp.outcome} lift")
+        ax.set_ylabel(f"mean {outcome_label(inp.outcome).lower()} lift")
         ax.grid(axis="x", color="#DDDDDD")
-        ax.set_title(title)
-        ax.text(0.0, -0.28, _corr_text(sec.tier1), transform=ax.transAxes, fontsize=8)
-        paths = save_figure(fig, out, name)
-    caption = f"One point per target skill. {_corr_text(sec.tier1)}."
+        ax.set_title(textwrap.fill(_corr_text(sec.tier1), 40 if size.column else 100), loc="left")
+        if size.column:
+            legend_below(fig, entries, size, ncols=1)
+        else:
+            fig.legend(*zip(*entries, strict=True), loc="outside right upper", handlelength=1.0)
+        return fig
+
+    paths = draw_sizes(draw, out, name)
+    caption = f"One point per target skill. {_corr_text(sec.tier1)}. {set_caption(inp.headline, stand)}"
     if sec.caveat and sec.tier1 is not None and sec.tier1.rho is not None:  # an undefined rho already says why
         caption += f" Caveat: {sec.caveat}."
     return FigureOutcome(name, title, caption, paths)
@@ -347,3 +560,11 @@ def draw_all(inp: FigureInputs, out_dir: Path) -> list[FigureOutcome]:
     """Every figure, in report order; skipped ones carry their reason."""
     out_dir.mkdir(parents=True, exist_ok=True)
     return [fn(inp, out_dir) for fn in FIGURES]
+
+
+def integer_ticks(axis) -> None:
+    """Counts get whole-number ticks."""
+    axis.set_major_locator(MaxNLocator(integer=True))
+
+
+__all__ = ["FIGURES", "OUTCOME", "FigureInputs", "FigureOutcome", "draw_all"]

@@ -22,6 +22,7 @@ from aces_bench.graders.base import MetricResult
 from aces_bench.graders.self_correction import SelfCorrection
 from aces_bench.metrics import metric_names
 from aces_bench.records import PAIR_KEY
+from aces_bench.reports.labels import human_value, outcome_label, p_text, source_label
 from aces_bench.reports.trajectory_view import Clip, TrajectoryView
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -78,7 +79,25 @@ def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["human"] = human
+    env.filters["outcome_label"] = outcome_label
+    env.filters["source_label"] = source_label
+    env.filters["human_value"] = lambda value, column="": human_value(column, value)
+    env.filters["p_text"] = p_text
+    env.filters["attribution"] = attribution
     return env
+
+
+def attribution(rows) -> dict[str, list[str]]:
+    """Who produced a table's rows, once for the table: agents, models, backends and
+    graders over every row (``LiftRow.produced_by``)."""
+    out: dict[str, set[str]] = {"agents": set(), "models": set(), "backends": set(), "graders": set()}
+    for r in rows:
+        by = getattr(r, "produced_by", None)
+        if by is None:
+            continue
+        for key in out:
+            out[key].update(getattr(by, key))
+    return {k: sorted(v) for k, v in out.items()}
 
 
 def skill_slug(name: str) -> str:

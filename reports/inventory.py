@@ -15,11 +15,14 @@ from pydantic import BaseModel
 from aces_bench.records import CELL_KEY, GradedTrial
 from aces_bench.reports.summary import ReportSummary
 
+WHOLE_STUDY = "whole study (every arm and condition)"
+
 
 class InventoryItem(BaseModel):
     item: str
     count: int | None
     note: str = ""
+    analysis_set: str = WHOLE_STUDY
 
 
 class CoverageRow(BaseModel):
@@ -52,32 +55,42 @@ def behavior_observations(grades: Iterable[GradedTrial]) -> int | None:
 
 
 def inventory(trials: pd.DataFrame, summary: ReportSummary, grades: list[GradedTrial] | None) -> list[InventoryItem]:
-    c = summary.counts
+    """What the whole study holds (every arm and condition, ``WHOLE_STUDY``): counts over
+    ``trials``, its with-skill/baseline pairs scored on the headline outcome included."""
+    from aces_bench.stats import build_pairs
+
+    o = summary.headline_outcome
+    pairs = build_pairs(trials.loc[trials["condition"].isin(("with_skill", "baseline"))], outcomes=(o,))
+    scored = pairs[f"lift_{o}"].notna()
+    n_one_sided = int((pairs[f"with_{o}"].notna() ^ pairs[f"base_{o}"].notna()).sum())
+    scored_cells = int(pairs.loc[scored].groupby(list(CELL_KEY), dropna=False).ngroups) if scored.any() else 0
+    status = trials["status"].astype(str)
+    failed = status[status != "ok"].value_counts().sort_index()
     cells = trials.groupby(list(CELL_KEY), dropna=False).ngroups
-    scored_cells = sum(1 for r in summary.by_cell if r.outcome == summary.headline_outcome and r.n > 0)
     has = trials["has_trajectory"].fillna(False).astype(bool)
     return [
         InventoryItem(item="skills", count=int(trials["skill"].nunique())),
         InventoryItem(item="harnesses", count=int(trials["harness"].nunique())),
         InventoryItem(item="skill-agent cells", count=int(cells), note="(skill, harness, model, workspace mode)"),
-        InventoryItem(item="cells with scored pairs", count=scored_cells, note=summary.headline_outcome),
-        InventoryItem(item="paired case keys", count=c.n_pair_keys),
-        InventoryItem(item="scored paired cases", count=c.n_scored_pairs, note=f"{summary.headline_outcome} scored on both sides"),
-        InventoryItem(item="condition runs (trials)", count=c.n_trials),
-        InventoryItem(item="trials that ran to completion", count=c.n_ok),
+        InventoryItem(item="cells with scored pairs", count=scored_cells, note=o),
+        InventoryItem(item="paired case keys", count=len(pairs)),
+        InventoryItem(item="scored paired cases", count=int(scored.sum()), note=f"{o} scored on both sides"),
+        InventoryItem(item="condition runs (trials)", count=len(trials)),
+        InventoryItem(item="trials that ran to completion", count=int((status == "ok").sum())),
         InventoryItem(item="saved ATIF trajectories", count=int(has.sum())),
         InventoryItem(item="recorded agent steps", count=_sum(trials, "n_steps")),
         InventoryItem(item="tool calls", count=_sum(trials, "n_tool_calls")),
         InventoryItem(item="behavior observations", count=behavior_observations(grades) if grades is not None else None,
                       note="decided behavior_check judgments"),
-        InventoryItem(item="missing: trials without trajectory", count=c.n_missing_trajectory),
-        InventoryItem(item="missing: failed trials", count=sum(c.failed_by_status.values()),
-                      note=", ".join(f"{k} {v}" for k, v in c.failed_by_status.items())),
-        InventoryItem(item="missing: one-sided case keys", count=c.n_one_sided, note="scored on one side only"),
+        InventoryItem(item="missing: trials without trajectory", count=int((~has).sum())),
+        InventoryItem(item="missing: failed trials", count=int(failed.sum()),
+                      note=", ".join(f"{k} {v}" for k, v in failed.items())),
+        InventoryItem(item="missing: one-sided case keys", count=n_one_sided, note="scored on one side only"),
     ]
 
 
 def coverage(trials: pd.DataFrame, summary: ReportSummary) -> list[CoverageRow]:
+    """Per harness over ``trials`` (the headline set), with the headline lift per harness."""
     lift = {r.group["harness"]: r for r in summary.by_harness if r.outcome == summary.headline_outcome}
     rows = []
     for h, part in trials.groupby("harness", sort=True):

@@ -1,16 +1,31 @@
-"""LaTeX tables (booktabs) for a paper: headline, per metric, evidence, coverage, dimensions.
+"""LaTeX tables for a paper (booktabs, siunitx, tabularx): headline, verdict, arms,
+calibration, per metric, pass rates, evidence, coverage, dimensions, and on the paper
+page the side-by-side table and the corpus by category.
+
+Every table fits the line width of a standard one-column ``article`` (tables with a text
+column are ``tabularx`` to ``\\linewidth``, so they also narrow to ``\\columnwidth`` in a
+two-column paper): the test suite compiles each one, ``\\input`` into an ``article`` and
+standalone, and fails on any overfull box over 1 pt. Numbers are decimal-aligned
+(siunitx ``S`` columns; an interval is two numeric columns, low and high, never prose);
+row and column labels are words, not keys; captions state the analysis set, n, the
+interval method, the agent, the judge and, where a stand-in produced the numbers, that
+they are not comparable with the paper. A document that ``\\input``-s a table loads
+``booktabs``, ``siunitx`` and ``tabularx`` (``PREAMBLE``).
 
 Rendered through jinja2 with LaTeX-safe delimiters (``\\BLOCK{...}``, ``\\VAR{...}``) so
 the template's own braces are plain LaTeX. Every value is escaped on output
-(``& % $ # _ { } ~ ^ \\`` and ``< > |``) unless it is ``Markup`` built here from numbers,
-so a skill or model name can never break (or inject into) the document.
+(``& % $ # _ { } ~ ^ \\`` and ``< > |``, straight quotes made typographic) unless it is
+``Markup`` built here from numbers, so a skill or model name can never break (or inject
+into) the document.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import jinja2
 from markupsafe import Markup
@@ -18,7 +33,9 @@ from markupsafe import Markup
 from aces_bench.io import write_text
 from aces_bench.metrics import metric_names
 from aces_bench.reports.dimensions import dimensions_of, mapping
-from aces_bench.reports.inventory import CoverageRow, InventoryItem
+from aces_bench.reports.inventory import WHOLE_STUDY, CoverageRow, InventoryItem
+from aces_bench.reports.labels import outcome_label, source_label
+from aces_bench.reports.standin import stand_in_text
 from aces_bench.reports.summary import LiftRow, ReportSummary
 from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_ONLY, OUTCOME_PER_PROTOCOL, REWARD
 
@@ -31,19 +48,31 @@ _TEX_SPECIAL = {
 }
 _TEX_RE = re.compile("|".join(re.escape(k) for k in _TEX_SPECIAL))
 _NON_ASCII = re.compile(r"[^\x20-\x7e]")
-TABLE_FILES = ("verdict", "headline", "metrics", "pass_rates", "inventory", "coverage", "dimensions")
+_DOUBLE_QUOTED = re.compile(r'"([^"]*)"')
+_OPENING_SINGLE = re.compile(r"(^|[\s(\[])'")
+TABLE_FILES = ("headline", "verdict", "arms", "calibration", "metrics", "pass_rates", "inventory", "coverage",
+               "dimensions")
+PAPER_TABLE_FILES = ("side_by_side", "corpus_by_category")
 DOCUMENT = "tables.tex"
+PREAMBLE = ("booktabs", "siunitx", "tabularx")
 
 
 def tex_escape(value: object) -> str:
     """Plain text made safe to typeset in LaTeX (every special character escaped).
 
     Characters outside printable ASCII become ``?``: pdflatex stops on a Unicode
-    character it has no definition for, and names are identifiers, not prose.
+    character it has no definition for, and names are identifiers, not prose. Straight
+    quotes become typographic ones (``"a"`` -> ````a''``), which LaTeX would otherwise
+    set as two closing quotes. A slash may end a line (``\\slash``), so a long model id fits
+    a narrow column.
     """
     text = "" if value is None else str(value)
     text = _NON_ASCII.sub("?", text)
-    return _TEX_RE.sub(lambda m: _TEX_SPECIAL[m.group(0)], text)
+    text = _TEX_RE.sub(lambda m: _TEX_SPECIAL[m.group(0)], text)
+    text = text.replace("/", r"\slash{}")  # a model id (anthropic/claude-...) may break after a slash
+    text = _DOUBLE_QUOTED.sub(lambda m: f"``{m.group(1)}''", text)
+    text = text.replace('"', "''")
+    return _OPENING_SINGLE.sub(lambda m: f"{m.group(1)}`", text)
 
 
 def _finalize(value: object) -> object:
@@ -62,167 +91,425 @@ def environment() -> jinja2.Environment:
     )
 
 
-def num(x: float | None, *, signed: bool = False, digits: int = 3) -> Markup:
-    """A number in math mode (a true minus sign), or an en dash when undefined."""
-    if x is None or math.isnan(x):
+# --- columns and cells -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Col:
+    """One column: its header (words) and what its cells hold.
+
+    ``kind``: ``text`` (left), ``wide`` (left, wraps: the tabularx X column), ``signed``
+    (a lift, +0.123), ``num`` (0.123), ``count`` (integer), ``pct`` (0-100), ``p`` (a
+    p-value, <0.001 below a thousandth), ``value`` (an integer as one, else ``digits``
+    decimals: a table mixing counts and shares), ``frac`` (k/n, right-aligned text).
+    """
+
+    header: str
+    kind: str = "text"
+    digits: int = 3
+    group: str = ""  # a header spanning this and the next columns of the same group (e.g. "95% CI")
+
+
+NUMERIC = ("signed", "num", "value", "count", "pct", "p")
+
+
+def _missing(x: Any) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def cell(col: Col, x: Any) -> Markup | str:
+    """A value as its column typesets it; a missing number is an en dash."""
+    if col.kind in NUMERIC:
+        if _missing(x):
+            return Markup("{--}")
+        x = float(x)
+        if col.kind == "signed":
+            return Markup(f"{x:+.{col.digits}f}")
+        if col.kind == "num":
+            return Markup(f"{x:.{col.digits}f}")
+        if col.kind == "value":  # a count stays a count, a share or score gets its decimals
+            return Markup(f"{int(x)}" if x.is_integer() and abs(x) >= 1 else f"{x:.{col.digits}f}")
+        if col.kind == "count":
+            return Markup(f"{int(round(x))}")
+        if col.kind == "pct":
+            return Markup(f"{100 * x:.0f}")
+        if col.kind == "p":
+            return Markup("<0.001" if x < 0.001 else f"{x:.3f}")
+    if _missing(x):
         return Markup("--")
-    return Markup(f"${x:+.{digits}f}$" if signed else f"${x:.{digits}f}$")
+    if col.kind == "frac":  # k/n: digits and one slash, nothing to escape
+        return Markup(re.sub(r"[^0-9/]", "", str(x)))
+    return str(x)
 
 
-def ci(lo: float | None, hi: float | None) -> Markup:
-    if lo is None or hi is None:
-        return Markup("--")
-    return Markup(f"[{num(lo, signed=True)}, {num(hi, signed=True)}]")
+def _int_digits(values: list[Any], col: Col) -> int:
+    vals = [abs(float(v)) for v in values if not _missing(v)]
+    if col.kind == "pct":
+        vals = [100 * v for v in vals]
+    return max([len(str(int(round(v)))) for v in vals] or [1])
 
 
-def pct(x: float | None) -> Markup:
-    return Markup("--") if x is None or math.isnan(x) else Markup(f"{100 * x:.0f}\\%")
+def colspec(cols: list[Col], rows: list[list[Any]]) -> str:
+    specs = []
+    for i, c in enumerate(cols):
+        values = [r[i] for r in rows]
+        if c.kind == "wide":
+            specs.append(r">{\raggedright\arraybackslash}X")
+        elif c.kind in ("text",):
+            specs.append("l")
+        elif c.kind == "frac":
+            specs.append("r")
+        elif c.kind == "signed":
+            specs.append(f"S[table-format=+{_int_digits(values, c)}.{c.digits},retain-explicit-plus]")
+        elif c.kind in ("num", "value"):
+            sign = "-" if any(not _missing(v) and float(v) < 0 for v in values) else ""
+            specs.append(f"S[table-format={sign}{_int_digits(values, c)}.{c.digits}]")
+        elif c.kind in ("count", "pct"):
+            specs.append(f"S[table-format={_int_digits(values, c)}.0]")
+        elif c.kind == "p":
+            specs.append("S[table-format=<1.3]")
+    return "".join(specs)
 
 
-def count(x: int | None) -> Markup:
-    return Markup("n/a") if x is None else Markup(str(int(x)))
+def header_cell(col: Col) -> Markup:
+    text = tex_escape(col.header)
+    return Markup(f"{{{text}}}" if col.kind in NUMERIC else text)
 
 
-def _table(env: jinja2.Environment, *, caption: str, label: str, colspec: str, header: list, rows: list[list],
-           note: str = "") -> str:
+def group_header(cols: list[Col]) -> Markup | None:
+    """The spanning first header row (and its rules) for grouped columns; None without groups."""
+    if not any(c.group for c in cols):
+        return None
+    cells, rules, i = [], [], 0
+    while i < len(cols):
+        g = cols[i].group
+        j = i
+        while j + 1 < len(cols) and g and cols[j + 1].group == g:
+            j += 1
+        if g:
+            cells.append(rf"\multicolumn{{{j - i + 1}}}{{c}}{{{tex_escape(g)}}}")
+            rules.append(rf"\cmidrule(lr){{{i + 1}-{j + 1}}}")
+        else:
+            cells.append("")
+        i = j + 1
+    return Markup(" & ".join(cells) + r" \\ " + " ".join(rules))
+
+
+def table(env: jinja2.Environment, *, caption: str, short: str, label: str, cols: list[Col], rows: list[list[Any]],
+          note: str = "", sections: list[tuple[int, str]] | None = None) -> str:
+    """One booktabs table; ``sections``: (row index, title) subheadings inside it."""
+    starts = dict(sections or [])
+    body = []
+    for i, r in enumerate(rows):
+        if i in starts:
+            if i:
+                body.append(Markup(r"\addlinespace"))
+            body.append(Markup(rf"\multicolumn{{{len(cols)}}}{{@{{}}l}}{{\itshape {tex_escape(starts[i])}}} \\"))
+        body.append(Markup(" & ".join(str(_finalize(cell(c, v))) for c, v in zip(cols, r, strict=True)) + r" \\"))
+    wide = any(c.kind == "wide" for c in cols)
     return env.get_template("table.tex.j2").render(
-        caption=caption, label=Markup(label), colspec=Markup(colspec), header=header, rows=rows, note=note)
+        caption=caption, short=short, label=Markup(label), colspec=Markup(colspec(cols, rows)), wide=wide,
+        groups=group_header(cols), header=[header_cell(c) for c in cols], body=body, note=note)
+
+
+# --- captions --------------------------------------------------------------------------
 
 
 def _pooled(summary: ReportSummary) -> dict[str, LiftRow]:
     return {r.outcome: r for r in summary.pooled}
 
 
-def headline_rows(summary: ReportSummary) -> list[list]:
-    boot = {(r["clustering"], r["outcome"]): r for r in summary.stats.bootstrap.rows}
+def who(summary: ReportSummary) -> str:
+    """Agent, model, judge and backend behind the numbers, and the stand-in mark."""
+    agents = ", ".join(summary.labels.agents) or "n/a"
+    judges = ", ".join(summary.labels.judges) or "none recorded"
+    text = (f"Agent: {agents}; model: {', '.join(summary.labels.models) or 'n/a'}; judge: {judges}; "
+            f"backend: {', '.join(summary.labels.backends) or 'n/a'}.")
+    mark = stand_in_text(summary.stand_in)
+    return f"{text} {mark[:1].upper()}{mark[1:]}." if mark else text
+
+
+def _set(summary: ReportSummary) -> str:
+    return summary.analysis_set or "every trial of the study, positive cases"
+
+
+def _method(row: LiftRow | None) -> str:
+    if row is None:
+        return "no interval"
+    return row.ci_method or row.ci_note or "no interval"
+
+
+def _level(summary: ReportSummary) -> int:
+    return int(round(summary.stats.settings.level * 100))
+
+
+def _n_text(row: LiftRow | None) -> str:
+    if row is None:
+        return "n = 0 scored pairs"
+    return f"n = {row.n} scored pairs in {row.n_cases or 0} cases"
+
+
+# --- the tables --------------------------------------------------------------------------
+
+
+def ci_cols(pct: int = 95, group: str | None = None, digits: int = 3) -> list[Col]:
+    """An interval as two numeric columns under one spanning header."""
+    name = group or f"{pct}% CI"
+    return [Col("low", "signed", digits, group=name), Col("high", "signed", digits, group=name)]
+
+
+ADJ = ci_cols(group="Adjusted")
+
+
+def headline_table(env, summary: ReportSummary) -> str:
+    pooled = _pooled(summary)
+    cols = [Col("Outcome", "wide"), Col("With skill", "num"), Col("Baseline", "num"), Col("Lift", "signed"), *ci_cols(_level(summary)),
+            Col("Pairs", "count"), Col("Cases", "count"), Col("Pos. %", "pct")]
     rows = []
     for o in (OUTCOME, OUTCOME_PER_PROTOCOL, REWARD, OUTCOME_ONLY, COMPOSITE):
-        r = _pooled(summary).get(o)
-        if r is None:
-            continue
-        bc, bs = boot.get(("case", o), {}), boot.get(("skill", o), {})
-        rows.append([o, num(r.mean_with), num(r.mean_base), num(r.lift, signed=True), ci(r.ci_lo, r.ci_hi),
-                     ci(bc.get("ci_lo"), bc.get("ci_hi")), ci(bs.get("ci_lo"), bs.get("ci_hi")), count(r.n),
-                     count(r.n_cases), pct(r.share_pos)])
-    return rows
+        r = pooled.get(o)
+        if r is not None:
+            rows.append([outcome_label(o), r.mean_with, r.mean_base, r.lift, r.ci_lo, r.ci_hi, r.n, r.n_cases,
+                         r.share_pos])
+    head = pooled.get(summary.headline_outcome)
+    caption = (f"Skill Lift, headline. Set: {_set(summary)}; {_n_text(head)} ({outcome_label(summary.headline_outcome)}"
+               f"). {_level(summary)}% CI: {_method(head)}; a dash: no interval (no variation observed, or one "
+               f"pair). Pos.: share of pairs with positive lift. {who(summary)}")
+    return table(env, caption=caption, short="Skill Lift, headline", label="tab:aces-headline", cols=cols, rows=rows,
+                 note="Lift: score with the skill minus without it, per pair scored on both sides. The task outcome "
+                      "is the verifier's reward where the case has checks, else the judged outcome; a trial that timed out or "
+                      "failed through the agent or skill scores 0 (intention to treat).")
 
 
-def _headline_method(summary: ReportSummary) -> str:
-    head = _pooled(summary).get(summary.headline_outcome)
-    return (head.ci_method or head.ci_note or "none") if head is not None else "none"
-
-
-def verdict_tex_rows(summary: ReportSummary) -> list[list]:
+def verdict_table(env, summary: ReportSummary) -> str:
     from aces_bench.reports.verdict import verdict_rows
 
+    cols = [Col("Skill", "wide"), Col("Lift", "signed"), *ci_cols(_level(summary)), *ADJ, Col("Cases", "count"), Col("Pairs", "count"),
+            Col("Verdict")]
     rows = []
     for v in verdict_rows(summary):
         r = v.row
-        arms = []
-        for c in (v.arms[a] for a in summary.controls_run):
-            arms.append(Markup(f"{num(c.lift if c else None, signed=True)} {ci(c.ci_lo, c.ci_hi)}")
-                        if c is not None and c.ci_lo is not None else
-                        Markup(f"{num(c.lift if c else None, signed=True)}{' (no var.)' if c and c.no_variation else ''}"))
-        rows.append([v.skill, num(r.lift if r else None, signed=True),
-                     ci(r.ci_lo, r.ci_hi) if r and r.ci_lo is not None else (r.ci_note if r and r.ci_note else "--"),
-                     ci(r.adj_ci_lo if r else None, r.adj_ci_hi if r else None), *arms,
-                     count(r.n_cases if r else 0), count(r.n if r else 0), v.status])
-    return rows
+        rows.append([v.skill, r.lift if r else None, r.ci_lo if r else None, r.ci_hi if r else None,
+                     r.adj_ci_lo if r else None, r.adj_ci_hi if r else None, r.n_cases if r else 0, r.n if r else 0,
+                     v.status])
+    adjusted = next((r.adjustment for r in summary.by_skill if r.adjustment), None) or "none"
+    caption = (f"Verdict per skill ({outcome_label(summary.headline_outcome).lower()}). Set: {_set(summary)}. "
+               f"{_level(summary)}% CI clustered by case (t, cases - 1 df); adjusted: {adjusted}; a dash: no "
+               f"interval. {who(summary)}")
+    return table(env, caption=caption, short="Verdict per skill", label="tab:aces-verdict", cols=cols, rows=rows,
+                 note="Verdict: helps when the adjusted lower bound is above 0; hurts when the adjusted upper bound "
+                      "is below 0; else inconclusive, no variation or no data.")
 
 
-ARM_HEADERS = {"null": "Null lift", "placebo": "Over placebo", "forced": "Discovery gap"}
+def arms_table(env, summary: ReportSummary) -> str | None:
+    from aces_bench.reports.analysis import arm_views
 
-
-def _arms_note(summary: ReportSummary) -> str:
-    if not summary.controls_run:
-        return " Calibration arms: not run (study.controls)."
-    return (" Calibration arms: null lift = null minus baseline (the baseline run twice; expected 0), over placebo ="
-            " with skill minus a sham skill of the same name and description, discovery gap = SKILL.md in the"
-            " instruction minus the skill available; same pairing and CI as the lift.")
-
-
-def metric_rows(summary: ReportSummary) -> list[list]:
-    pooled = _pooled(summary)
+    views = arm_views(summary)
+    if len(views) < 2:
+        return None
+    o = summary.headline_outcome
+    cols = [Col("Arm", "wide"), Col("Level", "wide"), Col("Pairs", "count"), Col("Cases", "count"),
+            Col("Lift", "signed"), *ci_cols(_level(summary)), Col("Composite", "signed")]
     rows = []
+    for a in views:
+        m, c = a["main"], a["composite"]
+        rows.append([a["label"] + (" (headline)" if a["headline"] else ""), a["level"], m.n if m else 0,
+                     m.n_cases if m else None, m.lift if m else None, m.ci_lo if m else None,
+                     m.ci_hi if m else None, c.lift if c else None])
+    stand = sorted({s for a in views for s in a["stand_in"]})
+    mark = stand_in_text(stand)
+    caption = (f"Every arm of the study, each computed as the headline is (same pairing, positive cases, same "
+               f"interval method), reported apart from it. Lift: {outcome_label(o).lower()}; composite: the paper's "
+               f"statistic. {_level(summary)}% CI per row as in the HTML report (clustered by case). "
+               f"{mark[:1].upper() + mark[1:] + '.' if mark else ''}")
+    return table(env, caption=caption.strip(), short="Arms of the study", label="tab:aces-arms", cols=cols, rows=rows)
+
+
+def calibration_table(env, summary: ReportSummary) -> str | None:
+    if not summary.controls_run:
+        return None
+    from aces_bench.reports.analysis import CALIBRATION_LABELS
+
+    o = summary.headline_outcome
+    cols = [Col("Skill", "wide"), Col("Arm", "text"), Col("Lift", "signed"), *ci_cols(_level(summary)), Col("Pairs", "count")]
+    rows = []
+    for arm in summary.controls_run:
+        row = summary.control(arm, o)
+        rows.append(["all skills", arm, row.lift if row else None, row.ci_lo if row else None,
+                     row.ci_hi if row else None, row.n if row else 0])
+        for r in summary.controls_by_skill:
+            if r.arm == arm and r.outcome == o:
+                rows.append([r.group.get("skill", ""), arm, r.lift, r.ci_lo, r.ci_hi, r.n])
+    caption = (f"Calibration arms ({outcome_label(o).lower()}): " + "; ".join(CALIBRATION_LABELS.get(a, a)
+               for a in summary.controls_run) + f". Set: {_set(summary)}. Same pairing and {_level(summary)}% CI as "
+               f"the lift; a dash: no interval. {who(summary)}")
+    return table(env, caption=caption, short="Calibration arms", label="tab:aces-calibration", cols=cols, rows=rows)
+
+
+def metrics_table(env, summary: ReportSummary) -> str:
+    pooled = _pooled(summary)
+    cols = [Col("Metric", "wide"), Col("Dimension", "wide"), Col("With", "num"), Col("Base", "num"),
+            Col("Lift", "signed"), *ci_cols(_level(summary)), Col("n", "count")]
+    rows, graders = [], {}
     for m in metric_names():
         r = pooled.get(m)
         if r is None:
             continue
-        rows.append([m, dimensions_of(m), "; ".join(r.produced_by.graders), num(r.mean_with), num(r.mean_base),
-                     num(r.lift, signed=True), ci(r.ci_lo, r.ci_hi), count(r.n), pct(r.share_pos)])
-    return rows
+        rows.append([outcome_label(m), dimensions_of(m), r.mean_with, r.mean_base, r.lift, r.ci_lo, r.ci_hi, r.n])
+        graders.setdefault("; ".join(r.produced_by.graders) or "n/a", []).append(outcome_label(m).lower())
+    graded = "; ".join(f"{', '.join(ms)} by {g}" for g, ms in graders.items())
+    caption = (f"Skill Lift per metric. Set: {_set(summary)}. n: pairs scored on both sides (unscored trials are "
+               f"left out of a metric, never scored 0). {_level(summary)}% CI clustered by case. Graded: {graded}. "
+               f"{who(summary)}")
+    return table(env, caption=caption, short="Skill Lift per metric", label="tab:aces-metrics", cols=cols, rows=rows)
 
 
-def rate(k: int, n: int, x: float | None) -> Markup:
-    """A rate with its counts, e.g. ``75\\% (3/4)``; an en dash when nothing is known."""
-    return Markup("--") if x is None else Markup(f"{100 * x:.0f}\\% ({k}/{n})")
-
-
-def pass_rate_rows(summary: ReportSummary) -> list[list]:
+def pass_rates_table(env, summary: ReportSummary) -> str:
+    cols = [Col("Skill", "wide"), Col("Condition", "text"), Col("Trials", "count"),
+            Col("k/n", "frac", group="Final pass"), Col("%", "pct", group="Final pass"),
+            Col("k/n", "frac", group="First attempt"), Col("%", "pct", group="First attempt"),
+            Col("Self-corrected", "count"), Col("Unknown", "count")]
     rows = []
     for r in [*summary.pass_rates, *summary.pass_rates_by_skill]:
         unknown = r.n_trials - r.n_skipped - r.n_final_known
-        rows.append([r.group.get("skill", "all skills"), r.condition.replace("_", " "), count(r.n_trials),
-                     rate(r.n_final_pass, r.n_final_known, r.final_rate),
-                     rate(r.n_first_pass, r.n_first_known, r.first_rate), count(r.n_passed_after_patch), count(unknown)])
-    return rows
+        rows.append([r.group.get("skill", "all skills"), r.condition.replace("_", " "), r.n_trials,
+                     f"{r.n_final_pass}/{r.n_final_known}", r.final_rate, f"{r.n_first_pass}/{r.n_first_known}",
+                     r.first_rate, r.n_passed_after_patch, unknown])
+    source = f" Final pass: {summary.pass_rates[0].final_source}." if summary.pass_rates else ""
+    caption = (f"Final vs first-attempt pass rate. Set: {_set(summary)}.{source} First attempt grades the first "
+               f"answer the agent produced (AEVAL); self-corrected: passed only after changing its answer, an output or "
+               f"the skill. Unknown: final pass not recorded (failed or "
+               f"unscored trials), never counted as a failure. {who(summary)}")
+    return table(env, caption=caption, short="Final vs first-attempt pass rate", label="tab:aces-pass-rates",
+                 cols=cols, rows=rows)
+
+
+def inventory_table(env, summary: ReportSummary, items: list[InventoryItem]) -> str:
+    cols = [Col("Item", "wide"), Col("Count", "count"), Col("Note", "wide")]
+    rows = [[i.item, i.count, i.note] for i in items]
+    sets = sorted({i.analysis_set for i in items}) or [WHOLE_STUDY]
+    caption = f"Evidence inventory. Set: {'; '.join(sets)}. {who(summary)}"
+    return table(env, caption=caption, short="Evidence inventory", label="tab:aces-inventory", cols=cols, rows=rows)
+
+
+def coverage_table(env, summary: ReportSummary, cover: list[CoverageRow]) -> str:
+    cols = [Col("Harness", "text"), Col("Models", "wide"), Col("Skills", "count"), Col("Cells", "count"),
+            Col("Trials", "count"), Col("OK", "count"), Col("Failed", "count"), Col("Pairs", "count"),
+            Col("Lift", "signed")]
+    rows = [[c.harness, ", ".join(c.models), c.n_skills, c.n_cells, c.n_trials, c.n_ok, c.n_failed,
+             c.n_scored_pairs, c.lift] for c in cover]
+    caption = (f"Per-harness coverage. Set: {_set(summary)}. Pairs: scored pairs; lift: the "
+               f"{outcome_label(summary.headline_outcome).lower()} lift over them. {who(summary)}")
+    return table(env, caption=caption, short="Per-harness coverage", label="tab:aces-coverage", cols=cols, rows=rows)
+
+
+def dimensions_table(env, summary: ReportSummary) -> str:
+    pooled = _pooled(summary)
+    cols = [Col("Dimension", "text"), Col("Source", "wide"), Col("Lift", "signed"), *ci_cols(_level(summary)), Col("n", "count")]
+    rows = [[row.dimension, source_label(row.source), r.lift, r.ci_lo, r.ci_hi, r.n]
+            for row in mapping() if (r := pooled.get(row.metric))]
+    caption = (f"Dimension mapping. Set: {_set(summary)}. A dimension is the mean of its sources; for a sub-score "
+               f"source the lift shown is its whole metric's. {_level(summary)}% CI clustered by case. {who(summary)}")
+    return table(env, caption=caption, short="Dimension mapping", label="tab:aces-dimensions", cols=cols, rows=rows)
 
 
 def render_tables(summary: ReportSummary, items: list[InventoryItem], cover: list[CoverageRow]) -> dict[str, str]:
     """Every table's LaTeX source by file stem, plus the ``tables`` document that inputs them."""
     env = environment()
-    level = int(summary.stats.settings.level * 100)
-    who = f"Agents: {', '.join(summary.labels.agents)}. Backends: {', '.join(summary.labels.backends)}."
     out = {
-        "headline": _table(
-            env, caption=f"Skill Lift, headline ({summary.source})", label="tab:aces-headline", colspec="lrrrcccrrr",
-            header=["Outcome", "With skill", "Baseline", "Lift", f"{level}% CI", "Case bootstrap",
-                    "Skill bootstrap", "Pairs", "Cases", "Positive"],
-            rows=headline_rows(summary),
-            note=(f"Positive cases, pairs scored on both sides. CI: {_headline_method(summary)}. Bootstraps resample "
-                  f"whole cases or whole skills (percentile). {who}")),
-        "verdict": _table(
-            env, caption="Verdict per skill", label="tab:aces-verdict",
-            colspec="lrcc" + "l" * len(summary.controls_run) + "rrl",
-            header=["Skill", "Lift", f"{level}% CI", "Adjusted CI", *(ARM_HEADERS[a] for a in summary.controls_run),
-                    "Cases", "Pairs", "Verdict"],
-            rows=verdict_tex_rows(summary),
-            note=(f"Outcome: {summary.headline_outcome}. CI clustered by case (t, cases - 1 df). Adjusted: "
-                  + (next((r.adjustment for r in summary.by_skill if r.adjustment), None) or "none") + "."
-                  + _arms_note(summary))),
-        "metrics": _table(
-            env, caption="Skill Lift per metric", label="tab:aces-metrics", colspec="lllrrrcrr",
-            header=["Metric", "Dimension", "Grader", "With skill", "Baseline", "Lift", f"{level}% CI", "n", "Positive"],
-            rows=metric_rows(summary), note="Unscored trials are left out of a metric, never scored 0."),
-        "pass_rates": _table(
-            env, caption="Final vs first-attempt pass rate", label="tab:aces-pass-rates", colspec="llrrrrr",
-            header=["Skill", "Condition", "Trials", "Final pass", "First-attempt pass", "Self-corrected", "Unknown"],
-            rows=pass_rate_rows(summary),
-            note=("First-attempt pass grades the first answer the agent produced (AEVAL); self-corrected: passed "
-                  "only after changing its answer, an output or the skill. "
-                  + (f"Final pass: {summary.pass_rates[0].final_source}. " if summary.pass_rates else "")
-                  + "Unknown: final pass not recorded (failed or unscored trials), never counted as a failure.")),
-        "inventory": _table(
-            env, caption="Evidence inventory", label="tab:aces-inventory", colspec="lrl",
-            header=["Item", "Count", "Note"], rows=[[i.item, count(i.count), i.note] for i in items]),
-        "coverage": _table(
-            env, caption="Per-harness coverage", label="tab:aces-coverage", colspec="llrrrrrrr",
-            header=["Harness", "Models", "Skills", "Cells", "Trials", "OK", "Failed", "Scored pairs", "Lift"],
-            rows=[[c.harness, ", ".join(c.models), count(c.n_skills), count(c.n_cells), count(c.n_trials), count(c.n_ok),
-                   count(c.n_failed), count(c.n_scored_pairs), num(c.lift, signed=True)] for c in cover],
-            note=f"Lift is the {summary.headline_outcome} lift over the harness's scored pairs."),
-        "dimensions": _table(
-            env, caption="Dimension mapping", label="tab:aces-dimensions", colspec="llrcr",
-            header=["Dimension", "Source", "Lift", f"{level}% CI", "n"],
-            rows=[[row.dimension, row.source, num(r.lift, signed=True), ci(r.ci_lo, r.ci_hi), count(r.n)]
-                  for row in mapping() if (r := _pooled(summary).get(row.metric))],
-            note="A dimension is the mean of its sources; for a sub-score source the lift shown is its whole metric's."),
+        "headline": headline_table(env, summary),
+        "verdict": verdict_table(env, summary),
+        "arms": arms_table(env, summary),
+        "calibration": calibration_table(env, summary),
+        "metrics": metrics_table(env, summary),
+        "pass_rates": pass_rates_table(env, summary),
+        "inventory": inventory_table(env, summary, items),
+        "coverage": coverage_table(env, summary, cover),
+        "dimensions": dimensions_table(env, summary),
     }
-    out["tables"] = env.get_template("tables_document.tex.j2").render(
-        title=f"aces-bench tables: {summary.source}", tables=[Markup(n) for n in TABLE_FILES])
+    out = {k: v for k, v in out.items() if v is not None}
+    out["tables"] = document(f"aces-bench tables: {summary.source}", list(out))
     return out
+
+
+def document(title: str, names: list[str]) -> str:
+    """A one-column ``article`` that inputs the named tables (the compile check, and a preview)."""
+    return environment().get_template("tables_document.tex.j2").render(
+        title=title, tables=[Markup(n) for n in names], packages=[Markup(p) for p in PREAMBLE])
 
 
 def write_tables(out_dir: Path, summary: ReportSummary, items: list[InventoryItem], cover: list[CoverageRow]) -> list[Path]:
     """Write ``<stem>.tex`` for each table and ``tables.tex`` (a document inputting them)."""
     return [write_text(out_dir / f"{stem}.tex", text) for stem, text in render_tables(summary, items, cover).items()]
+
+
+# --- the paper page's tables ------------------------------------------------------------
+
+
+SIDE_BY_SIDE_ROWS = 32  # rows per float: a page of a one-column article holds about 40 at \small
+
+
+def side_by_side_table(env, rows: list, stand: list[str], analysis_set: str) -> str:
+    """The side-by-side rows as consecutive floats of whole sections, each fitting a page."""
+    cols = [Col("Quantity", "wide"), Col("Paper", "value", 4), Col("This study", "value", 4), Col("n", "count")]
+    sections: dict[str, list] = {}
+    for r in rows:
+        sections.setdefault(r.section, []).append(r)
+    chunks: list[list[str]] = [[]]
+    for name, part in sections.items():
+        if chunks[-1] and sum(len(sections[n]) for n in chunks[-1]) + len(part) > SIDE_BY_SIDE_ROWS:
+            chunks.append([])
+        chunks[-1].append(name)
+    mark = stand_in_text(stand)
+    out = []
+    for i, names in enumerate(chunks, start=1):
+        body, heads = [], []
+        for name in names:
+            heads.append((len(body), name[:1].upper() + name[1:]))
+            body += [[r.quantity, r.reported, r.study, r.n] for r in sections[name]]
+        part = f" ({i} of {len(chunks)}: {', '.join(names)})" if len(chunks) > 1 else ""
+        caption = (f"The ACES paper's reported values beside this study's{part}; a dash: not available. Set of the "
+                   f"headline rows: {analysis_set}; every row's set and note are in side_by_side.csv. "
+                   f"{mark[:1].upper() + mark[1:] + '.' if mark else ''}")
+        out.append(table(env, caption=caption.strip(), short=f"ACES paper vs this study{part}",
+                         label=f"tab:aces-side-by-side-{i}", cols=cols, rows=body, sections=heads))
+    return "\n".join(out)
+
+
+def corpus_table(env, categories: list[dict], reported: list[dict], profile: str) -> str:
+    cols = [Col("Category", "wide"), Col("Paper n", "count"), Col("Paper mean", "num", 1),
+            Col("Study n", "count"), Col("Study mean", "num", 1), Col("Study median", "num", 1)]
+    ours = {c["category"]: c for c in categories}
+    paper = {c["category"]: c for c in reported}
+    rows = []
+    for cat in [*paper, *(c for c in ours if c not in paper)]:
+        o, p = ours.get(cat), paper.get(cat)
+        rows.append([cat, p["n"] if p else None, p["mean"] if p else None, o["n"] if o else None,
+                     o["mean"] if o else None, o["median"] if o else None])
+    caption = (f"Tier 1 structural score by skill category (the paper's Table 5) beside this study's target skills "
+               f"(rule profile: {profile}; category from the SKILL.md frontmatter, category or metadata.category; "
+               f"uncategorised without one).")
+    return table(env, caption=caption, short="Corpus by category", label="tab:aces-corpus-by-category", cols=cols,
+                 rows=rows)
+
+
+def write_paper_tables(out_dir: Path, rows: list, stand: list[str], inp, scan) -> list[Path]:
+    """``side_by_side.tex`` and (with a scan) ``corpus_by_category.tex`` beside the other
+    tables, and ``tables.tex`` again with them in it."""
+    from aces_bench.reports.paper import load_reported
+
+    env = environment()
+    written = [write_text(out_dir / "side_by_side.tex", side_by_side_table(env, rows, stand, inp.headline.description))]
+    if scan is not None:
+        reported = load_reported().get("static_scan", {}).get("by_category", [])
+        written.append(write_text(out_dir / "corpus_by_category.tex",
+                                  corpus_table(env, scan.categories, reported, scan.profile)))
+    names = [n for n in (*TABLE_FILES, *PAPER_TABLE_FILES) if (out_dir / f"{n}.tex").is_file()]
+    doc = out_dir / DOCUMENT
+    title = "aces-bench tables"
+    if doc.is_file():
+        m = re.search(r"\\section\*\{(.*)\}", doc.read_text())
+        title = m.group(1) if m else title
+    write_text(doc, environment().get_template("tables_document.tex.j2").render(
+        title=Markup(title), tables=[Markup(n) for n in names], packages=[Markup(p) for p in PREAMBLE]))
+    return written

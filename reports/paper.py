@@ -4,15 +4,22 @@ from the paper's text, tables and appendices).
 
 Every figure here marks the paper's value with one labelled overlay ("ACES paper,
 reported") where the paper gives one, and says so in the caption where it does not.
-The side-by-side table lists each reported quantity next to the study's own; a study
-value the results cannot give is None ("n/a"), never 0. Nothing is fitted to the
-paper: its values are only drawn and tabulated.
+Every number names its analysis set (``reports/analysis.py``: the headline is the
+primary arm, positive cases; routing stress and the model slice are their own arms) and
+its stand-ins (``reports/standin.py``): a value produced with the reference agent, the
+heuristic judge or an offline model is marked "stand-in: not comparable with the paper"
+in the table, the figures (hatched or hollow series) and the LaTeX captions. The
+side-by-side table lists each reported quantity next to the study's own; a study value
+the results cannot give is None ("n/a"), never 0. The static-scan figures and tables of
+the page come from one scan, with the study's rule profile, named. Nothing is fitted to
+the paper: its values are only drawn and tabulated.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -20,31 +27,37 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from pydantic import BaseModel, Field
 
 from aces_bench.errors import ReportError
+from aces_bench.reports.analysis import STRESS_ARM, AnalysisSet
 from aces_bench.reports.figures import (
     FigureInputs,
     FigureOutcome,
     _errs,
+    _heatmap,
+    _lift_bars,
+    bar_style,
+    integer_ticks,
+    legend_below,
+    log_ticks,
+    method_text,
     model_sweep,
+    paired_bars,
+    set_caption,
     skill_harness_heatmap,
     static_vs_live,
+    stress_axes,
+    stress_table,
+    stress_wall,
 )
 from aces_bench.reports.inventory import InventoryItem
-from aces_bench.reports.style import (
-    BASELINE,
-    DIVERGING,
-    LIFT,
-    NEGATIVE,
-    OKABE_ITO,
-    WITH_SKILL,
-    new_figure,
-    paper_style,
-    save_figure,
-)
-from aces_bench.stats import lift_table
-from aces_bench.stats.pairing import COMPOSITE, FINAL_PASS, OUTCOME_ONLY, outcome_values
+from aces_bench.reports.labels import outcome_label
+from aces_bench.reports.standin import STAND_IN_MARK, stand_in_text
+from aces_bench.reports.style import LIFT, OKABE_ITO, WITH_SKILL, Size, draw_sizes, new_figure
+from aces_bench.stats.pairing import COMPOSITE, FINAL_PASS, OUTCOME_ONLY, REWARD, outcome_values
 
 REPORTED_LABEL = "ACES paper, reported"
 REPORTED_FILE = "aces_paper_reported.json"
@@ -59,6 +72,8 @@ INVENTORY_KEYS = {
     "recorded agent steps": "recorded_agent_steps", "tool calls": "tool_calls",
     "behavior observations": "behavior_observations",
 }
+UNCATEGORISED = "uncategorised"
+PAPER_STATISTIC = "composite"  # the paper's lifts are composite lifts
 
 
 class SideBySide(BaseModel):
@@ -68,6 +83,8 @@ class SideBySide(BaseModel):
     study: float | None
     n: int | None = None
     note: str = ""
+    analysis_set: str = Field(default="", description="the trials (or skills) behind the study's value")
+    stand_in: str = Field(default="", description="'stand-in: not comparable with the paper (...)' or ''")
 
 
 def load_reported(path: Path | None = None) -> dict[str, Any]:
@@ -95,10 +112,20 @@ def _f(x: Any) -> float | None:
     return v if math.isfinite(v) else None
 
 
-def _mark(ax, x, y, *, horizontal: bool = False, label: bool = True) -> None:
-    """The reported value as an open diamond, labelled once per axes."""
-    kw = {"marker": "D", "s": 42, "facecolor": "white", "edgecolor": REPORTED_COLOR, "linewidth": 1.4, "zorder": 5}
-    ax.scatter(y if horizontal else x, x if horizontal else y, label=REPORTED_LABEL if label else None, **kw)
+def _mark(ax, x, y, *, horizontal: bool = False) -> None:
+    """The reported value as an open diamond."""
+    kw = {"marker": "D", "s": 30, "facecolor": "white", "edgecolor": REPORTED_COLOR, "linewidth": 1.2, "zorder": 5}
+    ax.scatter(y if horizontal else x, x if horizontal else y, **kw)
+
+
+def _reported_handle() -> tuple:
+    return (Line2D([], [], marker="D", markersize=5, markerfacecolor="white", markeredgecolor=REPORTED_COLOR,
+                   linestyle="none"), REPORTED_LABEL)
+
+
+def _study_handle(stand: list[str], color: str = WITH_SKILL) -> tuple:
+    label = "this study" + (f" (hatched: {STAND_IN_MARK})" if stand else "")
+    return (Patch(facecolor=color, **bar_style(stand)), label)
 
 
 def _pooled(inp: FigureInputs) -> pd.DataFrame:
@@ -113,366 +140,563 @@ def paper_metric_lift(inp: FigureInputs, reported: dict, out: Path) -> FigureOut
     table = _pooled(inp)
     order = [o for o in ("skill_execution", "behavior_check", "skill_efficiency", "accuracy", "goal_accuracy",
                          "security", COMPOSITE, OUTCOME_ONLY) if o in table.index or o in paper]
-    with paper_style():
-        fig = new_figure(6.4, 0.8 + 0.4 * len(order))
+    rows = table.reindex(order)
+    stand = inp.stand_in(outcome=COMPOSITE)
+    labels = [f"{outcome_label(o)} (n={int(n)})" if n == n and n else f"{outcome_label(o)} (no pair)"
+              for o, n in zip(order, rows["n"], strict=True)]
+
+    def draw(size: Size):
+        fig = new_figure(size.width, 1.0 + 0.28 * len(order))
         ax = fig.subplots()
         y = np.arange(len(order))[::-1]
-        rows = table.reindex(order)
-        lift = rows["lift"].astype(float).to_numpy()
-        ax.barh(y, np.nan_to_num(lift), color=[LIFT if (v or 0) >= 0 else NEGATIVE for v in np.nan_to_num(lift)],
-                height=0.6, label="this study")
-        ax.errorbar(np.nan_to_num(lift), y, xerr=_errs(rows.fillna({"lift": 0})), fmt="none",
-                    ecolor="black", elinewidth=0.8, capsize=2)
+        _lift_bars(ax, y, rows, stand)
         ys = [yi for yi, o in zip(y, order, strict=True) if _f(paper.get(o)) is not None]
         xs = [_f(paper[o]) for o in order if _f(paper.get(o)) is not None]
         if xs:
             _mark(ax, np.array(ys), np.array(xs), horizontal=True)
         ax.axvline(0, color="black", linewidth=0.6)
-        labels = [f"{o} (n={int(n)})" if n == n and n else f"{o} (no pair)" for o, n in zip(order, rows["n"], strict=True)]
         ax.set_yticks(y, labels)
-        ax.set_xlabel(f"lift (with skill − baseline), {int(inp.level * 100)}% CI")
-        ax.legend(loc="lower right")
-        ax.set_title(title)
-        paths = save_figure(fig, out, name)
-    return FigureOutcome(name, title, "Bars: this study's mean paired lift with its CI; open diamonds: the paper's "
-                         f"reported lift ({REPORTED_LABEL}).", paths)
+        ax.set_xlabel(f"lift, {inp.pct}% CI" if size.column else f"lift (with skill - baseline), {inp.pct}% CI")
+        ax.grid(axis="x", color="#DDDDDD")
+        ax.grid(axis="y", visible=False)
+        legend_below(fig, [_study_handle(stand, LIFT), _reported_handle()], size, ncols=2)
+        return fig
+
+    paths = draw_sizes(draw, out, name)
+    return FigureOutcome(name, title, f"Bars: this study's mean paired lift with its {inp.pct}% CI "
+                         f"({method_text(rows.dropna(subset=['lift']))}); open diamonds: the paper's reported lift "
+                         f"({REPORTED_LABEL}). {set_caption(inp.headline, stand)}", paths)
 
 
 def paper_harness_lift(inp: FigureInputs, reported: dict, out: Path) -> FigureOutcome:
     name, title = "paper_harness_lift", "Composite lift per harness: this study vs the ACES paper"
-    table = lift_table(inp.pairs, by=("harness",), outcomes=(COMPOSITE,), level=inp.level)
+    table = inp.lift(("harness",), outcomes=(COMPOSITE,))
     table = table.loc[table["n"] > 0].set_index("harness")
     paper = {HARNESS_NAMES.get(r["harness"], r["harness"]): _f(r.get("lift")) for r in reported.get("by_harness", [])}
     names = sorted(set(table.index) | set(paper))
     if table.empty:
         return FigureOutcome(name, title, skipped="no harness has a scored composite pair")
-    with paper_style():
-        fig = new_figure(1.8 + 0.9 * len(names), 3.0)
+    stand = inp.stand_in(outcome=COMPOSITE)
+    rows = table.reindex(names)
+
+    def draw(size: Size):
+        fig = new_figure(size.width if size.column else min(size.width, 2.2 + 0.9 * len(names)), 2.6)
         ax = fig.subplots()
         x = np.arange(len(names))
-        rows = table.reindex(names)
         lift = rows["lift"].astype(float).to_numpy()
-        ax.bar(x, np.nan_to_num(lift), 0.6, color=WITH_SKILL, label="this study")
-        ax.errorbar(x, np.nan_to_num(lift), yerr=_errs(rows.fillna({"lift": 0})), fmt="none",
-                    ecolor="black", elinewidth=0.8, capsize=2)
+        ax.bar(x, np.nan_to_num(lift), 0.6, color=WITH_SKILL, **bar_style(stand))
+        has = rows["ci_lo"].notna().to_numpy()
+        if has.any():
+            ax.errorbar(x[has], lift[has], yerr=_errs(rows)[:, has], fmt="none", ecolor="black", elinewidth=0.8,
+                        capsize=2)
         px = [i for i, h in enumerate(names) if paper.get(h) is not None]
         if px:
             _mark(ax, np.array(px), np.array([paper[names[i]] for i in px]))
-        for i in range(len(names)):
-            if not np.isfinite(lift[i]):
-                ax.text(i, 0.01, "not run", ha="center", fontsize=7, rotation=90)
         ax.axhline(0, color="black", linewidth=0.6)
-        ax.set_xticks(x, names, rotation=20, ha="right")
-        ax.set_ylabel("composite lift")
-        ax.legend(loc="upper right")
-        ax.set_title(title)
-        paths = save_figure(fig, out, name)
-    return FigureOutcome(name, title, f"Bars: this study; open diamonds: {REPORTED_LABEL} (by_harness).", paths)
+        ticks = [h if np.isfinite(v) else f"{h}\n(not run)" for h, v in zip(names, lift, strict=True)]
+        ax.set_xticks(x, ticks, rotation=30 if size.column else 0, ha="right" if size.column else "center")
+        ax.set_ylabel(f"composite lift, {inp.pct}% CI")
+        legend_below(fig, [_study_handle(stand), _reported_handle()], size, ncols=2)
+        return fig
+
+    paths = draw_sizes(draw, out, name)
+    return FigureOutcome(name, title, f"Bars: this study's composite lift per harness with its {inp.pct}% CI "
+                         f"({method_text(table)}); open diamonds: {REPORTED_LABEL} (by_harness). "
+                         f"{set_caption(inp.headline, stand)}", paths)
+
+
+def paper_harness_reward(inp: FigureInputs, reported: dict, out: Path) -> FigureOutcome:
+    """The paper's Fig. 10(a): mean verifier reward with and without the skill, per harness."""
+    return paired_bars(inp, out, "paper_harness_reward", "Verifier reward with and without the skill per harness "
+                       "(the paper's Fig. 10(a))", REWARD, inp.headline,
+                       extra_caption="The paper gives no per-harness reward values in its text, so there is no "
+                       "reported overlay. ", min_harnesses=1)
 
 
 def paper_harness_model_heatmap(inp: FigureInputs, reported: dict, out: Path) -> FigureOutcome:
-    name, title = "paper_harness_model_heatmap", f"{inp.outcome} lift by harness and model"
-    table = inp.lift(("harness", "model"))
+    name, title = "paper_harness_model_heatmap", f"{outcome_label(inp.outcome)} lift by harness and model"
+    cells = inp.sets.cells if inp.sets is not None else inp.headline
+    table = inp.lift(("harness", "model"), pairs=cells.pairs)
     if table.empty or not (table["n"] > 0).any():
         return FigureOutcome(name, title, skipped="no (harness, model) cell has a scored pair")
-    grid = table.pivot(index="harness", columns="model", values="lift").astype(float)
-    counts = table.pivot(index="harness", columns="model", values="n")
-    values = grid.to_numpy()
-    finite = values[np.isfinite(values)]
-    bound = max(float(np.abs(finite).max()) if finite.size else 0.05, 0.05)
-    from matplotlib.colors import TwoSlopeNorm
+    stand = inp.stand_in(cells.trials)
+    paths = _heatmap(inp, table, "harness", "model", out, name, title, "not run", stand,
+                     f"{outcome_label(inp.outcome).lower()} lift")
+    return FigureOutcome(name, title, "Mean paired lift per (harness, model); n = scored pairs. The paper reports no "
+                         f"per-cell values, so no reported overlay. {set_caption(cells, stand)}", paths)
 
-    with paper_style():
-        fig = new_figure(1.8 + 1.1 * len(grid.columns), 1.2 + 0.45 * len(grid.index))
-        ax = fig.subplots()
-        im = ax.imshow(np.ma.masked_invalid(values), cmap=DIVERGING, norm=TwoSlopeNorm(vmin=-bound, vcenter=0.0, vmax=bound), aspect="auto")
-        ax.set_xticks(range(len(grid.columns)), grid.columns, rotation=30, ha="right")
-        ax.set_yticks(range(len(grid.index)), grid.index)
-        ax.grid(False)
-        for i in range(values.shape[0]):
-            for j in range(values.shape[1]):
-                n = counts.iat[i, j]
-                text = "not run" if not np.isfinite(values[i, j]) else f"{values[i, j]:+.2f}\nn={int(n)}"
-                ax.text(j, i, text, ha="center", va="center", fontsize=7)
-        fig.colorbar(im, ax=ax, label=f"{inp.outcome} lift")
-        ax.set_title(title)
-        paths = save_figure(fig, out, name)
-    return FigureOutcome(name, title, "Mean paired lift per (harness, model). The paper reports no per-cell values, "
-                         "so no reported overlay.", paths)
+
+def _stress_set(inp: FigureInputs) -> AnalysisSet:
+    return inp.sets.or_headline(STRESS_ARM) if inp.sets is not None else inp.headline
 
 
 def paper_routing_stress(inp: FigureInputs, reported: dict, out: Path) -> FigureOutcome:
-    name, title = "paper_routing_stress", "Routing stress: lift and wall time vs visible skills (log axis)"
+    name, title = "paper_routing_stress", "Routing stress: composite lift and wall time vs visible skills"
     rs = reported.get("routing_stress", {})
-    if "n_visible_skills_with" not in inp.pairs.columns:
+    s = _stress_set(inp)
+    if "n_visible_skills_with" not in s.pairs.columns:
         return FigureOutcome(name, title, skipped="the trials table has no n_visible_skills column")
-    pairs = inp.pairs.loc[inp.pairs["n_visible_skills_with"].notna()]
-    pairs = pairs.assign(visible=pairs["n_visible_skills_with"].astype(int))
-    if pairs["visible"].nunique() < 2:
+    table = stress_table(inp, s, COMPOSITE)
+    if len(table) < 2:
         return FigureOutcome(name, title, skipped="every with-skill trial saw the same number of skills")
-    table = lift_table(pairs, by=("visible",), outcomes=(inp.outcome,), level=inp.level)
-    trials = inp.trials.loc[inp.trials["condition"] == "with_skill"].dropna(subset=["n_visible_skills"])
-    wall = trials.dropna(subset=["wall_sec"]).groupby("n_visible_skills")["wall_sec"].mean()
-    with paper_style():
-        fig = new_figure(7.2, 3.0)
-        ax, ax2 = fig.subplots(1, 2)
-        x = table["visible"].astype(int).to_numpy()
-        ax.errorbar(x, table["lift"].astype(float), yerr=_errs(table), marker="o", color=LIFT, capsize=3,
-                    label=f"this study ({inp.outcome})")
-        band = rs.get("lift_range_1_to_20")
+    wall = stress_wall(s)
+    stand = inp.stand_in(s.trials, COMPOSITE)
+    hollow = {"markerfacecolor": "white"} if stand else {}
+    x = table["visible"].astype(int).tolist()
+    band = rs.get("lift_range_1_to_20")
+    paper_wall = {int(k): _f(v) for k, v in (rs.get("mean_wall_seconds") or {}).items()}
+
+    def draw(size: Size):
+        fig = new_figure(size.width, 2.5 if not size.column else 4.3)
+        ax, ax2 = stress_axes(fig, size)
+        has = table["ci_lo"].notna().to_numpy()
+        ax.plot(x, table["lift"].astype(float), marker="o", color=LIFT, **hollow)
+        if has.any():
+            ax.errorbar(np.array(x)[has], table["lift"].astype(float)[has], yerr=_errs(table)[:, has], fmt="none",
+                        ecolor=LIFT, capsize=3)
+        entries = [(Line2D([], [], marker="o", color=LIFT, **hollow),
+                    "this study" + (f" (hollow: {STAND_IN_MARK})" if stand else ""))]
         if band and len(band) == 2:
-            ax.fill_between([1, 20], [band[0]] * 2, [band[1]] * 2, color=REPORTED_COLOR, alpha=0.25,
-                            label=f"{REPORTED_LABEL}: lift range, 1-20 skills")
+            ax.fill_between([1, 20], [band[0]] * 2, [band[1]] * 2, color=REPORTED_COLOR, alpha=0.2, linewidth=0)
+            entries.append((Patch(color=REPORTED_COLOR, alpha=0.2), f"{REPORTED_LABEL}: lift range, 1-20 skills"))
         ax.axhline(0, color="black", linewidth=0.6)
-        ax.set_xscale("log")
-        ax.set_xticks(x, [str(v) for v in x])
-        ax.set_xlabel("visible skills (log scale)")
-        ax.set_ylabel("lift")
-        ax.legend(loc="best", fontsize=7)
+        log_ticks(ax, x)
+        ax.set_xlim(min(0.8, x[0] / 1.35), x[-1] * 1.35)
+        ax.set_xlabel("skills the agent saw (log scale)")
+        ax.set_ylabel(f"composite lift, {inp.pct}% CI")
+        ax.set_title("(a) lift", loc="left")
         if len(wall):
-            ax2.plot(wall.index.astype(int), wall.to_numpy(float), marker="s", color=BASELINE, label="this study")
-        paper_wall = {int(k): _f(v) for k, v in (rs.get("mean_wall_seconds") or {}).items()}
-        if paper_wall:
-            _mark(ax2, np.array(list(paper_wall)), np.array(list(paper_wall.values())))
-        ax2.set_xscale("log")
-        ticks = sorted(set(x) | set(paper_wall))
-        ax2.set_xticks(ticks, [str(v) for v in ticks])
-        ax2.set_xlabel("visible skills (log scale)")
+            ax2.plot(wall.index.astype(int), wall.to_numpy(float), marker="s", color=WITH_SKILL, **hollow)
+            log_ticks(ax2, sorted(wall.index.astype(int).tolist()))
+            ax2.set_ylim(0, float(wall.max()) * 1.15 or 1.0)
+        else:
+            ax2.text(0.5, 0.5, "wall time not recorded", ha="center", va="center", transform=ax2.transAxes)
+        ax2.set_xlabel("skills the agent saw (log scale)")
         ax2.set_ylabel("mean with-skill wall time (s)")
-        ax2.set_ylim(bottom=0)
-        ax2.legend(loc="best", fontsize=7)
-        fig.suptitle(title)
-        paths = save_figure(fig, out, name)
-    note = "" if len(wall) else " Wall time was not recorded."
-    return FigureOutcome(name, title, f"Left: paired lift by visible skills; shaded: {REPORTED_LABEL} lift range for "
-                         f"1-20 skills. Right: mean with-skill wall time; open diamonds: {REPORTED_LABEL}." + note,
-                         paths)
+        ax2.set_title("(b) this study's wall time", loc="left")
+        legend_below(fig, entries, size, ncols=1 if size.column else 2)
+        return fig
+
+    paths = draw_sizes(draw, out, name)
+    walls = ", ".join(f"{v:g} s at {k}" for k, v in sorted(paper_wall.items()) if v is not None)
+    caption = (f"(a) Composite lift (the paper's statistic) per number of skills the agent saw (target, decoys and "
+               f"any skills of the harness's own it kept), each level computed as the headline is "
+               f"({method_text(table)}); shaded: {REPORTED_LABEL} lift range for 1-20 skills. (b) This study's mean "
+               f"with-skill wall time on its own scale")
+    caption += f"; {REPORTED_LABEL}: {walls} (another agent and machine, not drawn on this scale)." if walls else "."
+    caption += f" {set_caption(s, stand)}" + ("" if len(wall) else " Wall time was not recorded.")
+    return FigureOutcome(name, title, caption, paths)
 
 
-def paper_scan_histogram(scores: list[float], reported: dict, out: Path) -> FigureOutcome:
+def paper_scan_histogram(scan: ScanView | None, reported: dict, out: Path) -> FigureOutcome:
     name, title = "paper_scan_histogram", "Tier 1 structural scores of the study's skills"
     ss = reported.get("static_scan", {}).get("structural_score", {})
-    if not scores:
+    if scan is None or not scan.scores:
         return FigureOutcome(name, title, skipped="no target skill was scanned")
-    with paper_style():
-        fig = new_figure(5.6, 2.8)
+    scores = scan.scores
+    gate = reported.get("static_scan", {}).get("default_gate", 70)
+
+    def draw(size: Size):
+        fig = new_figure(size.width if size.column else min(size.width, 5.0), 2.4)
         ax = fig.subplots()
-        ax.hist(scores, bins=np.arange(0, 102, 2), color=WITH_SKILL, edgecolor="white", label="this study")
-        gate = reported.get("static_scan", {}).get("default_gate", 70)
-        ax.axvline(gate, color="black", linestyle=":", linewidth=0.8, label=f"gate {gate}")
+        ax.hist(scores, bins=np.arange(0, 102, 2), color=WITH_SKILL, edgecolor="white")
+        ax.axvline(gate, color="black", linestyle=":", linewidth=0.8)
+        entries = [(Patch(color=WITH_SKILL), f"this study ({scan.profile} profile)"),
+                   (Line2D([], [], color="black", linestyle=":"), f"gate {gate}")]
         if _f(ss.get("mean")) is not None:
-            ax.axvline(ss["mean"], color=REPORTED_COLOR, linewidth=1.4, label=f"{REPORTED_LABEL}: mean {ss['mean']:g}")
+            ax.axvline(ss["mean"], color=REPORTED_COLOR, linewidth=1.2)
+            entries.append((Line2D([], [], color=REPORTED_COLOR), f"{REPORTED_LABEL}: mean {ss['mean']:g}"))
         if ss.get("min") is not None and ss.get("max") is not None:
             ax.axvspan(ss["min"], ss["max"], color=REPORTED_COLOR, alpha=0.08)
+            entries.append((Patch(color=REPORTED_COLOR, alpha=0.08), f"{REPORTED_LABEL}: range"))
         ax.set_xlim(max(0, min(min(scores), ss.get("min", 100), gate) - 5), 100)
+        integer_ticks(ax.yaxis)
         ax.set_xlabel("structural score (0-100)")
         ax.set_ylabel("skills")
-        ax.legend(loc="upper left", fontsize=7)
-        ax.set_title(title)
-        paths = save_figure(fig, out, name)
-    return FigureOutcome(name, title, f"Histogram of this study's scores; line and band: {REPORTED_LABEL} mean and "
+        legend_below(fig, entries, size, ncols=2)
+        return fig
+
+    paths = draw_sizes(draw, out, name)
+    return FigureOutcome(name, title, f"Histogram of this study's Tier 1 scores (rule profile: {scan.profile}; the "
+                         f"same scan as the static-scan rows of the table); line and band: {REPORTED_LABEL} mean and "
                          f"range over its {reported.get('static_scan', {}).get('n_skills', '?')} skills.", paths)
 
 
-def paper_top_violations(rows: list[dict], out: Path) -> FigureOutcome:
+def paper_top_violations(scan: ScanView | None, out: Path) -> FigureOutcome:
     name, title = "paper_top_violations", "Top rule violations: share of skills"
+    rows = scan.violations if scan is not None else []
     if not rows:
         return FigureOutcome(name, title, skipped="no target skill was scanned")
-    with paper_style():
-        fig = new_figure(6.4, 0.9 + 0.42 * len(rows))
+    labels = [r["reported_label"] + ("" if r["ours"] is not None else " (not in profile)") for r in rows]
+
+    def draw(size: Size):
+        import textwrap
+
+        wrapped = [textwrap.fill(x, 20 if size.column else 60) for x in labels]
+        fig = new_figure(size.width, 1.0 + (0.42 if size.column else 0.3) * len(rows))
         ax = fig.subplots()
         y = np.arange(len(rows))[::-1]
         ours = np.array([r["ours"] if r["ours"] is not None else np.nan for r in rows], dtype=float)
-        ax.barh(y, np.nan_to_num(ours), color=WITH_SKILL, height=0.6, label="this study")
-        _mark(ax, y, np.array([r["reported"] for r in rows], dtype=float), horizontal=True)
-        ax.set_yticks(y, [r["reported_label"] for r in rows])
-        ax.set_xlim(0, 1.05)
-        ax.set_xlabel("share of scanned skills violating the rule")
-        ax.legend(loc="lower right", fontsize=7)
-        ax.set_title(title)
-        paths = save_figure(fig, out, name)
-    return FigureOutcome(name, title, f"The rules the paper names; bars: this study's skills, open diamonds: "
-                         f"{REPORTED_LABEL}.", paths)
+        ax.barh(y, np.nan_to_num(ours), 0.6, color=WITH_SKILL)
+        paper = np.array([r["reported"] for r in rows], dtype=float)
+        for yi, v, pv in zip(y, ours, paper, strict=True):
+            if np.isfinite(v):
+                ax.text(max(v, np.nan_to_num(pv)) + 0.04, yi, f"{100 * v:.0f}%", va="center")
+        _mark(ax, y, paper, horizontal=True)
+        ax.set_yticks(y, wrapped)
+        ax.set_xlim(0, 1.3)
+        ax.set_xticks([0, 0.5, 1.0], ["0%", "50%", "100%"])
+        ax.set_xlabel("share of skills violating the rule")
+        ax.grid(axis="y", visible=False)
+        legend_below(fig, [(Patch(color=WITH_SKILL), f"this study ({scan.profile} profile)"), _reported_handle()],
+                     size, ncols=2)
+        return fig
+
+    paths = draw_sizes(draw, out, name)
+    missing = [r["reported_label"] for r in rows if r["ours"] is None]
+    note = (f" Not checked by the {scan.profile} profile (no bar): {', '.join(missing)}." if missing else "")
+    return FigureOutcome(name, title, f"The rules the paper names; bars: this study's skills (rule profile: "
+                         f"{scan.profile}), open diamonds: {REPORTED_LABEL}.{note}", paths)
 
 
-def _row(section: str, quantity: str, reported: Any, study: Any, n: Any = None, note: str = "") -> SideBySide:
+def paper_structural_vs_judge(inp: FigureInputs, reported: dict, out: Path) -> FigureOutcome:
+    """The paper's Fig. 1(b): Tier 1 structural score against the Tier 2 LLM-judge score."""
+    name, title = "paper_structural_vs_judge", "Structural vs LLM-judge scores (the paper's Fig. 1(b))"
+    sec = inp.static
+    if sec is None or sec.status != "ran":
+        return FigureOutcome(name, title, skipped=f"no static scan ran ({sec.reason if sec is not None else 'none'})")
+    both = [k for k in sec.skills if k.structural is not None and k.rubric is not None]
+    if not both:
+        return FigureOutcome(name, title, skipped=f"no Tier 2 (LLM-judge) score: {sec.tier2_status}")
+    from aces_bench.stats.correlation import spearman_ci
+
+    x = np.array([k.structural for k in both], dtype=float)
+    y = np.array([k.rubric for k in both], dtype=float)
+    corr = spearman_ci(x, y, x_name="structural", y_name="rubric", level=inp.level)
+    paper = reported.get("static_scan", {}).get("structural_vs_llm_judge", {})
+
+    def draw(size: Size):
+        fig = new_figure(size.width if size.column else min(size.width, 4.0), 2.8)
+        ax = fig.subplots()
+        ax.scatter(x, y, s=24, color=WITH_SKILL, edgecolor="black", linewidth=0.5)
+        ax.set_xlabel("Tier 1 structural score (0-100)")
+        ax.set_ylabel("Tier 2 LLM-judge score (0-100)")
+        rho = "undefined" if corr.rho is None else f"{corr.rho:+.2f}"
+        ax.set_title(f"Spearman rho {rho}, n = {corr.n}; paper: {paper.get('spearman', 'n/a')}", loc="left")
+        return fig
+
+    paths = draw_sizes(draw, out, name)
+    return FigureOutcome(name, title, f"One point per scanned target skill (rule profile: {sec.profile}; judge: "
+                         f"{sec.tier2_status}). {REPORTED_LABEL}: Spearman {paper.get('spearman', 'n/a')}, Pearson "
+                         f"{paper.get('pearson', 'n/a')} over its corpus.", paths)
+
+
+class ScanView(BaseModel):
+    """The one Tier 1 scan the page's static figures and tables come from."""
+
+    profile: str
+    scores: list[float]
+    comparison: dict[str, Any]
+    categories: list[dict[str, Any]]
+
+    @property
+    def violations(self) -> list[dict]:
+        return self.comparison.get("violation_rows", [])
+
+
+def _category(path: str) -> str:
+    """A skill's category from its SKILL.md frontmatter (``category`` or ``metadata.category``)."""
+    from aces_bench.errors import AcesError
+    from aces_bench.skills import parse_frontmatter
+
+    p = Path(path) / "SKILL.md"
+    try:
+        meta, _ = parse_frontmatter(p.read_text(encoding="utf-8", errors="replace"), p)
+    except (OSError, AcesError):
+        return UNCATEGORISED
+    value = meta.get("category") or (meta.get("metadata") or {}).get("category") if isinstance(meta, dict) else None
+    return str(value).strip() if isinstance(value, str | int) and str(value).strip() else UNCATEGORISED
+
+
+def scan_for_paper(static, reported: dict) -> ScanView | None:
+    """Scan the study's scanned targets once, with the study's rule profile: scores,
+    the comparison with the paper, and the corpus by category (the paper's Table 5)."""
+    if static is None:
+        return None
+    scanned = sorted({s.path for s in static.skills if s.status == "scanned" and s.structural is not None})
+    if not scanned:
+        return None
+    from aces_bench.static import ScanOptions, run_scan
+    from aces_bench.static.catalog import catalog
+    from aces_bench.static.corpus import compare
+
+    profile = static.profile or "aces"
+    corpus, results = run_scan(scanned, ScanOptions(lint=False, profile=profile))
+    ok = [r for r in results if r.score is not None]
+    frame = pd.DataFrame({"category": [_category(r.path) for r in ok], "score": [float(r.score) for r in ok]})
+    cats = []
+    for cat, part in frame.groupby("category", sort=True):
+        cats.append({"category": str(cat), "n": len(part), "mean": float(part["score"].mean()),
+                     "median": float(part["score"].median())})
+    return ScanView(profile=profile, scores=[float(r.score) for r in ok],
+                    comparison=compare(corpus, reported.get("static_scan", {}), catalog(profile)), categories=cats)
+
+
+def _row(section: str, quantity: str, reported: Any, study: Any, n: Any = None, note: str = "",
+         analysis_set: str = "", stand: list[str] | None = None) -> SideBySide:
     return SideBySide(section=section, quantity=quantity, reported=_f(reported), study=_f(study),
-                      n=int(n) if _f(n) is not None else None, note=note)
+                      n=int(n) if _f(n) is not None else None, note=note, analysis_set=analysis_set,
+                      stand_in=stand_in_text(stand or []) if _f(study) is not None else "")
 
 
-def side_by_side(inp: FigureInputs, reported: dict, items: list[InventoryItem], scan: dict | None) -> list[SideBySide]:
+def side_by_side(inp: FigureInputs, reported: dict, items: list[InventoryItem], scan: ScanView | None
+                 ) -> list[SideBySide]:
     """Every reported quantity this study can be set against, with the study's value (None: not available)."""
     h, rows = reported["headline_live"], []
     pooled = _pooled(inp)
+    head = inp.headline.description
+    stand = inp.stand_in(outcome=COMPOSITE)
 
     def pooled_value(outcome: str, col: str):
         return pooled.loc[outcome, col] if outcome in pooled.index else None
 
+    def hrow(quantity, paper, study, n=None, note="", outcome=COMPOSITE):
+        return _row("headline", quantity, paper, study, n, note, head, inp.stand_in(outcome=outcome))
+
     n_comp = pooled_value(COMPOSITE, "n")
     rows += [
-        _row("headline", "composite lift", h.get("composite_lift_mean"), pooled_value(COMPOSITE, "lift"), n_comp),
-        _row("headline", "composite lift CI low", (h.get("composite_lift_ci95_normal") or [None])[0],
+        hrow("composite lift", h.get("composite_lift_mean"), pooled_value(COMPOSITE, "lift"), n_comp),
+        hrow("composite lift CI low", (h.get("composite_lift_ci95_normal") or [None])[0],
              pooled_value(COMPOSITE, "ci_lo"), n_comp,
-             f"paper: normal interval over paired cases; this study: {pooled_value(COMPOSITE, 'ci_method') or 'no interval'}"),
-        _row("headline", "composite lift CI high", (h.get("composite_lift_ci95_normal") or [None, None])[1],
+             f"paper: normal interval over paired cases; this study: "
+             f"{pooled_value(COMPOSITE, 'ci_method') or pooled_value(COMPOSITE, 'ci_note') or 'no interval'}"),
+        hrow("composite lift CI high", (h.get("composite_lift_ci95_normal") or [None, None])[1],
              pooled_value(COMPOSITE, "ci_hi"), n_comp),
-        _row("headline", "composite with skill", h.get("composite_with_skill"), pooled_value(COMPOSITE, "mean_with"), n_comp),
-        _row("headline", "composite baseline", h.get("composite_baseline"), pooled_value(COMPOSITE, "mean_base"), n_comp),
-        _row("headline", "composite median lift", h.get("composite_lift_median"), pooled_value(COMPOSITE, "median"), n_comp),
-        _row("headline", "share of cases with positive lift", h.get("composite_positive_share"),
+        hrow("composite with skill", h.get("composite_with_skill"), pooled_value(COMPOSITE, "mean_with"), n_comp),
+        hrow("composite baseline", h.get("composite_baseline"), pooled_value(COMPOSITE, "mean_base"), n_comp),
+        hrow("composite median lift", h.get("composite_lift_median"), pooled_value(COMPOSITE, "median"), n_comp),
+        hrow("share of cases with positive lift", h.get("composite_positive_share"),
              pooled_value(COMPOSITE, "share_pos"), n_comp),
-        _row("headline", "outcome-only lift", h.get("outcome_only_lift"), pooled_value(OUTCOME_ONLY, "lift"),
-             pooled_value(OUTCOME_ONLY, "n")),
+        hrow("outcome-only lift", h.get("outcome_only_lift"), pooled_value(OUTCOME_ONLY, "lift"),
+             pooled_value(OUTCOME_ONLY, "n"), outcome=OUTCOME_ONLY),
     ]
     for metric, value in (h.get("metric_lift") or {}).items():
-        rows.append(_row("metric lift", metric, value, pooled_value(metric, "lift"), pooled_value(metric, "n")))
+        rows.append(_row("metric lift", outcome_label(metric), value, pooled_value(metric, "lift"),
+                         pooled_value(metric, "n"), analysis_set=head, stand=inp.stand_in(outcome=metric)))
     boot = inp.stats.bootstrap.frame()
     for clustering, key in (("skill", "cluster_bootstrap_ci95_over_skills"), ("cell", "cluster_bootstrap_ci95_over_cells")):
         part = boot.loc[(boot["clustering"] == clustering) & (boot["outcome"] == COMPOSITE)] if len(boot) else boot
         lo, hi = (part["ci_lo"].iloc[0], part["ci_hi"].iloc[0]) if len(part) else (None, None)
         paper = h.get(key) or [None, None]
-        rows += [_row("headline", f"bootstrap CI over {clustering}s, low", paper[0], lo),
-                 _row("headline", f"bootstrap CI over {clustering}s, high", paper[1], hi)]
+        rows += [hrow(f"bootstrap CI over {clustering}s, low", paper[0], lo),
+                 hrow(f"bootstrap CI over {clustering}s, high", paper[1], hi)]
     sd = inp.stats.within_cell_sd.frame()
     sd = sd.loc[(sd["outcome"] == COMPOSITE) & (sd["condition"] == "lift")] if len(sd) else sd
     sdv = sd["sd_between_attempts"].dropna() if len(sd) else pd.Series(dtype=float)
     paper_sd = h.get("within_cell_lift_sd") or {}
+    note = "" if len(sdv) else "no cell ran more than one attempt"
     rows += [_row("repeated cells", "within-cell lift SD, median", paper_sd.get("median"),
-                  sdv.median() if len(sdv) else None, len(sdv)),
+                  sdv.median() if len(sdv) else None, len(sdv), note, head, stand),
              _row("repeated cells", "within-cell lift SD, mean", paper_sd.get("mean"), sdv.mean() if len(sdv) else None,
-                  len(sdv))]
-    by_h = lift_table(inp.pairs, by=("harness",), outcomes=(COMPOSITE,), level=inp.level).set_index("harness")
+                  len(sdv), note, head, stand)]
+    by_h = inp.lift(("harness",), outcomes=(COMPOSITE,)).set_index("harness")
     for r in reported.get("by_harness", []):
         ours = HARNESS_NAMES.get(r["harness"], r["harness"])
         got = by_h.loc[ours] if ours in by_h.index else None
+        trials = inp.trials.loc[inp.trials["harness"].astype(str) == ours]
         rows.append(_row("by harness", f"{ours} composite lift", r.get("lift"),
                          got["lift"] if got is not None else None, got["n"] if got is not None else None,
-                         "" if got is not None else "harness not in this study"))
+                         "" if got is not None else "harness not in this study", head,
+                         inp.stand_in(trials, COMPOSITE)))
+    # The harnesses of this study the paper did not run: the figure draws them, the table lists them.
+    listed = {HARNESS_NAMES.get(r["harness"], r["harness"]) for r in reported.get("by_harness", [])}
+    for ours in sorted(h for h in by_h.index if h not in listed and by_h.loc[h, "n"]):
+        got = by_h.loc[ours]
+        trials = inp.trials.loc[inp.trials["harness"].astype(str) == ours]
+        rows.append(_row("by harness", f"{ours} composite lift", None, got["lift"], got["n"], "not in the paper",
+                         head, inp.stand_in(trials, COMPOSITE)))
     rows += _routing_rows(inp, reported.get("routing_stress", {}))
     sv = reported.get("static_vs_live", {})
     sec = inp.static
     t1 = sec.tier1 if sec is not None else None
     t2 = sec.tier2 if sec is not None else None
+    live = f"target skills' Tier 1 ({sec.profile if sec else '?'} profile) vs their lift on the {head}"
     rows += [_row("static vs live", "Tier 1 Spearman rho", sv.get("tier1_spearman"), t1.rho if t1 else None,
-                  t1.n if t1 else None),
+                  t1.n if t1 else None, analysis_set=live, stand=inp.stand_in()),
              _row("static vs live", "Tier 2 Spearman rho", sv.get("tier2_spearman"), t2.rho if t2 else None,
-                  t2.n if t2 else None, "" if t2 else (sec.tier2_status if sec is not None else "no scan"))]
+                  t2.n if t2 else None, "" if t2 else (sec.tier2_status if sec is not None else "no scan"), live,
+                  inp.stand_in())]
     if scan:
-        for r in scan.get("score_rows", []):
-            rows.append(_row("static scan", r["figure"], r["reported"], r["ours"]))
-        for r in scan.get("violation_rows", []):
-            rows.append(_row("top violations", r["reported_label"], r["reported"], r["ours"]))
+        scanned = f"the study's target skills, one scan ({scan.profile} profile)"
+        for r in scan.comparison.get("score_rows", []):
+            rows.append(_row("static scan", r["figure"], r["reported"], r["ours"], analysis_set=scanned))
+        for r in scan.violations:
+            rows.append(_row("top violations", r["reported_label"], r["reported"], r["ours"],
+                             note="" if r["ours"] is not None else f"rule not in the {scan.profile} profile",
+                             analysis_set=scanned))
+        rows += _category_rows(scan, reported, scanned)
     inv = reported.get("evidence_inventory", {})
+    whole = inp.sets.trials if inp.sets is not None else inp.trials
     for item in items:
         key = INVENTORY_KEYS.get(item.item)
         if key:
-            rows.append(_row("evidence inventory", item.item, inv.get(key), item.count, note=key))
+            rows.append(_row("evidence inventory", item.item, inv.get(key), item.count, note=key,
+                             analysis_set=item.analysis_set, stand=inp.stand_in(whole)))
     rows += _missingness_rows(inp, reported.get("missingness_audit", {}))
     return rows
 
 
+def _category_rows(scan: ScanView, reported: dict, scanned: str) -> list[SideBySide]:
+    """The paper's Table 5 (corpus by category): n and mean per category, side by side."""
+    ours = {c["category"]: c for c in scan.categories}
+    paper = {c["category"]: c for c in reported.get("static_scan", {}).get("by_category", [])}
+    out = []
+    for cat in [*paper, *(c for c in ours if c not in paper)]:
+        o, p = ours.get(cat), paper.get(cat)
+        note = "" if o else "no skill of this category here"
+        if cat == UNCATEGORISED:
+            note = "no category in the SKILL.md frontmatter (category or metadata.category)"
+        out += [_row("corpus by category", f"{cat}: skills", p["n"] if p else None, o["n"] if o else None, note=note,
+                     analysis_set=scanned),
+                _row("corpus by category", f"{cat}: mean score", p["mean"] if p else None, o["mean"] if o else None,
+                     o["n"] if o else None, analysis_set=scanned)]
+    return out
+
+
+def _stress_level(decoy_set: str) -> int | None:
+    """The configured number of decoys of a routing-stress decoy set (``pool-n20-s0`` -> 20)."""
+    m = re.search(r"-n(\d+)-s\d+$", str(decoy_set))
+    return int(m.group(1)) if m else None
+
+
 def _routing_rows(inp: FigureInputs, rs: dict) -> list[SideBySide]:
+    """The paper's routing-stress points against this study's levels, matched by the
+    configured stress level (the paper's "k skills" is the level whose decoy set draws
+    k decoys), each row naming how many skills the agent actually saw."""
     out: list[SideBySide] = []
-    if "n_visible_skills_with" not in inp.pairs.columns:
+    s = _stress_set(inp)
+    if "n_visible_skills_with" not in s.pairs.columns:
         return out
-    pairs = inp.pairs.loc[inp.pairs["n_visible_skills_with"].notna()]
-    table = lift_table(pairs.assign(visible=pairs["n_visible_skills_with"].astype(int)), by=("visible",),
-                       outcomes=(inp.outcome,), level=inp.level).set_index("visible")
+    stand = inp.stand_in(s.trials, COMPOSITE)
+    table = stress_table(inp, s, COMPOSITE).set_index("visible")
     band = rs.get("lift_range_1_to_20") or [None, None]
-    inside = table.loc[[v for v in table.index if 1 <= v <= 20], "lift"].dropna()
-    out += [_row("routing stress", "lift, 1-20 skills: min", band[0], inside.min() if len(inside) else None),
-            _row("routing stress", "lift, 1-20 skills: max", band[1], inside.max() if len(inside) else None)]
-    trials = inp.trials.loc[inp.trials["condition"] == "with_skill"]
-    wall = trials.dropna(subset=["wall_sec", "n_visible_skills"]).groupby("n_visible_skills")["wall_sec"].mean()
+    trials = s.trials.loc[s.trials["condition"] == "with_skill"].copy()
+    trials["level"] = trials["decoy_set"].map(_stress_level)
+    # Each configured level -> the skills its with-skill trials saw.
+    seen = trials.dropna(subset=["level", "n_visible_skills"]).groupby("level")["n_visible_skills"].agg(
+        lambda v: sorted(set(int(x) for x in v)))
+    visible_of = {int(k): v for k, v in seen.items()}
+
+    def visible_note(k: int) -> str:
+        v = visible_of.get(k)
+        if not v:
+            return "level not run"
+        return f"{k} decoys: the agent saw {', '.join(map(str, v))} skills"
+
+    inside = [lvl for lvl in visible_of if 1 <= lvl <= 20]
+    lifts = [table.loc[v, "lift"] for lvl in inside for v in visible_of[lvl] if v in table.index]
+    lifts = [x for x in lifts if x is not None and not pd.isna(x)]
+    where = f"{s.description}, levels {', '.join(map(str, sorted(inside)))} decoys" if inside else s.description
+    out += [_row("routing stress", "composite lift, 1-20 skills: min", band[0], min(lifts) if lifts else None,
+                 note=where, analysis_set=s.description, stand=stand),
+            _row("routing stress", "composite lift, 1-20 skills: max", band[1], max(lifts) if lifts else None,
+                 note=where, analysis_set=s.description, stand=stand)]
+    wall_trials = trials.dropna(subset=["wall_sec", "level"])
+    wall = wall_trials.groupby("level")["wall_sec"].mean()
     for k, v in (rs.get("mean_wall_seconds") or {}).items():
-        out.append(_row("routing stress", f"mean wall seconds at {k} skills", v, wall.get(int(k))))
+        got = wall.get(int(k))
+        out.append(_row("routing stress", f"mean wall seconds at {k} skills", v, got,
+                        int((wall_trials["level"] == int(k)).sum()) if got is not None else None,
+                        visible_note(int(k)), s.description, inp.stand_in(s.trials)))
     # The one pass (final_pass, aces_bench/mode_registry.py): an arm's failures are not passed.
-    passed = trials.assign(p=outcome_values(trials, FINAL_PASS)).dropna(subset=["n_visible_skills", "p"])
-    rate = passed.groupby("n_visible_skills")["p"].mean()
+    passed = trials.assign(p=outcome_values(trials, FINAL_PASS)).dropna(subset=["level", "p"])
+    rate = passed.groupby("level")["p"].mean()
     for k, v in (rs.get("with_skill_pass_rate") or {}).items():
-        out.append(_row("routing stress", f"with-skill pass rate at {k} skills", v, rate.get(int(k))))
+        got = rate.get(int(k))
+        out.append(_row("routing stress", f"with-skill pass rate at {k} skills", v, got,
+                        int((passed["level"] == int(k)).sum()) if got is not None else None, visible_note(int(k)),
+                        s.description, inp.stand_in(s.trials)))
     return out
 
 
 def _missingness_rows(inp: FigureInputs, ma: dict) -> list[SideBySide]:
     m = inp.stats.missingness
+    head = inp.headline.description
+    stand = inp.stand_in(outcome=COMPOSITE)
     traj = m.trajectories.frame().set_index("condition") if m.trajectories.rows else pd.DataFrame()
     out = []
     for cond in ("baseline", "with_skill"):
         share = None
         if cond in traj.index and traj.loc[cond, "n_rows"]:
             share = traj.loc[cond, "n_missing_trajectory"] / traj.loc[cond, "n_rows"]
-        out.append(_row("missingness", f"missing trajectory share, {cond}",
-                        (ma.get("missing_trajectory_share") or {}).get(cond), share))
-        out.append(_row("missingness", f"{cond} rows", ma.get(f"{cond}_rows"),
-                        traj.loc[cond, "n_rows"] if cond in traj.index else None))
+        out.append(_row("missingness", f"missing trajectory share, {cond.replace('_', ' ')}",
+                        (ma.get("missing_trajectory_share") or {}).get(cond), share, analysis_set=head, stand=stand))
+        out.append(_row("missingness", f"{cond.replace('_', ' ')} rows", ma.get(f"{cond}_rows"),
+                        traj.loc[cond, "n_rows"] if cond in traj.index else None, analysis_set=head, stand=stand))
     one = m.one_sided.frame()
     one = one.loc[one["outcome"] == COMPOSITE] if len(one) else one
     out += [_row("missingness", "baseline-only case keys", ma.get("baseline_only_case_keys"),
-                 one["n_base_only"].iloc[0] if len(one) else None),
+                 one["n_base_only"].iloc[0] if len(one) else None, analysis_set=head, stand=stand),
             _row("missingness", "with-skill-only case keys", ma.get("with_skill_only_case_keys"),
-                 one["n_with_only"].iloc[0] if len(one) else None)]
+                 one["n_with_only"].iloc[0] if len(one) else None, analysis_set=head, stand=stand)]
     sens = m.sensitivity.frame()
     imputed = ma.get("imputed_with_skill_failure") or {}
     for outcome in (COMPOSITE, "accuracy", "goal_accuracy"):
         part = sens.loc[sens["outcome"] == outcome] if len(sens) else sens
-        out.append(_row("missingness", f"{outcome} lift, missing with-skill imputed as failure",
-                        imputed.get(f"{outcome}_lift"), part["lift_sensitivity"].iloc[0] if len(part) else None))
+        out.append(_row("missingness", f"{outcome_label(outcome).lower()} lift, missing with-skill imputed as failure",
+                        imputed.get(f"{outcome}_lift"), part["lift_sensitivity"].iloc[0] if len(part) else None,
+                        analysis_set=head, stand=inp.stand_in(outcome=outcome)))
     return out
 
 
 PaperFigure = Callable[[FigureInputs, dict, Path], FigureOutcome]
-PAPER_FIGURES: tuple[PaperFigure, ...] = (paper_metric_lift, paper_harness_lift, paper_harness_model_heatmap,
-                                          paper_routing_stress)
 
 
-def draw_paper(inp: FigureInputs, reported: dict, out_dir: Path, scan_scores: list[float],
-               violation_rows: list[dict]) -> list[FigureOutcome]:
+def draw_paper(inp: FigureInputs, reported: dict, out_dir: Path, scan: ScanView | None) -> list[FigureOutcome]:
     """Every paper figure, in the paper's order; skipped ones carry their reason."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    figs = [paper_metric_lift(inp, reported, out_dir), skill_harness_heatmap(inp, out_dir),
-            paper_harness_lift(inp, reported, out_dir), paper_harness_model_heatmap(inp, reported, out_dir),
+    return [paper_structural_vs_judge(inp, reported, out_dir), paper_metric_lift(inp, reported, out_dir),
+            skill_harness_heatmap(inp, out_dir), paper_harness_lift(inp, reported, out_dir),
+            paper_harness_reward(inp, reported, out_dir), paper_harness_model_heatmap(inp, reported, out_dir),
             paper_routing_stress(inp, reported, out_dir), model_sweep(inp, out_dir), static_vs_live(inp, out_dir),
-            paper_scan_histogram(scan_scores, reported, out_dir), paper_top_violations(violation_rows, out_dir)]
-    return figs
+            paper_scan_histogram(scan, reported, out_dir), paper_top_violations(scan, out_dir)]
 
 
 PAPER_DIR = "paper"
 
 
-def _scan_for_paper(static, reported: dict) -> tuple[list[float], dict | None]:
-    """Tier 1 scores of the scanned targets and the static package's comparison with the paper."""
-    if static is None:
-        return [], None
-    scanned = [s for s in static.skills if s.status == "scanned" and s.structural is not None]
-    if not scanned:
-        return [], None
-    from aces_bench.static import ScanOptions, run_scan
-    from aces_bench.static.corpus import compare
-
-    corpus, _ = run_scan(sorted({s.path for s in scanned}), ScanOptions(lint=False))
-    return [float(s.structural) for s in scanned], compare(corpus, reported.get("static_scan", {}))
+def _frame(rows: list[SideBySide]) -> pd.DataFrame:
+    frame = pd.DataFrame([r.model_dump() for r in rows], columns=list(SideBySide.model_fields))
+    frame["n"] = frame["n"].astype("Int64")
+    return frame
 
 
 def write_paper_page(out: Path, inp: FigureInputs, items: list[InventoryItem], *, nav: list[dict],
                      reported_path: Path | None = None) -> Path:
-    """``<report>/paper.html`` with every paper figure and ``paper/side_by_side.{csv,json}``."""
+    """``<report>/paper.html`` with every paper figure, ``paper/side_by_side.{csv,json,tex}``
+    and ``paper/corpus_by_category.tex``."""
     from aces_bench.io import write_frame, write_json, write_text
     from aces_bench.reports.html import environment, render, svg_data_uri
+    from aces_bench.reports.latex import write_paper_tables
     from aces_bench.reports.pages import relative
 
     reported = load_reported(reported_path)
-    scores, scan = _scan_for_paper(inp.static, reported)
-    figures = draw_paper(inp, reported, out / PAPER_DIR, scores, (scan or {}).get("violation_rows", []))
+    scan = scan_for_paper(inp.static, reported)
+    figures = draw_paper(inp, reported, out / PAPER_DIR, scan)
     rows = side_by_side(inp, reported, items, scan)
-    frame = pd.DataFrame([r.model_dump() for r in rows])
-    write_frame(out / PAPER_DIR / "side_by_side.csv", frame)
+    write_frame(out / PAPER_DIR / "side_by_side.csv", _frame(rows), float_format="%.4f")
+    stand = inp.stand_in(outcome=COMPOSITE)
     write_json(out / PAPER_DIR / "side_by_side.json", {"reported_source": reported.get("source"),
-                                                      "label": REPORTED_LABEL, "rows": rows})
+                                                      "label": REPORTED_LABEL, "analysis_set": inp.headline.description,
+                                                      "stand_in": stand, "rows": rows})
+    tex = write_paper_tables(out / "tables", rows, stand, inp, scan)
     views = [{"name": f.name, "title": f.title, "caption": f.caption, "skipped": f.skipped,
               "data_uri": svg_data_uri(f.svg) if f.svg else "",
               "files": [(fmt, relative(p, out)) for fmt, p in sorted(f.paths.items())]} for f in figures]
     html = render(environment(), "paper.html.j2", title="The ACES paper's figures from this study", root="",
                   nav_skills=nav, figures=views, rows=rows, label=REPORTED_LABEL, source=reported.get("source"),
-                  note=reported.get("note"), scan_note=(scan or {}).get("note"))
+                  note=reported.get("note"), scan_note=(scan.comparison.get("note") if scan else None),
+                  stand_in=stand_in_text(stand), analysis_set=inp.headline.description, paper_href="paper.html",
+                  profile=scan.profile if scan else None, categories=scan.categories if scan else [],
+                  tex=[relative(p, out) for p in tex])
     return write_text(out / "paper.html", html)

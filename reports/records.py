@@ -20,7 +20,9 @@ from harbor.models.trajectories import Trajectory
 
 from aces_bench.errors import ReportError
 from aces_bench.provenance import Provenance
-from aces_bench.records import GRADES_FILE, TABLE_PARQUET, GradedTrial, grades_by_key, read_trials_table
+from aces_bench.records import GRADES_FILE, TABLE_PARQUET, GradedTrial, grades_by_key
+from aces_bench.study_data import member_dirs as study_member_dirs
+from aces_bench.study_data import study_trials
 from aces_bench.versioning import load_model
 
 PROVENANCE_FILE = "provenance.json"
@@ -88,10 +90,8 @@ def read_provenance(path: Path) -> tuple[Provenance | None, str | None]:
 
 
 def member_dirs(results_dir: Path) -> list[Path]:
-    """The study output dirs the trials table was read from (same rule as read_trials_table)."""
-    if (results_dir / TABLE_PARQUET).is_file():
-        return [results_dir]
-    return sorted(p.parent for p in results_dir.glob(f"*/{TABLE_PARQUET}"))
+    """The study output dirs the trials table was read from (``aces_bench.study_data``)."""
+    return [m.path for m in study_member_dirs(results_dir)]
 
 
 @dataclass
@@ -120,7 +120,8 @@ def load_study(results_dir: Path) -> StudyData:
     if not results_dir.is_dir():
         raise ReportError("results dir does not exist", where=results_dir,
                           fix="point at a study output dir (outputs/<study>) or a multirun dir")
-    trials = read_trials_table(results_dir)
+    # One table with member and arm (aces_bench.load), read from the members' own tables.
+    trials = study_trials(results_dir)
     members = []
     for path in member_dirs(results_dir):
         run_ids = tuple(sorted(pd.read_parquet(path / TABLE_PARQUET, columns=["run_id"])["run_id"].astype(str).unique()))

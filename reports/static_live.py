@@ -52,6 +52,8 @@ class StaticLiveSection(BaseModel):
     tier2: Correlation | None = None
     tier2_status: str = Field(description="ran (judge labels) or why Tier 2 did not run")
     caveat: str | None = Field(default=None, description="small-n warning shown next to the correlation")
+    profile: str | None = Field(default=None, description="the Tier 1 rule profile the scores come from "
+                                "(study.static_profile: aces | skillevaluator)")
 
 
 @dataclass
@@ -71,6 +73,7 @@ class StaticScores:
     skills: list[ScannedSkill]
     judges: list[JudgeSpec]
     reason: str | None
+    profile: str = "aces"
 
 
 def target_skills(study: StudyData) -> tuple[list[TargetSkill], list[str]]:
@@ -135,11 +138,10 @@ def scan_targets(study: StudyData) -> StaticScores:
     judges = _llm_judges(study)
     structural: dict[str, float] = {}
     rubric: dict[str, float] = {}
+    profile = study_profile(study)
     if to_scan:
         from aces_bench.static import ScanOptions, run_scan
 
-        profiles = {m.provenance.spec.study.static_profile for m in study.members if m.provenance is not None}
-        profile = profiles.pop() if len(profiles) == 1 else "aces"
         _, results = run_scan(sorted(to_scan), ScanOptions(lint=False, judges=tuple(judges), profile=profile,
                                                             tier2_partial=True))  # a dead judge leaves Tier 2 unrated, not the report unbuilt
         for r in results:
@@ -159,7 +161,13 @@ def scan_targets(study: StudyData) -> StaticScores:
     if missing:
         notes.append(f"not named as a target in any provenance.json: {', '.join(missing)}")
     skills.sort(key=lambda s: s.skill)
-    return StaticScores(structural, rubric, skills, judges, "; ".join(notes) or None)
+    return StaticScores(structural, rubric, skills, judges, "; ".join(notes) or None, profile)
+
+
+def study_profile(study: StudyData) -> str:
+    """The study's Tier 1 rule profile (``study.static_profile``); ``aces`` when members disagree."""
+    profiles = {m.provenance.spec.study.static_profile for m in study.members if m.provenance is not None}
+    return profiles.pop() if len(profiles) == 1 else "aces"
 
 
 def _caveat(corr: Correlation | None) -> str | None:
@@ -183,7 +191,8 @@ def section(scores: StaticScores | None, tier1: Correlation | None, study: Study
         if scores is not None and scores.skills and not scores.structural:
             reason = "; ".join(filter(None, ["no target skill could be scanned", reason]))
         return StaticLiveSection(status="skipped", reason=reason or "no target skill folder to scan", outcome=outcome,
-                                 skills=scores.skills if scores else [], tier2_status="not run: Tier 1 did not run")
+                                 skills=scores.skills if scores else [], tier2_status="not run: Tier 1 did not run",
+                                 profile=scores.profile if scores else None)
     tier2, tier2_status = None, "not run: the study's judge is the offline heuristic judge, which does not rate rubrics"
     if scores.judges:
         labels = ", ".join(j.model or "?" for j in scores.judges)
@@ -195,7 +204,7 @@ def section(scores: StaticScores | None, tier1: Correlation | None, study: Study
         else:
             tier2_status = f"ran but no skill was rated (judge {labels}); see the scan errors"
     return StaticLiveSection(status="ran", reason=scores.reason, outcome=outcome, skills=scores.skills, tier1=tier1,
-                             tier2=tier2, tier2_status=tier2_status, caveat=_caveat(tier1))
+                             tier2=tier2, tier2_status=tier2_status, caveat=_caveat(tier1), profile=scores.profile)
 
 
 def structural_frame(scores: StaticScores) -> pd.DataFrame:

@@ -106,6 +106,19 @@ class ControlRow(LiftRow):
     flip_share: float | None = Field(default=None, description="null arm: n_flipped / n_flip_known")
 
 
+class ArmRow(LiftRow):
+    """One arm (or one level of it) computed as the headline is, reported apart from it
+    (``reports/analysis.py``): pooled ``lift_table`` over its positive pairs."""
+
+    arm: str = Field(description="the design arm: primary | group | routing_stress | model_slice | ...")
+    arm_label: str = Field(description="the arm in words")
+    level_by: str = Field(default="", description="what the arm is broken down by: visible skills | model | '' (pooled)")
+    level: str | None = Field(default=None, description="the level of level_by this row is for; None when pooled")
+    analysis_set: str = Field(description="the trials behind the row, in words")
+    n_trials: int = Field(description="trials of the arm (or level), every condition and case")
+    stand_in: list[str] = Field(default_factory=list, description="stand-ins behind the number (reports/standin.py)")
+
+
 class Counts(BaseModel):
     n_trials: int
     n_by_condition: dict[str, int]
@@ -214,6 +227,13 @@ class ReportSummary(VersionedRecord):
                                         "gate reads (aces_bench/stats/gate.py): any threshold can be re-gated")
     gate: list[GateVerdict] = Field(default_factory=list, description="per skill, the gate's verdict at the "
                                     "study's settings (study.gate): the report's verdict column")
+    # Optional within version 1: a summary written before analysis sets were named pooled every arm.
+    analysis_set: str = Field(default="", description="the trials every headline number is computed on, in words "
+                              "(the primary arm, positive cases; reports/analysis.py)")
+    arms: list[ArmRow] = Field(default_factory=list, description="every arm of the study (and level of an arm) "
+                               "computed as the headline is, reported apart from it")
+    stand_in: list[str] = Field(default_factory=list, description="stand-ins behind the headline (reference agent, "
+                                "heuristic judge, offline model): its numbers are not comparable with the paper's")
 
     def control(self, arm: str, outcome: str, skill: str | None = None) -> ControlRow | None:
         """The arm's row for ``outcome``, pooled or for ``skill``; None when the arm did not run."""
@@ -434,11 +454,14 @@ def build_summary(
     visible: dict[str, list[str]] | None = None,
     judge_agreement: list[AgreementRow] | None = None,
     gate_settings: GateSettings | None = None,
+    confusion_trials: pd.DataFrame | None = None,
 ) -> ReportSummary:
     """The summary of one study from its trials, paired frame and ``study_stats`` result.
 
     ``with_pass_rates=False`` for external data whose rows are not single trials (a
-    pass rate over aggregated rewards would be meaningless).
+    pass rate over aggregated rewards would be meaningless). ``confusion_trials``: the
+    trials the routing confusion reads when they are not ``trials`` (a design's headline
+    set is its isolation arm; its group-mode trials are in other arms).
     """
     threshold = stats.settings.pass_threshold
     graders = graders_by_outcome(trials, grader_labels)
@@ -496,9 +519,25 @@ def build_summary(
         controls_run=list(stats.controls_run),
         controls=control_rows(stats.controls, (), trials, graders),
         controls_by_skill=control_rows(stats.controls_by_skill, ("skill",), trials, graders),
-        routing_confusion=routing_confusion(trials, visible),
+        routing_confusion=routing_confusion(trials if confusion_trials is None else confusion_trials, visible),
         judge_agreement=judge_agreement or [],
         intention_to_treat=intention_to_treat(trials, stats) if with_pass_rates else None,
         gate_cases=cases,
         gate=[gate_verdict(c, gate_settings) for c in cases],
     )
+
+
+SCHEMA_FILE = "summary.schema.json"
+
+
+def summary_schema() -> dict[str, Any]:
+    """The JSON Schema of summary.json (what ``read_summary`` accepts), from ``ReportSummary``.
+
+    Shipped as ``aces_bench/reports/summary.schema.json`` and written beside every
+    summary.json; ``tools/summary_schema.py`` regenerates the shipped copy and the tests
+    check it has not drifted from the model.
+    """
+    schema = ReportSummary.model_json_schema(mode="validation")
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "https://aces-bench/summary.schema.json",
+            "title": "aces-bench report summary.json", **schema}

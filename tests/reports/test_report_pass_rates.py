@@ -59,9 +59,11 @@ def test_index_and_latex_show_both_rates(report_dir):
     assert final in index and first in index
     assert '<td class="num">1</td>' in index[index.index('id="pass-rates"'):]  # passed only after patching
     tex = (report_dir / "tables" / "pass_rates.tex").read_text()
-    assert "Final pass & First-attempt pass & Self-corrected" in tex
-    row = (f"all skills & with skill & {w.n_trials} & {100 * w.final_rate:.0f}\\% ({w.n_final_pass}/{w.n_final_known}) & "
-           f"{100 * w.first_rate:.0f}\\% ({w.n_first_pass}/{w.n_first_known}) & 1 & {w.n_trials - w.n_final_known}")
+    # Decimal-aligned: each rate is its k/n and its percentage, in columns of their own.
+    assert "\\multicolumn{2}{c}{Final pass}" in tex and "\\multicolumn{2}{c}{First attempt}" in tex
+    assert "{Self-corrected} & {Unknown}" in tex
+    row = (f"all skills & with skill & {w.n_trials} & {w.n_final_pass}/{w.n_final_known} & {100 * w.final_rate:.0f} & "
+           f"{w.n_first_pass}/{w.n_first_known} & {100 * w.first_rate:.0f} & 1 & {w.n_trials - w.n_final_known}")
     assert row in tex
     assert "\\input{pass_rates}" in (report_dir / "tables" / "tables.tex").read_text()
 

@@ -90,7 +90,7 @@ def test_gone_or_changed_skill_folders_are_skipped_with_the_reason(tmp_path):
     html = index.read_text()
     assert "Not computed because no target skill could be scanned" in html
     note = html[html.index('id="figures-not-drawn"'):]
-    assert "Structural score vs outcome lift (no target skill could be scanned" in note[:note.index("</p>")]
+    assert "Structural score vs task outcome lift (no target skill could be scanned" in note[:note.index("</p>")]
     assert not (index.parent / "figures" / "static_vs_live.svg").exists()
 
 

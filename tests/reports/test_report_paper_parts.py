@@ -1,0 +1,123 @@
+"""The paper page's counterparts drawn from parts a synthetic study lacks: Fig. 1(b) when a
+Tier 2 judge rated the skills, Table 5 from the skills' own categories, and the routing-
+stress side-by-side matched by the configured level while naming what the agent saw."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from aces_bench.reports import style
+from aces_bench.reports.figures import FigureInputs
+from aces_bench.reports.paper import (
+    UNCATEGORISED,
+    _category,
+    _routing_rows,
+    load_reported,
+    paper_structural_vs_judge,
+    scan_for_paper,
+)
+from aces_bench.reports.static_live import ScannedSkill, StaticLiveSection
+from aces_bench.stats import build_pairs, study_stats
+from aces_bench.stats.correlation import spearman_ci
+
+SKILL = """---
+name: {name}
+description: Turn a CSV of invoices into a reconciliation report with totals per customer.
+{extra}---
+
+# {name}
+
+## When to use
+- A ledger and a bank export disagree.
+
+## Usage
+```bash
+python3 scripts/run.py data/ledger.csv
+```
+
+## Limitations
+- CSV only.
+"""
+
+
+def _skill(root, name: str, extra: str = ""):
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(SKILL.format(name=name, extra=extra))
+    return folder
+
+
+def _inputs(trials: pd.DataFrame, static: StaticLiveSection | None = None) -> FigureInputs:
+    return FigureInputs(study_stats(trials), build_pairs(trials), trials, static)
+
+
+def _trials(rows: list[dict]) -> pd.DataFrame:
+    base = {"case_kind": "explicit", "negative_control": False, "attempt": 1, "harness": "reference", "model": "n/a",
+            "workspace_mode": "group", "status": "ok", "agent_label": "reference agent (deterministic, non-LLM)",
+            "judge_label": "heuristic (offline, deterministic)", "backend": "local", "run_id": "r", "has_trajectory": True}
+    return pd.DataFrame([{**base, **r} for r in rows])
+
+
+def test_categories_come_from_the_frontmatter(tmp_path):
+    assert _category(str(_skill(tmp_path, "a", "category: Deployment\n"))) == "Deployment"
+    assert _category(str(_skill(tmp_path, "b", "metadata:\n  category: Data Infra\n"))) == "Data Infra"
+    assert _category(str(_skill(tmp_path, "c"))) == UNCATEGORISED
+    assert _category(str(tmp_path / "gone")) == UNCATEGORISED
+
+
+def test_table_5_and_the_scan_rows_come_from_one_scan_with_the_studys_profile(tmp_path):
+    folders = [_skill(tmp_path, "a", "category: Deployment\n"), _skill(tmp_path, "b", "category: Deployment\n"),
+               _skill(tmp_path, "c", "category: Platform\n")]
+    skills = [ScannedSkill(skill=f.name, path=str(f), status="scanned", structural=80.0) for f in folders]
+    static = StaticLiveSection(status="ran", outcome="outcome", skills=skills, tier2_status="not run",
+                               profile="skillevaluator")
+    scan = scan_for_paper(static, load_reported())
+    assert scan.profile == "skillevaluator"
+    cats = {c["category"]: c for c in scan.categories}
+    assert cats["Deployment"]["n"] == 2 and cats["Platform"]["n"] == 1
+    assert sorted(scan.scores) == sorted([cats["Deployment"]["mean"]] * 2 + [cats["Platform"]["mean"]])
+    mean = next(r["ours"] for r in scan.comparison["score_rows"] if r["figure"] == "mean")
+    assert mean == pytest.approx(sum(scan.scores) / 3)  # the table's mean is the histogram's scores' mean
+
+
+def test_fig_1b_is_drawn_when_a_judge_rated_the_skills_and_says_why_not_otherwise(tmp_path):
+    trials = _trials([{"skill": s, "case_id": "c1", "condition": c, "decoy_set": "none", "n_visible_skills": 1,
+                       "outcome": 1.0 if c == "with_skill" else 0.0, "composite": 0.5}
+                      for s in ("a", "b", "c", "d") for c in ("with_skill", "baseline")])
+    rated = [ScannedSkill(skill=s, path=str(tmp_path / s), status="scanned", structural=x, rubric=y)
+             for s, x, y in (("a", 70.0, 60.0), ("b", 80.0, 75.0), ("c", 90.0, 70.0), ("d", 85.0, 90.0))]
+    ran = StaticLiveSection(status="ran", outcome="outcome", skills=rated, tier2_status="ran (judge openai/x)",
+                            profile="aces")
+    problems = []
+    style.INSPECTORS.append(lambda fig, stem: problems.extend(style.figure_problems(fig)))
+    try:
+        fig = paper_structural_vs_judge(_inputs(trials, ran), load_reported(), tmp_path)
+    finally:
+        style.INSPECTORS.pop()
+    assert fig.skipped is None and (tmp_path / "paper_structural_vs_judge_column.pdf").is_file() and not problems
+    rho = spearman_ci([70, 80, 90, 85], [60, 75, 70, 90]).rho
+    assert f"Spearman rho {rho:+.2f}, n = 4" in (tmp_path / "paper_structural_vs_judge.svg").read_text()
+    unrated = ran.model_copy(update={"skills": [s.model_copy(update={"rubric": None}) for s in rated],
+                                     "tier2_status": "not run: the study's judge is the offline heuristic judge"})
+    skipped = paper_structural_vs_judge(_inputs(trials, unrated), load_reported(), tmp_path / "no")
+    assert skipped.skipped == "no Tier 2 (LLM-judge) score: not run: the study's judge is the offline heuristic judge"
+
+
+def test_routing_stress_rows_match_the_configured_level_and_name_what_the_agent_saw():
+    rows = []
+    for size, seen in ((1, 2), (20, 21), (50, 51)):
+        for s in ("a", "b"):
+            for c in ("with_skill", "baseline"):
+                rows.append({"skill": s, "case_id": "c1", "condition": c, "decoy_set": f"pool-n{size}-s0",
+                             "n_visible_skills": seen if c == "with_skill" else seen - 1,
+                             "outcome": 1.0 if c == "with_skill" else 0.0, "composite": 0.6 if c == "with_skill" else 0.1,
+                             "reward": 1.0 if c == "with_skill" else 0.0, "wall_sec": 10.0 * size})
+    trials = _trials(rows)
+    out = {r.quantity: r for r in _routing_rows(_inputs(trials), load_reported()["routing_stress"])}
+    for k in (1, 20, 50):
+        row = out[f"mean wall seconds at {k} skills"]
+        assert row.study == pytest.approx(10.0 * k) and row.n == 2  # every cell that ran is filled
+        assert f"{k} decoys: the agent saw {k + 1} skills" in row.note
+    assert out["composite lift, 1-20 skills: min"].study == pytest.approx(0.5)
+    assert out["with-skill pass rate at 50 skills"].study == 1.0
