@@ -431,7 +431,7 @@ def read_trials_table(results_dir: Path) -> pd.DataFrame:
 
 def _csv_text_columns() -> dict[str, type]:
     # CSV has no types: text columns are read as text so a run id like "2024" stays a string.
-    return {name: str for name, f in TrialRow.model_fields.items() if f.annotation in (str, str | None)}
+    return {name: str for name, f in StudyTrialRow.model_fields.items() if f.annotation in (str, str | None)}
 
 
 def _cell(value: object) -> object:
@@ -456,7 +456,9 @@ def read_table_file(path: Path) -> pd.DataFrame:
     """
     path = Path(path)
     try:
-        frame = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path, dtype=_csv_text_columns())
+        # Only an empty CSV field is missing: a model recorded as "n/a" (a harness with no model) stays text.
+        frame = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(
+            path, dtype=_csv_text_columns(), keep_default_na=False, na_values=[""])
     except (OSError, ValueError) as exc:
         raise ReportError(f"cannot read the trials table: {exc}", where=path,
                           fix=f"{GRADES_REGENERATE} or restore the file") from None

@@ -35,7 +35,14 @@ from aces_bench.reports.pages import StudyPages, relative
 from aces_bench.reports.records import StudyData, load_study
 from aces_bench.reports.standin import offline_model_runs, stand_in_text, stand_ins
 from aces_bench.reports.static_live import scan_targets, section, structural_frame
-from aces_bench.reports.summary import SCHEMA_FILE, ReportSummary, build_summary, graders_by_outcome, summary_schema
+from aces_bench.reports.summary import (
+    SCHEMA_FILE,
+    DesignMember,
+    ReportSummary,
+    build_summary,
+    graders_by_outcome,
+    summary_schema,
+)
 from aces_bench.reports.triage import activation
 from aces_bench.reports.verdict import control_views, correlation_sentence, headline_sentence, verdict_rows
 from aces_bench.stats import StatsSettings, build_pairs, study_stats
@@ -75,6 +82,18 @@ def study_gate_settings(study: StudyData) -> GateSettings:
         if m.provenance is not None:
             return GateSettings(**m.provenance.spec.study.gate.model_dump())
     return GateSettings()
+
+
+def design_members(trials: pd.DataFrame) -> list[DesignMember]:
+    """Each member of the study-level table with its arms and trial count, in table order."""
+    if "member" not in trials.columns:
+        return []
+    out = []
+    for member, part in trials.groupby("member", sort=False):
+        first = part.iloc[0]
+        out.append(DesignMember(member=str(member), arm=str(first["arm"]), arms=str(first["arms"]).split(";"),
+                                n_trials=len(part)))
+    return out
 
 
 def _is_paper_study(study: StudyData) -> bool:
@@ -175,8 +194,7 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
     summary = summary.model_copy(update={
         "analysis_set": sets.headline.description,
         "arms": arm_rows(sets, outcomes, stats.settings.level, graders_by_outcome(primary, graders), offline),
-        "stand_in": stand_ins(primary, offline, outcome)})
-    write_json(out / SUMMARY_FILE, summary)
+        "stand_in": stand_ins(primary, offline, outcome), "design": design_members(study.trials)})
     write_json(out / SCHEMA_FILE, summary_schema())
 
     inputs = FigureInputs(stats, pairs, primary, static_section, sets=sets, offline_runs=offline)
@@ -206,7 +224,9 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
         # The ACES paper's figures with its reported values beside the study's (paper.html).
         from aces_bench.reports.paper import write_paper_page
 
-        write_paper_page(out, inputs, items, nav=nav)
+        _, rows = write_paper_page(out, inputs, items, nav=nav)
+        summary = summary.model_copy(update={"side_by_side": rows})
+    write_json(out / SUMMARY_FILE, summary)  # last: it carries the paper page's side-by-side rows
 
 
 def _write_index(env, out: Path, summary: ReportSummary, figures, items, cover, pairs, outcome: str,

@@ -331,15 +331,17 @@ def calibration_table(env, summary: ReportSummary) -> str | None:
     from aces_bench.reports.analysis import CALIBRATION_LABELS
 
     o = summary.headline_outcome
-    cols = [Col("Skill", "wide"), Col("Arm", "text"), Col("Lift", "signed"), *ci_cols(_level(summary)), Col("Pairs", "count")]
+    short = {"null": "Null lift (A/A)", "placebo": "Over placebo", "forced": "Discovery gap"}
+    cols = [Col("Skill", "wide"), Col("Arm", "text"), Col("Lift", "signed"), *ci_cols(_level(summary)),
+            Col("Pairs", "count")]
     rows = []
     for arm in summary.controls_run:
         row = summary.control(arm, o)
-        rows.append(["all skills", arm, row.lift if row else None, row.ci_lo if row else None,
+        rows.append(["all skills", short.get(arm, arm), row.lift if row else None, row.ci_lo if row else None,
                      row.ci_hi if row else None, row.n if row else 0])
         for r in summary.controls_by_skill:
             if r.arm == arm and r.outcome == o:
-                rows.append([r.group.get("skill", ""), arm, r.lift, r.ci_lo, r.ci_hi, r.n])
+                rows.append([r.group.get("skill", ""), short.get(arm, arm), r.lift, r.ci_lo, r.ci_hi, r.n])
     caption = (f"Calibration arms ({outcome_label(o).lower()}): " + "; ".join(CALIBRATION_LABELS.get(a, a)
                for a in summary.controls_run) + f". Set: {_set(summary)}. Same pairing and {_level(summary)}% CI as "
                f"the lift; a dash: no interval. {who(summary)}")

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from aces_bench.errors import ReportError
 from aces_bench.reports.analysis import STRESS_ARM, AnalysisSet
@@ -57,6 +57,7 @@ from aces_bench.reports.inventory import InventoryItem
 from aces_bench.reports.labels import outcome_label
 from aces_bench.reports.standin import STAND_IN_MARK, stand_in_text
 from aces_bench.reports.style import LIFT, OKABE_ITO, WITH_SKILL, Size, draw_sizes, new_figure
+from aces_bench.reports.summary import SideBySide
 from aces_bench.stats.pairing import COMPOSITE, FINAL_PASS, OUTCOME_ONLY, REWARD, outcome_values
 
 REPORTED_LABEL = "ACES paper, reported"
@@ -74,17 +75,6 @@ INVENTORY_KEYS = {
 }
 UNCATEGORISED = "uncategorised"
 PAPER_STATISTIC = "composite"  # the paper's lifts are composite lifts
-
-
-class SideBySide(BaseModel):
-    section: str
-    quantity: str
-    reported: float | None
-    study: float | None
-    n: int | None = None
-    note: str = ""
-    analysis_set: str = Field(default="", description="the trials (or skills) behind the study's value")
-    stand_in: str = Field(default="", description="'stand-in: not comparable with the paper (...)' or ''")
 
 
 def load_reported(path: Path | None = None) -> dict[str, Any]:
@@ -672,9 +662,10 @@ def _frame(rows: list[SideBySide]) -> pd.DataFrame:
 
 
 def write_paper_page(out: Path, inp: FigureInputs, items: list[InventoryItem], *, nav: list[dict],
-                     reported_path: Path | None = None) -> Path:
-    """``<report>/paper.html`` with every paper figure, ``paper/side_by_side.{csv,json,tex}``
-    and ``paper/corpus_by_category.tex``."""
+                     reported_path: Path | None = None) -> tuple[Path, list[SideBySide]]:
+    """``<report>/paper.html`` with every paper figure, ``paper/side_by_side.{csv,json}``,
+    ``tables/side_by_side.tex`` and ``tables/corpus_by_category.tex``; returns the page and
+    the side-by-side rows (summary.json carries them too)."""
     from aces_bench.io import write_frame, write_json, write_text
     from aces_bench.reports.html import environment, render, svg_data_uri
     from aces_bench.reports.latex import write_paper_tables
@@ -699,4 +690,4 @@ def write_paper_page(out: Path, inp: FigureInputs, items: list[InventoryItem], *
                   stand_in=stand_in_text(stand), analysis_set=inp.headline.description, paper_href="paper.html",
                   profile=scan.profile if scan else None, categories=scan.categories if scan else [],
                   tex=[relative(p, out) for p in tex])
-    return write_text(out / "paper.html", html)
+    return write_text(out / "paper.html", html), rows

@@ -119,6 +119,28 @@ class ArmRow(LiftRow):
     stand_in: list[str] = Field(default_factory=list, description="stand-ins behind the number (reports/standin.py)")
 
 
+class DesignMember(BaseModel):
+    """One member folder of the study and the arms it serves (``aces_bench.load``'s member/arm/arms)."""
+
+    member: str
+    arm: str = Field(description="the arm its trials count in (the first listing it)")
+    arms: list[str] = Field(description="every arm listing it, in design order")
+    n_trials: int
+
+
+class SideBySide(BaseModel):
+    """One row of the paper page's side-by-side table (``reports/paper.py``)."""
+
+    section: str
+    quantity: str
+    reported: float | None
+    study: float | None
+    n: int | None = None
+    note: str = ""
+    analysis_set: str = Field(default="", description="the trials (or skills) behind the study's value")
+    stand_in: str = Field(default="", description="'stand-in: not comparable with the paper (...)' or ''")
+
+
 class Counts(BaseModel):
     n_trials: int
     n_by_condition: dict[str, int]
@@ -234,6 +256,9 @@ class ReportSummary(VersionedRecord):
                                "computed as the headline is, reported apart from it")
     stand_in: list[str] = Field(default_factory=list, description="stand-ins behind the headline (reference agent, "
                                 "heuristic judge, offline model): its numbers are not comparable with the paper's")
+    design: list[DesignMember] = Field(default_factory=list, description="every member of the study and its arms")
+    side_by_side: list[SideBySide] = Field(default_factory=list, description="the ACES paper's reported values "
+                                           "beside this study's (when the report has the paper page)")
 
     def control(self, arm: str, outcome: str, skill: str | None = None) -> ControlRow | None:
         """The arm's row for ``outcome``, pooled or for ``skill``; None when the arm did not run."""

@@ -81,7 +81,8 @@ def test_demo_with_every_arm_runs_grades_and_reports_them(tmp_path, capsys):
     assert "null check: contains 0" in text
     assert "lift over placebo : +1.000" in text and "discovery gap : +0.000" in text
     assert html.count('data-arm="null"') == 1 + 4  # the panel and one verdict-table cell per skill
-    assert "Null lift" in (out / "report" / "tables" / "verdict.tex").read_text()
+    # The calibration arms have a LaTeX table of their own (one row per arm and skill), beside the verdict's.
+    assert "Null lift" in (out / "report" / "tables" / "calibration.tex").read_text()
 
     capsys.readouterr()
     assert report_main([str(out), "--fail-under-lift", "0.5"]) == 0

@@ -87,6 +87,10 @@ def test_one_load_gives_every_member_with_its_arm(design_dir):
     root = pd.read_parquet(design_dir / "trials.parquet")
     pd.testing.assert_frame_equal(plain(root), plain(t))
     assert aces_bench.load(design_dir / "trials.parquet")["arm"].tolist() == t["arm"].tolist()
+    # The CSV reads back the same rows (a model recorded as "n/a" stays text, floats to 6 digits).
+    csv = aces_bench.load(design_dir / "trials.csv")
+    assert csv["model"].tolist() == t["model"].tolist() and "n/a" in set(csv["model"])
+    assert np.allclose(csv["outcome"].astype(float), t["outcome"].astype(float), rtol=1e-5, equal_nan=True)
     # A single member is one arm too.
     single = aces_bench.load(design_dir / "reference-group")
     assert set(single["arm"]) == {"primary"} and set(single["member"]) == {"reference-group"}
@@ -122,6 +126,11 @@ def test_every_other_arm_is_reported_apart_with_the_headlines_method(design_repo
     assert premium["n_matched"] > 0
     index = (design_report / "index.html").read_text()
     assert 'id="arms-table"' in index and "group workspace (decoys beside the target)" in index
+    # summary.json carries the design and the paper page's side-by-side rows too.
+    assert [(m.member, m.arms) for m in s.design] == [(m["name"], m["arms"]) for m in DESIGN["members"]]
+    assert sum(m.n_trials for m in s.design) == len(t)
+    side = pd.read_csv(design_report / "paper" / "side_by_side.csv")
+    assert [r.quantity for r in s.side_by_side] == side["quantity"].tolist()
 
 
 def test_the_per_harness_figure_value_is_the_same_sets_lift(design_report, design_dir):
