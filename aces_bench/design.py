@@ -197,8 +197,12 @@ def run_design(spec: RunSpec) -> Path:
             _, n_tasks = run_member(ms)
             done.append((member, ms, n_tasks))
     except CostCapReached:
-        # The members that ran are reported together, marked as stopped by the cap.
-        if spec.report and done:
+        # The members that ran, and the finished trials of the one the cap stopped, are
+        # tabled and reported together, each in its arm (design.json places them: without
+        # it every member would read as the primary arm), marked as stopped by the cap.
+        ran = [*done, (member, ms, planned_trials(ms) // ms.study.n_attempts)]
+        write_json(out / DESIGN_FILE, size_of(spec, ran))
+        if _write_study_table(out) and spec.report:
             from aces_bench.reports import build_report
 
             build_report(out)
@@ -208,11 +212,7 @@ def run_design(spec: RunSpec) -> Path:
     for line in size.lines():
         print(line)
     if not spec.emit_only:
-        from aces_bench.study_data import write_study_table
-
-        # One table of every member's trials with its arm: pd.read_parquet(<out>/trials.parquet).
-        table, _ = write_study_table(out)
-        log.info("study trials table (every member, with arm and member): %s", table)
+        _write_study_table(out)
     if spec.report and not spec.emit_only:
         from aces_bench.console import finish_console
         from aces_bench.reports import build_report
@@ -221,6 +221,20 @@ def run_design(spec: RunSpec) -> Path:
         log.info("the paper's figures beside this study's: %s", index.parent / "paper.html")
         finish_console(out, index=index, count=False)  # the members counted their failed trials
     return out
+
+
+def _write_study_table(out: Path) -> bool:
+    """The study-level trials table at the design's root: every member listed in
+    design.json that has a table, with its arm. False when none has one yet."""
+    from aces_bench.records import TABLE_PARQUET
+    from aces_bench.study_data import read_design, write_study_table
+
+    if not any((out / m.name / TABLE_PARQUET).is_file() for m in read_design(out / DESIGN_FILE)):
+        return False
+    # One table of every member's trials with its arm: pd.read_parquet(<out>/trials.parquet).
+    table, _ = write_study_table(out)
+    log.info("study trials table (every member, with arm and member): %s", table)
+    return True
 
 
 def planned_trials(ms: RunSpec) -> int:

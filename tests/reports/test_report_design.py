@@ -267,3 +267,41 @@ def test_csvs_use_sensible_precision_and_integer_counts(design_dir, design_repor
     assert not re.search(r"\d\.\d{5,}", side)
     assert not re.search(r",\d+\.0,", side.split("\n", 1)[1])
     assert np.all(pd.read_csv(design_report / "paper" / "side_by_side.csv")["n"].dropna() % 1 == 0)
+
+
+def test_a_design_stopped_by_the_cost_cap_keeps_each_member_in_its_arm(tmp_path, monkeypatch):
+    """A cost stop mid-design still writes design.json and the study-level table for the
+    members that ran (the stopped one's finished trials too): without design.json every
+    member would load as the primary arm, and the report would pool the group arm into
+    the headline."""
+    from report_fixtures import SKILLS, SKILLS_DIR, MemberPlan, write_member, write_skill
+
+    from aces_bench import design
+    from aces_bench.config.compose import compose_spec
+    from aces_bench.cost import CostCapReached, CostStop
+
+    spec = compose_spec(["study=aces_paper", "study.axes.harnesses=[reference]", "study.axes.stress_sizes=[1]",
+                         "study.axes.stress_harnesses=[reference]", "study.axes.slice_harness=[reference]",
+                         "report=false"], output_dir=tmp_path / "aces_paper")
+    calls = []
+    for i, name in enumerate(SKILLS):
+        write_skill(tmp_path / "aces_paper" / SKILLS_DIR, name, i)
+
+    def fake_member(ms):
+        calls.append(ms.output_dir.name)
+        write_member(ms.output_dir.parent, MemberPlan(ms.output_dir.name, ("harness=reference",), 1, 0.4, 0.3),
+                     seed=len(calls))
+        if len(calls) == 2:  # the cap stops the second member (group) after some of its trials
+            stop = CostStop(cap_usd=0.01, spent_usd=0.02, finished=1, total=2, reason="the next trial would pass it")
+            raise CostCapReached(stop, ms.output_dir)
+        return ms.output_dir, 4
+
+    monkeypatch.setattr("aces_bench.pipeline.run_member", fake_member)
+    with pytest.raises(CostCapReached):
+        design.run_design(spec)
+    out = tmp_path / "aces_paper"
+    listed = json.loads((out / "design.json").read_text())["members"]
+    assert [m["arms"] for m in listed] == [["primary", "model_slice"], ["group"]]
+    t = aces_bench.load(out)
+    assert t.groupby("member")["arm"].first().to_dict() == dict(zip(calls, ["primary", "group"], strict=True))
+    assert pd.read_parquet(out / "trials.parquet")["arm"].tolist() == t["arm"].tolist()
