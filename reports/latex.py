@@ -35,7 +35,7 @@ from aces_bench.metrics import metric_names
 from aces_bench.reports.dimensions import dimensions_of, mapping
 from aces_bench.reports.inventory import WHOLE_STUDY, CoverageRow, InventoryItem
 from aces_bench.reports.labels import outcome_label, source_label
-from aces_bench.reports.standin import stand_in_text
+from aces_bench.reports.standin import HEURISTIC_JUDGE, stand_in_text
 from aces_bench.reports.summary import LiftRow, ReportSummary
 from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_ONLY, OUTCOME_PER_PROTOCOL, REWARD
 
@@ -122,6 +122,8 @@ def cell(col: Col, x: Any) -> Markup | str:
     if col.kind in NUMERIC:
         if _missing(x):
             return Markup("{--}")
+        if isinstance(x, Markup):  # formatted by the table (``value_cells``): a number as text
+            return x
         x = float(x)
         if col.kind == "signed":
             return Markup(f"{x:+.{col.digits}f}")
@@ -219,14 +221,38 @@ def _pooled(summary: ReportSummary) -> dict[str, LiftRow]:
     return {r.outcome: r for r in summary.pooled}
 
 
-def who(summary: ReportSummary) -> str:
-    """Agent, model, judge and backend behind the numbers, and the stand-in mark."""
+def who(summary: ReportSummary, *, judged: bool = False, stand: list[str] | None = None) -> str:
+    """Agent, model, judge and backend behind the numbers, and the stand-in mark.
+
+    ``judged``: the table has rows resting on a judged metric (composite, outcome-only,
+    a judged metric), so an offline heuristic judge is a stand-in for them even when the
+    headline outcome (verifier-graded) does not name it. ``stand``: the table's own
+    stand-ins, when they are not the headline's.
+    """
     agents = ", ".join(summary.labels.agents) or "n/a"
     judges = ", ".join(summary.labels.judges) or "none recorded"
     text = (f"Agent: {agents}; model: {', '.join(summary.labels.models) or 'n/a'}; judge: {judges}; "
             f"backend: {', '.join(summary.labels.backends) or 'n/a'}.")
-    mark = stand_in_text(summary.stand_in)
-    return f"{text} {mark[:1].upper()}{mark[1:]}." if mark else text
+    names = list(summary.stand_in if stand is None else stand)
+    if judged and any(j.startswith("heuristic") for j in summary.labels.judges) and HEURISTIC_JUDGE not in names:
+        names.append(HEURISTIC_JUDGE)
+    return with_mark(text, names)
+
+
+def with_mark(text: str, stand: list[str]) -> str:
+    """``text`` followed by the stand-in mark as a sentence (nothing without stand-ins)."""
+    mark = stand_in_text(stand)
+    return f"{text} {mark[:1].upper()}{mark[1:]}.".strip() if mark else text
+
+
+def trials_who(trials) -> str:
+    """Agent, model and judge named from a trials table (the paper page's tables)."""
+    def names(col: str) -> str:
+        if col not in trials.columns:
+            return "n/a"
+        return ", ".join(sorted(trials[col].dropna().astype(str).unique())) or "n/a"
+
+    return f"Agent: {names('agent_label')}; model: {names('model')}; judge: {names('judge_label')}."
 
 
 def _set(summary: ReportSummary) -> str:
@@ -274,7 +300,7 @@ def headline_table(env, summary: ReportSummary) -> str:
     head = pooled.get(summary.headline_outcome)
     caption = (f"Skill Lift, headline. Set: {_set(summary)}; {_n_text(head)} ({outcome_label(summary.headline_outcome)}"
                f"). {_level(summary)}% CI: {_method(head)}; a dash: no interval (no variation observed, or one "
-               f"pair). Pos.: share of pairs with positive lift. {who(summary)}")
+               f"pair). Pos.: share of pairs with positive lift. {who(summary, judged=True)}")
     return table(env, caption=caption, short="Skill Lift, headline", label="tab:aces-headline", cols=cols, rows=rows,
                  note="Lift: score with the skill minus without it, per pair scored on both sides. The task outcome "
                       "is the verifier's reward where the case has checks, else the judged outcome; a trial that timed out or "
@@ -317,11 +343,11 @@ def arms_table(env, summary: ReportSummary) -> str | None:
                      m.n_cases if m else None, m.lift if m else None, m.ci_lo if m else None,
                      m.ci_hi if m else None, c.lift if c else None])
     stand = sorted({s for a in views for s in a["stand_in"]})
-    mark = stand_in_text(stand)
     caption = (f"Every arm of the study, each computed as the headline is (same pairing, positive cases, same "
-               f"interval method), reported apart from it. Lift: {outcome_label(o).lower()}; composite: the paper's "
-               f"statistic. {_level(summary)}% CI per row as in the HTML report (clustered by case). "
-               f"{mark[:1].upper() + mark[1:] + '.' if mark else ''}")
+               f"interval method), reported apart from it; the first row is the headline set. Pairs: scored on both "
+               f"sides; cases: their distinct cases. Lift: {outcome_label(o).lower()}; composite: the paper's "
+               f"statistic. {_level(summary)}% CI per row, clustered by case (t, cases - 1 df); a dash: no interval. "
+               f"{who(summary, stand=stand)}")
     return table(env, caption=caption.strip(), short="Arms of the study", label="tab:aces-arms", cols=cols, rows=rows)
 
 
@@ -362,28 +388,31 @@ def metrics_table(env, summary: ReportSummary) -> str:
     graded = "; ".join(f"{', '.join(ms)} by {g}" for g, ms in graders.items())
     caption = (f"Skill Lift per metric. Set: {_set(summary)}. n: pairs scored on both sides (unscored trials are "
                f"left out of a metric, never scored 0). {_level(summary)}% CI clustered by case. Graded: {graded}. "
-               f"{who(summary)}")
+               f"{who(summary, judged=True)}")
     return table(env, caption=caption, short="Skill Lift per metric", label="tab:aces-metrics", cols=cols, rows=rows)
 
 
 def pass_rates_table(env, summary: ReportSummary) -> str:
-    cols = [Col("Skill", "wide"), Col("Condition", "text"), Col("Trials", "count"),
+    # One subheading per skill (all skills first): a skill name never wraps in a narrow column.
+    cols = [Col("Condition", "wide"), Col("Trials", "count"),
             Col("k/n", "frac", group="Final pass"), Col("%", "pct", group="Final pass"),
             Col("k/n", "frac", group="First attempt"), Col("%", "pct", group="First attempt"),
             Col("Self-corrected", "count"), Col("Unknown", "count")]
-    rows = []
+    rows, heads = [], []
     for r in [*summary.pass_rates, *summary.pass_rates_by_skill]:
+        skill = r.group.get("skill", "all skills")
+        if not heads or heads[-1][1] != skill:
+            heads.append((len(rows), skill))
         unknown = r.n_trials - r.n_skipped - r.n_final_known
-        rows.append([r.group.get("skill", "all skills"), r.condition.replace("_", " "), r.n_trials,
-                     f"{r.n_final_pass}/{r.n_final_known}", r.final_rate, f"{r.n_first_pass}/{r.n_first_known}",
-                     r.first_rate, r.n_passed_after_patch, unknown])
+        rows.append([r.condition.replace("_", " "), r.n_trials, f"{r.n_final_pass}/{r.n_final_known}", r.final_rate,
+                     f"{r.n_first_pass}/{r.n_first_known}", r.first_rate, r.n_passed_after_patch, unknown])
     source = f" Final pass: {summary.pass_rates[0].final_source}." if summary.pass_rates else ""
-    caption = (f"Final vs first-attempt pass rate. Set: {_set(summary)}.{source} First attempt grades the first "
-               f"answer the agent produced (AEVAL); self-corrected: passed only after changing its answer, an output or "
-               f"the skill. Unknown: final pass not recorded (failed or "
+    caption = (f"Final vs first-attempt pass rate, all skills and per skill. Set: {_set(summary)}.{source} First "
+               f"attempt grades the first answer the agent produced (AEVAL); self-corrected: passed only after "
+               f"changing its answer, an output or the skill. Unknown: final pass not recorded (failed or "
                f"unscored trials), never counted as a failure. {who(summary)}")
     return table(env, caption=caption, short="Final vs first-attempt pass rate", label="tab:aces-pass-rates",
-                 cols=cols, rows=rows)
+                 cols=cols, rows=rows, sections=heads)
 
 
 def inventory_table(env, summary: ReportSummary, items: list[InventoryItem]) -> str:
@@ -411,7 +440,8 @@ def dimensions_table(env, summary: ReportSummary) -> str:
     rows = [[row.dimension, source_label(row.source), r.lift, r.ci_lo, r.ci_hi, r.n]
             for row in mapping() if (r := pooled.get(row.metric))]
     caption = (f"Dimension mapping. Set: {_set(summary)}. A dimension is the mean of its sources; for a sub-score "
-               f"source the lift shown is its whole metric's. {_level(summary)}% CI clustered by case. {who(summary)}")
+               f"source the lift shown is its whole metric's. {_level(summary)}% CI clustered by case. "
+               f"{who(summary, judged=True)}")
     return table(env, caption=caption, short="Dimension mapping", label="tab:aces-dimensions", cols=cols, rows=rows)
 
 
@@ -448,10 +478,26 @@ def write_tables(out_dir: Path, summary: ReportSummary, items: list[InventoryIte
 # --- the paper page's tables ------------------------------------------------------------
 
 
-SIDE_BY_SIDE_ROWS = 32  # rows per float: a page of a one-column article holds about 40 at \small
+SIDE_BY_SIDE_ROWS = 30  # rows per float: a page of a one-column article holds about 40 at \small
 
 
-def side_by_side_table(env, rows: list, stand: list[str], analysis_set: str) -> str:
+def _integral(x: float) -> bool:
+    return float(x).is_integer()
+
+
+def value_cells(quantity: str, section: str, values: list[Any]) -> list[Any]:
+    """One row's numbers formatted alike: counts as integers, every other quantity with the
+    same decimals in both columns (4 below 10, else 1: shares and lifts, then seconds and
+    0-100 scores), so a score of 1 reads 1.0000 beside the paper's 0.7460, never 1."""
+    known = [float(v) for v in values if not _missing(v)]
+    count = section == "evidence inventory" or quantity.endswith(": skills") or bool(known) and all(
+        _integral(v) for v in known) and max(abs(v) for v in known) >= 2
+    digits = 4 if not known or max(abs(v) for v in known) < 10 else 1
+    return [None if _missing(v) else Markup(f"{int(round(float(v)))}" if count else f"{float(v):.{digits}f}")
+            for v in values]
+
+
+def side_by_side_table(env, rows: list, stand: list[str], analysis_set: str, who_text: str = "") -> str:
     """The side-by-side rows as consecutive floats of whole sections, each fitting a page."""
     cols = [Col("Quantity", "wide"), Col("Paper", "value", 4), Col("This study", "value", 4), Col("n", "count")]
     sections: dict[str, list] = {}
@@ -462,17 +508,21 @@ def side_by_side_table(env, rows: list, stand: list[str], analysis_set: str) -> 
         if chunks[-1] and sum(len(sections[n]) for n in chunks[-1]) + len(part) > SIDE_BY_SIDE_ROWS:
             chunks.append([])
         chunks[-1].append(name)
-    mark = stand_in_text(stand)
     out = []
     for i, names in enumerate(chunks, start=1):
         body, heads = [], []
         for name in names:
             heads.append((len(body), name[:1].upper() + name[1:]))
-            body += [[r.quantity, r.reported, r.study, r.n] for r in sections[name]]
+            body += [[r.quantity, *value_cells(r.quantity, r.section, [r.reported, r.study]), r.n]
+                     for r in sections[name]]
         part = f" ({i} of {len(chunks)}: {', '.join(names)})" if len(chunks) > 1 else ""
-        caption = (f"The ACES paper's reported values beside this study's{part}; a dash: not available. Set of the "
-                   f"headline rows: {analysis_set}; every row's set and note are in side_by_side.csv. "
-                   f"{mark[:1].upper() + mark[1:] + '.' if mark else ''}")
+        # The mark heads a float only when one of its rows was produced with a stand-in
+        # (a static scan of the skills involves no agent or judge).
+        marked = any(r.stand_in for name in names for r in sections[name])
+        caption = (f"The ACES paper's reported values beside this study's{part}; a dash: not available; n: pairs "
+                   f"(or trials, skills) behind this study's value. Set of the headline rows: {analysis_set}; "
+                   f"intervals as in the headline table; every row's set and note are in side_by_side.csv. "
+                   f"{with_mark(who_text, stand if marked else [])}")
         out.append(table(env, caption=caption.strip(), short=f"ACES paper vs this study{part}",
                          label=f"tab:aces-side-by-side-{i}", cols=cols, rows=body, sections=heads))
     return "\n".join(out)
@@ -501,7 +551,8 @@ def write_paper_tables(out_dir: Path, rows: list, stand: list[str], inp, scan) -
     from aces_bench.reports.paper import load_reported
 
     env = environment()
-    written = [write_text(out_dir / "side_by_side.tex", side_by_side_table(env, rows, stand, inp.headline.description))]
+    written = [write_text(out_dir / "side_by_side.tex", side_by_side_table(
+        env, rows, stand, inp.headline.description, trials_who(inp.sets.trials if inp.sets is not None else inp.trials)))]
     if scan is not None:
         reported = load_reported().get("static_scan", {}).get("by_category", [])
         written.append(write_text(out_dir / "corpus_by_category.tex",

@@ -121,3 +121,19 @@ def test_routing_stress_rows_match_the_configured_level_and_name_what_the_agent_
         assert f"{k} decoys: the agent saw {k + 1} skills" in row.note
     assert out["composite lift, 1-20 skills: min"].study == pytest.approx(0.5)
     assert out["with-skill pass rate at 50 skills"].study == 1.0
+
+
+def test_side_by_side_numbers_read_alike_in_a_row():
+    """A row's two numbers share their format: a score of 1 beside the paper's 0.746 reads
+    1.0000 (not 1), a count stays an integer even when one side is 0, and 0-100 scores or
+    seconds get one decimal, not four."""
+    from aces_bench.reports.latex import value_cells
+
+    assert value_cells("composite with skill", "headline", [0.746, 1.0]) == ["0.7460", "1.0000"]
+    assert value_cells("baseline-only case keys", "missingness", [40.0, 0.0]) == ["40", "0"]
+    assert value_cells("Other: skills", "corpus by category", [1.0, None]) == ["1", None]
+    assert value_cells("tool calls", "evidence inventory", [11642, 3948]) == ["11642", "3948"]
+    assert value_cells("mean", "static scan", [79.2, 85.1]) == ["79.2", "85.1"]
+    assert value_cells("mean wall seconds at 1 skills", "routing stress", [258, 6.79671]) == ["258.0", "6.8"]
+    assert value_cells("outcome-only lift", "headline", [None, None]) == [None, None]
+
