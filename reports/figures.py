@@ -244,6 +244,8 @@ def _heatmap(inp: FigureInputs, table: pd.DataFrame, rows: str, cols: str, out: 
         im = ax.imshow(np.ma.masked_invalid(values), cmap=DIVERGING, norm=norm, aspect="auto")
         ax.set_xticks(range(len(grid.columns)), grid.columns, rotation=30, ha="right")
         ax.set_yticks(range(len(grid.index)), grid.index)
+        ax.set_xlabel(cols)
+        ax.set_ylabel(rows)
         ax.grid(False)
         ax.tick_params(length=0)
         for i in range(values.shape[0]):
@@ -252,7 +254,7 @@ def _heatmap(inp: FigureInputs, table: pd.DataFrame, rows: str, cols: str, out: 
                 text = empty_text if not np.isfinite(values[i, j]) else f"{values[i, j]:+.2f}\nn={int(n)}"
                 ax.text(j, i, text, ha="center", va="center", color="black")
         if stand:  # colour cells cannot be hatched and stay legible: the mark heads the map
-            ax.set_title(STAND_IN_MARK, loc="left")
+            ax.set_title(textwrap.fill(STAND_IN_MARK, 26 if size.column else 200), loc="left")
         cb = fig.colorbar(im, ax=ax, shrink=0.9)
         cb.set_label(label)
         return fig
@@ -536,7 +538,7 @@ def static_vs_live(inp: FigureInputs, out: Path) -> FigureOutcome:
         ax.set_xlabel("Tier 1 structural score (0-100)")
         ax.set_ylabel(f"mean {outcome_label(inp.outcome).lower()} lift")
         ax.grid(axis="x", color="#DDDDDD")
-        ax.set_title(textwrap.fill(_corr_text(sec.tier1), 40 if size.column else 100), loc="left")
+        ax.set_title(textwrap.fill(_corr_text(sec.tier1), 40 if size.column else 60), loc="left")
         if size.column:
             legend_below(fig, entries, size, ncols=1)
         else:

@@ -13,6 +13,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 from aces_bench.records import CELL_KEY, GradedTrial
+from aces_bench.reports.labels import outcome_label
 from aces_bench.reports.summary import ReportSummary
 
 WHOLE_STUDY = "whole study (every arm and condition)"
@@ -72,16 +73,16 @@ def inventory(trials: pd.DataFrame, summary: ReportSummary, grades: list[GradedT
         InventoryItem(item="skills", count=int(trials["skill"].nunique())),
         InventoryItem(item="harnesses", count=int(trials["harness"].nunique())),
         InventoryItem(item="skill-agent cells", count=int(cells), note="(skill, harness, model, workspace mode)"),
-        InventoryItem(item="cells with scored pairs", count=scored_cells, note=o),
+        InventoryItem(item="cells with scored pairs", count=scored_cells, note=f"on {outcome_label(o).lower()}"),
         InventoryItem(item="paired case keys", count=len(pairs)),
-        InventoryItem(item="scored paired cases", count=int(scored.sum()), note=f"{o} scored on both sides"),
+        InventoryItem(item="scored paired cases", count=int(scored.sum()), note=f"{outcome_label(o).lower()} scored on both sides"),
         InventoryItem(item="condition runs (trials)", count=len(trials)),
         InventoryItem(item="trials that ran to completion", count=int((status == "ok").sum())),
         InventoryItem(item="saved ATIF trajectories", count=int(has.sum())),
         InventoryItem(item="recorded agent steps", count=_sum(trials, "n_steps")),
         InventoryItem(item="tool calls", count=_sum(trials, "n_tool_calls")),
         InventoryItem(item="behavior observations", count=behavior_observations(grades) if grades is not None else None,
-                      note="decided behavior_check judgments"),
+                      note="decided behavior-check judgments"),
         InventoryItem(item="missing: trials without trajectory", count=int((~has).sum())),
         InventoryItem(item="missing: failed trials", count=int(failed.sum()),
                       note=", ".join(f"{k} {v}" for k, v in failed.items())),

@@ -28,6 +28,7 @@ OUTCOME_LABELS = {
 CONDITION_LABELS = {"with_skill": "with skill", "baseline": "baseline", "null": "null (baseline again)",
                     "placebo": "placebo", "forced": "forced (SKILL.md in the instruction)", "lift": "lift"}
 VALUE_LABELS = {"isolation": "isolation", "group": "group", "exact": "exact"}
+PROCESS_LABELS = {"activation": "skill activated", "script_execution": "expected script ran cleanly"}
 
 
 def outcome_label(key: str) -> str:
@@ -59,6 +60,10 @@ def human_value(column: str, value: Any) -> str:
         return outcome_label(value)
     if column == "condition" and isinstance(value, str):
         return CONDITION_LABELS.get(value, value.replace("_", " "))
+    if column == "process" and isinstance(value, str):
+        return PROCESS_LABELS.get(value, value.replace("_", " "))
+    if column == "metrics" and isinstance(value, str):  # "metric_accuracy+metric_goal_accuracy"
+        return " + ".join(outcome_label(m) for m in value.split("+"))
     if isinstance(value, str):
         return value
     if is_p_column(column):

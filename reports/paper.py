@@ -530,8 +530,9 @@ def side_by_side(inp: FigureInputs, reported: dict, items: list[InventoryItem], 
     for item in items:
         key = INVENTORY_KEYS.get(item.item)
         if key:
-            rows.append(_row("evidence inventory", item.item, inv.get(key), item.count, note=key,
-                             analysis_set=item.analysis_set, stand=inp.stand_in(whole)))
+            rows.append(_row("evidence inventory", item.item, inv.get(key), item.count,
+                             note=f"paper: {key.replace('_', ' ')}", analysis_set=item.analysis_set,
+                             stand=inp.stand_in(whole)))
     rows += _missingness_rows(inp, reported.get("missingness_audit", {}))
     return rows
 
@@ -612,6 +613,8 @@ def _routing_rows(inp: FigureInputs, rs: dict) -> list[SideBySide]:
 def _missingness_rows(inp: FigureInputs, ma: dict) -> list[SideBySide]:
     m = inp.stats.missingness
     head = inp.headline.description
+    # The audit counts every trial and case key of the headline arm, negative controls too.
+    every = f"{inp.headline.label}, every case (negative controls included)"
     stand = inp.stand_in(outcome=COMPOSITE)
     traj = m.trajectories.frame().set_index("condition") if m.trajectories.rows else pd.DataFrame()
     out = []
@@ -620,15 +623,15 @@ def _missingness_rows(inp: FigureInputs, ma: dict) -> list[SideBySide]:
         if cond in traj.index and traj.loc[cond, "n_rows"]:
             share = traj.loc[cond, "n_missing_trajectory"] / traj.loc[cond, "n_rows"]
         out.append(_row("missingness", f"missing trajectory share, {cond.replace('_', ' ')}",
-                        (ma.get("missing_trajectory_share") or {}).get(cond), share, analysis_set=head, stand=stand))
+                        (ma.get("missing_trajectory_share") or {}).get(cond), share, analysis_set=every, stand=stand))
         out.append(_row("missingness", f"{cond.replace('_', ' ')} rows", ma.get(f"{cond}_rows"),
-                        traj.loc[cond, "n_rows"] if cond in traj.index else None, analysis_set=head, stand=stand))
+                        traj.loc[cond, "n_rows"] if cond in traj.index else None, analysis_set=every, stand=stand))
     one = m.one_sided.frame()
     one = one.loc[one["outcome"] == COMPOSITE] if len(one) else one
     out += [_row("missingness", "baseline-only case keys", ma.get("baseline_only_case_keys"),
-                 one["n_base_only"].iloc[0] if len(one) else None, analysis_set=head, stand=stand),
+                 one["n_base_only"].iloc[0] if len(one) else None, analysis_set=every, stand=stand),
             _row("missingness", "with-skill-only case keys", ma.get("with_skill_only_case_keys"),
-                 one["n_with_only"].iloc[0] if len(one) else None, analysis_set=head, stand=stand)]
+                 one["n_with_only"].iloc[0] if len(one) else None, analysis_set=every, stand=stand)]
     sens = m.sensitivity.frame()
     imputed = ma.get("imputed_with_skill_failure") or {}
     for outcome in (COMPOSITE, "accuracy", "goal_accuracy"):

@@ -10,7 +10,7 @@ otherwise vary between runs (the SVG id salt, creation dates, the PNG software t
 the same data gives byte-identical SVG and PDF files.
 
 ``figure_problems`` checks a drawn figure against the rules a journal would apply
-(text at least 7 pt, no legend over an axes, no twin axes); ``save_figure`` passes
+(text at least 7 pt, no legend over an axes or under a title, no twin axes); ``save_figure`` passes
 every figure to the ``INSPECTORS`` first (the tests register one).
 """
 
@@ -148,7 +148,8 @@ def _overlaps(a, b) -> bool:
 
 def figure_problems(fig: Figure) -> list[str]:
     """What a journal would refuse in ``fig``: text under ``MIN_FONT_PT`` or outside the
-    figure, a legend over an axes, twin axes (two axes on one spot)."""
+    figure, a legend over an axes or over an axes' title or label, twin axes (two axes
+    on one spot)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.text import Text
 
@@ -181,6 +182,10 @@ def figure_problems(fig: Figure) -> list[str]:
         for ax in axes:
             if _overlaps(box, ax.get_window_extent(renderer)):
                 problems.append("legend over an axes")
+            # A title or axis label running under a legend beside the axes is unreadable too.
+            for t in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label):
+                if t.get_visible() and t.get_text().strip() and _overlaps(box, t.get_window_extent(renderer)):
+                    problems.append(f"text {t.get_text()[:30]!r} under the legend")
     spots = [tuple(round(v, 4) for v in ax.get_position().bounds) for ax in axes]
     if len(spots) != len(set(spots)):
         problems.append("two axes share one spot (twin or dual axes)")

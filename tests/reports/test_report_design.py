@@ -179,7 +179,11 @@ def test_stand_ins_are_marked_everywhere(design_report):
     assert table.loc["opencode composite lift", "stand_in"] != table.loc["opencode composite lift", "stand_in"]  # NaN
     svg = (design_report / "paper" / "paper_metric_lift.svg").read_text()
     assert STAND_IN_MARK in svg  # text kept as text, in the legend
-    assert "Stand-in: not comparable with the paper" in (design_report / "tables" / "headline.tex").read_text()
+    headline = (design_report / "tables" / "headline.tex").read_text()
+    assert "Stand-in: not comparable with the paper" in headline
+    # The headline table's composite and outcome-only rows rest on the heuristic judge: named there.
+    assert "heuristic judge (offline)" in headline and "heuristic judge (offline)" in (
+        design_report / "tables" / "metrics.tex").read_text()
     assert "Stand-in: not comparable with the paper" in (design_report / "tables" / "side_by_side.tex").read_text()
 
 
@@ -206,6 +210,8 @@ def test_html_tables_show_human_values(design_report):
     index = (design_report / "index.html").read_text()
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", index)
     assert "True" not in cells and "False" not in cells
+    assert "with_skill" not in cells and "script_execution" not in cells  # labels, not keys
+    assert '<th title="n">trials</th>' in index  # the status table counts trials, not pairs
     assert not [c for c in cells if re.fullmatch(r"-?\d\.\d+e[-+]\d+", c.strip())]
     assert index.count("Produced by") < 20
     assert "0 rows" not in index

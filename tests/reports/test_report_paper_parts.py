@@ -137,3 +137,22 @@ def test_side_by_side_numbers_read_alike_in_a_row():
     assert value_cells("mean wall seconds at 1 skills", "routing stress", [258, 6.79671]) == ["258.0", "6.8"]
     assert value_cells("outcome-only lift", "headline", [None, None]) == [None, None]
 
+
+def test_a_title_running_under_a_legend_is_a_print_problem():
+    """The check every figure passes (style.figure_problems) sees a title that runs under a
+    legend placed beside the axes, as the static-vs-live figure's did at text width."""
+    from matplotlib.lines import Line2D
+
+    def draw(title: str):
+        with style.paper_style():
+            fig = style.new_figure(6.8, 2.6)
+            ax = fig.subplots()
+            ax.plot([1, 2], [1, 2])
+            ax.set_title(title, loc="left")
+            fig.legend([Line2D([], [])] * 2, ["1  access-log-latency (88.2, +1.000)", "2  semver-bump (83.2, +1.0)"],
+                       loc="outside right upper")
+            return style.figure_problems(fig)
+
+    assert any("under the legend" in p for p in draw("Spearman rho undefined (a series is constant: rank correlation "
+                                                      "undefined), n = 4 " * 2))
+    assert not draw("Spearman rho = +0.40, n = 4")
