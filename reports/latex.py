@@ -310,21 +310,25 @@ def headline_table(env, summary: ReportSummary) -> str:
 def verdict_table(env, summary: ReportSummary) -> str:
     from aces_bench.reports.verdict import verdict_rows
 
-    cols = [Col("Skill", "wide"), Col("Lift", "signed"), *ci_cols(_level(summary)), *ADJ, Col("Cases", "count"), Col("Pairs", "count"),
-            Col("Verdict")]
+    cols = [Col("Skill", "wide"), Col("Lift", "signed"), *ci_cols(_level(summary)), Col("Cases", "count"),
+            Col("Won", "count"), Col("Lost", "count"), Col("Gate p", "p"), Col("Verdict", "wide")]
     rows = []
     for v in verdict_rows(summary):
-        r = v.row
+        r, g = v.row, v.gate
         rows.append([v.skill, r.lift if r else None, r.ci_lo if r else None, r.ci_hi if r else None,
-                     r.adj_ci_lo if r else None, r.adj_ci_hi if r else None, r.n_cases if r else 0, r.n if r else 0,
+                     g.n_cases if g else 0, g.n_wins if g else 0, g.n_losses if g else 0, g.p_value if g else None,
                      v.status])
-    adjusted = next((r.adjustment for r in summary.by_skill if r.adjustment), None) or "none"
-    caption = (f"Verdict per skill ({outcome_label(summary.headline_outcome).lower()}). Set: {_set(summary)}. "
-               f"{_level(summary)}% CI clustered by case (t, cases - 1 df); adjusted: {adjusted}; a dash: no "
-               f"interval. {who(summary)}")
+    gs = next((g.settings for g in summary.gate), None)
+    rule = (f"threshold {gs.threshold:g}, one-sided level {gs.alpha:g}, at least {gs.min_cases} cases won"
+            if gs is not None else "the study's gate settings")
+    caption = (f"Verdict per skill: the gate (docs/gate.md; {rule}). Lift: {outcome_label(summary.headline_outcome).lower()}"
+               f", set: {_set(summary)}; {_level(summary)}% CI clustered by case (t, cases - 1 df); a dash: no "
+               f"interval. Cases, won, lost and the gate's exact one-sided p are per distinct case on the pass "
+               f"difference. {who(summary)}")
     return table(env, caption=caption, short="Verdict per skill", label="tab:aces-verdict", cols=cols, rows=rows,
-                 note="Verdict: helps when the adjusted lower bound is above 0; hurts when the adjusted upper bound "
-                      "is below 0; else inconclusive, no variation or no data.")
+                 note="Helps only when the exact one-sided test of the lift rejects at the level with enough cases won, "
+                      "no credible harm on should-not-use cases and a null arm consistent with 0 where it ran; "
+                      "failures of an arm count as losses (intention to treat).")
 
 
 def arms_table(env, summary: ReportSummary) -> str | None:

@@ -112,7 +112,8 @@ def test_routing_stress_rows_match_the_configured_level_and_name_what_the_agent_
                 rows.append({"skill": s, "case_id": "c1", "condition": c, "decoy_set": f"pool-n{size}-s0",
                              "n_visible_skills": seen if c == "with_skill" else seen - 1,
                              "outcome": 1.0 if c == "with_skill" else 0.0, "composite": 0.6 if c == "with_skill" else 0.1,
-                             "reward": 1.0 if c == "with_skill" else 0.0, "wall_sec": 10.0 * size})
+                             "reward": 1.0 if c == "with_skill" else 0.0, "wall_sec": 10.0 * size,
+                             "final_pass": c == "with_skill"})
     trials = _trials(rows)
     out = {r.quantity: r for r in _routing_rows(_inputs(trials), load_reported()["routing_stress"])}
     for k in (1, 20, 50):
