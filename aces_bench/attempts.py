@@ -142,12 +142,12 @@ def retry_infra_failures(job_dir: Path) -> list[str]:
 
     Their spend stays in the study's ledger: the money was spent.
     """
-    import shutil
+    from aces_bench.io import remove_tree
 
     dropped: list[str] = []
     for trial_dir, result in read_trials(job_dir)[0]:
         if classify(result)[0] == "infra_error":
-            shutil.rmtree(trial_dir, ignore_errors=True)
+            remove_tree(trial_dir, ignore_errors=True)
             dropped.append(trial_dir.name)
     if dropped:
         import logging

@@ -6,12 +6,15 @@ same folder, fsyncs it and ``os.replace``-s it over the target.
 
 from __future__ import annotations
 
+import errno
 import functools
+import itertools
 import json
 import os
 import shutil
+import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -222,6 +225,158 @@ def _exchange(a: Path, b: Path) -> bool:
         return False
     at_fdcwd, rename_exchange = -100, 2
     return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
+
+
+def remove_tree(path: str | Path, *, ignore_errors: bool = False) -> None:
+    """Remove ``path`` (a folder tree, a file or a link), however deep; links are removed, never followed.
+
+    For trees a sandbox or a skill wrote. ``shutil.rmtree`` recurses once per level on
+    Python 3.12, so one ``mkdir d && cd d`` loop a few thousand levels deep makes it
+    raise RecursionError, which ``ignore_errors`` does not catch. This walk holds at
+    most three descriptors and no path longer than one name: it moves every grandchild
+    folder up into ``path`` (a rename within the tree) and deletes the rest, so depth
+    costs renames, not stack, descriptors or PATH_MAX. Every step names one entry
+    relative to an open folder, opened with ``O_NOFOLLOW``: a folder a racing process
+    swaps for a link makes that step fail, never reach outside. A folder the sandbox made
+    unreadable (0000, 0500) is made 0700 first, through a descriptor of that very folder.
+    A mount point inside the tree (another file system, or a bind mount of the same
+    one) is never entered: it is an error, like anything else that cannot be removed.
+    Errors raise the first OSError; with ``ignore_errors`` what can be removed is, and
+    the rest (a mount point, a busy or immutable file) stays, silently.
+    """
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError:
+        if not ignore_errors:
+            raise
+        return
+    try:
+        if not stat.S_ISDIR(st.st_mode):
+            os.unlink(path)
+            return
+        top = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            _make_writable(top)
+            _empty_dir_fd(top, ignore_errors=ignore_errors)
+        finally:
+            os.close(top)
+        os.rmdir(path)
+    except FileNotFoundError:
+        return  # removed meanwhile by someone else
+    except OSError:
+        if not ignore_errors:
+            raise
+
+
+def _mount_id(fd: int) -> tuple[str, int]:
+    """Which mount the folder open as ``fd`` is on: its mount id (``/proc/self/fdinfo``,
+    which tells a bind mount of the same file system apart), else its device."""
+    try:
+        with open(f"/proc/self/fdinfo/{fd}", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"mnt_id:"):
+                    return ("mnt", int(line.split()[1]))
+    except OSError:
+        pass
+    return ("dev", os.fstat(fd).st_dev)
+
+
+def _make_writable(fd: int) -> None:
+    """Give the folder open as ``fd`` u+rwx, so its entries can be listed and removed."""
+    mode = stat.S_IMODE(os.fstat(fd).st_mode)
+    if mode & 0o700 != 0o700:
+        os.fchmod(fd, mode | 0o700)
+
+
+def _open_dir_at(name: str, dir_fd: int) -> int:
+    """Open folder ``name`` in ``dir_fd`` for listing, never following a link."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    try:
+        return os.open(name, flags, dir_fd=dir_fd)
+    except PermissionError:  # a folder the sandbox made 0000 (only a non-root host meets this)
+        _chmod_dir_at(name, dir_fd)
+        return os.open(name, flags, dir_fd=dir_fd)
+
+
+def _chmod_dir_at(name: str, dir_fd: int) -> None:
+    """Make folder ``name`` in ``dir_fd`` 0700. chmod by name would follow a link swapped
+    in meanwhile: this changes the folder an ``O_PATH | O_NOFOLLOW`` descriptor holds
+    (through its /proc link), so a link there fails to open instead."""
+    held = os.open(name, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+    try:
+        os.chmod(f"/proc/self/fd/{held}", 0o700)
+    finally:
+        os.close(held)
+
+
+def _empty_dir_fd(top: int, *, ignore_errors: bool) -> None:
+    """Empty the folder open as ``top`` (see ``remove_tree``): flatten one level per pass.
+
+    A folder with something that failed (only with ``ignore_errors``) is skipped in later
+    passes, so the walk ends; a moved folder never takes a name already in ``top``.
+    """
+    mount = _mount_id(top)
+    names_taken = itertools.count(1)
+    skipped: set[str] = set()
+    while names := [n for n in os.listdir(top) if n not in skipped]:
+        for name in names:
+            try:
+                if not stat.S_ISDIR(os.stat(name, dir_fd=top, follow_symlinks=False).st_mode):
+                    os.unlink(name, dir_fd=top)
+                    continue
+                child = _open_dir_at(name, top)
+                try:
+                    if _mount_id(child) != mount:
+                        raise OSError(errno.EXDEV, "a mount point inside the tree: not entered", name)
+                    _make_writable(child)
+                    failed = _lift_children(child, top, names_taken, ignore_errors=ignore_errors)
+                finally:
+                    os.close(child)
+                if failed:
+                    skipped.add(name)
+                else:
+                    os.rmdir(name, dir_fd=top)
+            except FileNotFoundError:
+                continue  # gone meanwhile
+            except OSError as exc:
+                if exc.errno == errno.ENOTEMPTY:
+                    continue  # written to meanwhile: the next pass takes it again
+                if not ignore_errors:
+                    raise
+                skipped.add(name)
+
+
+def _lift_children(child: int, top: int, names_taken: Iterator[int], *, ignore_errors: bool) -> bool:
+    """Unlink what is not a folder in ``child``; move its folders up into ``top`` under
+    fresh names. Whether anything failed (only with ``ignore_errors``: a mount point)."""
+    failed = False
+    for sub in os.listdir(child):
+        try:
+            mode = os.stat(sub, dir_fd=child, follow_symlinks=False).st_mode
+            if not stat.S_ISDIR(mode):
+                os.unlink(sub, dir_fd=child)
+                continue
+            if mode & 0o200 == 0:
+                _chmod_dir_at(sub, child)  # moving a folder rewrites its "..": it must be writable
+            moved = next(f".aces-rm-{n}" for n in names_taken if not _exists_at(f".aces-rm-{n}", top))
+            os.rename(sub, moved, src_dir_fd=child, dst_dir_fd=top)  # a mount point: EBUSY
+        except FileNotFoundError:
+            continue
+        except OSError:
+            if not ignore_errors:
+                raise
+            failed = True
+    return failed
+
+
+def _exists_at(name: str, dir_fd: int) -> bool:
+    try:
+        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def pid_alive(pid: int) -> bool:

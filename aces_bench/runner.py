@@ -13,7 +13,6 @@ import hashlib
 import json
 import logging
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -38,6 +37,7 @@ from aces_bench.datasets.credentials import check_study_credentials, resolve_cre
 from aces_bench.emitters import EmitResult
 from aces_bench.emitters.plan import StudyPlan
 from aces_bench.errors import BackendError, ConfigError, RunError
+from aces_bench.io import remove_tree
 from aces_bench.offline import OFFLINE_ENV, set_offline_defaults  # noqa: F401 (re-exported)
 from aces_bench.progress import TrialProgress
 
@@ -362,7 +362,7 @@ def discard_cancelled(job_dir: Path) -> list[str]:
             continue  # no or unreadable result: Harbor itself redoes or reports it
         info = result.exception_info
         if info is not None and info.exception_type == CANCELLED:
-            shutil.rmtree(trial_dir)
+            remove_tree(trial_dir)
             dropped.append(trial_dir.name)
     return dropped
 

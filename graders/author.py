@@ -58,6 +58,7 @@ from aces_bench.cases import EvalCase
 from aces_bench.errors import AcesError, EvalsError, validation_lines
 from aces_bench.graders.base import Evidence, MetricResult
 from aces_bench.graders.redact import redact, redact_value
+from aces_bench.io import remove_tree
 
 GRADERS_DIR = "evals/graders"
 PREFIX = "author:"
@@ -249,7 +250,7 @@ def staged_inputs(ctx: AuthorContext, *, base: str | None = None) -> Iterator[tu
         yield ws, env
     finally:
         _set_writable(tmp)
-        shutil.rmtree(tmp, ignore_errors=True)
+        remove_tree(tmp, ignore_errors=True)
 
 
 def _unscored(g: AuthorGrader, reason: str, details: dict[str, Any]) -> MetricResult:

@@ -48,6 +48,7 @@ from pathlib import Path, PurePosixPath
 
 from aces_bench.backends import seccomp
 from aces_bench.errors import BackendError
+from aces_bench.io import remove_tree
 
 log = logging.getLogger(__name__)
 
@@ -335,7 +336,7 @@ def _clear_symlink_points(root: Path) -> None:
         if entry.is_symlink() or (os.path.lexists(entry) and not entry.is_dir()):
             entry.unlink()
         elif entry.is_dir():
-            shutil.rmtree(entry)
+            remove_tree(entry)
 
 
 def _make_mount_points(root: Path, binds: tuple[Bind, ...]) -> None:

@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from aces_bench.io import remove_tree
 
 log = logging.getLogger(__name__)
 
@@ -339,7 +340,7 @@ def _replace_with(dst: Path, make) -> None:
     if dst.is_symlink() or (os.path.lexists(dst) and not dst.is_dir()):
         dst.unlink()
     elif dst.is_dir():
-        shutil.rmtree(dst)
+        remove_tree(dst)  # what a trial left there may be nested past the recursion limit
     make(dst)
 
 

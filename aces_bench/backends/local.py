@@ -43,7 +43,6 @@ import logging
 import os
 import pwd
 import re
-import shutil
 import subprocess
 import tarfile
 import tempfile
@@ -650,7 +649,7 @@ class LocalSandboxEnvironment(BaseEnvironment):
             self._disk.unmount()  # its contents go with it
             self._disk = None
         if delete and self.private_root is not None and self.private_root.exists():
-            await asyncio.to_thread(shutil.rmtree, self.private_root, ignore_errors=True)
+            await asyncio.to_thread(io.remove_tree, self.private_root, ignore_errors=True)
             if self.private_root.exists():
                 self.logger.warning(f"local sandbox: could not remove {self.private_root}")
 
@@ -851,7 +850,7 @@ def _empty_dir(private_root: Path, path: str) -> None:
     if host.is_symlink() or (os.path.lexists(host) and not host.is_dir()):
         host.unlink()
     elif host.is_dir():
-        shutil.rmtree(host)
+        io.remove_tree(host)
 
 
 def egress_binds(private_root: Path, endpoints: tuple[Endpoint, ...]) -> tuple[Bind, ...]:
@@ -951,7 +950,7 @@ def sweep_orphaned_roots(parent: str) -> int:
         m = _OWNED_ROOT.match(entry.name)
         if m is None or not entry.is_dir(follow_symlinks=False) or io.pid_alive(int(m.group(1))):
             continue
-        shutil.rmtree(entry.path, ignore_errors=True)
+        io.remove_tree(entry.path, ignore_errors=True)
         removed += 1
     if removed:
         log.info("local sandbox: removed %d private root(s) left by killed runs in %s", removed, parent)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -22,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from markdown_it import MarkdownIt
 
 from aces_bench.agents.usage import UnusableUsage, build_invocation, usage_line
+from aces_bench.io import remove_tree
 from aces_bench.skills import Skill, evaluation_asset
 from aces_bench.skilltree import copy_tree, read_regular, walk
 
@@ -243,4 +243,4 @@ async def _run_in_sandbox(skill: Skill, g: Grounding) -> None:
         finally:
             await box.stop()
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        remove_tree(root, ignore_errors=True)
