@@ -36,7 +36,7 @@ from aces_bench.cost import CostCapReached, CostGuard, Ledger, budget_dir, check
 from aces_bench.datasets.credentials import check_study_credentials, resolve_credentials
 from aces_bench.emitters import EmitResult
 from aces_bench.emitters.plan import StudyPlan
-from aces_bench.errors import BackendError, ConfigError, RunError
+from aces_bench.errors import AcesError, BackendError, ConfigError, OutputError, RunError, output_error
 from aces_bench.io import remove_tree
 from aces_bench.offline import OFFLINE_ENV, set_offline_defaults  # noqa: F401 (re-exported)
 from aces_bench.progress import TrialProgress
@@ -435,7 +435,7 @@ async def run_config(spec: RunSpec, config: JobConfig, *, total: int,
         try:
             await task
         except ExceptionGroup as group:
-            raise environment_refusal(group, spec) or group from None
+            raise environment_refusal(group, spec) or write_failure(group, where=spec.output_dir) or group from None
         except asyncio.CancelledError:
             if guard.tripped is not None:
                 stop = guard.stop_record(total)
@@ -549,6 +549,42 @@ def quiet_harbor_progress():
         yield
     finally:
         harbor_job.Progress = original
+
+
+def write_failure(group: BaseExceptionGroup, *, where: str | Path | None = None) -> AcesError | None:
+    """The one-line OutputError for a job whose trials could not write their files, else None.
+
+    A disk that fills (or a folder that turns read-only) while trials run fails each
+    trial's own writes inside Harbor's task group, which then raises an ExceptionGroup;
+    Harbor often raises again while handling the OSError, so the whole chain of causes
+    and contexts is searched. A full disk, a quota or a read-only file system counts
+    wherever it struck; a permission error only on a file under ``where`` (the output
+    folder), so that a sandbox or cgroup operation refused (EPERM) is never reported as
+    an unwritable output folder. The first write failure found names its file, else ``where``.
+    """
+    import errno
+
+    inside = Path(where).resolve() if where is not None else None
+    pending: list[BaseException] = [group]
+    seen: set[int] = set()
+    while pending:
+        exc = pending.pop(0)
+        if id(exc) in seen:
+            continue
+        seen.add(id(exc))
+        if isinstance(exc, BaseExceptionGroup):
+            pending.extend(exc.exceptions)
+        elif isinstance(exc, OutputError):
+            return exc
+        elif isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM):
+            name = exc.filename
+            if (inside is not None and isinstance(name, str | Path)
+                    and Path(name).resolve().is_relative_to(inside)):
+                return output_error(exc, where=name)
+        elif (error := output_error(exc, where=getattr(exc, "filename", None) or where)) is not None:
+            return error
+        pending.extend(e for e in (exc.__cause__, exc.__context__) if e is not None)
+    return None
 
 
 def environment_refusal(group: BaseExceptionGroup, spec: RunSpec) -> BackendError | None:

@@ -126,3 +126,62 @@ def test_trigger(tmp_path, kind):
     proc = run_on(kind, mount, "trigger", str(HOSTILE_SKILL), "--router", "--queries", str(queries),
                   "--json", str(mount / "trigger.json"), "--html", str(mount / "trigger.html"))
     assert_one_line(proc, kind, mount)
+
+
+@needs_mount
+@needs_bwrap
+def test_study_whose_disk_fills_while_its_trials_run(tmp_path):
+    """The disk fills after the study started (review of issue 21): the trials' own writes
+    (Harbor's trial files, the reference agent's trajectory) fail inside Harbor's task
+    group, which ended in a 200-line ExceptionGroup traceback, exit 1. The tasks are
+    emitted first on a roomy tmpfs, which is then shrunk to what they use plus a few KiB."""
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    out = mount / "out"
+    # Every case of an example skill (8 trials): several are cancelled when the disk fills,
+    # and Harbor's per-trial log file then fails to flush as well.
+    study = ["harness=reference", f"output_dir={out}",
+             *study_overrides(skill=ROOT / "aces_bench" / "examples" / "skills" / "semver-bump", cases=(),
+                              root_parent=tmp_path)]
+    m = shlex.quote(str(mount))
+    script = (f"mount -t tmpfs -o size=64m tmpfs {m} && "
+              f"{shlex.join(cli_argv(*study, 'emit_only=true'))} >/dev/null 2>&1 && "
+              f"used=$(df -k --output=used {m} | tail -1) && mount -o remount,size=$((used + 24))k {m} && "
+              f"exec {shlex.join(cli_argv(*study))}")
+    proc = subprocess.run(["unshare", "-m", "sh", "-c", script], cwd=ROOT, env=cli_env(), stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=240, check=False)
+    assert "to run" in proc.stderr, "the study never reached its trials: " + proc.stderr[-3000:]
+    assert_one_line(proc, "full", out)
+
+
+def _raised_while_handling(first: BaseException, then: BaseException) -> BaseException:
+    try:
+        try:
+            raise first
+        except BaseException:
+            raise then  # noqa: B904 (Harbor does this: the context is the cause)
+    except BaseException as exc:
+        return exc
+
+
+def test_write_failure_finds_a_full_disk_deep_in_the_group_and_not_a_refused_operation(tmp_path):
+    """What the study's one line is made from: a full disk two contexts down a nested
+    group; a permission error only on a file in the output folder (a sandbox's or a
+    cgroup's refused operation is not an unwritable output folder)."""
+    import errno
+
+    from aces_bench.errors import OutputError
+    from aces_bench.runner import write_failure
+
+    out = tmp_path / "out"
+    full = OSError(errno.ENOSPC, "No space left on device", str(out / "job" / "t1" / "result.json"))
+    deep = _raised_while_handling(_raised_while_handling(full, ValueError("flush")), RuntimeError("trial"))
+    error = write_failure(ExceptionGroup("job", [ValueError("other"), ExceptionGroup("trials", [deep])]), where=out)
+    assert isinstance(error, OutputError) and "ENOSPC" in str(error) and "result.json" in str(error)
+
+    refused = PermissionError(errno.EPERM, "Operation not permitted", "/sys/fs/cgroup/aces/cgroup.procs")
+    assert write_failure(ExceptionGroup("job", [refused]), where=out) is None
+    unwritable = PermissionError(errno.EACCES, "Permission denied", str(out / "job" / "config.json"))
+    error = write_failure(ExceptionGroup("job", [refused, unwritable]), where=out)
+    assert isinstance(error, OutputError) and "EACCES" in str(error) and "config.json" in str(error)
+    assert write_failure(ExceptionGroup("job", [ValueError("a bug")]), where=out) is None
