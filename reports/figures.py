@@ -415,7 +415,8 @@ def stress_table(inp: FigureInputs, s: AnalysisSet, outcome: str) -> pd.DataFram
 
 
 def stress_wall(s: AnalysisSet) -> pd.Series:
-    trials = s.trials.loc[s.trials["condition"] == "with_skill"]
+    # The set's positive cases, as its caption says: a should-not-use case's trial is no stress point.
+    trials = positive_cases(s.trials.loc[s.trials["condition"] == "with_skill"])
     if "wall_sec" not in trials or "n_visible_skills" not in trials:
         return pd.Series(dtype=float)
     timed = trials.dropna(subset=["wall_sec", "n_visible_skills"])

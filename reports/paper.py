@@ -58,6 +58,7 @@ from aces_bench.reports.labels import outcome_label
 from aces_bench.reports.standin import STAND_IN_MARK, stand_in_text
 from aces_bench.reports.style import LIFT, OKABE_ITO, WITH_SKILL, Size, draw_sizes, new_figure
 from aces_bench.reports.summary import SideBySide
+from aces_bench.stats.controls import positive_cases
 from aces_bench.stats.pairing import COMPOSITE, FINAL_PASS, OUTCOME_ONLY, REWARD, outcome_values
 
 REPORTED_LABEL = "ACES paper, reported"
@@ -571,7 +572,8 @@ def _routing_rows(inp: FigureInputs, rs: dict) -> list[SideBySide]:
     stand = inp.stand_in(s.trials, COMPOSITE)
     table = stress_table(inp, s, COMPOSITE).set_index("visible")
     band = rs.get("lift_range_1_to_20") or [None, None]
-    trials = s.trials.loc[s.trials["condition"] == "with_skill"].copy()
+    # Positive cases only, as every row's analysis_set says (negative controls are reported apart).
+    trials = positive_cases(s.trials.loc[s.trials["condition"] == "with_skill"]).copy()
     trials["level"] = trials["decoy_set"].map(_stress_level)
     # Each configured level -> the skills its with-skill trials saw.
     seen = trials.dropna(subset=["level", "n_visible_skills"]).groupby("level")["n_visible_skills"].agg(

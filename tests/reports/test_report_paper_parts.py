@@ -157,3 +157,35 @@ def test_a_title_running_under_a_legend_is_a_print_problem():
     assert any("under the legend" in p for p in draw("Spearman rho undefined (a series is constant: rank correlation "
                                                       "undefined), n = 4 " * 2))
     assert not draw("Spearman rho = +0.40, n = 4")
+
+
+def test_routing_stress_wall_time_and_pass_rate_leave_negative_controls_out():
+    """The routing-stress rows and the wall-time panel name their set as the stress arm's
+    positive cases, so a should-not-use case's with-skill trial (slow and failed here) must
+    not move the wall time, the pass rate or their n: the set a number names is the set it uses."""
+    from aces_bench.reports.analysis import AnalysisSet
+    from aces_bench.reports.figures import stress_wall
+
+    rows = []
+    for size, seen in ((1, 2), (20, 21)):
+        for s in ("a", "b"):
+            for case, negative in (("c1", False), ("neg", True)):
+                for c in ("with_skill", "baseline"):
+                    win = c == "with_skill" and not negative
+                    rows.append({"skill": s, "case_id": case, "condition": c, "decoy_set": f"pool-n{size}-s0",
+                                 "case_kind": "negative" if negative else "explicit", "negative_control": negative,
+                                 "n_visible_skills": seen if c == "with_skill" else seen - 1,
+                                 "outcome": 1.0 if win or (negative and c == "baseline") else 0.0,
+                                 "composite": 0.6 if win else 0.1, "reward": 1.0 if win else 0.0,
+                                 "wall_sec": 1000.0 if negative else 10.0 * size,
+                                 "final_pass": win or (negative and c == "baseline")})
+    trials = _trials(rows)
+    out = {r.quantity: r for r in _routing_rows(_inputs(trials), load_reported()["routing_stress"])}
+    for k in (1, 20):
+        wall = out[f"mean wall seconds at {k} skills"]
+        assert "positive cases" in wall.analysis_set
+        assert wall.study == pytest.approx(10.0 * k) and wall.n == 2
+    rate = out["with-skill pass rate at 1 skills"]
+    assert rate.study == 1.0 and rate.n == 2
+    panel = stress_wall(AnalysisSet("routing_stress", "routing stress", trials))
+    assert panel.to_dict() == {2: pytest.approx(10.0), 21: pytest.approx(200.0)}
