@@ -666,6 +666,24 @@ def _frame(rows: list[SideBySide]) -> pd.DataFrame:
     return frame
 
 
+def side_by_side_csv_frame(rows: list[SideBySide]) -> pd.DataFrame:
+    """The side-by-side as its CSV writes it: a count as an integer (145 skills scanned, not
+    145.0000; the LaTeX table's rule, ``value_cells``), every other value to 4 decimals."""
+    from aces_bench.reports.latex import value_cells
+
+    frame = _frame(rows)
+    for col in ("reported", "study"):
+        frame[col] = frame[col].astype(object)
+    for i, r in enumerate(rows):
+        cells = value_cells(r.quantity, r.section, [r.reported, r.study])
+        for col, v, c in (("reported", r.reported, cells[0]), ("study", r.study, cells[1])):
+            if v is None or pd.isna(v):
+                frame.at[frame.index[i], col] = None
+            else:
+                frame.at[frame.index[i], col] = str(c) if "." not in str(c) else f"{float(v):.4f}"
+    return frame
+
+
 def write_paper_page(out: Path, inp: FigureInputs, items: list[InventoryItem], *, nav: list[dict],
                      reported_path: Path | None = None) -> tuple[Path, list[SideBySide]]:
     """``<report>/paper.html`` with every paper figure, ``paper/side_by_side.{csv,json}``,
@@ -680,7 +698,7 @@ def write_paper_page(out: Path, inp: FigureInputs, items: list[InventoryItem], *
     scan = scan_for_paper(inp.static, reported)
     figures = draw_paper(inp, reported, out / PAPER_DIR, scan)
     rows = side_by_side(inp, reported, items, scan)
-    write_frame(out / PAPER_DIR / "side_by_side.csv", _frame(rows), float_format="%.4f")
+    write_frame(out / PAPER_DIR / "side_by_side.csv", side_by_side_csv_frame(rows))
     stand = inp.stand_in(outcome=COMPOSITE)
     write_json(out / PAPER_DIR / "side_by_side.json", {"reported_source": reported.get("source"),
                                                       "label": REPORTED_LABEL, "analysis_set": inp.headline.description,

@@ -189,3 +189,25 @@ def test_routing_stress_wall_time_and_pass_rate_leave_negative_controls_out():
     assert rate.study == 1.0 and rate.n == 2
     panel = stress_wall(AnalysisSet("routing_stress", "routing stress", trials))
     assert panel.to_dict() == {2: pytest.approx(10.0), 21: pytest.approx(200.0)}
+
+
+def test_side_by_side_csv_writes_counts_as_integers(tmp_path):
+    """side_by_side.csv carries counts as integers (145 skills scanned, not 145.0000), as
+    the LaTeX table does, and every other value to 4 decimals; it still reads as numbers
+    with pandas."""
+    from aces_bench.io import write_frame
+    from aces_bench.reports.paper import side_by_side_csv_frame
+    from aces_bench.reports.summary import SideBySide
+
+    rows = [SideBySide(section="static scan", quantity="skills scanned", reported=145.0, study=4.0),
+            SideBySide(section="corpus by category", quantity="System Access: skills", reported=49.0, study=None),
+            SideBySide(section="headline", quantity="composite with skill", reported=0.746, study=1.0, n=12),
+            SideBySide(section="static scan", quantity="mean", reported=79.2, study=85.14)]
+    path = write_frame(tmp_path / "side_by_side.csv", side_by_side_csv_frame(rows))
+    lines = path.read_text().splitlines()
+    assert lines[1].startswith("static scan,skills scanned,145,4,")
+    assert lines[2].startswith("corpus by category,System Access: skills,49,,")
+    assert lines[3].startswith("headline,composite with skill,0.7460,1.0000,12,")
+    assert lines[4].startswith("static scan,mean,79.2000,85.1400,")
+    table = pd.read_csv(path)
+    assert table["reported"].tolist() == [145, 49, 0.746, 79.2] and table["n"].dropna().tolist() == [12]
