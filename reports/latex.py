@@ -98,7 +98,8 @@ def environment() -> jinja2.Environment:
 class Col:
     """One column: its header (words) and what its cells hold.
 
-    ``kind``: ``text`` (left), ``wide`` (left, wraps: the tabularx X column), ``signed``
+    ``kind``: ``text`` (left), ``wide`` (left, wraps: the tabularx X column), ``narrow``
+    (left, wraps at a fixed 5.5em: a few words beside a wide column), ``signed``
     (a lift, +0.123), ``num`` (0.123), ``count`` (integer), ``pct`` (0-100), ``p`` (a
     p-value, <0.001 below a thousandth), ``value`` (an integer as one, else ``digits``
     decimals: a table mixing counts and shares), ``frac`` (k/n, right-aligned text).
@@ -159,6 +160,8 @@ def colspec(cols: list[Col], rows: list[list[Any]]) -> str:
             specs.append(r">{\raggedright\arraybackslash}X")
         elif c.kind in ("text",):
             specs.append("l")
+        elif c.kind == "narrow":
+            specs.append(r">{\raggedright\arraybackslash}p{5.5em}")
         elif c.kind == "frac":
             specs.append("r")
         elif c.kind == "signed":
@@ -310,25 +313,36 @@ def headline_table(env, summary: ReportSummary) -> str:
 def verdict_table(env, summary: ReportSummary) -> str:
     from aces_bench.reports.verdict import verdict_rows
 
+    # The verdict is the gate's words ("harms should-not-use cases"): a column that wraps, so the
+    # skill names keep the width they need.
     cols = [Col("Skill", "wide"), Col("Lift", "signed"), *ci_cols(_level(summary)), Col("Cases", "count"),
-            Col("Won", "count"), Col("Lost", "count"), Col("Gate p", "p"), Col("Verdict", "wide")]
+            Col("Won", "count"), Col("Lost", "count"), Col("Gate p", "p"), Col("Verdict", "narrow")]
     rows = []
     for v in verdict_rows(summary):
         r, g = v.row, v.gate
         rows.append([v.skill, r.lift if r else None, r.ci_lo if r else None, r.ci_hi if r else None,
                      g.n_cases if g else 0, g.n_wins if g else 0, g.n_losses if g else 0, g.p_value if g else None,
                      v.status])
-    gs = next((g.settings for g in summary.gate), None)
-    rule = (f"threshold {gs.threshold:g}, one-sided level {gs.alpha:g}, at least {gs.min_cases} cases won"
-            if gs is not None else "the study's gate settings")
-    caption = (f"Verdict per skill: the gate (docs/gate.md; {rule}). Lift: {outcome_label(summary.headline_outcome).lower()}"
+    caption = (f"Verdict per skill: the gate (docs/gate.md). Lift: {outcome_label(summary.headline_outcome).lower()}"
                f", set: {_set(summary)}; {_level(summary)}% CI clustered by case (t, cases - 1 df); a dash: no "
                f"interval. Cases, won, lost and the gate's exact one-sided p are per distinct case on the pass "
                f"difference. {who(summary)}")
     return table(env, caption=caption, short="Verdict per skill", label="tab:aces-verdict", cols=cols, rows=rows,
-                 note="Helps only when the exact one-sided test of the lift rejects at the level with enough cases won, "
-                      "no credible harm on should-not-use cases and a null arm consistent with 0 where it ran; "
-                      "failures of an arm count as losses (intention to treat).")
+                 note=_gate_note(summary))
+
+
+def _gate_note(summary: ReportSummary) -> str:
+    """The verdict column's rule in words: the gate's (docs/gate.md), at the settings it ran with."""
+    g = next(iter(summary.gate), None)
+    if g is None:
+        return "Verdict: no per-case gate data in this summary (rebuild the report)."
+    st = g.settings
+    return (f"Verdict: the gate (docs/gate.md; the same rule as the fail-under-lift gate and aces-bench ci): helps only when the pass-rate "
+            f"lift per distinct case (failures counted as losses) is above {st.threshold:g} by an exact one-sided "
+            f"test at level {st.alpha:g}, with at least {st.min_cases} cases won, no credible harm on should-not-use "
+            f"cases (one-sided, level {st.harm_alpha:g}) and a null arm consistent with 0 where it ran; else "
+            "not enough cases, does not reach threshold, harms, harms should-not-use cases or null arm shows an "
+            "effect. The intervals describe the lift; the gate decides.")
 
 
 def arms_table(env, summary: ReportSummary) -> str | None:

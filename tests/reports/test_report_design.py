@@ -311,3 +311,14 @@ def test_a_design_stopped_by_the_cost_cap_keeps_each_member_in_its_arm(tmp_path,
     t = aces_bench.load(out)
     assert t.groupby("member")["arm"].first().to_dict() == dict(zip(calls, ["primary", "group"], strict=True))
     assert pd.read_parquet(out / "trials.parquet")["arm"].tolist() == t["arm"].tolist()
+
+
+def test_the_verdict_table_states_the_gate_it_shows(design_report):
+    """The LaTeX verdict column shows the gate's verdict ('not enough cases'), so its note
+    states the gate's rule at the settings it ran with, not the adjusted-interval rule the
+    column no longer follows, and the verdict's words wrap instead of pushing the table wide."""
+    tex = (design_report / "tables" / "verdict.tex").read_text()
+    assert "adjusted lower bound is above 0" not in tex
+    assert "Verdict: the gate" in tex and "at least 5 cases won" in tex and "level 0.05" in tex
+    assert "not enough cases" in tex
+    assert r"p{5.5em}" in tex
