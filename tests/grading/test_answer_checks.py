@@ -191,3 +191,17 @@ def test_a_long_answer_is_judged_on_its_final_number_alone():
     assert ok and why.startswith("the answer's final number is 141.75")
     assert not evaluate_check({"kind": "number", "value": 141.75, "tolerance": 0.001}, chatty + FLOOD)[0]
     assert not evaluate_check({"kind": "contains", "value": "141.75"}, chatty)[0]  # text checks read a bounded answer
+
+
+def test_the_documented_candidate_rule_is_the_checkers():
+    """docs/answer-checks.md's examples for an unlabelled number: its 'fails' example fails,
+    and what it says passes (up to 3 other same-size values) passes, unless the check sets
+    max_candidates 0. The page once listed '1740, 1746, 1750 or 1760' as failing; it passes."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "answer-checks.md").read_text()
+    check = {"kind": "number", "value": 1746, "tolerance": 1}
+    assert '"1730, 1740, 1746, 1750 or 1760" (4 others)' in doc
+    assert not evaluate_check(check, "1730, 1740, 1746, 1750 or 1760")[0]
+    assert '"1740, 1746, 1750 or 1760", pass' in doc
+    assert evaluate_check(check, "1740, 1746, 1750 or 1760")[0]
+    assert not evaluate_check({**check, "max_candidates": 0}, "1746 or 1750")[0]
+    assert evaluate_check({**check, "max_candidates": 0}, "p95: 1746 ms")[0]
