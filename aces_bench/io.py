@@ -270,6 +270,28 @@ def remove_tree(path: str | Path, *, ignore_errors: bool = False) -> None:
             raise
 
 
+def remove_tree_at(dir_fd: int, name: str, *, ignore_errors: bool = False) -> None:
+    """``remove_tree`` for entry ``name`` of the folder open as ``dir_fd``: for a walk that
+    holds the parent open and whose path may be longer than PATH_MAX."""
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        if not stat.S_ISDIR(st.st_mode):
+            os.unlink(name, dir_fd=dir_fd)
+            return
+        fd = _open_dir_at(name, dir_fd)
+        try:
+            _make_writable(fd)
+            _empty_dir_fd(fd, ignore_errors=ignore_errors)
+        finally:
+            os.close(fd)
+        os.rmdir(name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return
+    except OSError:
+        if not ignore_errors:
+            raise
+
+
 def _mount_id(fd: int) -> tuple[str, int]:
     """Which mount the folder open as ``fd`` is on: its mount id (``/proc/self/fdinfo``,
     which tells a bind mount of the same file system apart), else its device."""

@@ -12,7 +12,10 @@ tree in place, without following any symlink:
 - symlinks that resolve outside the tree, device files, FIFOs and sockets are removed
   (a link out could point a later host-side reader, a grader or the report, at a host
   file); links that stay inside the tree are kept as links;
-- everything is owned by the user running aces-bench.
+- everything is owned by the user running aces-bench;
+- a folder nested deeper than ``MAX_DEPTH`` levels is removed whole (no output needs
+  it, and a walk one frame per level would end in RecursionError on a skill's
+  ``mkdir d && cd d`` loop, failing the trial's teardown).
 
 The bind mounts themselves are ``nosuid,nodev`` inside (bubblewrap mounts every bind
 so), so nothing planted there works inside the sandbox either.
@@ -27,13 +30,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aces_bench.io import remove_tree
+from aces_bench.io import remove_tree, remove_tree_at
 
 log = logging.getLogger(__name__)
 
 FILE_MODE = 0o644
 EXEC_MODE = 0o755
 DIR_MODE = 0o755
+MAX_DEPTH = 64
+"""Folder levels below the top that are kept; deeper ones are removed (see above)."""
 
 
 @dataclass
@@ -67,7 +72,7 @@ def sanitize_tree(top: Path, *, uid: int | None = None, gid: int | None = None) 
         return done
     try:
         _fix(top_fd, os.fstat(top_fd), uid, gid, done)
-        _walk(top_fd, str(top), os.path.realpath(top), uid, gid, done)
+        _walk(top_fd, str(top), os.path.realpath(top), uid, gid, done, depth=1)
     finally:
         os.close(top_fd)
     if done.removed or done.modes_fixed:
@@ -344,14 +349,17 @@ def _replace_with(dst: Path, make) -> None:
     make(dst)
 
 
-def _walk(dir_fd: int, path: str, real_top: str, uid: int, gid: int, done: Sanitized) -> None:
+def _walk(dir_fd: int, path: str, real_top: str, uid: int, gid: int, done: Sanitized, *, depth: int) -> None:
     for name in os.listdir(dir_fd):
         try:
             st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
         except FileNotFoundError:
             continue
         where = f"{path}/{name}"
-        if stat.S_ISDIR(st.st_mode):
+        if stat.S_ISDIR(st.st_mode) and depth > MAX_DEPTH:
+            remove_tree_at(dir_fd, name, ignore_errors=True)
+            done.removed.append(f"{where} (nested deeper than {MAX_DEPTH} levels)")
+        elif stat.S_ISDIR(st.st_mode):
             try:
                 fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
             except OSError:
@@ -359,7 +367,7 @@ def _walk(dir_fd: int, path: str, real_top: str, uid: int, gid: int, done: Sanit
                 continue
             try:
                 _fix(fd, os.fstat(fd), uid, gid, done)
-                _walk(fd, where, real_top, uid, gid, done)
+                _walk(fd, where, real_top, uid, gid, done, depth=depth + 1)
             finally:
                 os.close(fd)
         elif stat.S_ISREG(st.st_mode):

@@ -242,3 +242,38 @@ async def test_a_deep_tree_made_inside_the_sandbox_is_removed_at_stop(tmp_path):
         root = env.private_root
     # stop(delete=True) ran in started(): it must neither raise nor leave the root behind
     assert root is not None and not os.path.lexists(root)
+
+
+def test_copy_out_sanitising_a_deep_tree_keeps_64_levels_and_removes_the_rest(tmp_path):
+    """The same loop left in a trial's own /logs folder: the host makes it plain data at
+    stop (backends/copyout.sanitize_tree), which walked one frame per level and raised
+    RecursionError in the trial's teardown. Levels past MAX_DEPTH go, the rest is kept
+    and made plain, nothing outside the tree is touched."""
+    from aces_bench.backends.copyout import MAX_DEPTH, sanitize_tree
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep").write_text("host file")
+    top = tmp_path / "logs"
+    _deep_chain(top)
+    (top / "d" / "answer.txt").write_text("42")
+    os.chmod(top / "d" / "answer.txt", 0o4777)
+    os.symlink(outside, top / "d" / "out")
+
+    done = sanitize_tree(top)
+
+    assert (top / "d" / "answer.txt").read_text() == "42"
+    assert (top / "d" / "answer.txt").stat().st_mode & 0o7777 == 0o755
+    assert not os.path.lexists(top / "d" / "out")
+    assert (outside / "keep").read_text() == "host file"
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    levels = 0
+    try:
+        while "d" in os.listdir(fd):
+            child = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd, levels = child, levels + 1
+    finally:
+        os.close(fd)
+    assert levels == MAX_DEPTH
+    assert any(f"nested deeper than {MAX_DEPTH} levels" in r for r in done.removed)
