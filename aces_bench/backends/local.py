@@ -411,8 +411,9 @@ class LocalSandboxEnvironment(BaseEnvironment):
         """End every agent process before the verifier's files arrive (Harbor's shared verifier).
 
         The sandbox is stopped (its PID namespace killed: daemons included) and a fresh
-        one started on the same root; ``/tests`` is emptied (nothing the agent left
-        there is imported by the tests) and verifier commands get a fresh ``HOME``.
+        one started on the same root; reward files written since Harbor removed them are
+        removed again, ``/tests`` is emptied (nothing the agent left there is imported by
+        the tests) and verifier commands get a fresh ``HOME``.
         """
         if self._sandbox is None or (self._verifier_phase and not self._ran_since_tests):
             return  # a second upload of the same verification (tests/ and a step's tests/)
@@ -422,7 +423,15 @@ class LocalSandboxEnvironment(BaseEnvironment):
             await self._egress.stop()
         await self._sandbox.stop()
         root = self._require_root()
-        tests = str(EnvironmentPaths.for_os(self.os).tests_dir)
+        # Harbor removed the reward files before this upload, but until the stop above a
+        # daemon of the agent could write them again; a test.sh that then failed to
+        # write its own reward would leave the agent's. Every agent process is gone now.
+        env_paths = EnvironmentPaths.for_os(self.os)
+        for reward in (env_paths.reward_text_path, env_paths.reward_json_path):
+            await asyncio.to_thread(io.remove_tree, self.private_root / str(reward).lstrip("/"))
+        for reward in (self.trial_paths.reward_text_path, self.trial_paths.reward_json_path):
+            await asyncio.to_thread(io.remove_tree, reward)
+        tests = str(env_paths.tests_dir)
         for path in (tests, VERIFIER_HOME):
             await asyncio.to_thread(_empty_dir, self.private_root, path)
             root.mkdirs(path)

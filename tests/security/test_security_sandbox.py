@@ -132,6 +132,23 @@ async def test_a_shared_verifier_starts_after_every_agent_process_ended(tmp_path
     assert prov["verifier"].startswith("shared sandbox restarted")
 
 
+@sync
+async def test_a_reward_the_agent_wrote_before_the_restart_is_gone(tmp_path):
+    """Harbor removes the reward files, then uploads /tests (the restart): a daemon of
+    the agent can write reward.txt in between, and a test.sh that then fails to write
+    its own would leave the agent's as the grade. The restart removes them again."""
+    tests = tmp_path / "tests-src"
+    tests.mkdir()
+    (tests / "test.sh").write_text("#!/bin/sh\nexit 1\n")
+    env = make_env(tmp_path)
+    async with started(env) as env:
+        await env.exec("echo 1 > /logs/verifier/reward.txt; echo '{\"reward\": 1}' > /logs/verifier/reward.json")
+        await env.upload_dir(tests, "/tests")  # no rm first: the daemon won the race
+        listing = await env.exec("ls -A /logs/verifier")
+    names = (listing.stdout or "").split()
+    assert "reward.txt" not in names and "reward.json" not in names, names
+
+
 @pytest.fixture
 def root_only_etc_file():
     """A 0640 root:root file under the host's /etc, as a database config would be."""
