@@ -78,16 +78,20 @@ def test_demo_with_every_arm_runs_grades_and_reports_them(tmp_path, capsys):
     panel = html[html.index('id="calibration-arms"'):html.index("the same lift, other ways")]
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", panel))
     assert "null lift (A/A) : +0.000" in text and "0% of 4 verdicts flipped" in text
-    assert "null check: contains 0" in text
+    assert "null check: consistent with 0" in text  # the gate's exact test (issue 22), not the interval
     assert "lift over placebo : +1.000" in text and "discovery gap : +0.000" in text
     assert html.count('data-arm="null"') == 1 + 4  # the panel and one verdict-table cell per skill
     # The calibration arms have a LaTeX table of their own (one row per arm and skill), beside the verdict's.
     assert "Null lift" in (out / "report" / "tables" / "calibration.tex").read_text()
 
     capsys.readouterr()
-    assert report_main([str(out), "--fail-under-lift", "0.5"]) == 0
-    printed = capsys.readouterr().out
-    assert "gate: null arm: outcome null lift +0.000 in each of 4 pairs (no variation, so no interval); " \
-           "0 of 4 verdicts flipped (contains 0)" in printed
+    # One case per skill: the gate (issue 22) fails each as not enough cases; the null arm's
+    # line is still printed, now from the gate's exact test over the cases.
+    assert report_main([str(out), "--fail-under-lift", "0.5"]) == 1
+    captured = capsys.readouterr()
+    printed = captured.out + captured.err
+    assert "FAIL semver-bump: not enough cases" in printed
+    assert "gate: null arm: null lift +0.000 over 4 case(s), 0 differing; two-sided sign-flip p = 1 " \
+           "(consistent with 0)" in printed
     procs, roots = wait_until_gone(tmp_path)
     assert procs == [] and roots == []

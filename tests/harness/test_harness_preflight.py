@@ -103,11 +103,13 @@ def test_the_first_trials_failing_alike_stop_the_study():
 
 
 def test_which_failures_may_stop_a_study():
-    def result(exc_type):
+    def result(exc_type, *, agent_ran=True):
+        # Issue 22: a failure is infrastructure only before the agent started.
+        started = SimpleNamespace(started_at="2026-01-01T00:00:00") if agent_ran else None
         return SimpleNamespace(exception_info=SimpleNamespace(exception_type=exc_type, exception_message="m"),
-                               verifier_result=None)
+                               verifier_result=None, agent_execution=started)
 
-    assert stops_early(result("EnvironmentStartTimeoutError")) and stops_early(result("SomeAgentCrash"))
+    assert stops_early(result("EnvironmentStartTimeoutError", agent_ran=False)) and stops_early(result("SomeAgentCrash"))
     assert not stops_early(result("AgentTimeoutError")) and not stops_early(result("RewardFileNotFoundError"))
 
 
@@ -117,14 +119,20 @@ def test_infrastructure_failures_run_again_on_resume(tmp_path):
     # A result.json Harbor wrote for a reference-agent trial, given three different endings.
     source = Path(__file__).resolve().parent / "fixtures" / "trial-result-ok.json"
     job = tmp_path / "job"
-    for name, exc in (("infra__a", "EnvironmentStartTimeoutError"), ("agent__b", "SomeAgentCrash"), ("ok__c", None)):
+    # infra__a's environment never started, so its agent never ran (the only infrastructure
+    # failure issue 22 reruns); verifier__d's (the separate verifier's) failed to start after
+    # the agent ran, from the workspace the skill left: a failure of its arm, kept.
+    for name, exc in (("infra__a", "EnvironmentStartTimeoutError"), ("agent__b", "SomeAgentCrash"), ("ok__c", None),
+                      ("verifier__d", "EnvironmentStartTimeoutError")):
         (job / name).mkdir(parents=True)
         data = json.loads(source.read_text())
+        if name == "infra__a":
+            data["agent_execution"] = None
         data["exception_info"] = None if exc is None else {
             "exception_type": exc, "exception_message": "m", "exception_traceback": "", "occurred_at": data.get(
                 "started_at") or "2026-01-01T00:00:00"}
         (job / name / "result.json").write_text(json.dumps(data))
     assert retry_infra_failures(job) == ["infra__a"]
-    assert sorted(p.name for p in job.iterdir()) == ["agent__b", "ok__c"]
+    assert sorted(p.name for p in job.iterdir()) == ["agent__b", "ok__c", "verifier__d"]
     shutil.rmtree(job)
     assert retry_infra_failures(job) == []
