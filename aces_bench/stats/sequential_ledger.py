@@ -1,0 +1,71 @@
+"""``sequential.json``: a sequential study's designs, case orders and looks, as stored.
+
+Written by ``aces_bench.sequential_study`` after every round, read back on resume and
+by the report (``reports/sequential.py``).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from aces_bench.stats.sequential import DECISION_TEXT, LookRecord, SequentialDesign
+from aces_bench.versioning import VersionedRecord
+
+LEDGER = "sequential.json"
+
+
+class SkillPlan(BaseModel):
+    """One skill's design, case order and looks so far."""
+
+    model_config = ConfigDict(frozen=True)
+
+    skill: str
+    design: SequentialDesign | None
+    order: list[str]
+    negatives: list[str]
+    looks: list[LookRecord] = []
+    stopped: str | None = None  # why the skill stopped outside its looks (budget, no case)
+
+    @property
+    def decided(self) -> bool:
+        return self.stopped is not None or bool(self.looks and self.looks[-1].stopped)
+
+    @property
+    def decision(self) -> str:
+        if self.looks and self.looks[-1].stopped:
+            return self.looks[-1].decision
+        return "not_shown" if self.stopped else "continue"
+
+    def reason(self) -> str:
+        if self.stopped:
+            return self.stopped
+        return self.looks[-1].reason if self.looks else "not analysed"
+
+
+class Ledger(VersionedRecord):
+    """``sequential.json``: the study's sequential designs and decisions."""
+
+    model_config = ConfigDict(frozen=True)
+    SCHEMA_ARTIFACT: ClassVar[str] = "sequential ledger"
+    SCHEMA_VERSION: ClassVar[str] = "1"
+    SCHEMA_REGENERATE: ClassVar[str] = "delete sequential.json and sequential/ and re-run the study"
+
+    job: str
+    seed: int
+    n_attempts: int
+    rounds_done: int = 0
+    trials_run: int = 0
+    trials_reused: int = 0
+    trials_fixed: int = 0  # what the fixed design would run (every case, every attempt, every arm)
+    stop_note: str | None = None
+    skills: dict[str, SkillPlan]
+
+    def lines(self) -> list[str]:
+        out = []
+        for name, sp in sorted(self.skills.items()):
+            looks = len(sp.design.looks()) if sp.design else 0
+            where = f"look {len(sp.looks)} of {looks}" if sp.design else "no look"
+            out.append(f"  {name}: {DECISION_TEXT.get(sp.decision, sp.decision)} ({where}): {sp.reason()}")
+        return out

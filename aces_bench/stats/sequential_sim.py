@@ -1,0 +1,205 @@
+"""Simulated studies of the fixed and the sequential gate, vectorised over studies.
+
+Used by ``make bench-sequential`` (SkillsBench's per-task success rates) and by
+``aces-bench plan`` (expected trials). Each simulated study draws, per case and
+attempt, a with-skill and a baseline outcome as Bernoulli(p) from the case's two
+success probabilities, and then:
+
+- the **fixed design** runs every case with every attempt and applies
+  ``sequential.fixed_gate`` to the case means;
+- the **sequential design** runs cases in a fresh random order per study, cases first,
+  and applies at each look exactly the rule of ``sequential.analyse`` (checked decision
+  for decision in ``tests/stats/test_stats_sequential_sim.py``).
+
+Should-not-use cases and the null arm are not simulated (SkillsBench has neither).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import norm
+from scipy.stats import t as student_t
+
+from aces_bench.stats.betting import capital
+from aces_bench.stats.boundaries import next_boundary
+from aces_bench.stats.sequential import JACKKNIFE_Z, R_CAP, R_STEP, SequentialDesign
+
+DECISIONS = ("continue", "helps", "harms", "below_threshold", "not_shown")
+
+
+@dataclass(frozen=True)
+class SimResult:
+    passed: np.ndarray  # bool per study
+    trials: np.ndarray  # trials used per study (both arms)
+    decision: np.ndarray  # index into DECISIONS per study
+    stop_look: np.ndarray  # look index at which it stopped
+
+
+def draw_differences(p_with, p_base, n_attempts: int, n_sims: int, rng: np.random.Generator) -> np.ndarray:
+    """(n_sims, n_cases, n_attempts) paired differences of Bernoulli outcomes."""
+    pw = np.asarray(p_with, float)[None, :, None]
+    pb = np.asarray(p_base, float)[None, :, None]
+    shape = (n_sims, pw.shape[1], n_attempts)
+    return (rng.random(shape) < pw).astype(float) - (rng.random(shape) < pb)
+
+
+def _t_boundary(c: float, n: int) -> float:
+    if n < 2 or c == math.inf:
+        return math.inf
+    if c <= -30:
+        return -math.inf
+    return float(student_t.isf(norm.sf(c), n - 1))
+
+
+def _mean_se(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    n = x.shape[1]
+    m = x.mean(1)
+    se = x.std(1, ddof=1) / math.sqrt(n) if n > 1 else np.full(x.shape[0], np.nan)
+    return m, se
+
+
+def _constant_pass(x: np.ndarray, threshold: float, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """(no variation, passes the exact bound at ``level``) per study."""
+    const = x.min(1) == x.max(1)
+    d = x[:, 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bound = np.where(d > threshold, ((1 + threshold) / (1 + d)) ** x.shape[1], np.inf)
+    return const, const & (bound <= level)
+
+
+def fixed_passes(d: np.ndarray, threshold: float, alpha: float, min_cases: int = 5) -> np.ndarray:
+    """``sequential.fixed_gate`` on every study's case means (all attempts)."""
+    x = d.mean(2)
+    n = x.shape[1]
+    if n < min_cases:
+        return np.zeros(x.shape[0], bool)
+    m, se = _mean_se(x)
+    const, const_pass = _constant_pass(x, threshold, alpha)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        stat = (m - threshold) / se
+    return np.where(const, const_pass, (se > 0) & (stat >= student_t.isf(alpha, n - 1)))
+
+
+def _ratio_lower(first: np.ndarray, means: np.ndarray, floor: float) -> np.ndarray:
+    """``sequential.variance_ratio_lower`` per study (jackknife lower bound, rounded down)."""
+    n = first.shape[1]
+    if n < 3:
+        return np.full(first.shape[0], floor)
+    v1 = first.var(1, ddof=1)
+    va = means.var(1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = va / v1
+    s1, q1 = first.sum(1, keepdims=True), (first ** 2).sum(1, keepdims=True)
+    sa, qa = means.sum(1, keepdims=True), (means ** 2).sum(1, keepdims=True)
+    m1 = (s1 - first) / (n - 1)
+    v1j = ((q1 - first ** 2) - (n - 1) * m1 ** 2) / (n - 2)
+    ma = (sa - means) / (n - 1)
+    vaj = ((qa - means ** 2) - (n - 1) * ma ** 2) / (n - 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        jack = np.where(v1j > 0, vaj / v1j, ratio[:, None])
+        se = np.sqrt((n - 1) / n * ((jack - jack.mean(1, keepdims=True)) ** 2).sum(1))
+    r = np.floor((ratio - JACKKNIFE_Z * se) / R_STEP + 1e-9) * R_STEP
+    r = np.clip(np.nan_to_num(r, nan=floor), floor, R_CAP)
+    return np.where(v1 > 0, r, floor)
+
+
+class _Boundaries:
+    """Boundaries of one design, the later passes' cached by their (rounded) ratios."""
+
+    def __init__(self, design: SequentialDesign):
+        self.design = design
+        self.looks = design.looks()
+        self.p1 = [lk for lk in self.looks if lk.pass_ == 1]
+        self.info1 = [lk.n_cases / design.n_cases for lk in self.p1]
+        self.spent = [design.spent(lk.spending_time) for lk in self.looks]
+        c: list[float] = []
+        for k in range(len(self.p1)):
+            c.append(next_boundary(self.info1[: k + 1], self.spent[: k + 1], c))
+        self.c1 = c
+
+    @functools.cache  # noqa: B019 (one instance per design, for the run)
+    def later(self, ratios: tuple[float, ...]) -> float:
+        """The boundary of pass ``1 + len(ratios)``, given the ratios of passes 2.. (rounded)."""
+        prev = list(self.c1) + [self.later(ratios[:j]) for j in range(1, len(ratios))]
+        infos = self.info1 + [1.0 / r for r in ratios]
+        return next_boundary(infos, self.spent[: len(infos)], prev)
+
+
+def sequential_passes(design: SequentialDesign, d: np.ndarray, rng: np.random.Generator,
+                      cache: _Boundaries | None = None) -> SimResult:
+    """Run the sequential gate on every simulated study (``d`` in case order; each study
+    gets its own random case order from ``rng``)."""
+    bnd = cache or _Boundaries(design)
+    n_sims, n, big_a = d.shape
+    if n != design.n_cases or big_a != design.n_attempts:
+        raise ValueError("the differences do not match the design's cases and attempts")
+    order = np.argsort(rng.random((n_sims, n)), axis=1)
+    d = np.take_along_axis(d, order[:, :, None], axis=1)
+    alpha, delta, bar = design.alpha, design.threshold, 1.0 / design.alpha
+    undecided = np.ones(n_sims, bool)
+    decision = np.zeros(n_sims, int)
+    stop_look = np.full(n_sims, len(bnd.looks) - 1)
+    trials = np.full(n_sims, 2.0 * n * big_a)
+    first = d[:, :, 0]
+    # Pass-1 e-processes run along the scheduled order: their running maxima.
+    path = {name: np.maximum.accumulate(capital(first, null, above=above, alpha=alpha, horizon=n), axis=1)
+            for name, null, above in (("above", delta, True), ("below", delta, False), ("harm", 0.0, False))}
+    ratios = np.zeros((n_sims, 0))
+    for look in bnd.looks:
+        if not undecided.any():
+            break
+        if look.pass_ == 1:
+            x = first[:, : look.n_cases]
+            c = np.full(n_sims, bnd.c1[look.index])
+            caps = {k: v[:, look.n_cases - 1] for k, v in path.items()}
+        else:
+            x = d[:, :, : look.pass_].mean(2)
+            prev = ratios[:, -1] if ratios.shape[1] else np.ones(n_sims)
+            cap_r = np.floor(R_CAP * prev / R_STEP + 1e-9) * R_STEP
+            r = np.minimum(_ratio_lower(first, x, 1.0 / look.pass_), cap_r)
+            ratios = np.column_stack([ratios, r])
+            keys = [tuple(float(v) for v in row) for row in np.round(ratios, 6)]
+            c = np.array([bnd.later(k) for k in keys])
+            caps = {name: capital(x, null, above=above, alpha=alpha, horizon=n).max(1)
+                    for name, null, above in (("above", delta, True), ("below", delta, False), ("harm", 0.0, False))}
+            caps = {k: np.maximum(v, 1.0) for k, v in caps.items()}
+        n_k = x.shape[1]
+        m, se = _mean_se(x)
+        b = np.array([_t_boundary(float(ci), n_k) for ci in c]) if look.pass_ > 1 else \
+            np.full(n_sims, _t_boundary(float(c[0]), n_k))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            stat = np.where(se == 0, np.where(m > delta, np.inf, np.where(m < delta, -np.inf, 0.0)), (m - delta) / se)
+            wide = ~np.isfinite(b) | (se * b > 2)
+            hi = np.where(wide, 1.0, np.minimum(1.0, m + b * se))
+        const = x.min(1) == x.max(1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            bound = np.where(x[:, 0] > delta, ((1 + delta) / (1 + x[:, 0])) ** n_k, np.inf)
+        crossed = np.where(const & (x[:, 0] > delta), bound <= norm.sf(c), stat >= b)
+        if n_k < design.min_cases:
+            new = np.zeros(n_sims, int) if not look.final else np.full(n_sims, 4)
+        else:
+            helps = crossed & (look.final | (caps["above"] >= bar))
+            harms = ~helps & (hi < 0) & (look.final | (caps["harm"] >= bar))
+            below = ~helps & ~harms & (hi < delta) & (look.final | (caps["below"] >= bar))
+            new = np.where(helps, 1, np.where(harms, 2, np.where(below, 3, 0)))
+            if look.final:
+                new = np.where(new == 0, 4, new)
+            elif look.pass_end and design.futility_z is not None:
+                fut = (new == 0) & (stat < design.futility_z)
+                new = np.where(fut, 3, new)
+        stop = undecided & (new != 0)
+        decision[stop] = new[stop]
+        stop_look[stop] = look.index
+        used = 2.0 * (look.n_cases if look.pass_ == 1 else n * look.pass_)
+        trials[stop] = used
+        undecided &= ~stop
+    return SimResult(passed=decision == 1, trials=trials, decision=decision, stop_look=stop_look)
+
+
+def boundaries_for(design: SequentialDesign) -> _Boundaries:
+    """A reusable boundary cache for many calls of ``sequential_passes`` with one design."""
+    return _Boundaries(design)

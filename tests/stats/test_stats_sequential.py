@@ -1,0 +1,242 @@
+"""The sequential gate: boundaries against gsDesign's published values, the betting
+e-process against its authors' reference code, the decisions, and the error rates by
+simulation (the validity the design promises, checked on distributions it was not built
+from: skewed, tied, deterministic, few cases)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from aces_bench.stats.betting import capital, plugin_bets, rejects
+from aces_bench.stats.boundaries import boundaries, next_boundary, spent
+from aces_bench.stats.sequential import (
+    SequentialDesign,
+    SkillData,
+    analyse,
+    fixed_gate,
+    negatives_check,
+)
+from aces_bench.stats.sequential_sim import DECISIONS, draw_differences, fixed_passes, sequential_passes
+
+EQUAL_5 = [0.2, 0.4, 0.6, 0.8, 1.0]
+
+
+def test_hsd_boundaries_match_gsdesign():
+    # gsDesign (R) gsDesign(k=5, test.type=1, alpha=0.025), default sfHSD gamma=-4: its
+    # tests/testthat/_snaps/independent-test-gsBoundSummary.md prints these Z bounds.
+    got = boundaries(EQUAL_5, spent("hsd", EQUAL_5, 0.025))
+    assert np.round(got, 4).tolist() == [3.2527, 2.9860, 2.6917, 2.3737, 2.0253]
+
+
+def test_lan_demets_obrien_fleming_boundaries():
+    # Lan-DeMets O'Brien-Fleming spending, 5 equal looks, one-sided 0.025 (Jennison &
+    # Turnbull 2000, Table 7.x; gsDesign sfLDOF): 4.877, 3.357, 2.680, 2.290, 2.031.
+    got = boundaries(EQUAL_5, spent("obf", EQUAL_5, 0.025))
+    assert np.round(got, 3).tolist() == [4.877, 3.357, 2.680, 2.290, 2.031]
+
+
+def test_boundaries_spend_exactly_alpha_by_monte_carlo():
+    info = [1, 2, 3.5, 5]
+    c = boundaries(info, spent("hsd", np.array(info) / 5, 0.05))
+    rng = np.random.default_rng(0)
+    incr = rng.normal(size=(400_000, 4)) * np.sqrt(np.diff([0, *info]))
+    z = np.cumsum(incr, 1) / np.sqrt(info)
+    crossed = (z >= c).any(1).mean()
+    assert crossed == pytest.approx(0.05, abs=0.0015)
+
+
+def test_a_look_with_no_new_spending_has_no_boundary_and_information_must_grow():
+    assert next_boundary([1.0], [0.0], []) == math.inf
+    with pytest.raises(ValueError, match="information must increase"):
+        next_boundary([1.0, 1.0], [0.01, 0.02], [2.3])
+
+
+# The authors' reference code (confseq 0.0.11, betting_strategies.lambda_predmix_eb and
+# betting.betting_mart with theta=1/0, trunc_scale=0.75, m=0.525), run on these values:
+X = np.array([0.5, 1.0, 1.0, 0.5, 0.0, 1.0, 1.0, 1.0, 0.5, 1.0])
+CONFSEQ_LAMBDA = [5.8800871387, 4.6706171137, 3.4595398918, 2.9644607987, 2.6856519233, 1.9570733016,
+                  1.7587970072, 1.6278009369, 1.5336656999, 1.4764218249]
+CONFSEQ_LAMBDA_N20 = [1.094665661, 1.5480910241, 1.577581122, 1.6818909097, 1.7974614435, 1.4953026786,
+                      1.5004554248, 1.5260491239, 1.5611506205, 1.6166297416]
+CONFSEQ_UP = [0.9726333585, 1.632634566, 2.7404937358, 2.6426189595, 0.6606547399, 1.1089561705, 1.8614621434,
+              3.1245971692, 3.0130044132, 5.0575431221]
+CONFSEQ_DOWN = [1.0273666415, 0.2718995303, 0.0681513364, 0.0708415208, 0.129565413, 0.0375391462, 0.0107843838,
+                0.0029670716, 0.0030828727, 0.0007707182]
+
+
+def test_bets_and_capital_match_the_reference_implementation():
+    assert plugin_bets(X, 0.05) == pytest.approx(CONFSEQ_LAMBDA, abs=1e-9)
+    assert plugin_bets(X, 0.05, 20) == pytest.approx(CONFSEQ_LAMBDA_N20, abs=1e-9)
+    d = 2 * X - 1  # the same values as paired differences in [-1, 1]; threshold 0.05 is m = 0.525
+    assert capital(d, 0.05, above=True, alpha=0.05, horizon=20) == pytest.approx(CONFSEQ_UP, abs=1e-9)
+    assert capital(d, 0.05, above=False, alpha=0.05, horizon=20) == pytest.approx(CONFSEQ_DOWN, abs=1e-9)
+
+
+@pytest.mark.parametrize("p_win", [0.525, 0.3])
+def test_the_e_process_never_rejects_more_than_alpha_however_often_it_is_looked_at(p_win):
+    # The least favourable null for a mean of at most 0.05 on [-1, 1]: only wins (+1) and
+    # losses (-1), mean exactly 0.05 (p_win 0.525), or a lower mean (0.3 wins, 0.7 losses).
+    rng = np.random.default_rng(1)
+    d = np.where(rng.random((20_000, 80)) < p_win, 1.0, -1.0)
+    ever = (capital(d, 0.05, above=True, alpha=0.05, horizon=80) >= 20).any(1).mean()
+    assert ever <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 20_000)
+
+
+def test_identical_wins_do_not_fool_the_e_process():
+    # Twenty identical +0.1 differences (no variance: a t statistic would be infinite)
+    # are no evidence that the mean is above 0.05 when a rare -1 can come next.
+    assert not rejects([0.1] * 20, 0.05, above=True, alpha=0.05, horizon=20)
+    assert rejects([1.0] * 8, 0.05, above=True, alpha=0.05, horizon=8)
+
+
+def _run(design: SequentialDesign, diffs: dict[str, list], order: list[str], **extra) -> list:
+    data = SkillData(order=order, diffs=diffs, **extra)
+    out = []
+    for i in range(len(design.looks())):
+        out.append(analyse(design, i, data, out))
+        if out[-1].stopped:
+            break
+    return out
+
+
+def test_looks_count_cases_before_attempts():
+    d = SequentialDesign(n_cases=20, n_attempts=3, round_cases=5)
+    looks = d.looks()
+    assert [(lk.pass_, lk.n_cases) for lk in looks] == [(1, 5), (1, 10), (1, 15), (1, 20), (2, 20), (3, 20)]
+    assert [lk.final for lk in looks] == [False] * 5 + [True]
+    assert looks[3].spending_time == pytest.approx(0.5 + 0.5 / 3)  # pass 1 of 3 attempts, design ICC 0.5
+    assert d.schedule()[:2] == [(1, 0, 5, 1), (1, 5, 10, 1)]
+    assert SequentialDesign(n_cases=87).per_round == 11
+    assert SequentialDesign(n_cases=12).per_round == 5
+
+
+def test_a_deterministic_winner_stops_early_only_when_the_exact_guard_agrees():
+    ids = [f"c{i}" for i in range(40)]
+    recs = _run(SequentialDesign(n_cases=40, round_cases=5), {c: [1.0] for c in ids}, ids)
+    # Five identical wins have an infinite t but a capital of 1.68^5 < 20: no stop. Ten have
+    # the capital, but their exact probability under the null, 0.525^10 = 0.0016, is just
+    # above what the look may spend (0.0016 by spending time 0.25); fifteen pass.
+    assert recs[0].decision == "continue" and recs[0].capital_above < 20
+    assert recs[1].decision == "continue" and recs[1].capital_above >= 20
+    assert recs[-1].decision == "helps" and recs[-1].n_cases == 15
+
+
+def test_five_of_five_wins_pass_at_the_last_look_with_the_exact_bound():
+    ids = [f"c{i}" for i in range(5)]
+    rec = _run(SequentialDesign(n_cases=5), {c: [1.0] for c in ids}, ids)[-1]
+    assert rec.decision == "helps" and "exact p <= 0.0399" in rec.reason  # ((1 + 0.05) / 2) ** 5
+    assert fixed_gate([1.0] * 5, 0.05, 0.05) and not fixed_gate([1.0] * 4, 0.05, 0.05)
+
+
+def test_one_pair_never_passes_and_few_cases_are_not_shown():
+    rec = _run(SequentialDesign(n_cases=1), {"a": [1.0]}, ["a"])[-1]
+    assert rec.decision == "not_shown" and "fewer than the 5" in rec.reason
+
+
+def test_a_harmful_skill_stops_as_harmful_and_a_useless_one_below_the_threshold():
+    ids = [f"c{i}" for i in range(60)]
+    rng = np.random.default_rng(3)
+    harmful = {c: [float(v)] for c, v in zip(ids, rng.choice([-1.0, 0.0], p=[0.8, 0.2], size=60), strict=True)}
+    recs = _run(SequentialDesign(n_cases=60, round_cases=10), harmful, ids)
+    assert recs[-1].decision == "harms" and recs[-1].index < 5 and recs[-1].ci_hi < 0
+    useless = {c: [0.0, 0.0, 0.0] for c in ids}
+    noise = {c: [float(rng.choice([-1.0, 0.0, 1.0]))] * 3 for c in ids}
+    for diffs in (useless, noise):
+        last = _run(SequentialDesign(n_cases=60, n_attempts=3, round_cases=10), diffs, ids)[-1]
+        assert last.decision in ("below_threshold", "not_shown")
+        assert last.index < len(SequentialDesign(n_cases=60, n_attempts=3, round_cases=10).looks()) - 1 or \
+            last.decision == "not_shown"
+
+
+def test_harm_on_should_not_use_cases_vetoes_a_helpful_skill():
+    ids = [f"c{i}" for i in range(12)]
+    negatives = {f"n{i}": [-1.0] for i in range(5)}
+    rec = _run(SequentialDesign(n_cases=12, round_cases=12), {c: [1.0] for c in ids}, ids, negatives=negatives)[-1]
+    assert rec.decision == "harms_negatives" and "should-not-use" in rec.reason
+    harmed, text = negatives_check({"n0": [0.0], "n1": [0.0]}, 0.05)
+    assert not harmed and "2 should-not-use" in text
+
+
+def test_a_null_arm_that_moves_fails_the_skill():
+    ids = [f"c{i}" for i in range(12)]
+    null = {c: [1.0] for c in ids}  # the baseline run twice disagrees everywhere: the instrument is broken
+    rec = _run(SequentialDesign(n_cases=12, round_cases=12), {c: [1.0] for c in ids}, ids, null=null)[-1]
+    assert rec.decision == "null_arm"
+    ok = _run(SequentialDesign(n_cases=12, round_cases=12), {c: [1.0] for c in ids}, ids,
+              null={c: [0.0] for c in ids})[-1]
+    assert ok.decision == "helps" and ok.null.startswith("null lift +0.000")
+
+
+def test_unscored_pairs_are_left_out_not_counted_as_zero():
+    ids = [f"c{i}" for i in range(8)]
+    diffs = {c: [1.0] for c in ids}
+    diffs["c0"] = [None]
+    rec = _run(SequentialDesign(n_cases=8, round_cases=8), diffs, ids)[-1]
+    assert rec.n_scored == 7 and rec.estimate == 1.0
+
+
+def test_the_simulator_makes_the_same_decision_as_the_gate_at_the_same_look():
+    rng = np.random.default_rng(5)
+    n = 24
+    for attempts in (1, 3):
+        pb = rng.random(n)
+        pw = np.clip(pb + rng.normal(0.15, 0.3, n), 0, 1)
+        design = SequentialDesign(n_cases=n, n_attempts=attempts, round_cases=6)
+        d = draw_differences(pw, pb, attempts, 40, rng)
+        seed = 99
+        sim = sequential_passes(design, d, np.random.default_rng(seed))
+        order = np.argsort(np.random.default_rng(seed).random((40, n)), axis=1)
+        for s in range(40):
+            ids = [f"c{j}" for j in order[s]]
+            recs = _run(design, {f"c{j}": list(d[s, j]) for j in range(n)}, ids)
+            assert (DECISIONS[sim.decision[s]], int(sim.stop_look[s])) == (recs[-1].decision, recs[-1].index)
+
+
+def _null_rate(p_with, p_base, attempts, threshold, sims, seed, n_cases=None):
+    design = SequentialDesign(n_cases=len(p_base), n_attempts=attempts, threshold=threshold)
+    rng = np.random.default_rng(seed)
+    d = draw_differences(p_with, p_base, attempts, sims, rng)
+    return sequential_passes(design, d, rng).passed.mean(), fixed_passes(d, threshold, 0.05).mean()
+
+
+@pytest.mark.parametrize(("name", "n", "attempts"), [("bimodal", 40, 3), ("tied", 30, 1), ("few", 12, 3),
+                                                    ("uniform", 60, 2)])
+def test_false_pass_rate_at_the_boundary_null_is_at_most_alpha(name, n, attempts):
+    """Case success probabilities whose mean lift is exactly the threshold (the least
+    favourable null for the one-sided gate): the sequential design may pass no more
+    often than alpha, looking after every round."""
+    rng = np.random.default_rng(hash(name) % 2**32)
+    if name == "bimodal":  # most cases near 0 or 1 in both arms, as agent tasks are
+        pb = np.where(rng.random(n) < 0.5, rng.beta(0.3, 5, n), rng.beta(5, 0.3, n))
+    elif name == "tied":  # most pairs tie (both arms fail or pass), a few cases move
+        pb = np.where(rng.random(n) < 0.5, 0.0, 1.0)
+    else:
+        pb = rng.random(n)
+    lift = rng.normal(0, 0.3, n)
+    pw = np.clip(pb + lift, 0, 1)
+    # Shift the lift of the cases with room until the mean lift is exactly 0.05.
+    for _ in range(50):
+        gap = 0.05 - (pw - pb).mean()
+        room = (pw < 1) if gap > 0 else (pw > 0)
+        if abs(gap) < 1e-12 or not room.any():
+            break
+        pw = np.clip(pw + gap * n / room.sum() * room, 0, 1)
+    assert (pw - pb).mean() == pytest.approx(0.05, abs=1e-9)
+    sims = 3000
+    seq, fixed = _null_rate(pw, pb, attempts, 0.05, sims, 11)
+    se = math.sqrt(0.05 * 0.95 / sims)
+    assert seq <= 0.05 + 3 * se, (seq, fixed)
+
+
+def test_a_strong_effect_passes_with_fewer_trials_than_the_fixed_design():
+    rng = np.random.default_rng(8)
+    pb = rng.random(60)
+    pw = np.clip(pb + 0.35, 0, 1)
+    design = SequentialDesign(n_cases=60, n_attempts=3)
+    d = draw_differences(pw, pb, 3, 500, rng)
+    res = sequential_passes(design, d, rng)
+    assert res.passed.mean() >= 0.97 and fixed_passes(d, 0.05, 0.05).mean() >= 0.97
+    assert res.trials.mean() < 0.4 * 2 * 60 * 3
