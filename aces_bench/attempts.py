@@ -76,6 +76,15 @@ def _one_attempt(job_dir: Path, task_id: str, plan: TaskPlan, attempt: int) -> T
     return None
 
 
+def attempt_record(job_dir: Path, task_id: str, plan: TaskPlan, attempt: int) -> TrialRecord:
+    """The record of ``task_id``'s trial in a one-attempt job dir, as attempt ``attempt``;
+    an interrupted or never-started trial is collected as the single-job collector says."""
+    record = _one_attempt(job_dir, task_id, plan, attempt)
+    if record is None:
+        record = collect_job(job_dir, {task_id: plan}, 1)[0].model_copy(update={"attempt": attempt})
+    return record
+
+
 def collect_attempts(job_dirs: Sequence[Path], plans: dict[str, TaskPlan], policy: AttemptPolicy,
                      passed: PassedFn) -> list[TrialRecord]:
     """One record per (task, attempt) from stop-on-pass rounds (``job_dirs[k-1]`` is attempt k).
@@ -171,24 +180,27 @@ async def _with_infra_retries(job_dir: Path, run: Callable[[], Awaitable[object]
 
 
 async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path,
-                       passed: Callable[[TrialRecord], Awaitable[bool | None]] | None = None) -> list[Path]:
+                       passed: Callable[[TrialRecord], Awaitable[bool | None]] | None = None,
+                       exclude: frozenset[str] = frozenset()) -> list[Path]:
     """Run the study's attempts; returns the job dir of each round (attempt order).
 
     Without stop-on-pass this is the single Harbor job of ``runner.run_job``. Trials that
     failed for infrastructure (``collect.classify``) are rerun up to
     ``study.max_infra_retries`` times each. With stop-on-pass, ``passed`` (the graded
     ``final_pass``, required then) decides which tasks the next round runs.
+    ``exclude``: task ids no round runs (reused baseline trials).
     Re-running resumes: each round's job name is derived from the study's job name.
     """
     policy = AttemptPolicy.from_spec(spec)
-    base = job_config(spec, emitted, jobs_dir)
-    plans = {t.task_id: tp for t, tp in zip(emitted.tasks, emitted.plan.tasks, strict=True)}
+    base = job_config(spec, emitted, jobs_dir, exclude)
+    plans = {t.task_id: tp for t, tp in zip(emitted.tasks, emitted.plan.tasks, strict=True)
+             if t.task_id not in exclude}
     if not policy.stop_on_pass:
         job_dir = base.jobs_dir / base.job_name
         retry_infra_failures(job_dir)
 
         async def once() -> None:
-            await run_job(spec, emitted, jobs_dir, stops_early=early_stop_rule(emitted))
+            await run_job(spec, emitted, jobs_dir, exclude, stops_early=early_stop_rule(emitted))
 
         await _with_infra_retries(job_dir, once, policy, dict.fromkeys(plans, policy.n_attempts))
         return [job_dir]

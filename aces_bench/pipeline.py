@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
 from pathlib import Path
 
 from aces_bench.attempts import AttemptPolicy, collect_attempts, run_attempts
@@ -22,6 +23,9 @@ from aces_bench.judges.factory import build_judge
 from aces_bench.outlock import study_lock, usable_output_dir
 from aces_bench.provenance import SkillProvenance, build_provenance
 from aces_bench.records import GradedTrial, write_grades, write_trials_table
+from aces_bench.reuse import decide as decide_reuse
+from aces_bench.reuse import materialise
+from aces_bench.reuse import store as store_for_reuse
 from aces_bench.runner import (
     UniformFailure,
     check_credential_names,
@@ -87,6 +91,16 @@ class RoundGrades:
         return [self.graded[(r.task_id, r.attempt)] for r in records]
 
 
+def check_max_trials(spec: RunSpec, trials: int) -> None:
+    """A fixed study that would run more than ``study.max_trials`` trials is refused before it starts."""
+    cap = spec.study.max_trials
+    if cap is not None and trials > cap:
+        raise RunError(f"the study would run {trials} trial(s), above study.max_trials={cap}",
+                       where="study.max_trials",
+                       fix="raise study.max_trials, run fewer cases or attempts, or set study.sequential=true "
+                           "(a sequential study stops starting rounds at the cap)")
+
+
 def run_study(spec: RunSpec) -> Path:
     """Run one sweep member (or a designed study's members); returns its output dir.
     Re-running resumes."""
@@ -134,33 +148,51 @@ def _run_locked(spec: RunSpec, out: Path) -> tuple[Path, int]:
         for s in group
     ]
     jobs_dir = out / "jobs"
-    # emit_only runs nothing, so it needs no agent CLI (the job config reads the installed one).
-    job_dir = None if spec.emit_only else jobs_dir / job_config(spec, emitted, jobs_dir).job_name
-    write_json(out / "provenance.json", build_provenance(spec, skills, job_dir))
     if spec.emit_only:
+        write_json(out / "provenance.json", build_provenance(spec, skills, None))
         log.info("emit_only=true: not running trials")
         return out, len(emitted.tasks)
-    rounds = RoundGrades(spec, judge)
-    stopped: RunError | None = None
-    try:
-        job_dirs = asyncio.run(run_attempts(spec, emitted, jobs_dir, passed=rounds.passed))
-        clear_stop(out)  # this run went to the end: an earlier cost stop no longer describes the folder
-    except (CostCapReached, UniformFailure) as exc:
-        # The trials that finished are tabled and reported; the error is raised after.
-        stopped = exc
-        job_dirs = _existing_job_dirs(spec, emitted, jobs_dir)
-        if isinstance(exc, CostCapReached):
-            write_stop(out, exc.stop)
+    # (emit_only runs nothing, so it needs no agent CLI: the job config reads the installed one.)
+    base_job = job_config(spec, emitted, jobs_dir)
     plans = {t.task_id: tp for t, tp in zip(emitted.tasks, plan.tasks, strict=True)}
-    policy = AttemptPolicy.from_spec(spec)
-    if policy.stop_on_pass:
-        # One Harbor job per attempt round; passed cases' later attempts are "skipped".
-        records = collect_attempts(job_dirs, plans, policy, passed=rounds.passed_now)
+    stopped: RunError | None = None
+    if spec.study.sequential:
+        from aces_bench.sequential_study import run_sequential
+
+        write_json(out / "provenance.json", build_provenance(spec, skills, jobs_dir / base_job.job_name))
+        graded = run_sequential(spec, emitted, out, jobs_dir, judge)
     else:
-        records = collect_job(job_dirs[0], plans, spec.study.n_attempts) if job_dirs else []
-    if isinstance(stopped, CostCapReached):
-        records = [_not_run_by_cap(r) for r in records]
-    graded = asyncio.run(rounds.grade_all(records))
+        # Baseline and null trials stored by an earlier study with the same inputs are not run again.
+        reuse = decide_reuse(spec, emitted, out, base_job.job_name)
+        print(reuse.summary(), file=sys.stderr)
+        exclude = frozenset(t for t, _ in reuse.keys())
+        check_max_trials(spec, (len(emitted.tasks) - len(exclude)) * spec.study.n_attempts)
+        write_json(out / "provenance.json",
+                   build_provenance(spec, skills, jobs_dir / job_config(spec, emitted, jobs_dir, exclude).job_name))
+        rounds = RoundGrades(spec, judge)
+        try:
+            job_dirs = asyncio.run(run_attempts(spec, emitted, jobs_dir, passed=rounds.passed, exclude=exclude))
+            clear_stop(out)  # this run went to the end: an earlier cost stop no longer describes the folder
+        except (CostCapReached, UniformFailure) as exc:
+            # The trials that finished are tabled and reported; the error is raised after.
+            stopped = exc
+            job_dirs = _existing_job_dirs(spec, emitted, jobs_dir, exclude)
+            if isinstance(exc, CostCapReached):
+                write_stop(out, exc.stop)
+        policy = AttemptPolicy.from_spec(spec)
+        run_plans = {k: v for k, v in plans.items() if k not in exclude}
+        if policy.stop_on_pass:
+            # One Harbor job per attempt round; passed cases' later attempts are "skipped".
+            records = collect_attempts(job_dirs, run_plans, policy, passed=rounds.passed_now)
+        else:
+            records = collect_job(job_dirs[0], run_plans, spec.study.n_attempts) if job_dirs else []
+        if isinstance(stopped, CostCapReached):
+            records = [_not_run_by_cap(r) for r in records]
+        records += materialise(reuse, plans, jobs_dir)
+        added = store_for_reuse(spec, records, out)
+        if added:
+            log.info("stored %d baseline/null trial(s) for reuse by later studies", added)
+        graded = asyncio.run(rounds.grade_all(records))
     write_grades(out / "grades.jsonl", graded)
     frame = write_trials_table(out, graded, spec)
     log.info("trials table: %d rows -> %s", len(frame), out / "trials.parquet")
@@ -178,9 +210,9 @@ def _run_locked(spec: RunSpec, out: Path) -> tuple[Path, int]:
     return out, len(emitted.tasks)
 
 
-def _existing_job_dirs(spec: RunSpec, emitted, jobs_dir: Path) -> list[Path]:
+def _existing_job_dirs(spec: RunSpec, emitted, jobs_dir: Path, exclude: frozenset[str] = frozenset()) -> list[Path]:
     """The job dirs a stopped run left, in attempt order (one per stop-on-pass round)."""
-    name = job_config(spec, emitted, jobs_dir).job_name
+    name = job_config(spec, emitted, jobs_dir, exclude).job_name
     if not spec.study.stop_on_pass:
         return [jobs_dir / name]
     rounds = [jobs_dir / f"{name}-attempt{k}" for k in range(1, spec.study.n_attempts + 1)]

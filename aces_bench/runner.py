@@ -80,7 +80,12 @@ def environment_config(spec: RunSpec) -> EnvironmentConfig:
     return EnvironmentConfig(type=b.type, import_path=b.import_path, kwargs=kwargs, delete=b.delete)
 
 
-def job_config(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> JobConfig:
+def job_config(spec: RunSpec, emitted: EmitResult, jobs_dir: Path, exclude: frozenset[str] = frozenset()) -> JobConfig:
+    """The study's Harbor job; ``exclude``: task ids it does not run (reused baseline trials)."""
+    dataset = DatasetConfig(path=emitted.tasks_dir)
+    if exclude:
+        dataset = DatasetConfig(path=emitted.tasks_dir,
+                                task_names=sorted(t.task_id for t in emitted.tasks if t.task_id not in exclude))
     config = JobConfig(
         jobs_dir=Path(jobs_dir).resolve(),
         n_attempts=spec.study.n_attempts,
@@ -88,7 +93,7 @@ def job_config(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> JobConfig:
         quiet=True,
         agents=[agent_config(spec)],
         environment=environment_config(spec),
-        datasets=[DatasetConfig(path=emitted.tasks_dir)],
+        datasets=[dataset],
     )
     payload = _canonical(config.model_dump(mode="python", exclude={"job_name"}))
     payload["task_ids"] = sorted(t.task_id for t in emitted.tasks)
@@ -384,13 +389,15 @@ def discard_half_written(job_dir: Path) -> bool:
     return False
 
 
-async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path, *,
+async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path, exclude: frozenset[str] = frozenset(), *,
                   stops_early: Callable[[TrialResult], str | None] | None = None) -> Path:
-    """Create (or resume) the Harbor job for this study; return its job dir."""
+    """Create (or resume) the Harbor job for this study; return its job dir (``exclude``:
+    task ids it leaves out, reused baseline trials)."""
     set_offline_defaults()
     preflight(spec, emitted)
-    config = job_config(spec, emitted, jobs_dir)
-    return await run_config(spec, config, total=len(emitted.tasks) * spec.study.n_attempts, stops_early=stops_early)
+    config = job_config(spec, emitted, jobs_dir, exclude)
+    total = (len(emitted.tasks) - len(exclude)) * spec.study.n_attempts
+    return await run_config(spec, config, total=total, stops_early=stops_early)
 
 
 async def run_config(spec: RunSpec, config: JobConfig, *, total: int,

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from aces_bench.emitters.accepted import CACHE_ENV
+from aces_bench.reuse import STORE_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -51,3 +52,10 @@ def _emit_record(tmp_path_factory):
     session's own, not in the working directory's .aces-cache (each session starts
     with none, as a fresh machine would)."""
     os.environ[CACHE_ENV] = str(tmp_path_factory.mktemp("emit-cache"))
+
+
+@pytest.fixture(autouse=True)
+def _baseline_store(tmp_path_factory, monkeypatch):
+    """Each test gets an empty baseline-reuse store of its own (never the user's
+    ~/.cache): a study in one test cannot reuse another test's baseline trials."""
+    monkeypatch.setenv(STORE_ENV, str(tmp_path_factory.mktemp("baseline-store")))

@@ -22,7 +22,10 @@ from aces_bench.errors import ConfigError
 
 def compose_config(overrides: list[str] | None = None):
     """The composed DictConfig for ``overrides`` (Hydra semantics, no run)."""
+    from aces_bench.config.overrides import normalize
+
     register()
+    overrides = normalize(overrides or [])
     try:
         if GlobalHydra.instance().is_initialized():
             # Inside the Hydra app (a designed study composes its members): same config module.

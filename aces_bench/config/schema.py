@@ -67,6 +67,9 @@ class ModelConf:
     api: Optional[str] = None
     """The wire API the endpoint speaks when it is not the model's own (a translating
     gateway): ``anthropic``, ``openai-responses`` or ``openai-chat``."""
+    version: Optional[str] = None
+    """The provider's version string of the model (a dated snapshot, say), when ``name`` does
+    not pin one; part of the key under which baseline trials are reused."""
 
 
 @dataclass
@@ -197,6 +200,24 @@ class StudyConf:
     ``null`` (the baseline run again, analysed as the treatment), ``placebo`` (a sham
     skill with the target's name and description) and ``forced`` (the target's SKILL.md
     in the instruction). Default: none."""
+    sequential: bool = False
+    """Run trials in rounds (cases in a seeded order, cases before attempts) and stop each skill
+    as soon as its gate is decided (aces_bench/stats/sequential.py; docs/sequential.md)."""
+    gate_threshold: float = 0.05
+    """The lift a skill must credibly exceed (sequential gate and ``aces-bench plan``)."""
+    gate_alpha: float = 0.05
+    """One-sided level of the gate (sequential gate and ``aces-bench plan``)."""
+    sequential_round_cases: Optional[int] = None
+    """Cases per round of a sequential study's first pass (None: an eighth of a skill's cases, at least 5)."""
+    sequential_spending: str = "hsd"
+    """Alpha-spending function of the sequential gate: hsd (Hwang-Shih-DeCani, gamma -4), obf, pocock."""
+    max_trials: Optional[int] = None
+    """At most this many trials are run (reused baseline trials not counted): a fixed study above it
+    is refused, a sequential one stops starting rounds."""
+    reuse_baseline: bool = True
+    """Reuse stored baseline and null-arm trials whose every input matches (aces_bench/reuse.py)."""
+    reuse_max_age_days: Optional[float] = None
+    """Reuse only stored trials younger than this (None: any age)."""
 
 
 @dataclass

@@ -110,6 +110,7 @@ class ModelSpec(_Frozen):
     api_key_env: str | None = None
     label: str | None = None
     api: ModelApi | None = None  # what the endpoint speaks, when a gateway translates
+    version: str | None = None  # the provider's version string; part of the baseline-reuse key
 
     @property
     def display(self) -> str:
@@ -235,6 +236,21 @@ class StudySpec(_Frozen):
     harness_models: dict[str, str] = Field(default_factory=dict)
     scan_tiers: list[Literal[1, 2]] = Field(default_factory=list)
     controls: tuple[Control, ...] = ()
+    sequential: bool = False
+    gate_threshold: float = Field(default=0.05, gt=-1, lt=1)
+    gate_alpha: float = Field(default=0.05, gt=0, lt=0.5)
+    sequential_round_cases: int | None = Field(default=None, ge=1)
+    sequential_spending: Literal["hsd", "obf", "pocock"] = "hsd"
+    max_trials: int | None = Field(default=None, ge=1)
+    reuse_baseline: bool = True
+    reuse_max_age_days: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _sequential_alone(self) -> StudySpec:
+        if self.sequential and self.stop_on_pass:
+            raise ValueError("study.sequential and study.stop_on_pass both schedule attempts; choose one "
+                             "(a sequential study runs attempts only while a skill is undecided)")
+        return self
 
     @field_validator("controls", mode="before")
     @classmethod
