@@ -39,6 +39,7 @@ SUBCOMMANDS = {
     "podman": ("aces_bench.backends.podman", "build the offline python:3.12-slim image for backend=podman; check it"),
     "agents": ("aces_bench.agents.clis", "install the npm agent CLIs (claude-code, codex, opencode) into the cache"),
     "ci": ("aces_bench.ci.cli", "skill CI: run changed skills, compare with the last good run, apply a policy"),
+    "plan": ("aces_bench.plan", "before any trial: trials, cost and detectable lift of the fixed and sequential design"),
 }
 
 log = logging.getLogger("aces_bench")
@@ -249,6 +250,9 @@ def _main(argv: list[str] | None = None) -> int:
         # The subcommands first (Hydra's help knows only the study app), then Hydra's.
         print(_usage() + "\n\nThe study app (Hydra):\n")
         sys.stdout.flush()
+    from aces_bench.config.overrides import normalize
+
+    argv = normalize(argv)
     sys.argv = [sys.argv[0] if sys.argv else "aces-bench", *argv]
     try:
         _run_hydra()

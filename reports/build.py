@@ -34,6 +34,7 @@ from aces_bench.reports.limits import limits_in_force, local_backends
 from aces_bench.reports.pages import StudyPages, relative
 from aces_bench.reports.records import StudyData, load_study
 from aces_bench.reports.standin import offline_model_runs, stand_in_text, stand_ins
+from aces_bench.reports.sequential import reuse_rows, sequential_rows, study_paths
 from aces_bench.reports.static_live import scan_targets, section, structural_frame
 from aces_bench.reports.summary import (
     SCHEMA_FILE,
@@ -196,6 +197,9 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
         "arms": arm_rows(sets, outcomes, stats.settings.level, graders_by_outcome(primary, graders), offline),
         "stand_in": stand_ins(primary, offline, outcome), "design": design_members(study.trials)})
     write_json(out / SCHEMA_FILE, summary_schema())
+    members = study_paths(results_dir)
+    summary = summary.model_copy(update={"sequential": sequential_rows(members, results_dir),
+                                         "baseline_reuse": reuse_rows(members, results_dir)})
 
     inputs = FigureInputs(stats, pairs, primary, static_section, sets=sets, offline_runs=offline)
     figures = draw_all(inputs, out / "figures")

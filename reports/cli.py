@@ -117,6 +117,8 @@ def _gate(report_dir: Path, threshold: float, lower_bound: bool, min_cases: int 
     from aces_bench.reports.summary import read_summary
 
     summary = read_summary(report_dir / SUMMARY_FILE)
+    if summary.sequential:
+        return _sequential_gate(summary, threshold)
     settings = settings_for(summary, threshold=threshold, lower_bound=lower_bound, min_cases=min_cases, alpha=alpha)
     failures = gate_failures(summary, threshold=threshold, lower_bound=lower_bound, min_cases=min_cases, alpha=alpha)
     null_failures = null_arm_failures(summary)
@@ -138,4 +140,27 @@ def _gate(report_dir: Path, threshold: float, lower_bound: bool, min_cases: int 
             print(f"gate: {len(failures)} of {n} skill(s) fail: {rule}", file=sys.stderr)
         return 1
     print(f"gate: all {n} skill(s) pass: {rule}")
+    return 0
+
+
+def _sequential_gate(summary, threshold: float) -> int:
+    """A sequential study is gated by its own decisions: a fixed-design bound recomputed on
+    trials stopped early is not valid, so another threshold than the design's is refused."""
+    from aces_bench.errors import ReportError
+
+    rows = [r for r in summary.sequential if r.get("skill")]
+    designed = sorted({r["threshold"] for r in rows if r.get("threshold") is not None})
+    if any(abs(threshold - t) > 1e-12 for t in designed):
+        raise ReportError(f"this sequential study was designed for the threshold {', '.join(f'{t:+.3f}' for t in designed)}"
+                          f"; its trials stopped early, so a gate at {threshold:+.3f} would not be valid",
+                          where="--fail-under-lift",
+                          fix=f"gate at the designed threshold (--fail-under-lift {designed[0]:g}), or run the study "
+                              "again with study.gate_threshold set to the one you need")
+    failing = [r for r in rows if r["decision"] != "helps"]
+    for r in failing:
+        print(f"FAIL {r['skill']}: {r['decision_text']} ({r['reason']})", file=sys.stderr)
+    if failing:
+        print(f"gate: {len(failing)} of {len(rows)} skill(s) not shown to help (sequential gate)", file=sys.stderr)
+        return 1
+    print(f"gate: all {len(rows)} skill(s) help (sequential gate, threshold {threshold:+.3f})")
     return 0

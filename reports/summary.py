@@ -259,6 +259,12 @@ class ReportSummary(VersionedRecord):
     design: list[DesignMember] = Field(default_factory=list, description="every member of the study and its arms")
     side_by_side: list[SideBySide] = Field(default_factory=list, description="the ACES paper's reported values "
                                            "beside this study's (when the report has the paper page)")
+    sequential: list[dict[str, Any]] = Field(
+        default_factory=list, description="sequential studies (study.sequential=true): per skill, when and why it "
+        "stopped and its repeated (anytime-valid) interval; empty for fixed studies")
+    baseline_reuse: list[dict[str, Any]] = Field(
+        default_factory=list, description="per study folder: baseline and null trials reused from the store, and "
+        "how old they were")
 
     def control(self, arm: str, outcome: str, skill: str | None = None) -> ControlRow | None:
         """The arm's row for ``outcome``, pooled or for ``skill``; None when the arm did not run."""

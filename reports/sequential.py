@@ -1,0 +1,79 @@
+"""The report's view of sequential studies and baseline reuse, read from what each study stored.
+
+``sequential.json`` (``aces_bench.sequential_study``) gives, per skill, when and why it
+stopped and its repeated confidence interval (the anytime-valid one: the fixed-design
+interval of the verdict table is not valid on trials stopped early). ``reuse.json``
+(``aces_bench.reuse``) gives how many baseline and null trials came from the store and
+how old they were. Both are summarised per study folder (a sweep has one per member).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from aces_bench.stats.sequential import DECISION_TEXT
+
+
+def _member_name(path: Path, root: Path) -> str:
+    return "." if path == root else str(path.relative_to(root)) if path.is_relative_to(root) else path.name
+
+
+def sequential_rows(paths: list[Path], root: Path) -> list[dict[str, Any]]:
+    """One row per skill of every sequential study among ``paths`` (none for fixed studies)."""
+    from aces_bench.stats.sequential_ledger import LEDGER, Ledger
+
+    rows = []
+    for path in paths:
+        ledger_path = path / LEDGER
+        if not ledger_path.is_file():
+            continue
+        try:
+            ledger = Ledger.model_validate_json(ledger_path.read_text())
+        except ValueError:
+            rows.append({"member": _member_name(path, root), "skill": None,
+                         "reason": f"{ledger_path} is unreadable: re-run the study to rewrite it"})
+            continue
+        for name, sp in sorted(ledger.skills.items()):
+            last = sp.looks[-1] if sp.looks else None
+            rows.append({
+                "member": _member_name(path, root), "skill": name, "decision": sp.decision,
+                "decision_text": DECISION_TEXT.get(sp.decision, sp.decision), "reason": sp.reason(),
+                "looks": len(sp.looks), "planned_looks": len(sp.design.looks()) if sp.design else 0,
+                "threshold": sp.design.threshold if sp.design else None,
+                "alpha": sp.design.alpha if sp.design else None,
+                "spending": sp.design.spending if sp.design else None,
+                "estimate": last.estimate if last else None, "ci_lo": last.ci_lo if last else None,
+                "ci_hi": last.ci_hi if last else None, "n_scored": last.n_scored if last else 0,
+                "stage": last.label if last else None,
+                "study_trials_run": ledger.trials_run, "study_trials_reused": ledger.trials_reused,
+                "study_trials_fixed": ledger.trials_fixed, "stop_note": ledger.stop_note,
+            })
+    return rows
+
+
+def reuse_rows(paths: list[Path], root: Path) -> list[dict[str, Any]]:
+    """Per study folder that recorded one: its baseline-reuse plan, summarised."""
+    from aces_bench.reuse import current_plan
+
+    out = []
+    for path in paths:
+        plan = current_plan(path)
+        if plan is not None:
+            out.append({"member": _member_name(path, root), **plan.as_report()})
+    return out
+
+
+def study_paths(results_dir: Path) -> list[Path]:
+    """The study folders under ``results_dir`` (itself, or a sweep's members)."""
+    found = sorted({p.parent for name in ("sequential.json", "reuse.json") for p in results_dir.rglob(name)
+                    if "report" not in p.relative_to(results_dir).parts[:-1]})
+    return found
+
+
+def gate_rows(summary) -> dict[str, dict[str, Any]]:
+    """Per skill the sequential decision (one study folder); used by ``report --fail-under-lift``."""
+    return {r["skill"]: r for r in summary.sequential if r.get("skill")}
+
+
+

@@ -1,0 +1,208 @@
+"""Sequential vs fixed gate on SkillsBench's real results. Run: make bench-sequential
+
+Part 1, simulated (``--sims`` studies per configuration and scenario, seeded): each of
+the 18 model-harness configurations of ``../shared/data/skillsbench/results-registry.json``
+is a study of its 87 tasks (the cases). A task's with-skill and baseline success
+probabilities are its registry means (score / 100; the registry publishes no per-attempt
+rewards, so every simulated trial is a Bernoulli draw, partial credit included as a
+probability). Every study is run two ways on the same draws:
+
+- fixed: all 87 cases, 3 attempts, both arms (522 trials), gated by
+  ``stats.sequential.fixed_gate`` (one-sided t of the case means against the
+  threshold at level alpha, exact bound when nothing varies, at least 5 cases);
+- sequential: ``stats.sequential`` (cases first, group-sequential boundaries from the
+  Hwang-Shih-DeCani spending function, exact betting guards, futility stops), the same
+  threshold and alpha, with its own random case order per study.
+
+Scenarios: the registry as published; the small effect (every task's lift shrunk to a
+third); A/A (both arms drawn from the baseline); and two validity checks: the boundary
+null (every configuration whose lift is above the threshold shrunk until its mean lift
+equals the threshold exactly: any pass is a false pass) and A/A gated at threshold 0
+(the A/A lift sits exactly on that threshold).
+
+Definitions (printed at the end): trials X% = sequential trials / fixed trials over all
+studies of the three SkillsBench scenarios; A/A false pass Y% = the larger of the A/A
+pass rate at the configured threshold and at threshold 0; power Z% (fixed W%) = share of
+the published-effect studies that pass, over the configurations whose true mean lift is
+above the threshold, sequential (fixed) design; both designs at the same alpha.
+
+Part 2, live (``--live``, default on when bubblewrap is there): the known-effect
+suite's skills (helpful, useless, harmful; tests/known_effect) run with the reference
+agent on the local sandbox, once with ``study.sequential=true`` and once as the fixed
+design, 3 attempts each: the verdicts must agree; trials used are printed.
+
+Targets (issue 25): trials <= 50% of fixed, A/A false pass <= 5%, power >= 95% of the
+fixed design's. A missed target prints MISSED (``make bench`` collects it). Without
+../shared the simulated part says so and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from aces_bench.stats.sequential import SequentialDesign
+from aces_bench.stats.sequential_sim import boundaries_for, draw_differences, fixed_passes, sequential_passes
+
+ROOT = Path(__file__).resolve().parents[2]
+REGISTRY = ROOT.parent / "shared" / "data" / "skillsbench" / "results-registry.json"
+N_ATTEMPTS = 3
+SEED = 25
+
+
+@dataclass
+class ScenarioResult:
+    name: str
+    studies: int
+    fixed_pass: float
+    seq_pass: float
+    fixed_trials: float
+    seq_trials: float
+    power_fixed: float | None = None  # over configurations with lift > threshold
+    power_seq: float | None = None
+    n_effect: int = 0
+
+
+def registry_probabilities(path: Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per configuration: (with-skill, baseline) success probability of each task, tasks sorted."""
+    from aces_bench.stats.external import load_skillsbench_registry
+
+    frame = load_skillsbench_registry(path)
+    out = {}
+    for config, part in frame.groupby("config", sort=True):
+        wide = part.pivot_table(index="case_id", columns="condition", values="reward", aggfunc="first").sort_index()
+        out[str(config)] = (wide["with_skill"].to_numpy(float), wide["baseline"].to_numpy(float))
+    return out
+
+
+def run_scenario(name: str, configs: dict[str, tuple[np.ndarray, np.ndarray]], *, threshold: float, alpha: float,
+                 sims: int, seed: int, transform) -> ScenarioResult:
+    fixed_pass = seq_pass = 0.0
+    fixed_trials = seq_trials = 0.0
+    eff_fixed = eff_seq = 0.0
+    n_eff = 0
+    cache = {}
+    for i, (_config, (pw, pb)) in enumerate(configs.items()):
+        pw2, pb2 = transform(pw, pb)
+        design = SequentialDesign(n_cases=len(pb2), n_attempts=N_ATTEMPTS, threshold=threshold, alpha=alpha)
+        bnd = cache.setdefault(design, boundaries_for(design))
+        rng = np.random.default_rng([seed, i])
+        d = draw_differences(pw2, pb2, N_ATTEMPTS, sims, rng)
+        f = fixed_passes(d, threshold, alpha)
+        s = sequential_passes(design, d, rng, bnd)
+        fixed_pass += f.mean()
+        seq_pass += s.passed.mean()
+        fixed_trials += 2 * len(pb2) * N_ATTEMPTS
+        seq_trials += s.trials.mean()
+        if (pw2 - pb2).mean() > threshold:
+            n_eff += 1
+            eff_fixed += f.mean()
+            eff_seq += s.passed.mean()
+    k = len(configs)
+    return ScenarioResult(name=name, studies=k * sims, fixed_pass=fixed_pass / k, seq_pass=seq_pass / k,
+                          fixed_trials=fixed_trials / k, seq_trials=seq_trials / k,
+                          power_fixed=eff_fixed / n_eff if n_eff else None,
+                          power_seq=eff_seq / n_eff if n_eff else None, n_effect=n_eff)
+
+
+def _line(r: ScenarioResult, sims: int, *, power: bool = True) -> str:
+    power = (f"; power over the {r.n_effect} configuration(s) with lift above the threshold: sequential "
+             f"{r.power_seq:.1%}, fixed {r.power_fixed:.1%}") if r.n_effect and power else ""
+    return (f"{r.name:<34} {r.studies // sims} configs x {sims} studies: pass fixed {r.fixed_pass:6.1%} "
+            f"sequential {r.seq_pass:6.1%}; trials per study fixed {r.fixed_trials:.0f}, sequential "
+            f"{r.seq_trials:.1f} ({r.seq_trials / r.fixed_trials:.0%}){power}")
+
+
+def simulated(args) -> tuple[list[str], bool]:
+    if not REGISTRY.is_file():
+        print(f"bench-sequential: ../shared is absent ({REGISTRY}): the simulated part needs SkillsBench's registry; "
+              "skipped")
+        return [], True
+    configs = registry_probabilities(REGISTRY)
+    t0 = time.perf_counter()
+    th, alpha, sims = args.threshold, args.alpha, args.sims
+
+    def shrink(f):
+        return lambda pw, pb: (np.clip(pb + (pw - pb) * f, 0.0, 1.0), pb)
+
+    def boundary(pw, pb):
+        lift = (pw - pb).mean()
+        return (pb + (pw - pb) * (th / lift), pb) if lift > th else (pw, pb)
+
+    published = run_scenario("SkillsBench (published effects)", configs, threshold=th, alpha=alpha, sims=sims,
+                             seed=SEED, transform=lambda pw, pb: (pw, pb))
+    small = run_scenario("small effect (lift / 3)", configs, threshold=th, alpha=alpha, sims=sims, seed=SEED + 1,
+                         transform=shrink(1 / 3))
+    aa = run_scenario("A/A (both arms from baseline)", configs, threshold=th, alpha=alpha, sims=sims, seed=SEED + 2,
+                      transform=lambda pw, pb: (pb, pb))
+    null_edge = run_scenario("boundary null (lift = threshold)",
+                             {k: v for k, v in configs.items() if (v[0] - v[1]).mean() > th}, threshold=th,
+                             alpha=alpha, sims=sims, seed=SEED + 3, transform=boundary)
+    aa0 = run_scenario("A/A gated at threshold 0", configs, threshold=0.0, alpha=alpha, sims=sims, seed=SEED + 4,
+                       transform=lambda pw, pb: (pb, pb))
+    lines = [_line(r, sims, power=r is not null_edge) for r in (published, small, aa, null_edge, aa0)]
+    for line in lines:
+        print(line)
+    main3 = (published, small, aa)
+    x = sum(r.seq_trials for r in main3) / sum(r.fixed_trials for r in main3)
+    y = max(aa.seq_pass, aa0.seq_pass)
+    z, w = published.power_seq, published.power_fixed
+    print(f"threshold {th:+.2f}, alpha {alpha} one-sided, {N_ATTEMPTS} attempts, seed {SEED}; "
+          f"{time.perf_counter() - t0:.0f} s")
+    print(f"validity: false pass at the boundary null sequential {null_edge.seq_pass:.2%} (fixed "
+          f"{null_edge.fixed_pass:.2%}); A/A at threshold 0 sequential {aa0.seq_pass:.2%} (fixed {aa0.fixed_pass:.2%}); "
+          f"level {alpha:.0%}")
+    final = f"sequential: trials {x:.0%} of fixed; A/A false pass {y:.1%}; power {z:.1%} (fixed {w:.1%})"
+    checks = [("trials <= 50% of fixed", x <= 0.50), ("A/A false pass <= 5%", y <= 0.05),
+              ("power >= 95% of fixed", z >= 0.95 * w),
+              ("boundary-null false pass <= alpha (+ 2 MC s.e.)",
+               null_edge.seq_pass <= alpha + 2 * np.sqrt(alpha * (1 - alpha) / null_edge.studies))]
+    ok = True
+    for name, met in checks:
+        ok &= met
+        if not met:
+            print(f"target {name}: MISSED")
+    return [final], ok
+
+
+def live(args) -> tuple[list[str], bool]:
+    sys.path.insert(0, str(ROOT / "tests" / "known_effect"))
+    from sequential_live import compare_designs
+
+    if shutil.which("bwrap") is None:
+        print("bench-sequential live: bubblewrap is not installed; the live part is skipped (make sandbox)")
+        return [], True
+    lines, ok = compare_designs(Path(args.out), n_attempts=N_ATTEMPTS, threshold=args.threshold, alpha=args.alpha)
+    for line in lines:
+        print(line)
+    if not ok:
+        print("live: the sequential and the fixed design disagree on a verdict: MISSED")
+    return [], ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--sims", type=int, default=1000, help="simulated studies per configuration and scenario")
+    p.add_argument("--threshold", type=float, default=0.05, help="the gate's threshold (default 0.05)")
+    p.add_argument("--alpha", type=float, default=0.05, help="one-sided level (default 0.05)")
+    p.add_argument("--live", action=argparse.BooleanOptionalAction, default=True,
+                   help="also run the known-effect suite live (reference agent)")
+    p.add_argument("--out", default=str(ROOT / "outputs" / "bench-sequential"), help="output folder of the live part")
+    args = p.parse_args(argv)
+    finals, ok = simulated(args)
+    if args.live:
+        _, live_ok = live(args)
+        ok &= live_ok
+    for line in finals:  # the last line, as the issue reads it
+        print(line)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
