@@ -125,6 +125,10 @@ bench: install sandbox ## Run every speed benchmark, then list every missed targ
 	echo; if [ -n "$$missed" ]; then echo "missed targets (timings on a shared machine rise with load; compare CPU time):"; \
 	  echo "$$missed"; exit 1; fi; echo "every benchmark met its targets"
 
+.PHONY: bench-sequential
+bench-sequential: install sandbox ## Sequential vs fixed gate: SkillsBench simulation (needs ../shared) and the known-effect suite live
+	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) tests/bench/bench_sequential.py
+
 .PHONY: clean
 clean: ## Remove outputs, caches and the virtualenv
 	rm -rf $(VENV) outputs multirun .pytest_cache .aces-cache build *.egg-info

@@ -99,6 +99,11 @@ def main(argv: list[str]) -> int:
                           fix="add --suggest-model <litellm model>, or drop them")
     result = run_ci(changed, args.overrides, out, baseline, policy, since=args.since, commit=commit, dirty=dirty,
                     suggest_judge=judge)
+    from aces_bench.reuse import current_plan
+
+    reuse = current_plan(result.run_dir)
+    if reuse is not None:
+        print(f"ci: {reuse.summary()}")
     for line in result.verdict.reasons():
         print(f"ci: {line}")
     print(f"ci: {'PASS' if result.verdict.passed else 'FAIL'}; evidence packet: {result.packet}")

@@ -1,0 +1,51 @@
+"""``aces-bench ci`` twice: the second run, after a one-line change to one skill's
+SKILL.md, runs only that skill's with-skill trials (and its null arm's none): every
+baseline and null trial comes from the reuse store, and the console and the report say
+how many and how old (reference agent, local sandbox: real trials)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from test_ci_command import _ci, _git, _skill
+
+pytestmark = [pytest.mark.sandbox,
+              pytest.mark.skipif(shutil.which("git") is None, reason="needs git")]
+
+
+def test_a_skill_md_change_runs_no_baseline_trial_on_the_second_ci_run(tmp_path):
+    repo = tmp_path / "skills-repo"
+    (repo / "skills").mkdir(parents=True)
+    _skill(repo / "skills" / "colsum-a", "colsum-a")
+    _skill(repo / "skills" / "colsum-b", "colsum-b")
+    (repo / "policy.yaml").write_text("no_regression: true\nnull_arm: require_no_effect\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "two skills")
+    first = _ci(repo, tmp_path / "ci1", "--save-baseline")
+    assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-3000:]
+    assert "ci: baseline reuse: none of 20 baseline/null trial(s) found in the store" in first.stdout
+
+    md = repo / "skills" / "colsum-a" / "SKILL.md"
+    md.write_text(md.read_text() + "\nPrefer the script over reading the file by hand.\n")
+    _git(repo, "commit", "-qam", "colsum-a: one more line")
+    out = tmp_path / "ci2"
+    second = _ci(repo, out, "--since", "HEAD~1")
+    assert second.returncode == 0, second.stdout[-2000:] + second.stderr[-3000:]
+    assert "ci: run colsum-a: changed: SKILL.md" in second.stdout and "ci: run colsum-b" not in second.stdout
+    assert "ci: baseline reuse: 10 of 10 baseline/null trial(s) from the store" in second.stdout
+
+    run = out / "run"
+    trials = pd.read_parquet(run / "trials.parquet")
+    ran = trials.loc[~trials["trial_dir"].astype(str).str.contains("/jobs/reused/")]
+    assert set(ran["condition"]) == {"with_skill"} and len(ran) == 5
+    assert trials.loc[trials["condition"].isin(["baseline", "null"]), "trial_dir"].str.contains("/jobs/reused/").all()
+    summary = json.loads((out / "packet" / "report" / "summary.json").read_text())
+    assert summary["baseline_reuse"][0]["reused"] == 10 and summary["baseline_reuse"][0]["run"] == 0
+    harbor_jobs = [j for j in (run / "jobs").iterdir() if j.name != "reused"]
+    assert sum(1 for j in harbor_jobs for t in j.iterdir() if (t / "result.json").is_file()) == 5
