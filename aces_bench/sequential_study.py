@@ -162,13 +162,25 @@ async def _run_job(config, progress: TrialProgress, guard: CostGuard, spec: RunS
         raise guard.stopped_error(progress.total, job_dir) from None
 
 
-def _load(out: Path, job: str) -> Ledger | None:
+def _load(out: Path, job: str, fresh: Ledger) -> Ledger | None:
+    """The stored ledger of this job, if any; a RunError when it was designed otherwise (a
+    resumed study must make its remaining looks under the design it started with)."""
     path = out / LEDGER
     if not path.is_file():
         return None
     ledger = load_model(Ledger, path.read_text(), where=path, cls=RunError,
                         fix="delete sequential.json and sequential/ to start the sequential study over")
-    return ledger if ledger.job == job else None
+    if ledger.job != job:
+        return None
+    before = {k: (sp.design, sp.order) for k, sp in ledger.skills.items()}
+    now = {k: (sp.design, sp.order) for k, sp in fresh.skills.items()}
+    if before != now or ledger.seed != fresh.seed:
+        changed = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k)) or ["study.seed"]
+        raise RunError(f"this output folder holds a sequential study of the same tasks with another design or case "
+                       f"order ({', '.join(changed)}): its looks cannot go on under new settings",
+                       where=path, fix="re-run with the settings it started with (study.gate_threshold, gate_alpha, "
+                       "sequential_round_cases, sequential_spending, seed), or give the study another study.name")
+    return ledger
 
 
 def _save(out: Path, ledger: Ledger) -> None:
@@ -183,7 +195,8 @@ def run_sequential(spec: RunSpec, emitted: EmitResult, out: Path, jobs_dir: Path
     base = job_config(spec, emitted, jobs_dir)
     plans = {t.task_id: tp for t, tp in zip(emitted.tasks, emitted.plan.tasks, strict=True)}
     by_case, _, _ = _cases(emitted)
-    ledger = _load(out, base.job_name) or new_ledger(spec, emitted, base.job_name)
+    fresh = new_ledger(spec, emitted, base.job_name)
+    ledger = _load(out, base.job_name, fresh) or fresh
     _save(out, ledger)
     reuse: ReusePlan = decide(spec, emitted, out, base.job_name, whole_tasks=False)
     print(reuse.summary(), file=sys.stderr)

@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from test_ci_command import _ci, _git, _skill
 
 pytestmark = [pytest.mark.sandbox,

@@ -93,3 +93,12 @@ def test_max_trials_stops_starting_rounds_and_unrun_trials_are_skipped(tmp_path)
     with redirect_stdout(buf), redirect_stderr(buf):
         rc = report_main([str(out), "--fail-under-lift", "0.05"])
     assert rc == 1 and "(sequential gate)" in buf.getvalue()
+
+
+def test_a_resumed_study_refuses_a_changed_design(tmp_path):
+    from aces_bench.errors import RunError
+
+    out = tmp_path / "study"
+    run_study(_spec(tmp_path, out, "study.max_trials=12"))
+    with pytest.raises(RunError, match="another design or case order"):
+        run_study(_spec(tmp_path, out, "study.max_trials=12", "study.gate_threshold=0.1"))
