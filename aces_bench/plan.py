@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import norm
 
-from aces_bench.errors import ConfigError
+from aces_bench.errors import AcesError, ConfigError
 
 MIN_CASES = 5  # the gate's minimum of distinct cases
 DEFAULT_SD = 0.6
@@ -199,7 +199,11 @@ def main(argv: list[str]) -> int:
         var = _stored_variance(args.runs or [own]) or Variance(DEFAULT_SD, DEFAULT_ICC, "assumed (no stored runs)")
         plan = plan_study(spec)
         emitted = emit_study(spec, Path(tmp) / "tasks", plan)
-        keys = ReuseKeys(spec) if s.reuse_baseline else None
+        try:
+            keys = ReuseKeys(spec) if s.reuse_baseline else None
+        except AcesError as exc:  # an agent CLI not installed yet: nothing is stored for it either
+            keys = None
+            print(f"plan: stored baselines not looked up ({exc.message})", file=sys.stderr)
         root = store_root()
         arms = 2 + len(s.controls)
         per_skill: dict[str, dict] = {}

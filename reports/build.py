@@ -197,7 +197,7 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
         "arms": arm_rows(sets, outcomes, stats.settings.level, graders_by_outcome(primary, graders), offline),
         "stand_in": stand_ins(primary, offline, outcome), "design": design_members(study.trials)})
     write_json(out / SCHEMA_FILE, summary_schema())
-    members = study_paths(results_dir)
+    members = study_paths(study)
     summary = summary.model_copy(update={"sequential": sequential_rows(members, results_dir),
                                          "baseline_reuse": reuse_rows(members, results_dir)})
 

@@ -64,11 +64,9 @@ def reuse_rows(paths: list[Path], root: Path) -> list[dict[str, Any]]:
     return out
 
 
-def study_paths(results_dir: Path) -> list[Path]:
-    """The study folders under ``results_dir`` (itself, or a sweep's members)."""
-    found = sorted({p.parent for name in ("sequential.json", "reuse.json") for p in results_dir.rglob(name)
-                    if "report" not in p.relative_to(results_dir).parts[:-1]})
-    return found
+def study_paths(study) -> list[Path]:
+    """The study folders of a loaded study (itself, or a sweep's or design's members)."""
+    return sorted({Path(m.path) for m in study.members})
 
 
 def gate_rows(summary) -> dict[str, dict[str, Any]]:
