@@ -33,6 +33,15 @@ def _study(changed: list[SkillChange], overrides: list[str], run_dir: Path, cont
     paths = ",".join(str(c.path) for c in changed)
     spec = compose_spec(["skill=custom", f"skill.paths=[{paths}]", "study.name=ci", *controls, *overrides],
                         output_dir=run_dir)
+    if spec.study.sequential:
+        from aces_bench.errors import ConfigError
+
+        # The policy reads fixed-design intervals, which are not valid on trials stopped early.
+        raise ConfigError("aces-bench ci does not gate sequential studies yet: its policy reads fixed-design "
+                          "intervals, which are not valid on trials a sequential study stopped early",
+                          where="study.sequential",
+                          fix="drop study.sequential=true for ci (baseline reuse still saves the baseline trials), "
+                              "or run the sequential study and gate it with aces-bench report --fail-under-lift")
     run_study(spec)
     return spec
 

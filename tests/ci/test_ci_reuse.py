@@ -12,10 +12,11 @@ import pandas as pd
 import pytest
 from test_ci_command import _ci, _git, _skill
 
-pytestmark = [pytest.mark.sandbox,
-              pytest.mark.skipif(shutil.which("git") is None, reason="needs git")]
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 
+@pytest.mark.sandbox
+@needs_git
 def test_a_skill_md_change_runs_no_baseline_trial_on_the_second_ci_run(tmp_path):
     repo = tmp_path / "skills-repo"
     (repo / "skills").mkdir(parents=True)
@@ -47,3 +48,17 @@ def test_a_skill_md_change_runs_no_baseline_trial_on_the_second_ci_run(tmp_path)
     assert summary["baseline_reuse"][0]["reused"] == 10 and summary["baseline_reuse"][0]["run"] == 0
     harbor_jobs = [j for j in (run / "jobs").iterdir() if j.name != "reused"]
     assert sum(1 for j in harbor_jobs for t in j.iterdir() if (t / "result.json").is_file()) == 5
+
+
+def test_ci_refuses_a_sequential_study_it_cannot_gate(tmp_path):
+    from aces_bench.ci.run import _study
+    from aces_bench.errors import ConfigError
+
+    skill = tmp_path / "skills" / "colsum-a"
+    _skill(skill, "colsum-a")
+
+    class Change:
+        path = skill
+
+    with pytest.raises(ConfigError, match="does not gate sequential studies"):
+        _study([Change()], ["study.sequential=true"], tmp_path / "run")
