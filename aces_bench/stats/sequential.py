@@ -169,7 +169,9 @@ class SequentialDesign(BaseModel):
 class LookRecord(BaseModel):
     """What one look saw and decided (one entry of the study's sequential ledger)."""
 
-    model_config = ConfigDict(frozen=True)
+    # A look that may spend nothing has an infinite boundary, identical wins an infinite t:
+    # written as JSON's Infinity so the ledger reads back exactly what was decided.
+    model_config = ConfigDict(frozen=True, ser_json_inf_nan="constants")
 
     index: int
     label: str

@@ -19,7 +19,7 @@ LEDGER = "sequential.json"
 class SkillPlan(BaseModel):
     """One skill's design, case order and looks so far."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, ser_json_inf_nan="constants")
 
     skill: str
     design: SequentialDesign | None
@@ -47,7 +47,7 @@ class SkillPlan(BaseModel):
 class Ledger(VersionedRecord):
     """``sequential.json``: the study's sequential designs and decisions."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, ser_json_inf_nan="constants")
     SCHEMA_ARTIFACT: ClassVar[str] = "sequential ledger"
     SCHEMA_VERSION: ClassVar[str] = "1"
     SCHEMA_REGENERATE: ClassVar[str] = "delete sequential.json and sequential/ and re-run the study"

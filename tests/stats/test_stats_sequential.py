@@ -240,3 +240,16 @@ def test_a_strong_effect_passes_with_fewer_trials_than_the_fixed_design():
     res = sequential_passes(design, d, rng)
     assert res.passed.mean() >= 0.97 and fixed_passes(d, 0.05, 0.05).mean() >= 0.97
     assert res.trials.mean() < 0.4 * 2 * 60 * 3
+
+
+def test_a_look_reads_back_exactly_what_it_decided_infinities_included():
+    from aces_bench.stats.sequential import LookRecord
+
+    ids = [f"c{i}" for i in range(100)]
+    design = SequentialDesign(n_cases=100, round_cases=5, spending="obf")
+    rec = analyse(design, 0, SkillData(ids, {c: [1.0] for c in ids}), [])
+    assert rec.statistic == math.inf
+    assert LookRecord.model_validate_json(rec.model_dump_json()) == rec
+    tiny = SequentialDesign(n_cases=1000, round_cases=1, min_cases=1, spending="obf")
+    first = analyse(tiny, 0, SkillData([f"c{i}" for i in range(1000)], {f"c{i}": [0.0] for i in range(1000)}), [])
+    assert first.boundary == math.inf and LookRecord.model_validate_json(first.model_dump_json()).boundary == math.inf
