@@ -230,3 +230,11 @@ async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path,
                 still.append(task_id)
         remaining = still
     return job_dirs
+
+
+def not_run_by_cap(record: TrialRecord) -> TrialRecord:
+    """A trial the cost cap kept from starting (or that it held at its start) is not run, by the cap."""
+    if record.result is None and record.status in ("not_run", "infra_error"):
+        return record.model_copy(update={"status": "not_run",
+                                         "failure_cause": "not run: the study stopped at study.max_cost_usd"})
+    return record

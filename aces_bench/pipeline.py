@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from aces_bench.attempts import AttemptPolicy, collect_attempts, run_attempts
+from aces_bench.attempts import not_run_by_cap as _not_run_by_cap
 from aces_bench.collect import TrialRecord, collect_job
 from aces_bench.config.spec import RunSpec
 from aces_bench.console import count_failures, finish_console
@@ -160,7 +161,11 @@ def _run_locked(spec: RunSpec, out: Path) -> tuple[Path, int]:
         from aces_bench.sequential_study import run_sequential
 
         write_json(out / "provenance.json", build_provenance(spec, skills, jobs_dir / base_job.job_name))
-        graded = run_sequential(spec, emitted, out, jobs_dir, judge)
+        graded, stopped = run_sequential(spec, emitted, out, jobs_dir, judge)
+        if isinstance(stopped, CostCapReached):
+            write_stop(out, stopped.stop)
+        elif stopped is None:
+            clear_stop(out)
     else:
         # Baseline and null trials stored by an earlier study with the same inputs are not run again.
         reuse = decide_reuse(spec, emitted, out, base_job.job_name)
@@ -219,11 +224,3 @@ def _existing_job_dirs(spec: RunSpec, emitted, jobs_dir: Path, exclude: frozense
     while rounds and not rounds[-1].is_dir():
         rounds.pop()
     return rounds
-
-
-def _not_run_by_cap(record):
-    """A trial the cost cap kept from starting (or that it held at its start) is not run, by the cap."""
-    if record.result is None and record.status in ("not_run", "infra_error"):
-        return record.model_copy(update={"status": "not_run",
-                                         "failure_cause": "not run: the study stopped at study.max_cost_usd"})
-    return record

@@ -11,10 +11,12 @@ the baseline-reuse store is keyed by); nothing runs. Printed per skill and in to
   from simulated studies of the design (``stats.sequential_sim``) when the skill has
   no effect and when its lift is the fixed design's smallest detectable lift;
 - the **smallest detectable lift**: the true lift that passes the gate (one-sided
-  ``study.gate_alpha`` against ``study.gate_threshold``) with probability ``--power``,
-  for the fixed design (threshold + (z_alpha + z_power) x standard error of the mean of
-  case means, the design effect of the attempts included) and for the sequential one
-  (found by simulation).
+  ``study.gate.alpha`` against ``study.gate.threshold``) with probability ``--power``,
+  for each design, found by simulated studies that ask the gate itself
+  (``stats.gate.gate_verdict``: its exact tests, at least 5 cases won) of the fixed
+  design's data and at the sequential design's looks; the attempts' design effect is in
+  the simulated data (case effects plus attempt noise, each trial pair's difference -1,
+  0 or +1).
 
 Variance: from stored runs when there are any (the study's own output folder, or
 ``--runs DIR``: the per-case paired differences of their trials table give the
@@ -34,7 +36,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import norm
 
 from aces_bench.errors import AcesError, ConfigError
 
@@ -105,7 +106,10 @@ def _simulated(n: int, attempts: int, var: Variance, lift: float, sims: int, rng
     else:
         tau, sw = var.sd * math.sqrt(var.icc), var.sd * math.sqrt(1 - var.icc)
         d = lift + rng.normal(0, tau, (sims, n, 1)) + rng.normal(0, sw, (sims, n, attempts))
-    return np.clip(d, -1.0, 1.0)
+    d = np.clip(d, -1.0, 1.0)
+    # A trial pair's difference of pass/fail is -1, 0 or +1 (what the gate reads): each value
+    # is rounded at random to its neighbours on that lattice, which keeps its mean.
+    return np.where(rng.random(d.shape) < np.abs(d), np.sign(d), 0.0)
 
 
 @dataclass(frozen=True)
@@ -132,29 +136,42 @@ def plan_skill(skill: str, n: int, negatives: int, arms: int, attempts: int, var
     fixed = (n + negatives) * arms * attempts
     if n < MIN_CASES:  # the gate never passes on fewer cases: nothing to detect, nothing to stop early
         return SkillPlan(skill, n, negatives, arms, fixed, reusable, None, float(fixed), float(fixed), None, None)
-    se = var.case_sd(attempts) / math.sqrt(n)
-    mde = threshold + (norm.isf(alpha) + norm.ppf(power)) * se
-    design = SequentialDesign(n_cases=n, n_attempts=attempts, threshold=threshold, alpha=alpha,
-                              round_cases=round_cases, spending=spending)
+    from aces_bench.stats.gate import GateSettings
+    from aces_bench.stats.sequential_sim import fixed_verdicts
+
+    gate = GateSettings(threshold=threshold, alpha=alpha)
+    design = SequentialDesign(n_cases=n, n_attempts=attempts, gate=gate, round_cases=round_cases, spending=spending)
     bnd = boundaries_for(design)
-    rng = np.random.default_rng(SEED)
     # Both arms of every positive case per look; calibration arms and negatives added in proportion.
     per_pair = arms / 2
 
-    def run(lift: float) -> tuple[float, float]:
-        res = sequential_passes(design, _simulated(n, attempts, var, lift, sims, rng), rng, bnd)
-        return float(res.trials.mean() * per_pair + negatives * arms * attempts), float(res.passed.mean())
+    def run(lift: float) -> tuple[float, float, float]:
+        """(sequential expected trials, sequential pass rate, fixed pass rate) at ``lift``: both
+        designs asked through the gate itself on the same simulated studies."""
+        rng = np.random.default_rng([SEED, round(lift * 1e6)])
+        d = _simulated(n, attempts, var, lift, sims, rng)
+        f = fixed_verdicts(d, gate)
+        res = sequential_passes(design, d, rng, bnd, f)
+        return (float(res.trials.mean() * per_pair + negatives * arms * attempts), float(res.passed.mean()),
+                float(f.passed.mean()))
 
-    t0, _ = run(0.0)
-    t1, p1 = run(min(mde, 0.99))
-    lo, hi = threshold, 1.0
-    for _ in range(7):  # the lift at which the sequential design passes with probability ``power``
-        mid = (lo + hi) / 2
-        if run(mid)[1] >= power:
-            hi = mid
-        else:
-            lo = mid
-    return SkillPlan(skill, n, negatives, arms, fixed, reusable, mde, t0, t1, p1, hi if hi < 1.0 else None)
+    def smallest(which: int) -> float | None:
+        """The lift at which the design passes with probability ``power`` (bisection)."""
+        lo, hi = max(threshold, 0.0), 0.99
+        if run(hi)[which] < power:
+            return None
+        for _ in range(7):
+            mid = (lo + hi) / 2
+            if run(mid)[which] >= power:
+                hi = mid
+            else:
+                lo = mid
+        return hi
+
+    mde = smallest(2)
+    t0, _, _ = run(0.0)
+    t1, p1, _ = run(mde) if mde is not None else (float(fixed), 0.0, 0.0)
+    return SkillPlan(skill, n, negatives, arms, fixed, reusable, mde, t0, t1, p1, smallest(1))
 
 
 def _stored_variance(paths: list[Path]) -> Variance | None:
@@ -213,12 +230,12 @@ def main(argv: list[str]) -> int:
             if keys is not None and tp.condition in ("baseline", "null"):
                 d["reusable"] += sum(read_entry(root, keys.key(task.task_id, a)) is not None
                                      for a in range(1, s.n_attempts + 1))
-    rows = [plan_skill(k, len(v["pos"]), len(v["neg"]), arms, s.n_attempts, var, threshold=s.gate_threshold,
-                       alpha=s.gate_alpha, power=args.power, reusable=v["reusable"],
+    rows = [plan_skill(k, len(v["pos"]), len(v["neg"]), arms, s.n_attempts, var, threshold=s.gate.threshold,
+                       alpha=s.gate.alpha, power=args.power, reusable=v["reusable"],
                        round_cases=s.sequential_round_cases, spending=s.sequential_spending, sims=args.sims)
             for k, v in sorted(per_skill.items())]
     print(f"plan: {len(rows)} skill(s), {s.n_attempts} attempt(s), {arms} arm(s) per case; gate: lift above "
-          f"{s.gate_threshold:+.3f}, one-sided alpha {s.gate_alpha}, power {args.power:.0%}")
+          f"{s.gate.threshold:+.3f}, one-sided alpha {s.gate.alpha}, power {args.power:.0%}")
     print(f"variance: SD of an attempt's paired difference {var.sd:.3f}, intra-case correlation {var.icc:.2f} "
           f"(design effect {var.design_effect(s.n_attempts):.2f} for {s.n_attempts} attempt(s)); {var.source}")
     total_fixed = total_reuse = 0
@@ -230,11 +247,15 @@ def main(argv: list[str]) -> int:
         total_mde += r.seq_trials_mde
         head = (f"  {r.skill}: {r.n_cases} case(s) + {r.n_negatives} should-not-use; fixed {r.fixed_trials} trial(s)"
                 f" ({r.reusable} stored baseline/null trial(s) reusable)")
-        if r.mde_fixed is None:
+        if r.n_cases < MIN_CASES:
             print(f"{head}; fewer than {MIN_CASES} cases: the gate cannot pass whatever the lift (no lift is "
                   "detectable; add cases)")
             continue
         seq_mde = f"{r.mde_seq:+.3f}" if r.mde_seq is not None else "none below 1"
+        if r.mde_fixed is None:
+            print(f"{head}; sequential expected {r.seq_trials_null:.0f} (no effect); no lift below 1 passes the "
+                  f"gate with probability {args.power:.0%} at this size (add cases or attempts)")
+            continue
         print(f"{head}; sequential expected {r.seq_trials_null:.0f} (no effect), {r.seq_trials_mde:.0f} (lift at "
               f"the fixed design's detectable lift, where it passes {r.seq_power_at_mde:.0%}); smallest detectable "
               f"lift: fixed {r.mde_fixed:+.3f}, sequential {seq_mde}")

@@ -6,15 +6,20 @@ attempt 1 of the next ``round_cases`` cases; once every case ran once, one round
 further attempt runs that attempt of every case (``stats.sequential.SequentialDesign``).
 Both arms of a case, and its calibration arms, run in the same round. The skill's
 should-not-use cases run whole (every attempt) in its first round. After each round the
-round's trials are graded and every undecided skill's gate is tested
-(``stats.sequential.analyse``); a decided skill schedules nothing more, the others go on.
+round's trials are graded and every undecided skill's gate is asked
+(``stats.sequential.analyse``) on the data the gate itself extracts from them
+(``stats.gate.skill_cases``: per case the mean difference of ``final_pass``, an arm's
+timeouts and crashes counted as not passed); a decided skill schedules nothing more, the
+others go on.
 
 A round is one Harbor job per attempt index over that round's task ids
-(``<job>-seq<r>-a<attempt>``), run and collected through the same runner and collector
-as a fixed study. Baseline and null trials found in the reuse store (``aces_bench.reuse``)
-are not run. ``study.max_trials`` (trials run, reuse excluded) stops the study before a
-round that would pass it; ``study.max_cost_usd`` stops it when the real cost crosses it.
-A skill left undecided then is reported "not shown" with that reason.
+(``<job>-seq<r>-a<attempt>``), run and collected through the same runner, cost guard,
+failure watch, infrastructure retries and collector as a fixed study. Baseline and null
+trials found in the reuse store (``aces_bench.reuse``) are not run. ``study.max_trials``
+(trials run, reuse excluded) stops the study before a round that would pass it (a skill
+left undecided then reads "does not reach threshold", with that reason);
+``study.max_cost_usd`` stops it when the real cost crosses it (the interrupted round is
+not analysed; re-running with a higher cap resumes it).
 
 Resume: the ledger ``sequential.json`` records the designs, the case orders and every
 look; each round's graded trials are kept in ``sequential/round-<r>.jsonl``. A killed
@@ -33,38 +38,36 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from harbor.job import Job
+import pandas as pd
 
-from aces_bench.attempts import SKIPPED, attempt_job_config, attempt_record
+from aces_bench.attempts import (
+    SKIPPED,
+    AttemptPolicy,
+    _with_infra_retries,
+    attempt_job_config,
+    attempt_record,
+    early_stop_rule,
+    not_run_by_cap,
+    retry_infra_failures,
+)
 from aces_bench.collect import TrialRecord
 from aces_bench.config.spec import RunSpec
-from aces_bench.cost import CostGuard, estimate
+from aces_bench.cost import CostCapReached, estimate
 from aces_bench.emitters.emit import EmitResult
 from aces_bench.errors import RunError
 from aces_bench.grading import grade_records
 from aces_bench.io import write_json
-from aces_bench.progress import TrialProgress
-from aces_bench.records import GradedTrial, read_grades, write_grades
+from aces_bench.records import GradedTrial, read_grades, rows_to_frame, write_grades
 from aces_bench.reuse import ReusePlan, decide, materialise, store
-from aces_bench.runner import (
-    discard_cancelled,
-    discard_half_written,
-    environment_refusal,
-    job_config,
-    preflight,
-    set_offline_defaults,
-)
-from aces_bench.stats.sequential import DECISION_TEXT, SequentialDesign, SkillData, analyse
+from aces_bench.runner import UniformFailure, job_config, preflight, run_config, set_offline_defaults
+from aces_bench.stats.gate import GateSettings, case_differences, skill_cases
+from aces_bench.stats.sequential import DECISION_TEXT, LookData, SequentialDesign, analyse
 from aces_bench.stats.sequential_ledger import LEDGER, Ledger, SkillPlan
 from aces_bench.versioning import load_model
 
 log = logging.getLogger("aces_bench.sequential")
 
 ROUNDS_DIR = "sequential"
-OUTCOME = "outcome_failed"
-"""Per trial, the value the gate reads: the task outcome with a trial that ran and did not
-finish (timeout, agent or verifier error) scored 0 (intention to treat); None for an
-infrastructure failure, a trial never run or a baseline that saw the target skill."""
 
 
 def _cases(emitted: EmitResult) -> tuple[dict[tuple[str, str], dict[str, str]], dict[str, set[str]], dict[str, set[str]]]:
@@ -86,8 +89,8 @@ def new_ledger(spec: RunSpec, emitted: EmitResult, job: str) -> Ledger:
     for skill in sorted(set(positives) | set(negatives)):
         order = sorted(positives.get(skill, ()))
         random.Random(f"{s.seed}\x1f{skill}").shuffle(order)
-        design = SequentialDesign(n_cases=len(order), n_attempts=s.n_attempts, threshold=s.gate_threshold,
-                                  alpha=s.gate_alpha, round_cases=s.sequential_round_cases,
+        design = SequentialDesign(n_cases=len(order), n_attempts=s.n_attempts, gate=gate_settings(spec),
+                                  round_cases=s.sequential_round_cases,
                                   spending=s.sequential_spending) if order else None
         skills[skill] = SkillPlan(skill=skill, design=design, order=order, negatives=sorted(negatives.get(skill, ())),
                                   stopped=None if order else "no positive case: the gate has nothing to test")
@@ -110,56 +113,30 @@ def round_units(ledger: Ledger, by_case: dict[tuple[str, str], dict[str, str]], 
     return out
 
 
-def skill_data(sp: SkillPlan, by_case: dict[tuple[str, str], dict[str, str]],
-               graded: dict[tuple[str, int], GradedTrial], n_attempts: int, null_arm: bool) -> SkillData:
-    """The skill's per-case paired differences from the trials graded so far."""
-
-    def value(task_id: str | None, attempt: int) -> float | None:
-        g = graded.get((task_id, attempt)) if task_id else None
-        return getattr(g, OUTCOME) if g is not None else None
-
-    def diffs(case: str, treatment: str) -> list[float | None]:
-        tasks = by_case[(sp.skill, case)]
-        out = []
-        for a in range(1, n_attempts + 1):
-            w, b = value(tasks.get(treatment), a), value(tasks.get("baseline"), a)
-            out.append(None if w is None or b is None else w - b)
-        return out
-
-    return SkillData(order=sp.order, diffs={c: diffs(c, "with_skill") for c in sp.order},
-                     negatives={c: [d for d in diffs(c, "with_skill") if d is not None] for c in sp.negatives
-                                if _ran(graded, by_case[(sp.skill, c)])},
-                     null={c: diffs(c, "null") for c in [*sp.order, *sp.negatives]} if null_arm else None)
+def gate_settings(spec: RunSpec) -> GateSettings:
+    """The gate's settings of this study (``study.gate``), as the report's verdict column reads them."""
+    return GateSettings(**spec.study.gate.model_dump())
 
 
-def _ran(graded: dict[tuple[str, int], GradedTrial], tasks: dict[str, str]) -> bool:
-    return any((tid, 1) in graded for tid in tasks.values())
+def trials_frame(spec: RunSpec, graded: dict[tuple[str, int], GradedTrial]) -> pd.DataFrame:
+    """The trials table of the trials graded so far (the rows ``trials.parquet`` will hold)."""
+    return rows_to_frame([g.to_row(spec) for g in graded.values()])
 
 
-async def _run_job(config, progress: TrialProgress, guard: CostGuard, spec: RunSpec) -> None:
-    job_dir = config.jobs_dir / config.job_name
-    if discard_half_written(job_dir):
-        log.info("resuming: the round's job result.json was left half-written; Harbor rewrites it")
-    dropped = discard_cancelled(job_dir)
-    if dropped:
-        log.info("resuming: %d cancelled trial(s) of this round will run again", len(dropped))
-    try:
-        job = await Job.create(config)
-    except (FileExistsError, ValueError) as exc:
-        raise RunError(f"Harbor refused the round's job: {exc}", where=job_dir,
-                       fix="delete that job dir to start the round over") from None
-    job.on_trial_started(progress.on_start)
-    job.on_trial_ended(progress.on_end)
-    job.on_trial_ended(guard.on_end)
-    guard.job_task = task = asyncio.ensure_future(job.run())
-    try:
-        await task
-    except ExceptionGroup as group:
-        raise environment_refusal(group, spec) or group from None
-    except asyncio.CancelledError:
-        if not guard.tripped:
-            raise
-        raise guard.stopped_error(progress.total, job_dir) from None
+def look_data(sp: SkillPlan, frame: pd.DataFrame, n_cases: int) -> LookData:
+    """The skill's data at a look, extracted by the gate's own functions from the trials so far."""
+    rows = frame.loc[frame["skill"].astype(str) == sp.skill] if len(frame) else frame
+    cases = skill_cases(rows, sp.skill)
+    paired = rows.loc[rows["condition"].isin(("with_skill", "baseline"))] if len(rows) else rows
+    means: dict[str, float] = {}
+    firsts: dict[str, float] = {}
+    if len(paired):
+        all_d, _ = case_differences(paired)
+        first_d, _ = case_differences(paired.loc[paired["attempt"] == 1])
+        means = dict(zip(all_d["case_id"].astype(str), all_d["d"], strict=True))
+        firsts = dict(zip(first_d["case_id"].astype(str), first_d["d"], strict=True))
+    in_play = sp.order[:n_cases]
+    return LookData(cases=cases, means=[means.get(c) for c in in_play], firsts=[firsts.get(c) for c in in_play])
 
 
 def _load(out: Path, job: str, fresh: Ledger) -> Ledger | None:
@@ -178,7 +155,7 @@ def _load(out: Path, job: str, fresh: Ledger) -> Ledger | None:
         changed = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k)) or ["study.seed"]
         raise RunError(f"this output folder holds a sequential study of the same tasks with another design or case "
                        f"order ({', '.join(changed)}): its looks cannot go on under new settings",
-                       where=path, fix="re-run with the settings it started with (study.gate_threshold, gate_alpha, "
+                       where=path, fix="re-run with the settings it started with (study.gate.*, "
                        "sequential_round_cases, sequential_spending, seed), or give the study another study.name")
     return ledger
 
@@ -187,9 +164,11 @@ def _save(out: Path, ledger: Ledger) -> None:
     write_json(out / LEDGER, ledger)
 
 
-def run_sequential(spec: RunSpec, emitted: EmitResult, out: Path, jobs_dir: Path, judge) -> list[GradedTrial]:
+def run_sequential(spec: RunSpec, emitted: EmitResult, out: Path, jobs_dir: Path,
+                   judge) -> tuple[list[GradedTrial], RunError | None]:
     """Run the study round by round; returns every planned trial graded (stopped skills'
-    unrun trials as ``skipped``)."""
+    unrun trials as ``skipped``) and the error that stopped it early (the cost cap, a
+    failure shared by every first trial), which the caller raises after the report."""
     set_offline_defaults()
     preflight(spec, emitted)
     base = job_config(spec, emitted, jobs_dir)
@@ -197,6 +176,7 @@ def run_sequential(spec: RunSpec, emitted: EmitResult, out: Path, jobs_dir: Path
     by_case, _, _ = _cases(emitted)
     fresh = new_ledger(spec, emitted, base.job_name)
     ledger = _load(out, base.job_name, fresh) or fresh
+    ledger = ledger.model_copy(update={"stop_note": None})
     _save(out, ledger)
     reuse: ReusePlan = decide(spec, emitted, out, base.job_name, whole_tasks=False)
     print(reuse.summary(), file=sys.stderr)
@@ -207,14 +187,13 @@ def run_sequential(spec: RunSpec, emitted: EmitResult, out: Path, jobs_dir: Path
     for r in range(ledger.rounds_done):
         for g in read_grades(rounds / f"round-{r}.jsonl"):
             graded[(g.task_id, g.attempt)] = g
-    n_attempts = spec.study.n_attempts
-    null_arm = "null" in spec.study.controls
-    est = estimate(spec, ledger.trials_fixed)
+    g_set = gate_settings(spec)
     print(f"sequential study: at most {ledger.trials_fixed} trial(s) (the fixed design); rounds stop each skill once "
-          f"its gate is decided (threshold {spec.study.gate_threshold:+.3f}, one-sided alpha {spec.study.gate_alpha})",
-          file=sys.stderr)
-    spent = sum(g.cost_usd or 0.0 for g in graded.values())
-    guard = CostGuard(spec.study.max_cost_usd, est.price, spent=spent)
+          f"the gate is decided (threshold {g_set.threshold:+.3f}, one-sided alpha {g_set.alpha:g}, at least "
+          f"{g_set.min_cases} cases won; docs/gate.md)", file=sys.stderr)
+    policy = AttemptPolicy.from_spec(spec)
+    watch = early_stop_rule(emitted)
+    stopped: RunError | None = None
     r = ledger.rounds_done
     while True:
         units_by_skill = round_units(ledger, by_case, r)
@@ -232,21 +211,41 @@ def run_sequential(spec: RunSpec, emitted: EmitResult, out: Path, jobs_dir: Path
             _save(out, ledger)
             print(f"sequential: {note}; undecided skill(s) stop here", file=sys.stderr)
             break
-        cost_line = est.price and estimate(spec, len(to_run)).usd
+        est = estimate(spec, len(to_run))
         print(f"sequential round {r + 1}: {len(to_run)} trial(s) to run for {len(units_by_skill)} undecided skill(s)"
-              + (f" (estimated ${cost_line:,.4f})" if cost_line else "")
+              + (f" (estimated ${est.usd:,.4f})" if est.usd else "")
               + (f"; {len(units) - len(to_run)} reused" if len(units) != len(to_run) else ""), file=sys.stderr)
         by_attempt: dict[int, list[str]] = defaultdict(list)
         for tid, a in to_run:
             by_attempt[a].append(tid)
         records: list[TrialRecord] = []
-        progress = TrialProgress(len(to_run))
-        with progress:
-            for a, tids in sorted(by_attempt.items()):
-                config = attempt_job_config(base, a, tids).model_copy(update={"job_name": f"{base.job_name}-seq{r}-a{a}"})
-                asyncio.run(_run_job(config, progress, guard, spec))
-                job_dir = config.jobs_dir / config.job_name
-                records += [attempt_record(job_dir, tid, plans[tid], a) for tid in sorted(tids)]
+        for a, tids in sorted(by_attempt.items()):
+            config = attempt_job_config(base, a, tids).model_copy(update={"job_name": f"{base.job_name}-seq{r}-a{a}"})
+            job_dir = config.jobs_dir / config.job_name
+            retry_infra_failures(job_dir)
+
+            async def run_round(config=config, tids=tids) -> None:
+                await run_config(spec, config, total=len(tids), stops_early=watch)
+
+            try:
+                asyncio.run(_with_infra_retries(job_dir, run_round, policy, dict.fromkeys(tids, 1)))
+            except (CostCapReached, UniformFailure) as exc:
+                stopped = exc
+            records += [attempt_record(job_dir, tid, plans[tid], a) for tid in sorted(tids)]
+            if stopped is not None:
+                break
+        if stopped is not None:
+            # The round did not finish: its trials are reported, no look is made on them, and
+            # re-running (a higher cap, a fixed setup) resumes the round where it stopped.
+            if isinstance(stopped, CostCapReached):
+                records = [not_run_by_cap(x) for x in records]
+            for g in asyncio.run(grade_records(records, spec, judge)):
+                graded[(g.task_id, g.attempt)] = g
+            note = f"stopped in round {r + 1}: {stopped}"
+            ledger = ledger.model_copy(update={"stop_note": note})
+            _save(out, ledger)
+            print(f"sequential: {note}; undecided skill(s) stop here", file=sys.stderr)
+            break
         records += [reused_records[u] for u in units if u in reused_keys and u in reused_records]
         new = asyncio.run(grade_records(records, spec, judge))
         write_grades(rounds / f"round-{r}.jsonl", new)
@@ -255,14 +254,15 @@ def run_sequential(spec: RunSpec, emitted: EmitResult, out: Path, jobs_dir: Path
         added = store(spec, records, out)
         if added:
             log.info("stored %d new baseline/null trial(s) for reuse", added)
+        frame = trials_frame(spec, graded)
         skills = dict(ledger.skills)
         for name in units_by_skill:
             sp = skills[name]
-            data = skill_data(sp, by_case, graded, n_attempts, null_arm)
-            look = analyse(sp.design, r, data, sp.looks)
-            skills[name] = sp.model_copy(update={"looks": [*sp.looks, look]})
-            if look.stopped:
-                print(f"  {name}: {DECISION_TEXT[look.decision]}: {look.reason}", file=sys.stderr)
+            look = sp.design.looks()[r]
+            result = analyse(sp.design, r, look_data(sp, frame, look.n_cases), sp.looks)
+            skills[name] = sp.model_copy(update={"looks": [*sp.looks, result]})
+            if result.stopped:
+                print(f"  {name}: {DECISION_TEXT[result.decision]}: {result.reason}", file=sys.stderr)
         ledger = ledger.model_copy(update={"skills": skills, "rounds_done": r + 1,
                                            "trials_run": ledger.trials_run + len(to_run),
                                            "trials_reused": ledger.trials_reused + len(units) - len(to_run)})
@@ -272,7 +272,7 @@ def run_sequential(spec: RunSpec, emitted: EmitResult, out: Path, jobs_dir: Path
           f"{ledger.trials_fixed}", file=sys.stderr)
     for line in ledger.lines():
         print(line, file=sys.stderr)
-    return _with_skipped(spec, ledger, emitted, graded, by_case, judge)
+    return _with_skipped(spec, ledger, emitted, graded, by_case, judge), stopped
 
 
 def _with_skipped(spec: RunSpec, ledger: Ledger, emitted: EmitResult, graded: dict[tuple[str, int], GradedTrial],
@@ -286,8 +286,9 @@ def _with_skipped(spec: RunSpec, ledger: Ledger, emitted: EmitResult, graded: di
         for a in range(1, spec.study.n_attempts + 1):
             if (t.task_id, a) in graded:
                 continue
-            why = (f"sequential: {tp.intervention_name} stopped ({DECISION_TEXT.get(sp.decision, sp.decision)})"
-                   if sp is not None else "sequential: not scheduled")
+            why = ("sequential: not scheduled" if sp is None else
+                   f"sequential: {tp.intervention_name} stopped ({DECISION_TEXT.get(sp.decision, sp.decision)})"
+                   if sp.decided else f"sequential: not run ({ledger.stop_note or 'the study stopped'})")
             skipped.append(TrialRecord(task_id=t.task_id, attempt=a, plan=tp, status=SKIPPED, failure_cause=why))
     extra = asyncio.run(grade_records(skipped, spec, judge)) if skipped else []
     out = list(graded.values()) + extra

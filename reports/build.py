@@ -34,7 +34,7 @@ from aces_bench.reports.limits import limits_in_force, local_backends
 from aces_bench.reports.pages import StudyPages, relative
 from aces_bench.reports.records import StudyData, load_study
 from aces_bench.reports.standin import offline_model_runs, stand_in_text, stand_ins
-from aces_bench.reports.sequential import reuse_rows, sequential_rows, study_paths
+from aces_bench.reports.sequential import reuse_rows, sequential_rows, sequential_verdicts, study_paths
 from aces_bench.reports.static_live import scan_targets, section, structural_frame
 from aces_bench.reports.summary import (
     SCHEMA_FILE,
@@ -200,6 +200,9 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
     members = study_paths(study)
     summary = summary.model_copy(update={"sequential": sequential_rows(members, results_dir),
                                          "baseline_reuse": reuse_rows(members, results_dir)})
+    decided = sequential_verdicts(members)
+    if decided:  # a sequential study's verdict is the one it stopped with, not the gate re-read on fewer trials
+        summary = summary.model_copy(update={"gate": [decided.get(v.skill, v) for v in summary.gate]})
 
     inputs = FigureInputs(stats, pairs, primary, static_section, sets=sets, offline_runs=offline)
     figures = draw_all(inputs, out / "figures")

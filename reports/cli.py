@@ -155,7 +155,7 @@ def _sequential_gate(summary, threshold: float) -> int:
                           f"; its trials stopped early, so a gate at {threshold:+.3f} would not be valid",
                           where="--fail-under-lift",
                           fix=f"gate at the designed threshold (--fail-under-lift {designed[0]:g}), or run the study "
-                              "again with study.gate_threshold set to the one you need")
+                              "again with study.gate.threshold set to the one you need")
     failing = [r for r in rows if r["decision"] != "helps"]
     for r in failing:
         print(f"FAIL {r['skill']}: {r['decision_text']} ({r['reason']})", file=sys.stderr)

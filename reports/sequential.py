@@ -1,8 +1,10 @@
 """The report's view of sequential studies and baseline reuse, read from what each study stored.
 
 ``sequential.json`` (``aces_bench.sequential_study``) gives, per skill, when and why it
-stopped and its repeated confidence interval (the anytime-valid one: the fixed-design
-interval of the verdict table is not valid on trials stopped early). ``reuse.json``
+stopped, the gate's verdict it stopped with (``sequential_verdicts``: the report's verdict
+column shows it instead of the gate re-read on trials stopped early) and its anytime-valid
+interval (the betting confidence sequence; the fixed-design interval is not valid on
+trials stopped early). ``reuse.json``
 (``aces_bench.reuse``) gives how many baseline and null trials came from the store and
 how old they were. Both are summarised per study folder (a sweep has one per member).
 """
@@ -44,12 +46,33 @@ def sequential_rows(paths: list[Path], root: Path) -> list[dict[str, Any]]:
                 "alpha": sp.design.alpha if sp.design else None,
                 "spending": sp.design.spending if sp.design else None,
                 "estimate": last.estimate if last else None, "ci_lo": last.ci_lo if last else None,
-                "ci_hi": last.ci_hi if last else None, "n_scored": last.n_scored if last else 0,
+                "ci_hi": last.ci_hi if last else None, "av_lo": last.av_lo if last else None,
+                "av_hi": last.av_hi if last else None, "n_scored": last.n_scored if last else 0,
                 "stage": last.label if last else None,
                 "study_trials_run": ledger.trials_run, "study_trials_reused": ledger.trials_reused,
                 "study_trials_fixed": ledger.trials_fixed, "stop_note": ledger.stop_note,
             })
     return rows
+
+
+def sequential_verdicts(paths: list[Path]) -> dict[str, object]:
+    """Per skill of a sequential study, the gate's verdict it stopped with (a ``GateVerdict``
+    whose verdict, pass and reason are the sequential decision's)."""
+    from aces_bench.stats.sequential_ledger import LEDGER, Ledger
+
+    out = {}
+    for path in paths:
+        try:
+            ledger = Ledger.model_validate_json((path / LEDGER).read_text())
+        except (OSError, ValueError):
+            continue
+        for name, sp in ledger.skills.items():
+            last = sp.looks[-1] if sp.looks else None
+            if last is None or last.gate is None or sp.decision == "continue":
+                continue
+            out[name] = last.gate.model_copy(update={"verdict": sp.decision, "passed": sp.passed,
+                                                     "reason": f"sequential: {sp.reason()}"})
+    return out
 
 
 def reuse_rows(paths: list[Path], root: Path) -> list[dict[str, Any]]:

@@ -203,10 +203,6 @@ class StudyConf:
     sequential: bool = False
     """Run trials in rounds (cases in a seeded order, cases before attempts) and stop each skill
     as soon as its gate is decided (aces_bench/stats/sequential.py; docs/sequential.md)."""
-    gate_threshold: float = 0.05
-    """The lift a skill must credibly exceed (sequential gate and ``aces-bench plan``)."""
-    gate_alpha: float = 0.05
-    """One-sided level of the gate (sequential gate and ``aces-bench plan``)."""
     sequential_round_cases: Optional[int] = None
     """Cases per round of a sequential study's first pass (None: an eighth of a skill's cases, at least 5)."""
     sequential_spending: str = "hsd"

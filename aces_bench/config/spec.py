@@ -237,8 +237,6 @@ class StudySpec(_Frozen):
     scan_tiers: list[Literal[1, 2]] = Field(default_factory=list)
     controls: tuple[Control, ...] = ()
     sequential: bool = False
-    gate_threshold: float = Field(default=0.05, gt=-1, lt=1)
-    gate_alpha: float = Field(default=0.05, gt=0, lt=0.5)
     sequential_round_cases: int | None = Field(default=None, ge=1)
     sequential_spending: Literal["hsd", "obf", "pocock"] = "hsd"
     max_trials: int | None = Field(default=None, ge=1)

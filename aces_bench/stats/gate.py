@@ -321,8 +321,10 @@ def _fmt(p: float | None) -> str:
     return f"{p:.4g}" if p >= 1e-4 else f"{p:.2e}"
 
 
-def gate_verdict(cases: GateCases, settings: GateSettings | None = None) -> GateVerdict:
-    """The gate's verdict for one skill (module docstring; docs/gate.md)."""
+def gate_verdict(cases: GateCases, settings: GateSettings | None = None, *, bound: bool = True) -> GateVerdict:
+    """The gate's verdict for one skill (module docstring; docs/gate.md). ``bound=False``
+    leaves ``lower_bound`` unset (it is shown, never decides: the simulated studies of
+    ``stats.sequential_sim`` skip its search)."""
     s = settings or GateSettings()
     d = [float(x) for x in cases.positive if x is not None and not math.isnan(x)]
     neg = [float(x) for x in cases.negative if x is not None and not math.isnan(x)]
@@ -332,7 +334,7 @@ def gate_verdict(cases: GateCases, settings: GateSettings | None = None) -> Gate
     lift = _mean(d)
     p, test = help_p(d, s.threshold) if d else (None, "no cases")
     p_harm = sign_flip_p(d, tail="less") if d else None
-    bound = lower_bound(d, s.level) if d else None
+    bound = lower_bound(d, s.level) if d and bound else None
 
     fa = cases.false_activation
     harm_p = sign_flip_p(neg, tail="less") if neg else None

@@ -1,64 +1,70 @@
-"""The gate, asked after every round: a group-sequential test of a skill's paired lift.
+"""The gate, asked after every round: when a sequential study may stop a skill, and with what verdict.
 
-The question is the fixed gate's, one-sided: is the mean paired case difference (with
-skill minus baseline, per case in [-1, 1]) above the threshold? A sequential study runs
-a skill's positive cases in a seeded random order, **cases first**: pass 1 runs one
-attempt of every case, in rounds of ``round_cases`` cases; pass a (a = 2..n_attempts)
-then runs attempt a of every case as one round. After each round (a *look*) the gate
-is tested, and the skill stops as soon as it is decided either way.
+The rule is the gate's, one rule (``aces_bench.stats.gate.gate_verdict``, docs/gate.md):
+the same per-case data (``GateCases``: per distinct case the mean paired difference of
+``final_pass``, an arm's failures counted as not passed), the same verdicts and the same
+conditions (lift credibly above the threshold by the gate's exact one-sided test, at
+least ``min_cases`` cases won, no harm on should-not-use cases, the null arm consistent
+with 0). What this module adds is *when* that rule may be read before every trial ran.
 
-How looking after every round keeps the error rates (see docs/sequential.md):
+A sequential study runs a skill's positive cases in a seeded random order, **cases
+first**: pass 1 runs one attempt of every case, in rounds of ``round_cases`` cases;
+pass a (a = 2..n_attempts) then runs attempt a of every case as one round. After each
+round (a *look*) the gate is asked on the data so far:
 
-- **Efficacy** ("helps") uses group-sequential boundaries from an alpha-spending
-  function fixed in advance (``boundaries``: Lan-DeMets, Hwang-Shih-DeCani gamma = -4
-  by default). The statistic is the t statistic of the case means against the
-  threshold; a boundary c on the normal scale is used on the t scale with the same tail
-  probability (df = cases - 1). The spending time of a look counts cases before attempts:
-  pass 1 is worth ``rho + (1 - rho) / A`` of the study (A attempts, rho =
-  ``design_icc``, the share of a paired difference's variance that lies between cases,
-  0.5 by default), pass a ``(rho + (1 - rho)/A) / (rho + (1 - rho)/a)``.
-- The joint law of the looks needs their information ratios. Within pass 1 they are
-  exact (cases are exchangeable: I_j / I_k = n_j / n_k). A later pass adds attempts to the
-  same cases; its information relative to the end of pass 1 is 1 / r_a with r_a =
-  Var(case means over a attempts) / Var(first attempts). r_a is estimated from the
-  cases and replaced by a one-sided 95% jackknife lower bound (never below 1 / a, the
-  no-correlation case): a lower r means less correlated looks, which by Slepian's
-  inequality can only raise the boundary (a conservative choice).
-- An early (interim) stop for efficacy, harm or a credibly-below-threshold lift also
-  needs an exact anytime-valid betting e-process (``betting``) to reject at level
-  alpha. A t statistic rests on a normal approximation that can fail for bounded,
-  skewed or tie-heavy differences (a run of identical wins has an infinite t); the
-  e-process cannot be fooled that way. The last look uses the fixed design's own test
-  (the t boundary, or for differences with no variation the exact bound below).
-- **Futility** is non-binding (the efficacy boundaries ignore it, so it only lowers the
-  type I error): a skill stops "below the threshold" when its repeated confidence
-  interval lies below the threshold (with the e-process agreeing), or at the end of a
-  pass that is not the last when its estimate is not above the threshold
+- **The last look** (every planned trial ran: the fixed design's data) gives the gate's
+  verdict on it, except that "helps" needs the help test's p-value at most the last
+  look's nominal level instead of alpha (the rest of alpha was spent at earlier looks);
+  with HSD spending that level is close to alpha.
+- **"helps" early** needs the gate's verdict on the data so far to be "helps" with its
+  p-value at most the look's nominal level (a group-sequential boundary from an
+  alpha-spending function fixed in advance: Lan-DeMets, Hwang-Shih-DeCani gamma = -4 by
+  default, ``boundaries``), **and** an exact betting e-process (``betting``) against
+  "lift <= threshold" to have reached 1 / alpha. The boundaries make the looks share
+  alpha (under the normal approximation of the joint law of the looks); the e-process is
+  anytime-valid with no approximation (Ville's inequality), so an early pass is never
+  made on evidence a bounded, skewed or tie-heavy sample only seems to give.
+- **"harms" early**: the gate's verdict on the data so far is "harms" and the e-process
+  against "lift >= 0" reached 1 / alpha.
+- **"harms should-not-use cases"**: should-not-use cases run whole (every attempt) in
+  the skill's first round, so the gate's check of them is made on complete data at the
+  first look, exactly as the fixed design makes it.
+- **"does not reach threshold" early** (futility, non-binding: the efficacy boundaries
+  ignore it, so it only lowers the error of passing): the repeated confidence interval
+  lies below the threshold with the e-process against "lift >= threshold" agreeing, or, at
+  the end of a pass that is not the last and at every look of pass 1 once
+  ``futility_from`` of the cases ran, the estimate is not above the threshold
   (t < ``futility_z``).
-- **Harm**: the repeated interval lies wholly below 0 ("harms").
-- Should-not-use cases are run whole (every attempt) in the first round; their check
-  (the pass rate with the skill not credibly below the baseline, one-sided at alpha) is
-  made once, on complete data, and vetoes "helps". The null arm, when run, must stay
-  consistent with 0: its repeated interval at each look must contain 0.
+- A null arm that moves stops nothing early; the gate reads it at the last look (an
+  early "helps" needs it consistent with 0 on the data so far, as the gate does).
 
-The interval reported at a look is the repeated confidence interval (Jennison &
-Turnbull 1989), estimate +- b se with the look's boundary b: all of a study's repeated
-intervals hold their lift at once with probability at least 1 - alpha per side.
+The joint law of the looks needs their information ratios. Within pass 1 they are exact
+(cases are exchangeable: I_j / I_k = n_j / n_k). A later pass adds attempts to the same
+cases; its information relative to the end of pass 1 is 1 / r_a with r_a =
+Var(case means over a attempts) / Var(first attempts), estimated and replaced by a
+one-sided 95% jackknife lower bound (never below 1 / a): a lower r means less correlated
+looks, which by Slepian's inequality can only raise the boundary (conservative). The
+spending time of a look counts cases before attempts: pass 1 is worth
+``rho + (1 - rho) / A`` of the study (A attempts, rho = ``design_icc``).
 
-Differences with no variation (every case the same value d > threshold): the
-probability that n cases all equal d when the true lift is at most the threshold is at
-most ((1 + threshold) / (1 + d))^n (the extreme two-point law on {d, -1}); the final
-look passes when that is at most its level.
+**The interval a look reports** is the betting confidence sequence of the lift
+(``betting.interval``): every lift the e-processes do not reject at level alpha per side,
+over the cases in their scheduled order; at pass a the sequence of the case means so far,
+at level alpha / A per side (Bonferroni over the A passes), so that every interval of a
+study holds the lift at once with probability at least 1 - 2 alpha, however the study
+stopped. The repeated confidence interval of the boundaries (estimate +- b se; Jennison &
+Turnbull) is kept beside it; the futility rule reads it.
 
-Everything here is a pure function of per-case differences: where they come from
-(outcome, failures as losses) is the pipeline's business (``aces_bench.sequential_study``).
+Everything here is a pure function of per-case data: where it comes from is the
+pipeline's business (``aces_bench.sequential_study``, through the gate's own extraction,
+``gate.case_differences`` and ``gate.skill_cases``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -66,19 +72,22 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
-from aces_bench.stats.betting import max_capital
+from aces_bench.stats.betting import interval, max_capital
 from aces_bench.stats.boundaries import SPENDING_FUNCTIONS, next_boundary, spent
+from aces_bench.stats.gate import PASSING, GateCases, GateSettings, GateVerdict, Verdict, gate_verdict
 
-Decision = Literal["continue", "helps", "harms", "below_threshold", "not_shown", "harms_negatives", "null_arm"]
-STOPPED = ("helps", "harms", "below_threshold", "not_shown", "harms_negatives", "null_arm")
+CONTINUE = "continue"
+Decision = Verdict | Literal["continue"]
+"""A look's decision: the gate's verdict vocabulary, or "continue" (undecided)."""
 DECISION_TEXT = {
     "continue": "undecided: continues",
-    "helps": "helps: lift credibly above the threshold",
-    "harms": "harms: lift credibly below 0",
-    "below_threshold": "does not reach the threshold",
-    "not_shown": "not shown: the lift was not credibly above the threshold when the planned trials ended",
-    "harms_negatives": "fails: lowers the pass rate on should-not-use cases",
-    "null_arm": "fails: the null arm shows an effect (the instrument is not trustworthy)",
+    "helps": "helps",
+    "harms": "harms",
+    "harms should-not-use cases": "harms should-not-use cases",
+    "null arm shows an effect": "null arm shows an effect",
+    "not enough cases": "not enough cases",
+    "does not reach threshold": "does not reach threshold",
+    "no data": "no data",
 }
 R_CAP = 0.98  # information must grow from look to look; a pass that adds (almost) none is capped here
 R_STEP = 0.01  # estimated ratios are rounded down to this step: conservative, and boundaries can be cached
@@ -111,19 +120,40 @@ class SequentialDesign(BaseModel):
 
     n_cases: int = Field(ge=1, description="positive cases of the skill")
     n_attempts: int = Field(default=1, ge=1)
-    threshold: float = Field(default=0.05, gt=-1.0, lt=1.0)
-    alpha: float = Field(default=0.05, gt=0.0, lt=0.5)
+    gate: GateSettings = Field(default_factory=GateSettings, description="the gate's settings (study.gate)")
     round_cases: int | None = Field(default=None, ge=1, description="cases per round of pass 1 (None: automatic)")
-    min_cases: int = Field(default=5, ge=1)
     spending: Literal["hsd", "obf", "pocock"] = "hsd"
     design_icc: float = Field(default=0.5, ge=0.0, le=1.0)
     futility_z: float | None = 0.0
+    futility_from: float = Field(default=0.5, gt=0.0, le=1.0, description="pass 1's looks from this share of the "
+                                 "cases on may stop for futility too (1: only the ends of passes); 0.5 was chosen "
+                                 "on SkillsBench simulations under another seed than the one reported")
+
+    def futility_at(self, look: Look) -> bool:
+        """Whether ``look`` (not the last) may stop for futility (t < ``futility_z``)."""
+        if self.futility_z is None or look.final:
+            return False
+        return look.pass_end or (look.pass_ == 1 and look.n_cases >= self.futility_from * self.n_cases)
 
     @model_validator(mode="after")
     def _known_spending(self):
         if self.spending not in SPENDING_FUNCTIONS:
             raise ValueError(f"spending must be one of {SPENDING_FUNCTIONS}")
+        if self.gate.alpha >= 0.5:
+            raise ValueError("the gate's alpha must be below 0.5 for a sequential design")
         return self
+
+    @property
+    def threshold(self) -> float:
+        return self.gate.threshold
+
+    @property
+    def alpha(self) -> float:
+        return self.gate.level
+
+    @property
+    def min_cases(self) -> int:
+        return self.gate.min_cases
 
     @property
     def per_round(self) -> int:
@@ -184,52 +214,47 @@ class LookRecord(BaseModel):
     info: float
     spent: float
     boundary: float
+    nominal: float = Field(description="the look's one-sided nominal level: norm.sf(boundary)")
     boundary_t: float | None
-    ci_lo: float | None
+    ci_lo: float | None = Field(description="repeated confidence interval (boundaries), lower end")
     ci_hi: float | None
+    av_lo: float | None = Field(default=None, description="anytime-valid interval (betting), lower end")
+    av_hi: float | None = None
     r: float | None = None
     capital_above: float | None = None
     capital_harm: float | None = None
     capital_below: float | None = None
-    negatives: str | None = None
-    null: str | None = None
+    gate: GateVerdict | None = Field(default=None, description="the gate's verdict on the data so far")
     decision: Decision
     reason: str
 
     @property
     def stopped(self) -> bool:
-        return self.decision in STOPPED
+        return self.decision != CONTINUE
+
+    @property
+    def passed(self) -> bool:
+        return self.decision in PASSING
 
 
 @dataclass
-class SkillData:
-    """A skill's per-case paired differences so far.
+class LookData:
+    """A skill's data at a look, all of it from the gate's own extraction.
 
-    ``order``: its positive cases in schedule order. ``diffs``: per case, the difference
-    (with skill minus baseline) of each attempt in attempt order, None where the pair was
-    not scored. ``negatives``: per should-not-use case, its differences (all attempts).
-    ``null``: per case (any kind), null minus baseline per attempt; None when no null arm ran.
+    ``cases``: what the gate reads (``gate.skill_cases`` over the trials graded so far).
+    ``means`` and ``firsts``: the same positive cases' values in scheduled order, for the
+    cases in play at this look: the case's mean difference so far, and its first attempt's
+    (None: not scored in both arms).
     """
 
-    order: list[str]
-    diffs: Mapping[str, Sequence[float | None]]
-    negatives: Mapping[str, Sequence[float | None]] = field(default_factory=dict)
-    null: Mapping[str, Sequence[float | None]] | None = None
+    cases: GateCases
+    means: Sequence[float | None]
+    firsts: Sequence[float | None]
 
 
 def _clean(values: Sequence[float | None]) -> np.ndarray:
     a = np.array([np.nan if v is None else float(v) for v in values], dtype=float)
     return a[~np.isnan(a)]
-
-
-def _case_means(diffs: Mapping[str, Sequence[float | None]], ids: Sequence[str], attempts: int) -> np.ndarray:
-    """Per case the mean of its first ``attempts`` scored differences, in ``ids`` order (unscored cases left out)."""
-    out = []
-    for c in ids:
-        v = _clean(list(diffs.get(c, ()))[:attempts])
-        if v.size:
-            out.append(v.mean())
-    return np.array(out, dtype=float)
 
 
 def _mean_se(x: np.ndarray) -> tuple[float | None, float | None]:
@@ -284,92 +309,73 @@ def _t_stat(est: float | None, se: float | None, null: float) -> float | None:
     return (est - null) / se
 
 
-def _constant_bound(values: np.ndarray, null: float, above: bool) -> float | None:
-    """For values with no variation: the largest probability, under a mean at most (above) or
-    at least (below) ``null``, of drawing them all; None when they vary or sit on the null side."""
-    if values.size == 0 or values.min() != values.max():
-        return None
-    d = float(values[0])
-    if above and d > null:
-        return ((1 + null) / (1 + d)) ** values.size
-    if not above and d < null:
-        return ((1 - null) / (1 - d)) ** values.size
-    return None
+def look_boundary(design: SequentialDesign, index: int, r: float | None,
+                  history: Sequence[LookRecord]) -> tuple[float, float, float]:
+    """(information, alpha spent by this look, normal-scale boundary) of look ``index``."""
+    look = design.looks()[index]
+    info = look.n_cases / design.n_cases if look.pass_ == 1 else 1.0 / float(r)
+    spent_now = design.spent(look.spending_time)
+    c = next_boundary([h.info for h in history] + [info], [h.spent for h in history] + [spent_now],
+                      [h.boundary for h in history])
+    return info, spent_now, c
 
 
-def fixed_gate(values, threshold: float, alpha: float, min_cases: int = 5) -> bool:
-    """The fixed design's gate on per-case differences (all cases, all attempts averaged):
-    one-sided t test of mean > threshold at ``alpha``; with no variation, the exact bound;
-    never with fewer than ``min_cases`` cases. (The sequential design's last look is this
-    test at its own boundary.)"""
-    x = _clean(list(values))
-    if x.size < min_cases:
-        return False
-    exact = _constant_bound(x, threshold, above=True)
-    if exact is not None:
-        return exact <= alpha
-    est, se = _mean_se(x)
-    if se is None or se == 0:
-        return False
-    return (est - threshold) / se >= float(student_t.isf(alpha, x.size - 1))
+def final_verdict(v: GateVerdict, nominal: float) -> tuple[Decision, str]:
+    """The last look's decision: the gate's verdict, its help test at the look's nominal level."""
+    if v.verdict == "helps" and (v.p_value is None or v.p_value > nominal):
+        return "does not reach threshold", (f"{v.reason}; but the sequential design's last look passes only at "
+                                            f"p <= {nominal:.4g} (the rest of alpha was spent at earlier looks)")
+    return v.verdict, v.reason
 
 
-def negatives_check(negatives: Mapping[str, Sequence[float | None]], alpha: float) -> tuple[bool, str]:
-    """Should-not-use cases: is the pass rate with the skill credibly below the baseline?
-
-    One-sided at ``alpha``: the t upper bound of the mean difference below 0, or, with no
-    variation, the exact bound. Returns (harmed, what was seen)."""
-    means = _case_means(negatives, sorted(negatives), 10**9)
-    if means.size == 0:
-        return False, "no should-not-use case scored: not checked"
-    est, se = _mean_se(means)
-    text = f"{means.size} should-not-use case(s), mean difference {est:+.3f}"
-    exact = _constant_bound(means, 0.0, above=False)
-    if exact is not None:
-        return exact <= alpha, f"{text}, every case {est:+.3f} (exact p <= {exact:.3g})"
-    if se is None or se == 0:
-        return False, text
-    hi = est + float(student_t.isf(alpha, means.size - 1)) * se
-    return hi < 0, f"{text}, one-sided {1 - alpha:.0%} upper bound {hi:+.3f}"
-
-
-def _null_check(null: Mapping[str, Sequence[float | None]], ids: Sequence[str], attempts: int, c: float,
-                tail: float) -> tuple[bool, str]:
-    """Is the null arm (null minus baseline) consistent with 0 at this look? Returns (ok, text)."""
-    means = _case_means(null, ids, attempts)
-    if means.size == 0:
-        return True, "null arm: no pair scored yet"
-    est, se = _mean_se(means)
-    exact = _constant_bound(means, 0.0, above=est > 0) if est != 0 else None
-    if se is None or se == 0:
-        ok = exact is None or exact > tail
-        return ok, f"null lift {est:+.3f} in every one of {means.size} case(s)"
-    b = t_boundary(c, means.size)
-    lo, hi = est - b * se, est + b * se
-    return lo <= 0 <= hi, f"null lift {est:+.3f}, repeated interval [{max(-1, lo):+.3f}, {min(1, hi):+.3f}]"
+def interim_decision(v: GateVerdict, nominal: float, caps: dict[str, float], bar: float, *, hi: float | None,
+                     threshold: float, stat: float | None, futility_z: float | None,
+                     pass_end: bool = True) -> Decision:
+    """An earlier look's decision from the gate's verdict on the data so far and the guards
+    (module docstring); ``futility_z``: set when this look may stop for futility. Before the
+    end of a pass, a futility stop waits while the gate's harm test leans to harm (p at
+    most ``harm_alpha``), so a harmful skill reads "harms" as the fixed design would say."""
+    if v.verdict == "harms should-not-use cases":
+        return v.verdict  # should-not-use cases all ran in the first round: complete data
+    if v.verdict == "helps" and v.p_value is not None and v.p_value <= nominal and caps["above"] >= bar:
+        return "helps"
+    if v.verdict == "harms" and caps["harm"] >= bar:
+        return "harms"
+    if v.n_cases < v.settings.min_cases:
+        return CONTINUE  # too few cases scored to stop for futility
+    if hi is not None and hi < threshold and caps["below"] >= bar:
+        return futility_word(v.verdict)
+    if futility_z is not None and stat is not None and stat < futility_z:
+        if not pass_end and v.p_harm is not None and v.p_harm <= v.settings.harm_alpha:
+            return CONTINUE  # a sign of harm mid-pass: the pass's end says which failure it is
+        return futility_word(v.verdict)
+    return CONTINUE
 
 
-def analyse(design: SequentialDesign, index: int, data: SkillData, history: Sequence[LookRecord]) -> LookRecord:
-    """Test the gate at look ``index`` with the data so far; ``history`` holds this skill's earlier looks."""
+def futility_word(verdict: str) -> Decision:
+    """The verdict a futility stop reports: the gate's own on the data so far when it is a
+    failing one (so a skill the gate reads as harmful on those trials reads "harms", as the
+    fixed design would say; that word then rests on the gate's fixed harm test, a failure
+    either way), else "does not reach threshold"."""
+    return "does not reach threshold" if verdict in PASSING else verdict  # type: ignore[return-value]
+
+
+def analyse(design: SequentialDesign, index: int, data: LookData, history: Sequence[LookRecord]) -> LookRecord:
+    """Ask the gate at look ``index`` with the data so far; ``history`` holds this skill's earlier looks."""
     look = design.looks()[index]
     if len(history) != index:
         raise ValueError(f"look {index} needs the {index} earlier look(s) of this skill, got {len(history)}")
-    attempts = look.pass_
-    in_play = data.order[:look.n_cases]
-    values = _case_means(data.diffs, in_play, attempts)
-    if look.pass_ == 1:
-        info = look.n_cases / design.n_cases
-        r = None
-    else:
+    values = _clean(data.means)
+    r = None
+    if look.pass_ > 1:
         # The cases whose first attempt was scored: their first attempts and their means so far.
-        both = [c for c in in_play if _clean(list(data.diffs.get(c, ()))[:1]).size]
+        both = [(f, m) for f, m in zip(data.firsts, data.means, strict=True) if f is not None and m is not None]
+        first = np.array([f for f, _ in both], float)
+        means = np.array([m for _, m in both], float)
         previous_r = history[-1].r if history and history[-1].r is not None else 1.0
-        r = min(variance_ratio_lower(_case_means(data.diffs, both, 1), _case_means(data.diffs, both, attempts),
-                                     1.0 / attempts), round_ratio(R_CAP * previous_r, 0.0))
-        info = 1.0 / r
-    spent_now = design.spent(look.spending_time)
-    infos = [h.info for h in history] + [info]
-    c = next_boundary(infos, [h.spent for h in history] + [spent_now], [h.boundary for h in history])
+        r = min(variance_ratio_lower(first, means, 1.0 / look.pass_), round_ratio(R_CAP * previous_r, 0.0))
+    info, spent_now, c = look_boundary(design, index, r, history)
+    nominal = float(norm.sf(c))
     est, se = _mean_se(values)
     n = int(values.size)
     b = t_boundary(c, n)
@@ -378,65 +384,34 @@ def analyse(design: SequentialDesign, index: int, data: SkillData, history: Sequ
     if est is not None and se is not None:
         lo = -1.0 if not math.isfinite(b) or se * b > 2 else max(-1.0, est - b * se)
         hi = 1.0 if not math.isfinite(b) or se * b > 2 else min(1.0, est + b * se)
-
-    # The exact betting guards, over the cases in the order they were scheduled (in pass 1
-    # an e-process over the cases; at a later pass a test over the case means so far).
-    caps = {name: max_capital(values, null, above=above, alpha=design.alpha, horizon=design.n_cases)
+    # The exact betting guards and interval, over the cases in the order they were scheduled
+    # (in pass 1 an e-process over the cases; at a later pass one over the case means so far).
+    alpha = design.alpha
+    caps = {name: max_capital(values, null, above=above, alpha=alpha, horizon=design.n_cases)
             for name, null, above in (("above", design.threshold, True), ("below", design.threshold, False),
                                       ("harm", 0.0, False))}
-    cap_above, cap_below, cap_harm = caps["above"], caps["below"], caps["harm"]
-    bar = 1.0 / design.alpha
-
-    neg_harmed, neg_text = (False, None)
-    if data.negatives:
-        neg_harmed, neg_text = negatives_check(data.negatives, design.alpha)
-    null_ok, null_text = True, None
-    if data.null is not None:
-        null_ok, null_text = _null_check(data.null, [*in_play, *sorted(data.negatives)], attempts, c, norm.sf(c))
-
-    def record(decision: Decision, reason: str) -> LookRecord:
-        return LookRecord(index=index, label=look.label, pass_=look.pass_, n_cases=look.n_cases, n_scored=n,
-                          estimate=est, se=se, statistic=stat, info=info, spent=spent_now, boundary=c,
-                          boundary_t=b if math.isfinite(b) else None, ci_lo=lo, ci_hi=hi, r=r,
-                          capital_above=cap_above, capital_harm=cap_harm, capital_below=cap_below,
-                          negatives=neg_text, null=null_text, decision=decision, reason=reason)
-
-    where = f"after {look.label}"
-    if neg_harmed:
-        return record("harms_negatives", f"{where}: {neg_text}")
-    if not null_ok:
-        return record("null_arm", f"{where}: {null_text}, which excludes 0")
-    if n < design.min_cases:
-        if look.final:
-            return record("not_shown", f"{where}: {n} scored case(s), fewer than the {design.min_cases} the gate needs")
-        return record("continue", f"{where}: {n} scored case(s) so far, the gate needs {design.min_cases}")
-
-    lift = f"lift {est:+.3f}"
-    interval = f"repeated interval [{lo:+.3f}, {hi:+.3f}]" if lo is not None else "no interval (one case)"
-    # Efficacy.
-    exact = _constant_bound(values, design.threshold, above=True)
-    if exact is not None:
-        crossed = exact <= norm.sf(c)
-        basis = f"every case {est:+.3f}: exact p <= {exact:.3g} against level {norm.sf(c):.3g}"
-    else:
-        crossed = stat is not None and stat >= b
-        basis = f"t = {stat:+.2f} >= boundary {b:.2f}" if crossed else ""
-    if crossed and (look.final or cap_above >= bar):
-        return record("helps", f"{where}: {lift} above the threshold {design.threshold:+.3f} ({basis}; {interval})")
-    # Harm and a credibly-below-threshold lift.
-    if hi is not None and hi < 0 and (look.final or cap_harm >= bar):
-        return record("harms", f"{where}: {lift}, {interval} lies below 0")
-    if hi is not None and hi < design.threshold and (look.final or cap_below >= bar):
-        return record("below_threshold", f"{where}: {lift}, {interval} lies below the threshold "
-                                         f"{design.threshold:+.3f}")
+    av = interval(values, alpha / design.n_attempts, horizon=design.n_cases) if n else None
+    v = gate_verdict(data.cases, design.gate)
     if look.final:
-        return record("not_shown", f"{where} (the last planned look): {lift}, {interval} does not clear the threshold "
-                                   f"{design.threshold:+.3f}")
-    if look.pass_end and design.futility_z is not None and stat is not None and stat < design.futility_z:
-        return record("below_threshold", f"{where}: {lift} is not above the threshold {design.threshold:+.3f} "
-                                         f"(t = {stat:+.2f} < {design.futility_z:+.2f}); more attempts are unlikely "
-                                         "to change that (futility stop)")
-    return record("continue", f"{where}: {lift}, {interval}")
+        decision, reason = final_verdict(v, nominal)
+    else:
+        decision = interim_decision(v, nominal, caps, 1.0 / alpha, hi=hi, threshold=design.threshold, stat=stat,
+                                    futility_z=design.futility_z if design.futility_at(look) else None,
+                                    pass_end=look.pass_end)
+        reason = v.reason
+        if decision == CONTINUE:
+            reason = f"{v.verdict} on the data so far ({v.reason}); undecided"
+        elif decision not in ("helps", "harms", "harms should-not-use cases"):
+            reason = (f"futility stop: lift {est:+.3f} is not credibly above the threshold {design.threshold:+.3f} "
+                      f"and more trials are unlikely to change that (the gate on the data so far: {v.reason})")
+    where = f"after {look.label}"
+    interval_text = f"; anytime-valid interval [{av[0]:+.3f}, {av[1]:+.3f}]" if av else ""
+    return LookRecord(index=index, label=look.label, pass_=look.pass_, n_cases=look.n_cases, n_scored=n,
+                      estimate=est, se=se, statistic=stat, info=info, spent=spent_now, boundary=c, nominal=nominal,
+                      boundary_t=b if math.isfinite(b) else None, ci_lo=lo, ci_hi=hi,
+                      av_lo=av[0] if av else None, av_hi=av[1] if av else None, r=r,
+                      capital_above=caps["above"], capital_harm=caps["harm"], capital_below=caps["below"],
+                      gate=v, decision=decision, reason=f"{where}: {reason}{interval_text}")
 
 
 def summary_line(records: Sequence[LookRecord], design: SequentialDesign) -> str:

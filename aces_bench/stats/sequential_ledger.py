@@ -34,9 +34,17 @@ class SkillPlan(BaseModel):
 
     @property
     def decision(self) -> str:
+        """The gate's verdict vocabulary: the deciding look's, "no data" for a skill with no
+        positive case, "does not reach threshold" for one a budget stopped undecided."""
         if self.looks and self.looks[-1].stopped:
             return self.looks[-1].decision
-        return "not_shown" if self.stopped else "continue"
+        if self.stopped:
+            return "no data" if self.design is None else "does not reach threshold"
+        return "continue"
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.looks and self.looks[-1].passed)
 
     def reason(self) -> str:
         if self.stopped:

@@ -1,15 +1,21 @@
-"""Simulated studies of the fixed and the sequential gate, vectorised over studies.
+"""Simulated studies of the fixed and the sequential gate, vectorised over studies where the rule allows.
 
 Used by ``make bench-sequential`` (SkillsBench's per-task success rates) and by
 ``aces-bench plan`` (expected trials). Each simulated study draws, per case and
 attempt, a with-skill and a baseline outcome as Bernoulli(p) from the case's two
-success probabilities, and then:
+success probabilities (a pass is a pass, a failure of either kind a failure: the
+gate's data), and then:
 
-- the **fixed design** runs every case with every attempt and applies
-  ``sequential.fixed_gate`` to the case means;
+- the **fixed design** runs every case with every attempt and asks the gate itself,
+  ``stats.gate.gate_verdict``, on the case means (``fixed_verdicts``);
 - the **sequential design** runs cases in a fresh random order per study, cases first,
-  and applies at each look exactly the rule of ``sequential.analyse`` (checked decision
-  for decision in ``tests/stats/test_stats_sequential_sim.py``).
+  and makes at each look the decision of ``sequential.analyse``: the arithmetic of the
+  boundaries, intervals and e-processes vectorised, the gate's verdict asked by calling
+  ``gate_verdict`` for every study whose guard could let it stop (an early "helps" or
+  "harms" needs its e-process at 1 / alpha first) and, at the last look, reading the
+  fixed design's verdict of the same study (the same data: every case, every attempt).
+  ``tests/stats/test_stats_sequential.py`` checks it decision for decision against
+  ``analyse``.
 
 Should-not-use cases and the null arm are not simulated (SkillsBench has neither).
 """
@@ -26,9 +32,12 @@ from scipy.stats import t as student_t
 
 from aces_bench.stats.betting import capital
 from aces_bench.stats.boundaries import next_boundary
-from aces_bench.stats.sequential import JACKKNIFE_Z, R_CAP, R_STEP, SequentialDesign
+from aces_bench.stats.gate import GateCases, GateSettings, gate_verdict
+from aces_bench.stats.sequential import CONTINUE, JACKKNIFE_Z, R_CAP, R_STEP, SequentialDesign, futility_word
 
-DECISIONS = ("continue", "helps", "harms", "below_threshold", "not_shown")
+DECISIONS = (CONTINUE, "helps", "harms", "does not reach threshold", "not enough cases", "no data",
+             "harms should-not-use cases", "null arm shows an effect")
+_CODE = {name: i for i, name in enumerate(DECISIONS)}
 
 
 @dataclass(frozen=True)
@@ -37,6 +46,13 @@ class SimResult:
     trials: np.ndarray  # trials used per study (both arms)
     decision: np.ndarray  # index into DECISIONS per study
     stop_look: np.ndarray  # look index at which it stopped
+
+
+@dataclass(frozen=True)
+class FixedResult:
+    passed: np.ndarray  # bool per study: the gate's verdict is "helps"
+    p_value: np.ndarray  # the gate's help p-value per study
+    decision: np.ndarray  # index into DECISIONS per study (the gate's verdict)
 
 
 def draw_differences(p_with, p_base, n_attempts: int, n_sims: int, rng: np.random.Generator) -> np.ndarray:
@@ -62,26 +78,22 @@ def _mean_se(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return m, se
 
 
-def _constant_pass(x: np.ndarray, threshold: float, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """(no variation, passes the exact bound at ``level``) per study."""
-    const = x.min(1) == x.max(1)
-    d = x[:, 0]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        bound = np.where(d > threshold, ((1 + threshold) / (1 + d)) ** x.shape[1], np.inf)
-    return const, const & (bound <= level)
+def _verdict(values: np.ndarray, settings: GateSettings):
+    return gate_verdict(GateCases(skill="simulated", positive=values.tolist()), settings, bound=False)
 
 
-def fixed_passes(d: np.ndarray, threshold: float, alpha: float, min_cases: int = 5) -> np.ndarray:
-    """``sequential.fixed_gate`` on every study's case means (all attempts)."""
+def fixed_verdicts(d: np.ndarray, settings: GateSettings) -> FixedResult:
+    """The gate (``stats.gate.gate_verdict``) on every study's case means (all attempts)."""
     x = d.mean(2)
-    n = x.shape[1]
-    if n < min_cases:
-        return np.zeros(x.shape[0], bool)
-    m, se = _mean_se(x)
-    const, const_pass = _constant_pass(x, threshold, alpha)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        stat = (m - threshold) / se
-    return np.where(const, const_pass, (se > 0) & (stat >= student_t.isf(alpha, n - 1)))
+    verdicts = [_verdict(row, settings) for row in x]
+    return FixedResult(passed=np.array([v.passed for v in verdicts], bool),
+                       p_value=np.array([np.nan if v.p_value is None else v.p_value for v in verdicts]),
+                       decision=np.array([_CODE[v.verdict] for v in verdicts], int))
+
+
+def fixed_passes(d: np.ndarray, settings: GateSettings) -> np.ndarray:
+    """Whether the gate passes each study of the fixed design."""
+    return fixed_verdicts(d, settings).passed
 
 
 def _ratio_lower(first: np.ndarray, means: np.ndarray, floor: float) -> np.ndarray:
@@ -130,9 +142,10 @@ class _Boundaries:
 
 
 def sequential_passes(design: SequentialDesign, d: np.ndarray, rng: np.random.Generator,
-                      cache: _Boundaries | None = None) -> SimResult:
+                      cache: _Boundaries | None = None, fixed: FixedResult | None = None) -> SimResult:
     """Run the sequential gate on every simulated study (``d`` in case order; each study
-    gets its own random case order from ``rng``)."""
+    gets its own random case order from ``rng``). ``fixed``: the fixed design's verdicts of
+    the same studies (``fixed_verdicts(d, design.gate)``), read at the last look."""
     bnd = cache or _Boundaries(design)
     n_sims, n, big_a = d.shape
     if n != design.n_cases or big_a != design.n_attempts:
@@ -167,37 +180,55 @@ def sequential_passes(design: SequentialDesign, d: np.ndarray, rng: np.random.Ge
             caps = {name: capital(x, null, above=above, alpha=alpha, horizon=n).max(1)
                     for name, null, above in (("above", delta, True), ("below", delta, False), ("harm", 0.0, False))}
             caps = {k: np.maximum(v, 1.0) for k, v in caps.items()}
+        nominal = norm.sf(c)
         n_k = x.shape[1]
-        m, se = _mean_se(x)
-        b = np.array([_t_boundary(float(ci), n_k) for ci in c]) if look.pass_ > 1 else \
-            np.full(n_sims, _t_boundary(float(c[0]), n_k))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            stat = np.where(se == 0, np.where(m > delta, np.inf, np.where(m < delta, -np.inf, 0.0)), (m - delta) / se)
-            wide = ~np.isfinite(b) | (se * b > 2)
-            hi = np.where(wide, 1.0, np.minimum(1.0, m + b * se))
-        const = x.min(1) == x.max(1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            bound = np.where(x[:, 0] > delta, ((1 + delta) / (1 + x[:, 0])) ** n_k, np.inf)
-        crossed = np.where(const & (x[:, 0] > delta), bound <= norm.sf(c), stat >= b)
-        if n_k < design.min_cases:
-            new = np.zeros(n_sims, int) if not look.final else np.full(n_sims, 4)
+        new = np.zeros(n_sims, int)
+        if look.final:
+            f = fixed if fixed is not None else None
+            for i in np.flatnonzero(undecided):
+                if f is not None:
+                    code, p = int(f.decision[i]), float(f.p_value[i])
+                else:
+                    v = _verdict(x[i], design.gate)
+                    code, p = _CODE[v.verdict], (np.nan if v.p_value is None else v.p_value)
+                if code == _CODE["helps"] and not p <= nominal[i]:
+                    code = _CODE["does not reach threshold"]
+                new[i] = code
         else:
-            helps = crossed & (look.final | (caps["above"] >= bar))
-            harms = ~helps & (hi < 0) & (look.final | (caps["harm"] >= bar))
-            below = ~helps & ~harms & (hi < delta) & (look.final | (caps["below"] >= bar))
-            new = np.where(helps, 1, np.where(harms, 2, np.where(below, 3, 0)))
-            if look.final:
-                new = np.where(new == 0, 4, new)
-            elif look.pass_end and design.futility_z is not None:
-                fut = (new == 0) & (stat < design.futility_z)
-                new = np.where(fut, 3, new)
+            m, se = _mean_se(x)
+            b = np.array([_t_boundary(float(ci), n_k) for ci in c]) if look.pass_ > 1 else \
+                np.full(n_sims, _t_boundary(float(c[0]), n_k))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                stat = np.where(se == 0, np.where(m > delta, np.inf, np.where(m < delta, -np.inf, 0.0)),
+                                (m - delta) / se)
+                wide = ~np.isfinite(b) | (se * b > 2)
+                hi = np.where(wide, 1.0, np.minimum(1.0, m + b * se))
+            if n_k < 2:
+                hi = np.full(n_sims, np.nan)  # one case: no interval (as ``analyse``)
+            # The gate is asked where a guard lets it stop the study: helps / harms.
+            for i in np.flatnonzero(undecided & ((caps["above"] >= bar) | (caps["harm"] >= bar))):
+                v = _verdict(x[i], design.gate)
+                if v.verdict == "helps" and v.p_value is not None and v.p_value <= nominal[i] \
+                        and caps["above"][i] >= bar:
+                    new[i] = _CODE["helps"]
+                elif v.verdict == "harms" and caps["harm"][i] >= bar:
+                    new[i] = _CODE["harms"]
+            if n_k >= design.min_cases:
+                below = (new == 0) & (hi < delta) & (caps["below"] >= bar)
+                futile = (new == 0) & ~below & (stat < design.futility_z) if design.futility_at(look) \
+                    else np.zeros(n_sims, bool)
+                for i in np.flatnonzero((below | futile) & undecided):  # the word is the gate's (``futility_word``)
+                    v = _verdict(x[i], design.gate)
+                    if futile[i] and not look.pass_end and v.p_harm is not None and v.p_harm <= design.gate.harm_alpha:
+                        continue  # a sign of harm mid-pass: wait for the pass's end (``interim_decision``)
+                    new[i] = _CODE[futility_word(v.verdict)]
         stop = undecided & (new != 0)
         decision[stop] = new[stop]
         stop_look[stop] = look.index
         used = 2.0 * (look.n_cases if look.pass_ == 1 else n * look.pass_)
         trials[stop] = used
         undecided &= ~stop
-    return SimResult(passed=decision == 1, trials=trials, decision=decision, stop_look=stop_look)
+    return SimResult(passed=decision == _CODE["helps"], trials=trials, decision=decision, stop_look=stop_look)
 
 
 def boundaries_for(design: SequentialDesign) -> _Boundaries:

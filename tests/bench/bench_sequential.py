@@ -7,12 +7,14 @@ probabilities are its registry means (score / 100; the registry publishes no per
 rewards, so every simulated trial is a Bernoulli draw, partial credit included as a
 probability). Every study is run two ways on the same draws:
 
-- fixed: all 87 cases, 3 attempts, both arms (522 trials), gated by
-  ``stats.sequential.fixed_gate`` (one-sided t of the case means against the
-  threshold at level alpha, exact bound when nothing varies, at least 5 cases);
-- sequential: ``stats.sequential`` (cases first, group-sequential boundaries from the
-  Hwang-Shih-DeCani spending function, exact betting guards, futility stops), the same
-  threshold and alpha, with its own random case order per study.
+- fixed: all 87 cases, 3 attempts, both arms (522 trials), gated by the gate itself,
+  ``stats.gate.gate_verdict`` (docs/gate.md: per case the mean paired difference, the
+  exact one-sided sign-flip / worst-case test against the threshold at level alpha, at
+  least 5 cases won), on every simulated study;
+- sequential: ``stats.sequential`` (cases first; the same gate asked at each look, an
+  early stop needing a group-sequential boundary from the Hwang-Shih-DeCani spending
+  function and an exact betting e-process; futility stops), the same gate settings, with
+  its own random case order per study.
 
 Scenarios: the registry as published; the small effect (every task's lift shrunk to a
 third); A/A (both arms drawn from the baseline); and two validity checks: the boundary
@@ -47,8 +49,9 @@ from pathlib import Path
 
 import numpy as np
 
+from aces_bench.stats.gate import GateSettings
 from aces_bench.stats.sequential import SequentialDesign
-from aces_bench.stats.sequential_sim import boundaries_for, draw_differences, fixed_passes, sequential_passes
+from aces_bench.stats.sequential_sim import boundaries_for, draw_differences, fixed_verdicts, sequential_passes
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = ROOT.parent / "shared" / "data" / "skillsbench" / "results-registry.json"
@@ -82,7 +85,7 @@ def registry_probabilities(path: Path) -> dict[str, tuple[np.ndarray, np.ndarray
 
 
 def run_scenario(name: str, configs: dict[str, tuple[np.ndarray, np.ndarray]], *, threshold: float, alpha: float,
-                 sims: int, seed: int, transform) -> ScenarioResult:
+                 sims: int, seed: int, transform, design_args: dict | None = None) -> ScenarioResult:
     fixed_pass = seq_pass = 0.0
     fixed_trials = seq_trials = 0.0
     eff_fixed = eff_seq = 0.0
@@ -90,12 +93,14 @@ def run_scenario(name: str, configs: dict[str, tuple[np.ndarray, np.ndarray]], *
     cache = {}
     for i, (_config, (pw, pb)) in enumerate(configs.items()):
         pw2, pb2 = transform(pw, pb)
-        design = SequentialDesign(n_cases=len(pb2), n_attempts=N_ATTEMPTS, threshold=threshold, alpha=alpha)
+        gate = GateSettings(threshold=threshold, alpha=alpha)
+        design = SequentialDesign(n_cases=len(pb2), n_attempts=N_ATTEMPTS, gate=gate, **(design_args or {}))
         bnd = cache.setdefault(design, boundaries_for(design))
         rng = np.random.default_rng([seed, i])
         d = draw_differences(pw2, pb2, N_ATTEMPTS, sims, rng)
-        f = fixed_passes(d, threshold, alpha)
-        s = sequential_passes(design, d, rng, bnd)
+        fixed = fixed_verdicts(d, gate)
+        f = fixed.passed
+        s = sequential_passes(design, d, rng, bnd, fixed)
         fixed_pass += f.mean()
         seq_pass += s.passed.mean()
         fixed_trials += 2 * len(pb2) * N_ATTEMPTS
@@ -135,25 +140,30 @@ def simulated(args) -> tuple[list[str], bool]:
         lift = (pw - pb).mean()
         return (pb + (pw - pb) * (th / lift), pb) if lift > th else (pw, pb)
 
+    seed = args.seed
+    da = {"futility_from": args.futility_from} if args.futility_from is not None else None
     published = run_scenario("SkillsBench (published effects)", configs, threshold=th, alpha=alpha, sims=sims,
-                             seed=SEED, transform=lambda pw, pb: (pw, pb))
-    small = run_scenario("small effect (lift / 3)", configs, threshold=th, alpha=alpha, sims=sims, seed=SEED + 1,
-                         transform=shrink(1 / 3))
-    aa = run_scenario("A/A (both arms from baseline)", configs, threshold=th, alpha=alpha, sims=sims, seed=SEED + 2,
-                      transform=lambda pw, pb: (pb, pb))
+                             seed=seed, transform=lambda pw, pb: (pw, pb), design_args=da)
+    small = run_scenario("small effect (lift / 3)", configs, threshold=th, alpha=alpha, sims=sims, seed=seed + 1,
+                         transform=shrink(1 / 3), design_args=da)
+    aa = run_scenario("A/A (both arms from baseline)", configs, threshold=th, alpha=alpha, sims=sims, seed=seed + 2,
+                      transform=lambda pw, pb: (pb, pb), design_args=da)
     null_edge = run_scenario("boundary null (lift = threshold)",
                              {k: v for k, v in configs.items() if (v[0] - v[1]).mean() > th}, threshold=th,
-                             alpha=alpha, sims=sims, seed=SEED + 3, transform=boundary)
-    aa0 = run_scenario("A/A gated at threshold 0", configs, threshold=0.0, alpha=alpha, sims=sims, seed=SEED + 4,
-                       transform=lambda pw, pb: (pb, pb))
-    lines = [_line(r, sims, power=r is not null_edge) for r in (published, small, aa, null_edge, aa0)]
+                             alpha=alpha, sims=sims, seed=seed + 3, transform=boundary, design_args=da)
+    # At threshold 0 the A/A scenario is itself gated at 0; above it, A/A is also gated at 0.
+    aa0 = aa if th == 0 else run_scenario("A/A gated at threshold 0", configs, threshold=0.0, alpha=alpha, sims=sims,
+                                          seed=seed + 4, transform=lambda pw, pb: (pb, pb), design_args=da)
+    shown = (published, small, aa, null_edge) + (() if aa0 is aa else (aa0,))
+    lines = [_line(r, sims, power=r is not null_edge) for r in shown]
     for line in lines:
         print(line)
     main3 = (published, small, aa)
     x = sum(r.seq_trials for r in main3) / sum(r.fixed_trials for r in main3)
     y = max(aa.seq_pass, aa0.seq_pass)
     z, w = published.power_seq, published.power_fixed
-    print(f"threshold {th:+.2f}, alpha {alpha} one-sided, {N_ATTEMPTS} attempts, seed {SEED}; "
+    print(f"threshold {th:+.2f}, alpha {alpha} one-sided, {N_ATTEMPTS} attempts, seed {seed}"
+          + (f", futility_from {args.futility_from}" if args.futility_from is not None else "") + "; "
           f"{time.perf_counter() - t0:.0f} s")
     print(f"validity: false pass at the boundary null sequential {null_edge.seq_pass:.2%} (fixed "
           f"{null_edge.fixed_pass:.2%}); A/A at threshold 0 sequential {aa0.seq_pass:.2%} (fixed {aa0.fixed_pass:.2%}); "
@@ -189,7 +199,11 @@ def live(args) -> tuple[list[str], bool]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sims", type=int, default=1000, help="simulated studies per configuration and scenario")
-    p.add_argument("--threshold", type=float, default=0.05, help="the gate's threshold (default 0.05)")
+    p.add_argument("--threshold", type=float, default=0.0, help="the gate's threshold (default 0, the gate's own "
+                   "default, study.gate.threshold)")
+    p.add_argument("--seed", type=int, default=SEED, help=f"the simulation seed (default {SEED}, the reported one; "
+                   "choose design settings on another)")
+    p.add_argument("--futility-from", type=float, default=None, help="the design's futility_from (default: its own)")
     p.add_argument("--alpha", type=float, default=0.05, help="one-sided level (default 0.05)")
     p.add_argument("--live", action=argparse.BooleanOptionalAction, default=True,
                    help="also run the known-effect suite live (reference agent)")

@@ -101,4 +101,4 @@ def test_a_resumed_study_refuses_a_changed_design(tmp_path):
     out = tmp_path / "study"
     run_study(_spec(tmp_path, out, "study.max_trials=12"))
     with pytest.raises(RunError, match="another design or case order"):
-        run_study(_spec(tmp_path, out, "study.max_trials=12", "study.gate_threshold=0.1"))
+        run_study(_spec(tmp_path, out, "study.max_trials=12", "study.gate.threshold=0.1"))

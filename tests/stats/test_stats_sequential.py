@@ -12,14 +12,11 @@ import pytest
 
 from aces_bench.stats.betting import capital, plugin_bets, rejects
 from aces_bench.stats.boundaries import boundaries, next_boundary, spent
-from aces_bench.stats.sequential import (
-    SequentialDesign,
-    SkillData,
-    analyse,
-    fixed_gate,
-    negatives_check,
-)
-from aces_bench.stats.sequential_sim import DECISIONS, draw_differences, fixed_passes, sequential_passes
+from aces_bench.stats.gate import GateCases, GateSettings, gate_verdict
+from aces_bench.stats.sequential import LookData, SequentialDesign, analyse
+from aces_bench.stats.sequential_sim import DECISIONS, draw_differences, fixed_verdicts, sequential_passes
+
+G05 = GateSettings(threshold=0.05)
 
 EQUAL_5 = [0.2, 0.4, 0.6, 0.8, 1.0]
 
@@ -92,11 +89,29 @@ def test_identical_wins_do_not_fool_the_e_process():
     assert rejects([1.0] * 8, 0.05, above=True, alpha=0.05, horizon=8)
 
 
+def _mean(values, k: int) -> float | None:
+    v = [x for x in list(values)[:k] if x is not None]
+    return float(np.mean(v)) if v else None
+
+
+def _data(design: SequentialDesign, index: int, order: list[str], diffs: dict[str, list], *,
+          negatives: dict[str, list] | None = None, null: dict[str, list] | None = None) -> LookData:
+    """What the pipeline hands a look (built here from per-attempt differences, as
+    ``gate.case_differences`` builds it from a trials table)."""
+    look = design.looks()[index]
+    k = look.pass_
+    in_play = order[: look.n_cases]
+    means = [_mean(diffs[c], k) for c in in_play]
+    cases = GateCases(skill="s", positive=[m for m in means if m is not None],
+                      negative=[m for c in sorted(negatives or {}) if (m := _mean(negatives[c], 10**9)) is not None],
+                      null=None if null is None else [m for c in in_play if (m := _mean(null[c], k)) is not None])
+    return LookData(cases=cases, means=means, firsts=[_mean(diffs[c], 1) for c in in_play])
+
+
 def _run(design: SequentialDesign, diffs: dict[str, list], order: list[str], **extra) -> list:
-    data = SkillData(order=order, diffs=diffs, **extra)
     out = []
     for i in range(len(design.looks())):
-        out.append(analyse(design, i, data, out))
+        out.append(analyse(design, i, _data(design, i, order, diffs, **extra), out))
         if out[-1].stopped:
             break
     return out
@@ -113,61 +128,77 @@ def test_looks_count_cases_before_attempts():
     assert SequentialDesign(n_cases=12).per_round == 5
 
 
-def test_a_deterministic_winner_stops_early_only_when_the_exact_guard_agrees():
+def test_a_deterministic_winner_stops_early_only_when_the_gate_and_the_exact_guard_agree():
     ids = [f"c{i}" for i in range(40)]
-    recs = _run(SequentialDesign(n_cases=40, round_cases=5), {c: [1.0] for c in ids}, ids)
-    # Five identical wins have an infinite t but a capital of 1.68^5 < 20: no stop. Ten have
-    # the capital, but their exact probability under the null, 0.525^10 = 0.0016, is just
-    # above what the look may spend (0.0016 by spending time 0.25); fifteen pass.
-    assert recs[0].decision == "continue" and recs[0].capital_above < 20
+    recs = _run(SequentialDesign(n_cases=40, round_cases=5, gate=G05), {c: [1.0] for c in ids}, ids)
+    # Five identical wins: the gate's exact p 0.525^5 = 0.04 is far above what the first
+    # look may spend, and the capital 1.68^5 < 20. Ten have the capital, but their exact p,
+    # 0.525^10 = 0.0016, is just above the look's level; fifteen pass.
+    assert recs[0].decision == "continue" and recs[0].capital_above < 20 and recs[0].gate.verdict == "helps"
     assert recs[1].decision == "continue" and recs[1].capital_above >= 20
     assert recs[-1].decision == "helps" and recs[-1].n_cases == 15
+    assert recs[-1].av_lo > 0.05 and recs[-1].av_hi == 1.0  # the anytime-valid interval it stopped with
 
 
-def test_five_of_five_wins_pass_at_the_last_look_with_the_exact_bound():
+def test_five_of_five_wins_get_the_gates_verdict_at_the_last_look():
     ids = [f"c{i}" for i in range(5)]
-    rec = _run(SequentialDesign(n_cases=5), {c: [1.0] for c in ids}, ids)[-1]
-    assert rec.decision == "helps" and "exact p <= 0.0399" in rec.reason  # ((1 + 0.05) / 2) ** 5
-    assert fixed_gate([1.0] * 5, 0.05, 0.05) and not fixed_gate([1.0] * 4, 0.05, 0.05)
+    rec = _run(SequentialDesign(n_cases=5, gate=G05), {c: [1.0] for c in ids}, ids)[-1]
+    fixed = gate_verdict(GateCases(skill="s", positive=[1.0] * 5), G05)
+    assert rec.index == 0 and rec.gate.p_value == pytest.approx(0.525 ** 5) == pytest.approx(fixed.p_value)
+    assert rec.decision == fixed.verdict == "helps"
 
 
-def test_one_pair_never_passes_and_few_cases_are_not_shown():
+def test_the_last_look_is_the_gate_with_its_help_test_at_the_remaining_level():
+    # 12 cases, 2 attempts: the last look's data are the fixed design's; "helps" needs the
+    # gate's p at most the last look's nominal level, the rest of the gate unchanged.
+    ids = [f"c{i}" for i in range(12)]
+    diffs = {c: [1.0, 1.0] if i < 6 else [0.0, 0.0] for i, c in enumerate(ids)}
+    recs = _run(SequentialDesign(n_cases=12, n_attempts=2, round_cases=6), diffs, ids)
+    last = recs[-1]
+    fixed = gate_verdict(GateCases(skill="s", positive=[1.0] * 6 + [0.0] * 6))
+    if last.index == len(SequentialDesign(n_cases=12, n_attempts=2, round_cases=6).looks()) - 1:
+        want = fixed.verdict if fixed.verdict != "helps" or fixed.p_value <= last.nominal else "does not reach threshold"
+        assert last.decision == want
+    assert 0 < last.nominal <= 0.05
+
+
+def test_one_pair_never_passes():
     rec = _run(SequentialDesign(n_cases=1), {"a": [1.0]}, ["a"])[-1]
-    assert rec.decision == "not_shown" and "fewer than the 5" in rec.reason
+    assert rec.decision == "not enough cases" and rec.decision == rec.gate.verdict
 
 
-def test_a_harmful_skill_stops_as_harmful_and_a_useless_one_below_the_threshold():
+def test_a_harmful_skill_stops_as_harmful_and_a_useless_one_does_not_reach_the_threshold():
     ids = [f"c{i}" for i in range(60)]
     rng = np.random.default_rng(3)
     harmful = {c: [float(v)] for c, v in zip(ids, rng.choice([-1.0, 0.0], p=[0.8, 0.2], size=60), strict=True)}
-    recs = _run(SequentialDesign(n_cases=60, round_cases=10), harmful, ids)
-    assert recs[-1].decision == "harms" and recs[-1].index < 5 and recs[-1].ci_hi < 0
+    recs = _run(SequentialDesign(n_cases=60, round_cases=10, gate=G05), harmful, ids)
+    assert recs[-1].decision == "harms" and recs[-1].index < 5 and recs[-1].av_hi < 0
     useless = {c: [0.0, 0.0, 0.0] for c in ids}
     noise = {c: [float(rng.choice([-1.0, 0.0, 1.0]))] * 3 for c in ids}
-    for diffs in (useless, noise):
-        last = _run(SequentialDesign(n_cases=60, n_attempts=3, round_cases=10), diffs, ids)[-1]
-        assert last.decision in ("below_threshold", "not_shown")
-        assert last.index < len(SequentialDesign(n_cases=60, n_attempts=3, round_cases=10).looks()) - 1 or \
-            last.decision == "not_shown"
+    design = SequentialDesign(n_cases=60, n_attempts=3, round_cases=10, gate=G05)
+    last = _run(design, useless, ids)[-1]
+    assert last.decision == "not enough cases" and last.index < len(design.looks()) - 1  # futility, at pass 1's end
+    assert _run(design, noise, ids)[-1].decision in ("does not reach threshold", "not enough cases")
 
 
-def test_harm_on_should_not_use_cases_vetoes_a_helpful_skill():
+def test_harm_on_should_not_use_cases_fails_a_helpful_skill_at_its_first_look():
     ids = [f"c{i}" for i in range(12)]
     negatives = {f"n{i}": [-1.0] for i in range(5)}
-    rec = _run(SequentialDesign(n_cases=12, round_cases=12), {c: [1.0] for c in ids}, ids, negatives=negatives)[-1]
-    assert rec.decision == "harms_negatives" and "should-not-use" in rec.reason
-    harmed, text = negatives_check({"n0": [0.0], "n1": [0.0]}, 0.05)
-    assert not harmed and "2 should-not-use" in text
+    rec = _run(SequentialDesign(n_cases=12, round_cases=6), {c: [1.0] for c in ids}, ids, negatives=negatives)[-1]
+    assert rec.index == 0 and rec.decision == "harms should-not-use cases" and "should-not-use" in rec.reason
+    calm = _run(SequentialDesign(n_cases=12, round_cases=12), {c: [1.0] for c in ids}, ids,
+                negatives={"n0": [0.0], "n1": [0.0]})[-1]
+    assert calm.decision == "helps" and calm.gate.negative.n_cases == 2
 
 
 def test_a_null_arm_that_moves_fails_the_skill():
     ids = [f"c{i}" for i in range(12)]
     null = {c: [1.0] for c in ids}  # the baseline run twice disagrees everywhere: the instrument is broken
     rec = _run(SequentialDesign(n_cases=12, round_cases=12), {c: [1.0] for c in ids}, ids, null=null)[-1]
-    assert rec.decision == "null_arm"
+    assert rec.decision == "null arm shows an effect"
     ok = _run(SequentialDesign(n_cases=12, round_cases=12), {c: [1.0] for c in ids}, ids,
               null={c: [0.0] for c in ids})[-1]
-    assert ok.decision == "helps" and ok.null.startswith("null lift +0.000")
+    assert ok.decision == "helps" and ok.gate.null.consistent
 
 
 def test_unscored_pairs_are_left_out_not_counted_as_zero():
@@ -181,13 +212,13 @@ def test_unscored_pairs_are_left_out_not_counted_as_zero():
 def test_the_simulator_makes_the_same_decision_as_the_gate_at_the_same_look():
     rng = np.random.default_rng(5)
     n = 24
-    for attempts in (1, 3):
+    for attempts, gate in ((1, G05), (3, GateSettings())):
         pb = rng.random(n)
         pw = np.clip(pb + rng.normal(0.15, 0.3, n), 0, 1)
-        design = SequentialDesign(n_cases=n, n_attempts=attempts, round_cases=6)
+        design = SequentialDesign(n_cases=n, n_attempts=attempts, round_cases=6, gate=gate)
         d = draw_differences(pw, pb, attempts, 40, rng)
         seed = 99
-        sim = sequential_passes(design, d, np.random.default_rng(seed))
+        sim = sequential_passes(design, d, np.random.default_rng(seed), fixed=fixed_verdicts(d, gate))
         order = np.argsort(np.random.default_rng(seed).random((40, n)), axis=1)
         for s in range(40):
             ids = [f"c{j}" for j in order[s]]
@@ -195,19 +226,20 @@ def test_the_simulator_makes_the_same_decision_as_the_gate_at_the_same_look():
             assert (DECISIONS[sim.decision[s]], int(sim.stop_look[s])) == (recs[-1].decision, recs[-1].index)
 
 
-def _null_rate(p_with, p_base, attempts, threshold, sims, seed, n_cases=None):
-    design = SequentialDesign(n_cases=len(p_base), n_attempts=attempts, threshold=threshold)
+def _null_rate(p_with, p_base, attempts, gate, sims, seed):
+    design = SequentialDesign(n_cases=len(p_base), n_attempts=attempts, gate=gate)
     rng = np.random.default_rng(seed)
     d = draw_differences(p_with, p_base, attempts, sims, rng)
-    return sequential_passes(design, d, rng).passed.mean(), fixed_passes(d, threshold, 0.05).mean()
+    fixed = fixed_verdicts(d, gate)
+    return sequential_passes(design, d, rng, fixed=fixed).passed.mean(), fixed.passed.mean()
 
 
 @pytest.mark.parametrize(("name", "n", "attempts"), [("bimodal", 40, 3), ("tied", 30, 1), ("few", 12, 3),
                                                     ("uniform", 60, 2)])
 def test_false_pass_rate_at_the_boundary_null_is_at_most_alpha(name, n, attempts):
-    """Case success probabilities whose mean lift is exactly the threshold (the least
-    favourable null for the one-sided gate): the sequential design may pass no more
-    often than alpha, looking after every round."""
+    """Case success probabilities whose mean lift is exactly the threshold (0, the gate's
+    default: the least favourable null for the one-sided gate): the sequential design may
+    pass no more often than alpha, looking after every round."""
     rng = np.random.default_rng(hash(name) % 2**32)
     if name == "bimodal":  # most cases near 0 or 1 in both arms, as agent tasks are
         pb = np.where(rng.random(n) < 0.5, rng.beta(0.3, 5, n), rng.beta(5, 0.3, n))
@@ -217,16 +249,16 @@ def test_false_pass_rate_at_the_boundary_null_is_at_most_alpha(name, n, attempts
         pb = rng.random(n)
     lift = rng.normal(0, 0.3, n)
     pw = np.clip(pb + lift, 0, 1)
-    # Shift the lift of the cases with room until the mean lift is exactly 0.05.
+    # Shift the lift of the cases with room until the mean lift is exactly 0.
     for _ in range(50):
-        gap = 0.05 - (pw - pb).mean()
+        gap = 0.0 - (pw - pb).mean()
         room = (pw < 1) if gap > 0 else (pw > 0)
         if abs(gap) < 1e-12 or not room.any():
             break
         pw = np.clip(pw + gap * n / room.sum() * room, 0, 1)
-    assert (pw - pb).mean() == pytest.approx(0.05, abs=1e-9)
-    sims = 3000
-    seq, fixed = _null_rate(pw, pb, attempts, 0.05, sims, 11)
+    assert (pw - pb).mean() == pytest.approx(0.0, abs=1e-9)
+    sims = 1500
+    seq, fixed = _null_rate(pw, pb, attempts, GateSettings(), sims, 11)
     se = math.sqrt(0.05 * 0.95 / sims)
     assert seq <= 0.05 + 3 * se, (seq, fixed)
 
@@ -236,9 +268,10 @@ def test_a_strong_effect_passes_with_fewer_trials_than_the_fixed_design():
     pb = rng.random(60)
     pw = np.clip(pb + 0.35, 0, 1)
     design = SequentialDesign(n_cases=60, n_attempts=3)
-    d = draw_differences(pw, pb, 3, 500, rng)
-    res = sequential_passes(design, d, rng)
-    assert res.passed.mean() >= 0.97 and fixed_passes(d, 0.05, 0.05).mean() >= 0.97
+    d = draw_differences(pw, pb, 3, 300, rng)
+    fixed = fixed_verdicts(d, design.gate)
+    res = sequential_passes(design, d, rng, fixed=fixed)
+    assert res.passed.mean() >= 0.97 and fixed.passed.mean() >= 0.97
     assert res.trials.mean() < 0.4 * 2 * 60 * 3
 
 
@@ -247,9 +280,10 @@ def test_a_look_reads_back_exactly_what_it_decided_infinities_included():
 
     ids = [f"c{i}" for i in range(100)]
     design = SequentialDesign(n_cases=100, round_cases=5, spending="obf")
-    rec = analyse(design, 0, SkillData(ids, {c: [1.0] for c in ids}), [])
+    rec = analyse(design, 0, _data(design, 0, ids, {c: [1.0] for c in ids}), [])
     assert rec.statistic == math.inf
     assert LookRecord.model_validate_json(rec.model_dump_json()) == rec
-    tiny = SequentialDesign(n_cases=1000, round_cases=1, min_cases=1, spending="obf")
-    first = analyse(tiny, 0, SkillData([f"c{i}" for i in range(1000)], {f"c{i}": [0.0] for i in range(1000)}), [])
+    tiny = SequentialDesign(n_cases=1000, round_cases=1, gate=GateSettings(min_cases=1), spending="obf")
+    ids = [f"c{i}" for i in range(1000)]
+    first = analyse(tiny, 0, _data(tiny, 0, ids, {c: [0.0] for c in ids}), [])
     assert first.boundary == math.inf and LookRecord.model_validate_json(first.model_dump_json()).boundary == math.inf
