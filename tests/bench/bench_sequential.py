@@ -22,6 +22,11 @@ null (every configuration whose lift is above the threshold shrunk until its mea
 equals the threshold exactly: any pass is a false pass) and A/A gated at threshold 0
 (the A/A lift sits exactly on that threshold).
 
+The threshold is the gate's default, 0 (``--threshold`` changes it; above 0 the gate's
+exact worst-case test, docs/gate.md, passes almost nothing on 3-attempt case means).
+``--seed`` and ``--futility-from`` are for choosing design settings on a seed other than
+the reported one (25).
+
 Definitions (printed at the end): trials X% = sequential trials / fixed trials over all
 studies of the three SkillsBench scenarios; A/A false pass Y% = the larger of the A/A
 pass rate at the configured threshold and at threshold 0; power Z% (fixed W%) = share of
