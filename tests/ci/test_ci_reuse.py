@@ -28,7 +28,11 @@ def test_a_skill_md_change_runs_no_baseline_trial_on_the_second_ci_run(tmp_path)
     _git(repo, "commit", "-qm", "two skills")
     first = _ci(repo, tmp_path / "ci1", "--save-baseline")
     assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-3000:]
-    assert "ci: baseline reuse: none of 20 baseline/null trial(s) found in the store" in first.stdout
+    before = pd.read_parquet(tmp_path / "ci1" / "run" / "trials.parquet")
+    n_a = int(((before["skill"] == "colsum-a") & (before["condition"] == "with_skill")).sum())  # its cases
+    stored = int(before["condition"].isin(["baseline", "null"]).sum())
+    assert stored == 4 * n_a  # two skills, a baseline and a null trial per case
+    assert f"ci: baseline reuse: none of {stored} baseline/null trial(s) found in the store" in first.stdout
 
     md = repo / "skills" / "colsum-a" / "SKILL.md"
     md.write_text(md.read_text() + "\nPrefer the script over reading the file by hand.\n")
@@ -37,17 +41,17 @@ def test_a_skill_md_change_runs_no_baseline_trial_on_the_second_ci_run(tmp_path)
     second = _ci(repo, out, "--since", "HEAD~1")
     assert second.returncode == 0, second.stdout[-2000:] + second.stderr[-3000:]
     assert "ci: run colsum-a: changed: SKILL.md" in second.stdout and "ci: run colsum-b" not in second.stdout
-    assert "ci: baseline reuse: 10 of 10 baseline/null trial(s) from the store" in second.stdout
+    assert f"ci: baseline reuse: {2 * n_a} of {2 * n_a} baseline/null trial(s) from the store" in second.stdout
 
     run = out / "run"
     trials = pd.read_parquet(run / "trials.parquet")
     ran = trials.loc[~trials["trial_dir"].astype(str).str.contains("/jobs/reused/")]
-    assert set(ran["condition"]) == {"with_skill"} and len(ran) == 5
+    assert set(ran["condition"]) == {"with_skill"} and len(ran) == n_a
     assert trials.loc[trials["condition"].isin(["baseline", "null"]), "trial_dir"].str.contains("/jobs/reused/").all()
     summary = json.loads((out / "packet" / "report" / "summary.json").read_text())
-    assert summary["baseline_reuse"][0]["reused"] == 10 and summary["baseline_reuse"][0]["run"] == 0
+    assert summary["baseline_reuse"][0]["reused"] == 2 * n_a and summary["baseline_reuse"][0]["run"] == 0
     harbor_jobs = [j for j in (run / "jobs").iterdir() if j.name != "reused"]
-    assert sum(1 for j in harbor_jobs for t in j.iterdir() if (t / "result.json").is_file()) == 5
+    assert sum(1 for j in harbor_jobs for t in j.iterdir() if (t / "result.json").is_file()) == n_a
 
 
 def test_ci_refuses_a_sequential_study_it_cannot_gate(tmp_path):
