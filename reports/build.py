@@ -33,8 +33,8 @@ from aces_bench.reports.latex import write_tables
 from aces_bench.reports.limits import limits_in_force, local_backends
 from aces_bench.reports.pages import StudyPages, relative
 from aces_bench.reports.records import StudyData, load_study
-from aces_bench.reports.standin import offline_model_runs, stand_in_text, stand_ins
 from aces_bench.reports.sequential import reuse_rows, sequential_rows, sequential_verdicts, study_paths
+from aces_bench.reports.standin import offline_model_runs, stand_in_text, stand_ins
 from aces_bench.reports.static_live import scan_targets, section, structural_frame
 from aces_bench.reports.summary import (
     SCHEMA_FILE,
