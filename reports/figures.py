@@ -423,6 +423,15 @@ def stress_wall(s: AnalysisSet) -> pd.Series:
     return timed.groupby(timed["n_visible_skills"].astype(int))["wall_sec"].mean()
 
 
+def plot_stress_lift(ax, x: list[int], table: pd.DataFrame, **style) -> None:
+    """Routing stress's lift per level of visible skills, with its interval where it has one."""
+    has = table["ci_lo"].notna().to_numpy()
+    ax.plot(x, table["lift"].astype(float), marker="o", color=LIFT, **style)
+    if has.any():
+        ax.errorbar(np.array(x)[has], table["lift"].astype(float)[has], yerr=_errs(table)[:, has], fmt="none",
+                    ecolor=LIFT, capsize=3)
+
+
 def stress_axes(fig, size: Size):
     return fig.subplots(1, 2) if not size.column else fig.subplots(2, 1)
 
@@ -445,11 +454,7 @@ def routing_stress(inp: FigureInputs, out: Path) -> FigureOutcome:
     def draw(size: Size):
         fig = new_figure(size.width, 2.5 if not size.column else 4.2)
         ax, ax2 = stress_axes(fig, size)
-        has = table["ci_lo"].notna().to_numpy()
-        ax.plot(x, table["lift"].astype(float), marker="o", color=LIFT, **marker)
-        if has.any():
-            ax.errorbar(np.array(x)[has], table["lift"].astype(float)[has], yerr=_errs(table)[:, has], fmt="none",
-                        ecolor=LIFT, capsize=3)
+        plot_stress_lift(ax, x, table, **marker)
         ax.axhline(0, color="black", linewidth=0.6)
         log_ticks(ax, x)
         ax.set_xlabel("skills the agent saw (log scale)")

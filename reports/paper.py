@@ -46,6 +46,7 @@ from aces_bench.reports.figures import (
     method_text,
     model_sweep,
     paired_bars,
+    plot_stress_lift,
     set_caption,
     skill_harness_heatmap,
     static_vs_live,
@@ -240,11 +241,7 @@ def paper_routing_stress(inp: FigureInputs, reported: dict, out: Path) -> Figure
     def draw(size: Size):
         fig = new_figure(size.width, 2.5 if not size.column else 4.3)
         ax, ax2 = stress_axes(fig, size)
-        has = table["ci_lo"].notna().to_numpy()
-        ax.plot(x, table["lift"].astype(float), marker="o", color=LIFT, **hollow)
-        if has.any():
-            ax.errorbar(np.array(x)[has], table["lift"].astype(float)[has], yerr=_errs(table)[:, has], fmt="none",
-                        ecolor=LIFT, capsize=3)
+        plot_stress_lift(ax, x, table, **hollow)
         entries = [(Line2D([], [], marker="o", color=LIFT, **hollow),
                     "this study" + (f" (hollow: {STAND_IN_MARK})" if stand else ""))]
         if band and len(band) == 2:
