@@ -244,35 +244,12 @@ def remove_tree(path: str | Path, *, ignore_errors: bool = False) -> None:
     Errors raise the first OSError; with ``ignore_errors`` what can be removed is, and
     the rest (a mount point, a busy or immutable file) stays, silently.
     """
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return
-    except OSError:
-        if not ignore_errors:
-            raise
-        return
-    try:
-        if not stat.S_ISDIR(st.st_mode):
-            os.unlink(path)
-            return
-        top = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-        try:
-            _make_writable(top)
-            _empty_dir_fd(top, ignore_errors=ignore_errors)
-        finally:
-            os.close(top)
-        os.rmdir(path)
-    except FileNotFoundError:
-        return  # removed meanwhile by someone else
-    except OSError:
-        if not ignore_errors:
-            raise
+    remove_tree_at(None, os.fspath(path), ignore_errors=ignore_errors)
 
 
-def remove_tree_at(dir_fd: int, name: str, *, ignore_errors: bool = False) -> None:
-    """``remove_tree`` for entry ``name`` of the folder open as ``dir_fd``: for a walk that
-    holds the parent open and whose path may be longer than PATH_MAX."""
+def remove_tree_at(dir_fd: int | None, name: str, *, ignore_errors: bool = False) -> None:
+    """``remove_tree`` for entry ``name`` of the folder open as ``dir_fd`` (None: ``name`` is
+    a path): for a walk that holds the parent open and whose path may be longer than PATH_MAX."""
     try:
         st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
         if not stat.S_ISDIR(st.st_mode):
@@ -286,7 +263,7 @@ def remove_tree_at(dir_fd: int, name: str, *, ignore_errors: bool = False) -> No
             os.close(fd)
         os.rmdir(name, dir_fd=dir_fd)
     except FileNotFoundError:
-        return
+        return  # nothing there, or removed meanwhile by someone else
     except OSError:
         if not ignore_errors:
             raise
@@ -312,7 +289,7 @@ def _make_writable(fd: int) -> None:
         os.fchmod(fd, mode | 0o700)
 
 
-def _open_dir_at(name: str, dir_fd: int) -> int:
+def _open_dir_at(name: str, dir_fd: int | None) -> int:
     """Open folder ``name`` in ``dir_fd`` for listing, never following a link."""
     flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
     try:
@@ -322,7 +299,7 @@ def _open_dir_at(name: str, dir_fd: int) -> int:
         return os.open(name, flags, dir_fd=dir_fd)
 
 
-def _chmod_dir_at(name: str, dir_fd: int) -> None:
+def _chmod_dir_at(name: str, dir_fd: int | None) -> None:
     """Make folder ``name`` in ``dir_fd`` 0700. chmod by name would follow a link swapped
     in meanwhile: this changes the folder an ``O_PATH | O_NOFOLLOW`` descriptor holds
     (through its /proc link), so a link there fails to open instead."""
