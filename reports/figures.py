@@ -432,6 +432,19 @@ def plot_stress_lift(ax, x: list[int], table: pd.DataFrame, **style) -> None:
                     ecolor=LIFT, capsize=3)
 
 
+def plot_stress_wall(ax, wall: pd.Series, title: str, **style) -> None:
+    """Routing stress's mean with-skill wall time per level of visible skills, on its own panel."""
+    if len(wall):
+        ax.plot(wall.index.astype(int), wall.to_numpy(float), marker="s", color=WITH_SKILL, **style)
+        log_ticks(ax, sorted(wall.index.astype(int).tolist()))
+        ax.set_ylim(0, float(wall.max()) * 1.15 or 1.0)
+    else:
+        ax.text(0.5, 0.5, "wall time not recorded", ha="center", va="center", transform=ax.transAxes)
+    ax.set_xlabel("skills the agent saw (log scale)")
+    ax.set_ylabel("mean with-skill wall time (s)")
+    ax.set_title(title, loc="left")
+
+
 def stress_axes(fig, size: Size):
     return fig.subplots(1, 2) if not size.column else fig.subplots(2, 1)
 
@@ -460,15 +473,7 @@ def routing_stress(inp: FigureInputs, out: Path) -> FigureOutcome:
         ax.set_xlabel("skills the agent saw (log scale)")
         ax.set_ylabel(f"{outcome_label(inp.outcome).lower()} lift, {inp.pct}% CI")
         ax.set_title("(a) lift", loc="left")
-        if len(wall):
-            ax2.plot(wall.index.astype(int), wall.to_numpy(float), marker="s", color=WITH_SKILL, **marker)
-            log_ticks(ax2, sorted(wall.index.astype(int).tolist()))
-            ax2.set_ylim(0, float(wall.max()) * 1.15 or 1.0)
-        else:
-            ax2.text(0.5, 0.5, "wall time not recorded", ha="center", va="center", transform=ax2.transAxes)
-        ax2.set_xlabel("skills the agent saw (log scale)")
-        ax2.set_ylabel("mean with-skill wall time (s)")
-        ax2.set_title("(b) wall time", loc="left")
+        plot_stress_wall(ax2, wall, "(b) wall time", **marker)
         if stand:
             legend_below(fig, [(Line2D([], [], marker="o", color=LIFT, markerfacecolor="white"),
                                 f"hollow: {STAND_IN_MARK}")], size)

@@ -47,6 +47,7 @@ from aces_bench.reports.figures import (
     model_sweep,
     paired_bars,
     plot_stress_lift,
+    plot_stress_wall,
     set_caption,
     skill_harness_heatmap,
     static_vs_live,
@@ -253,15 +254,7 @@ def paper_routing_stress(inp: FigureInputs, reported: dict, out: Path) -> Figure
         ax.set_xlabel("skills the agent saw (log scale)")
         ax.set_ylabel(f"composite lift, {inp.pct}% CI")
         ax.set_title("(a) lift", loc="left")
-        if len(wall):
-            ax2.plot(wall.index.astype(int), wall.to_numpy(float), marker="s", color=WITH_SKILL, **hollow)
-            log_ticks(ax2, sorted(wall.index.astype(int).tolist()))
-            ax2.set_ylim(0, float(wall.max()) * 1.15 or 1.0)
-        else:
-            ax2.text(0.5, 0.5, "wall time not recorded", ha="center", va="center", transform=ax2.transAxes)
-        ax2.set_xlabel("skills the agent saw (log scale)")
-        ax2.set_ylabel("mean with-skill wall time (s)")
-        ax2.set_title("(b) this study's wall time", loc="left")
+        plot_stress_wall(ax2, wall, "(b) this study's wall time", **hollow)
         legend_below(fig, entries, size, ncols=1 if size.column else 2)
         return fig
 
