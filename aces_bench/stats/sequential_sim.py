@@ -215,8 +215,8 @@ def sequential_passes(design: SequentialDesign, d: np.ndarray, rng: np.random.Ge
                     new[i] = _CODE["harms"]
             if n_k >= design.min_cases:
                 below = (new == 0) & (hi < delta) & (caps["below"] >= bar)
-                futile = (new == 0) & ~below & (stat < design.futility_z) if design.futility_at(look) \
-                    else np.zeros(n_sims, bool)
+                fb = design.futility_bound(look)
+                futile = (new == 0) & ~below & (stat < fb) if fb is not None else np.zeros(n_sims, bool)
                 for i in np.flatnonzero((below | futile) & undecided):  # the word is the gate's (``futility_word``)
                     v = _verdict(x[i], design.gate)
                     if futile[i] and not look.pass_end and v.p_harm is not None and v.p_harm <= design.gate.harm_alpha:

@@ -13,7 +13,8 @@ probability). Every study is run two ways on the same draws:
   least 5 cases won), on every simulated study;
 - sequential: ``stats.sequential`` (cases first; the same gate asked at each look, an
   early stop needing a group-sequential boundary from the Hwang-Shih-DeCani spending
-  function and an exact betting e-process; futility stops), the same gate settings, with
+  function and an exact betting e-process; futility stops where the conditional power
+  under the current trend is below ``futility_power``), the same gate settings, with
   its own random case order per study.
 
 Scenarios: the registry as published; the small effect (every task's lift shrunk to a
@@ -24,8 +25,10 @@ equals the threshold exactly: any pass is a false pass) and A/A gated at thresho
 
 The threshold is the gate's default, 0 (``--threshold`` changes it; above 0 the gate's
 exact worst-case test, docs/gate.md, passes almost nothing on 3-attempt case means).
-``--seed`` and ``--futility-from`` are for choosing design settings on a seed other than
-the reported one (25).
+``--seed``, ``--futility-from`` and ``--futility-power`` are for choosing design settings
+on a seed other than the reported one. The design's settings (``futility_from`` 0.5,
+``futility_power`` 0.02) were chosen on the tuning seed 1025; the default seed, 25, is
+held out: its figures are the reported ones.
 
 Definitions (printed at the end): trials X% = sequential trials / fixed trials over all
 studies of the three SkillsBench scenarios; A/A false pass Y% = the larger of the A/A
@@ -62,6 +65,7 @@ ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = ROOT.parent / "shared" / "data" / "skillsbench" / "results-registry.json"
 N_ATTEMPTS = 3
 SEED = 25
+TUNING_SEED = 1025  # the seed the design's futility settings were chosen on (never the reported one)
 
 
 @dataclass
@@ -146,7 +150,8 @@ def simulated(args) -> tuple[list[str], bool]:
         return (pb + (pw - pb) * (th / lift), pb) if lift > th else (pw, pb)
 
     seed = args.seed
-    da = {"futility_from": args.futility_from} if args.futility_from is not None else None
+    da = {k: v for k, v in (("futility_from", args.futility_from), ("futility_power", args.futility_power))
+          if v is not None} or None
     published = run_scenario("SkillsBench (published effects)", configs, threshold=th, alpha=alpha, sims=sims,
                              seed=seed, transform=lambda pw, pb: (pw, pb), design_args=da)
     small = run_scenario("small effect (lift / 3)", configs, threshold=th, alpha=alpha, sims=sims, seed=seed + 1,
@@ -167,8 +172,10 @@ def simulated(args) -> tuple[list[str], bool]:
     x = sum(r.seq_trials for r in main3) / sum(r.fixed_trials for r in main3)
     y = max(aa.seq_pass, aa0.seq_pass)
     z, w = published.power_seq, published.power_fixed
-    print(f"threshold {th:+.2f}, alpha {alpha} one-sided, {N_ATTEMPTS} attempts, seed {seed}"
-          + (f", futility_from {args.futility_from}" if args.futility_from is not None else "") + "; "
+    held = (f"the held-out seed: design settings were chosen on seed {TUNING_SEED}" if seed == SEED and da is None
+            else "exploring design settings" if seed != SEED else "design settings changed on the held-out seed")
+    print(f"threshold {th:+.2f}, alpha {alpha} one-sided, {N_ATTEMPTS} attempts, seed {seed} ({held})"
+          + "".join(f", {k} {v}" for k, v in (da or {}).items()) + "; "
           f"{time.perf_counter() - t0:.0f} s")
     print(f"validity: false pass at the boundary null sequential {null_edge.seq_pass:.2%} (fixed "
           f"{null_edge.fixed_pass:.2%}); A/A at threshold 0 sequential {aa0.seq_pass:.2%} (fixed {aa0.fixed_pass:.2%}); "
@@ -209,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=SEED, help=f"the simulation seed (default {SEED}, the reported one; "
                    "choose design settings on another)")
     p.add_argument("--futility-from", type=float, default=None, help="the design's futility_from (default: its own)")
+    p.add_argument("--futility-power", type=float, default=None,
+                   help="the design's futility_power (default: its own)")
     p.add_argument("--alpha", type=float, default=0.05, help="one-sided level (default 0.05)")
     p.add_argument("--live", action=argparse.BooleanOptionalAction, default=True,
                    help="also run the known-effect suite live (reference agent)")

@@ -287,3 +287,66 @@ def test_a_look_reads_back_exactly_what_it_decided_infinities_included():
     ids = [f"c{i}" for i in range(1000)]
     first = analyse(tiny, 0, _data(tiny, 0, ids, {c: [0.0] for c in ids}), [])
     assert first.boundary == math.inf and LookRecord.model_validate_json(first.model_dump_json()).boundary == math.inf
+
+
+def test_the_futility_boundary_is_the_conditional_power_one_and_rises_with_information():
+    from scipy.stats import norm
+
+    design = SequentialDesign(n_cases=87, n_attempts=3)  # SkillsBench's size: 11 cases a round
+    looks = design.looks()
+    bounds = [design.futility_bound(lk) for lk in looks]
+    # None before half the cases ran, and at the last look (the gate decides there).
+    assert [b is None for b in bounds] == [lk.n_cases < 43.5 and lk.pass_ == 1 for lk in looks[:-1]] + [True]
+    c, zg = norm.isf(0.05), norm.ppf(0.02)
+    for lk, b in zip(looks[:-1], bounds[:-1], strict=True):
+        if b is None:
+            continue
+        s = lk.spending_time
+        cp = max(0.0, math.sqrt(s) * (c + math.sqrt(1 - s) * zg))
+        assert b == pytest.approx(cp)
+        # At the boundary the conditional power under the current trend is futility_power (or z is 0).
+        if b > 0:
+            assert norm.cdf((b / math.sqrt(s) - c) / math.sqrt(1 - s)) == pytest.approx(0.02)
+    ends = [b for lk, b in zip(looks, bounds, strict=True) if lk.pass_end and b is not None]
+    assert len(ends) == 2 and 0 < ends[0] < ends[1] < c  # end of pass 1, end of pass 2: rising
+    # Without conditional power the rule is the fixed z rule; without either, no futility stop.
+    assert SequentialDesign(n_cases=87, n_attempts=3, futility_power=None).futility_bound(looks[-2]) == 0.0
+    none = SequentialDesign(n_cases=87, n_attempts=3, futility_power=None, futility_z=None)
+    assert all(none.futility_bound(lk) is None for lk in none.looks())
+
+
+def test_a_weak_trend_stops_for_futility_at_a_pass_end_where_the_z_rule_alone_went_on():
+    # 30 cases, 2 attempts: 5 wins, 4 losses, 21 ties on attempt 1: t = 0.33, above 0
+    # but below the conditional-power boundary at the end of pass 1 (0.54).
+    ids = [f"c{i}" for i in range(30)]
+    first = [1.0] * 5 + [-1.0] * 4 + [0.0] * 21
+    diffs = {c: [v, v] for c, v in zip(ids, first, strict=True)}
+    cp = SequentialDesign(n_cases=30, n_attempts=2, round_cases=30)
+    z_only = SequentialDesign(n_cases=30, n_attempts=2, round_cases=30, futility_power=None)
+    end1 = cp.looks()[0]
+    assert 0 < _run(z_only, diffs, ids)[0].statistic < cp.futility_bound(end1)
+    rec = _run(cp, diffs, ids)
+    assert len(rec) == 1 and rec[0].decision == "does not reach threshold" and "futility" in rec[0].reason
+    assert _run(z_only, diffs, ids)[0].decision == "continue"
+
+
+def test_a_a_false_pass_stays_at_most_alpha_with_every_look_and_futility_rule_and_a_naive_design_exceeds_it():
+    """A/A (both arms the same per-case success probabilities):
+    the shipped design, looking after every round, passes at most alpha (plus Monte Carlo
+    margin). The same draws gated by the gate at full alpha after every round of pass 1
+    (what the sequential rules prevent) pass far more often: the check can fail."""
+    rng = np.random.default_rng(2025)
+    n, attempts, sims = 40, 3, 1500
+    pb = rng.uniform(0.2, 0.8, n)  # few ties: every look has cases to read
+    design = SequentialDesign(n_cases=n, n_attempts=attempts, round_cases=5)
+    d = draw_differences(pb, pb, attempts, sims, rng)
+    fixed = fixed_verdicts(d, design.gate)
+    res = sequential_passes(design, d, np.random.default_rng(7), fixed=fixed)
+    se = math.sqrt(0.05 * 0.95 / sims)
+    assert res.passed.mean() <= 0.05 + 3 * se, res.passed.mean()
+    naive = np.zeros(400, bool)  # the gate at alpha after every round of pass 1, then at the end
+    for s in range(400):
+        first = d[s, :, 0]
+        naive[s] = any(gate_verdict(GateCases(skill="s", positive=first[:k].tolist()), design.gate,
+                                    bound=False).passed for k in range(5, n + 1, 5)) or bool(fixed.passed[s])
+    assert naive.mean() > 0.05 + 3 * math.sqrt(0.05 * 0.95 / 400), naive.mean()
