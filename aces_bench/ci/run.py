@@ -26,23 +26,47 @@ class CiResult:
     run_dir: Path
 
 
-def _study(changed: list[SkillChange], overrides: list[str], run_dir: Path, controls: tuple[str, ...] = ()):
+def _study(changed: list[SkillChange], overrides: list[str], run_dir: Path, controls: tuple[str, ...] = (),
+           policy: Policy | None = None):
     from aces_bench.config.compose import compose_spec
     from aces_bench.pipeline import run_study
 
     paths = ",".join(str(c.path) for c in changed)
-    spec = compose_spec(["skill=custom", f"skill.paths=[{paths}]", "study.name=ci", *controls, *overrides],
-                        output_dir=run_dir)
+    base = ["skill=custom", f"skill.paths=[{paths}]", "study.name=ci", *controls]
+    spec = compose_spec([*base, *overrides], output_dir=run_dir)
     if spec.study.sequential:
-        from aces_bench.errors import ConfigError
-
-        # The policy reads fixed-design intervals, which are not valid on trials stopped early.
-        raise ConfigError("aces-bench ci does not gate sequential studies yet: its policy reads fixed-design "
-                          "intervals, which are not valid on trials a sequential study stopped early",
-                          where="study.sequential",
-                          fix="drop study.sequential=true for ci (baseline reuse still saves the baseline trials), "
-                              "or run the sequential study and gate it with aces-bench report --fail-under-lift")
+        spec = _sequential_spec(spec, base, overrides, run_dir, policy or Policy())
     run_study(spec)
+    return spec
+
+
+def _sequential_spec(spec, base: list[str], overrides: list[str], run_dir: Path, policy: Policy):
+    """The study of a sequential ci run: its design gates at the policy's gate, fixed before the first trial.
+
+    A sequential study decides each skill at its looks with the gate's settings
+    (``study.gate``), so ci runs it with the policy's: the verdict ci reads is the one the
+    design stopped with. Refused: a policy the sequential decisions cannot answer
+    (``min_outcome_lift_lower_bound``: the gate at Bonferroni level over the skills run,
+    while each skill's design is at alpha), and ``study.gate`` overrides that differ from
+    the policy's gate."""
+    from aces_bench.config.compose import compose_spec
+    from aces_bench.errors import ConfigError
+
+    if policy.min_outcome_lift_lower_bound is not None:
+        raise ConfigError("aces-bench ci cannot gate a sequential study with min_outcome_lift_lower_bound: that "
+                          "check is the gate at a Bonferroni level over the skills run, while each skill's "
+                          "sequential design stops at its own alpha", where="study.sequential",
+                          fix="drop min_outcome_lift_lower_bound from the policy (gate.threshold sets the lift each "
+                              "skill must credibly exceed), or drop study.sequential=true")
+    g = policy.gate
+    gate = [f"study.gate.threshold={g.threshold}", f"study.gate.alpha={g.alpha}", f"study.gate.min_cases={g.min_cases}",
+            f"study.gate.harm_alpha={g.harm_alpha}"]
+    spec = compose_spec([*base, *gate, *overrides], output_dir=run_dir)
+    got = spec.study.gate
+    if (got.threshold, got.alpha, got.min_cases, got.harm_alpha) != (g.threshold, g.alpha, g.min_cases, g.harm_alpha):
+        raise ConfigError("a sequential ci run gates at the policy's gate, and the study.gate overrides differ from "
+                          "it", where="study.gate", fix="set the gate in the policy (gate: threshold, alpha, "
+                          "min_cases, harm_alpha) and drop the study.gate overrides")
     return spec
 
 
@@ -58,14 +82,21 @@ def gate_check(policy: Policy, summary, skills: list[str]) -> tuple[Check, list]
     cases = [c for c in summary.gate_cases if c.skill in skills]
     settings = GateSettings(threshold=threshold, alpha=policy.gate.alpha, min_cases=policy.gate.min_cases,
                             harm_alpha=policy.gate.harm_alpha, family=max(1, len(cases)) if lower_bound else 1)
-    verdicts = [gate_verdict(c, settings) for c in cases]
+    if summary.sequential:
+        # A sequential study: the verdict is the one each skill's design stopped with at the
+        # policy's gate (``_sequential_spec``), not the gate re-read on trials stopped early.
+        verdicts = [v for v in summary.gate if v.skill in skills]
+    else:
+        verdicts = [gate_verdict(c, settings) for c in cases]
     bad = [v for v in verdicts if not v.passed]
-    missing = sorted(set(skills) - {c.skill for c in cases})
+    missing = sorted(set(skills) - {v.skill for v in verdicts})
     rule = f"pass-rate lift credibly above {threshold:+.3f}" + (
         f" (Bonferroni over {settings.family})" if settings.family > 1 else "")
     if bad or missing or not verdicts:
         reason = "; ".join([f"{v.skill}: {describe(v)}" for v in bad] + [f"{m}: no scored case" for m in missing])
         return Check(name="gate", status="fail", reason=reason or "no skill has a scored case"), verdicts
+    if summary.sequential:
+        rule += " (sequential: the verdict each skill's design stopped with)"
     return Check(name="gate", status="pass", reason=f"every skill helps: {rule}; " + "; ".join(
         f"{v.skill} p = {v.p_value:.4g} over {v.n_cases} case(s)" for v in verdicts)), verdicts
 
@@ -93,7 +124,11 @@ def _checks(policy: Policy, trials: pd.DataFrame, summary, comparisons: list[Ski
                             reason=f"{n} finding(s) in with-skill trials (max {policy.max_security_findings}); see runtime.sarif"))
     if policy.null_arm == "require_no_effect":
         checks.append(null_arm_check(summary))
-    if policy.no_regression:
+    if policy.no_regression and summary.sequential:
+        checks.append(Check(name="no regression", status="not run", reason=(
+            "a sequential study stops skills early, and the paired CI against the last good run is a fixed-design "
+            "interval, not valid on those trials; the sequential gate above decided each skill")))
+    elif policy.no_regression:
         reg = [c for c in comparisons if c.status == "regressed"]
         judged = [c for c in comparisons if not c.status.startswith(("not judged", "no baseline"))]
         unjudged = [c.skill for c in comparisons if c.status.startswith(("not judged", "no baseline"))]
@@ -188,7 +223,7 @@ def run_ci(changed: list[SkillChange], overrides: list[str], out: Path, baseline
     run_dir = out / "run"
     # A policy that requires the null arm gets one, unless the overrides choose the arms themselves.
     wants_null = policy.null_arm == "require_no_effect" and not any(o.startswith("study.controls") for o in overrides)
-    _study(changed, overrides, run_dir, ("study.controls=[null]",) if wants_null else ())
+    _study(changed, overrides, run_dir, ("study.controls=[null]",) if wants_null else (), policy)
     trials = read_trials_table(run_dir)
     grades = read_grades(run_dir / "grades.jsonl")
     summary = read_summary(run_dir / "report" / "summary.json")

@@ -54,7 +54,8 @@ def test_a_skill_md_change_runs_no_baseline_trial_on_the_second_ci_run(tmp_path)
     assert sum(1 for j in harbor_jobs for t in j.iterdir() if (t / "result.json").is_file()) == n_a
 
 
-def test_ci_refuses_a_sequential_study_it_cannot_gate(tmp_path):
+def test_ci_refuses_a_sequential_study_whose_policy_it_cannot_answer(tmp_path):
+    from aces_bench.ci.policy import GatePolicy, Policy
     from aces_bench.ci.run import _study
     from aces_bench.errors import ConfigError
 
@@ -64,5 +65,42 @@ def test_ci_refuses_a_sequential_study_it_cannot_gate(tmp_path):
     class Change:
         path = skill
 
-    with pytest.raises(ConfigError, match="does not gate sequential studies"):
-        _study([Change()], ["study.sequential=true"], tmp_path / "run")
+    with pytest.raises(ConfigError, match="Bonferroni"):
+        _study([Change()], ["study.sequential=true"], tmp_path / "run", policy=Policy(min_outcome_lift_lower_bound=0.0))
+    with pytest.raises(ConfigError, match="policy's gate"):
+        _study([Change()], ["study.sequential=true", "study.gate.threshold=0.1"], tmp_path / "run",
+               policy=Policy(gate=GatePolicy(threshold=0.0)))
+    assert not (tmp_path / "run").exists()  # refused before any trial
+
+
+@pytest.mark.sandbox
+@needs_git
+def test_a_sequential_ci_run_gates_by_the_designs_decision_and_reuses_baselines(tmp_path):
+    repo = tmp_path / "skills-repo"
+    (repo / "skills").mkdir(parents=True)
+    _skill(repo / "skills" / "colsum-a", "colsum-a")
+    _skill(repo / "skills" / "colsum-b", "colsum-b")
+    (repo / "policy.yaml").write_text("no_regression: true\ngate:\n  threshold: 0.0\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "two skills")
+    first = _ci(repo, tmp_path / "ci1", "--save-baseline", "study.sequential=true")
+    assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-3000:]
+    verdict = json.loads((tmp_path / "ci1" / "packet" / "verdict.json").read_text())
+    checks = {c["name"]: c for c in verdict["checks"]}
+    assert verdict["passed"] and "sequential" in checks["gate"]["reason"]
+    assert checks["no regression"]["status"] == "not run" and "sequential" in checks["no regression"]["reason"]
+    ledger = json.loads((tmp_path / "ci1" / "run" / "sequential.json").read_text())
+    assert {s["design"]["gate"]["threshold"] for s in ledger["skills"].values()} == {0.0}
+    summary = json.loads((tmp_path / "ci1" / "packet" / "report" / "summary.json").read_text())
+    assert {r["skill"] for r in summary["sequential"]} == {"colsum-a", "colsum-b"}
+    assert {v["skill"]: v["verdict"] for v in summary["gate"]} == {"colsum-a": "helps", "colsum-b": "helps"}
+
+    md = repo / "skills" / "colsum-a" / "SKILL.md"
+    md.write_text(md.read_text() + "\nPrefer the script over reading the file by hand.\n")
+    _git(repo, "commit", "-qam", "colsum-a: one more line")
+    second = _ci(repo, tmp_path / "ci2", "--since", "HEAD~1", "study.sequential=true")
+    assert second.returncode == 0, second.stdout[-2000:] + second.stderr[-3000:]
+    trials = pd.read_parquet(tmp_path / "ci2" / "run" / "trials.parquet")
+    ran = trials.loc[~trials["trial_dir"].astype(str).str.contains("/jobs/reused/") & (trials["status"] != "skipped")]
+    assert set(ran["condition"]) == {"with_skill"}, ran[["condition", "status"]].value_counts()
