@@ -139,6 +139,20 @@ def look_data(sp: SkillPlan, frame: pd.DataFrame, n_cases: int) -> LookData:
     return LookData(cases=cases, means=[means.get(c) for c in in_play], firsts=[firsts.get(c) for c in in_play])
 
 
+def unwritten_design_fields(text: str) -> list[str]:
+    """The design settings a stored ledger does not record (a ledger written before they
+    existed): reading it would fill them with today's defaults, a stopping rule the study
+    did not start with."""
+    import json
+
+    fields = set(SequentialDesign.model_fields)
+    missing: set[str] = set()
+    for sp in (json.loads(text).get("skills") or {}).values():
+        if isinstance(sp, dict) and isinstance(sp.get("design"), dict):
+            missing |= fields - set(sp["design"])
+    return sorted(missing)
+
+
 def _load(out: Path, job: str, fresh: Ledger) -> Ledger | None:
     """The stored ledger of this job, if any; a RunError when it was designed otherwise (a
     resumed study must make its remaining looks under the design it started with)."""
@@ -149,6 +163,12 @@ def _load(out: Path, job: str, fresh: Ledger) -> Ledger | None:
                         fix="delete sequential.json and sequential/ to start the sequential study over")
     if ledger.job != job:
         return None
+    unwritten = unwritten_design_fields(path.read_text())
+    if unwritten:
+        raise RunError(f"this output folder holds a sequential study whose designs were written without "
+                       f"{', '.join(unwritten)} (an older aces-bench): today's defaults would change its stopping "
+                       "rule between looks", where=path,
+                       fix="finish it with the aces-bench that started it, or give the study another study.name")
     before = {k: (sp.design, sp.order) for k, sp in ledger.skills.items()}
     now = {k: (sp.design, sp.order) for k, sp in fresh.skills.items()}
     if before != now or ledger.seed != fresh.seed:

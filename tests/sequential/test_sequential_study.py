@@ -102,3 +102,12 @@ def test_a_resumed_study_refuses_a_changed_design(tmp_path):
     run_study(_spec(tmp_path, out, "study.max_trials=12"))
     with pytest.raises(RunError, match="another design or case order"):
         run_study(_spec(tmp_path, out, "study.max_trials=12", "study.gate.threshold=0.1"))
+    # A ledger written before a design setting existed (here: the conditional-power futility
+    # rule) is not resumed under today's default for it: its stopping rule would change.
+    raw = json.loads((out / LEDGER).read_text())
+    for sp in raw["skills"].values():
+        if sp.get("design"):
+            sp["design"].pop("futility_power")
+    (out / LEDGER).write_text(json.dumps(raw))
+    with pytest.raises(RunError, match="written without futility_power"):
+        run_study(_spec(tmp_path, out, "study.max_trials=12"))
