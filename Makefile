@@ -10,8 +10,10 @@ OUT ?= outputs/demo
 DEMO_CONTROLS ?= [null,placebo]
 PYTEST_ARGS ?=
 # `make test` runs the suite in TEST_WORKERS pytest-xdist processes (auto: one per core;
-# 0: in-process, no xdist). Tests that share a module-scoped study carry an xdist_group
-# mark, so --dist loadgroup runs each such module on one worker and its study once.
+# 0: in-process, no xdist). --dist loadfile sends each test file whole to one worker, so a
+# module-scoped study (the known-effect runs, the grading pipeline's) runs once. (Not
+# loadgroup: pytest-xdist 3.8 marks groups through Item._nodeid, which pytest 9 no longer
+# reads, so xdist_group marks are silently ignored and a shared study runs on both workers.)
 TEST_WORKERS ?= auto
 
 # First interpreter >= 3.12 found: $ACES_PYTHON, then PATH, then pyenv and common prefixes.
@@ -107,7 +109,7 @@ sweep: install sandbox ## Example multirun: isolation vs group (paper decoys) wi
 
 .PHONY: test
 test: install test-deps ## Run the test suite
-	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 .PHONY: validate
 validate: install sandbox ## Known-effect suite: helpful/useless/harmful/confusable skills, and gaming/crashing/over-triggering/all-win/one-case gate verdicts, on reference + terminus-2

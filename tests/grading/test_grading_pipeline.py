@@ -20,7 +20,6 @@ from aces_bench.records import read_grades
 pytestmark = [
     pytest.mark.sandbox,
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is absent: the local backend needs it"),
-    pytest.mark.xdist_group("grading-pipeline"),  # one worker (--dist loadgroup): each module-scoped study runs once
 ]
 
 CASES = "skill.cases=[explicit-1,negative-1]"

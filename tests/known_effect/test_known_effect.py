@@ -12,9 +12,6 @@ By construction (paired differences per case, with minus baseline):
 - confusable decoy ledger-checksum: group lift 0 on every case (the decoy takes the
   route in both arms), isolation lift as above -> routing premium -5/6, [-1.262, -0.405].
 One run per harness is shared by every test of this module (``suite`` fixture).
-Under pytest-xdist (``make test``: ``--dist loadgroup``) the tests that read the two suite runs
-form one group and each harness's verdict runs another, so every run happens once, on one
-worker, while the other runs elsewhere.
 """
 
 from __future__ import annotations
@@ -41,8 +38,6 @@ from known_effect import (
 )
 
 pytestmark = pytest.mark.sandbox  # skipped without bubblewrap (tests/conftest.py)
-# xdist groups: a module-scoped run is made once per worker that needs it.
-SUITE_GROUP = pytest.mark.xdist_group("known-effect-suite")
 
 # t(0.975, 5) * sd / sqrt(6) for six pairs, five of them +-1 and one 0 (sd = sqrt(1/6)).
 HALF_WIDTH = 2.570582 * (1 / 6) ** 0.5 / 6 ** 0.5
@@ -60,7 +55,7 @@ def terminus_run(tmp_path_factory):
     return run_terminus(base / "out", root_parent=base)
 
 
-@pytest.fixture(params=[pytest.param("reference", marks=SUITE_GROUP), pytest.param("terminus-2", marks=SUITE_GROUP)])
+@pytest.fixture(params=["reference", "terminus-2"])
 def suite(request):
     return request.getfixturevalue("reference_run" if request.param == "reference" else "terminus_run")
 
@@ -129,7 +124,6 @@ def test_confusable_decoy_gives_a_negative_routing_premium(suite):
     assert [r.lift for r in group] == [0.0]
 
 
-@SUITE_GROUP
 def test_the_table_prints_sign_estimate_and_interval_of_each(reference_run, terminus_run):
     runs = [reference_run[0], terminus_run[0]]
     table = format_table(runs)
@@ -140,7 +134,6 @@ def test_the_table_prints_sign_estimate_and_interval_of_each(reference_run, term
     assert "+0.833" in table and "-0.833" in table and "no variation observed (n = 5)" in table
 
 
-@SUITE_GROUP
 def test_the_scripted_model_decided_from_what_terminus_showed_it(terminus_run):
     _, server = terminus_run
     assert server.errors == []
@@ -192,8 +185,7 @@ def terminus_verdicts(tmp_path_factory):
     return run_terminus_verdicts(base / "out", root_parent=base)
 
 
-@pytest.fixture(params=[pytest.param("reference", marks=pytest.mark.xdist_group("known-effect-verdicts-reference")),
-                        pytest.param("terminus-2", marks=pytest.mark.xdist_group("known-effect-verdicts-terminus"))])
+@pytest.fixture(params=["reference", "terminus-2"])
 def verdicts(request):
     return request.getfixturevalue("reference_verdicts" if request.param == "reference" else "terminus_verdicts")
 

@@ -60,10 +60,6 @@ SKILLS = {
 }
 
 
-# One worker runs this module (pytest-xdist --dist loadgroup): its study runs once.
-pytestmark = pytest.mark.xdist_group("known-effect-unseen")
-
-
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
     if not PUBLIC.is_dir():

@@ -29,7 +29,6 @@ websockets = pytest.importorskip("websockets", reason="the browser test drives C
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is absent (Debian: apt-get install chromium)"),
-    pytest.mark.xdist_group("report-browser"),  # one worker (--dist loadgroup): one report build, one browser
 ]
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",

@@ -38,8 +38,6 @@ DESIGN = {"members": [
     {"name": "terminus-sonnet", "arms": ["model_slice"]},
 ]}
 PROBLEMS: dict[str, list[str]] = {}
-# One worker (pytest-xdist --dist loadgroup): the design study and its report are built once.
-pytestmark = pytest.mark.xdist_group("report-design")
 
 
 @pytest.fixture(scope="session")
