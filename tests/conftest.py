@@ -21,6 +21,11 @@ sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 os.environ.setdefault("HARBOR_TELEMETRY", "0")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# litellm points tiktoken at its bundled encodings (TIKTOKEN_CACHE_DIR) when first imported.
+# Imported inside a mock.patch.dict(os.environ) (the known-effect terminus runs), the variable
+# is dropped on exit, and a later terminus-2 trial in the same process tries to download
+# o200k_base (no network): with pytest-xdist that order happens. Import it once, here.
+import litellm.litellm_core_utils.default_encoding  # noqa: E402, F401
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
