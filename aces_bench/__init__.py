@@ -22,7 +22,7 @@ def load(path: str | Path) -> pd.DataFrame:
     """
     # Imported by name when called: the package root sits below every layer (agents,
     # backends and judges import it for __version__), so it must not import the records.
-    study_data = importlib.import_module("aces_bench.study_data")
+    study_data = importlib.import_module("aces_bench.records.study_data")
     return study_data.study_trials(Path(path))
 
 

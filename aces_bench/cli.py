@@ -27,19 +27,19 @@ import os
 import sys
 from pathlib import Path
 
-from aces_bench.errors import AcesError, RunError, output_error
-from aces_bench.offline import set_offline_defaults
+from aces_bench.core.errors import AcesError, RunError, output_error
+from aces_bench.run.offline import set_offline_defaults
 
 SUBCOMMANDS = {
     "scan": ("aces_bench.static.cli", "static scan of skill folders (structure, rubric, security)"),
     "report": ("aces_bench.reports.cli", "regenerate reports from stored results (or SkillsBench data)"),
-    "grade": ("aces_bench.grade_cli", "grade the trials of any Harbor job dir"),
+    "grade": ("aces_bench.grading.cli", "grade the trials of any Harbor job dir"),
     "dataset": ("aces_bench.datasets.cli", "create, refine, check and show a skill's evaluation cases"),
     "trigger": ("aces_bench.datasets.trigger_cli", "trigger evaluation (precision/recall, confusion) and description optimisation"),
     "podman": ("aces_bench.backends.podman", "build the offline python:3.12-slim image for backend=podman; check it"),
     "agents": ("aces_bench.agents.clis", "install the npm agent CLIs (claude-code, codex, opencode) into the cache"),
     "ci": ("aces_bench.ci.cli", "skill CI: run changed skills, compare with the last good run, apply a policy"),
-    "plan": ("aces_bench.plan", "before any trial: trials, cost and detectable lift of the fixed and sequential design"),
+    "plan": ("aces_bench.study.plan", "before any trial: trials, cost and detectable lift of the fixed and sequential design"),
 }
 
 log = logging.getLogger("aces_bench")
@@ -69,8 +69,8 @@ def _study(*args, **kwargs):
         from hydra.types import RunMode
 
         from aces_bench.config.spec import build_run_spec
-        from aces_bench.console import quiet_console
-        from aces_bench.pipeline import run_study
+        from aces_bench.study.console import quiet_console
+        from aces_bench.study.pipeline import run_study
 
         quiet_console()  # Hydra has just configured logging for this job
         hc = HydraConfig.get()
@@ -78,7 +78,7 @@ def _study(*args, **kwargs):
         try:
             spec = build_run_spec(cfg, overrides=list(hc.overrides.task), choices=dict(hc.runtime.choices))
             if hc.mode == RunMode.MULTIRUN:
-                from aces_bench.sweep import refusal
+                from aces_bench.study.sweep import refusal
 
                 refused = refusal(Path(hc.sweep.dir))
                 if refused is not None:
@@ -243,7 +243,7 @@ def _main(argv: list[str] | None = None) -> int:
                                 "so the previous ones are intact")
     if argv and argv[0] == "run":
         argv = argv[1:]
-    from aces_bench.console import exit_status, strip_verbose
+    from aces_bench.study.console import exit_status, strip_verbose
 
     argv = strip_verbose(argv)
     if any(a in ("--help", "-h") for a in argv):

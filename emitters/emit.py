@@ -12,16 +12,16 @@ from harbor.models.task.task import Task
 from pydantic import BaseModel, ConfigDict
 
 from aces_bench.backends import LOCAL_BACKEND
+from aces_bench.cases.credentials import check_study_credentials
 from aces_bench.config.spec import RunSpec
-from aces_bench.datasets.credentials import check_study_credentials
+from aces_bench.core.errors import EmitError
+from aces_bench.core.io import write_json
+from aces_bench.core.versioning import VersionedRecord, load_model
 from aces_bench.emitters.accepted import AcceptedIds
 from aces_bench.emitters.harbor_task import RenderCache, emit_task, finished_task
 from aces_bench.emitters.inputs import InputKeys, read_inputs_index, write_inputs_index
 from aces_bench.emitters.interventions import forget_loaded
 from aces_bench.emitters.plan import StudyPlan, TaskPlan, plan_study
-from aces_bench.errors import EmitError
-from aces_bench.io import write_json
-from aces_bench.versioning import VersionedRecord, load_model
 
 # Task ids Harbor's loader accepted, written after validation. Ids are content
 # addresses, so a re-emit of unchanged dirs needs no second validation.

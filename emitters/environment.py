@@ -23,9 +23,9 @@ import yaml
 from harbor.models.task.config import MCPServerConfig
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from aces_bench.errors import EmitError, from_validation
-from aces_bench.io import load_yaml, yaml_problem
-from aces_bench.skills import Skill, iter_files
+from aces_bench.core.errors import EmitError, from_validation
+from aces_bench.core.io import load_yaml, yaml_problem
+from aces_bench.inputs.skills import Skill, iter_files
 
 ENV_DIR = "evals/environment"
 COMPOSE_FILES = ("docker-compose.yaml", "docker-compose.yml", "compose.yaml", "compose.yml")

@@ -26,8 +26,9 @@ from harbor.models.task.config import (
 
 from aces_bench import __version__
 from aces_bench.cases import EvalCase
-from aces_bench.conditions import SLUGS, stages_target
 from aces_bench.config.spec import RunSpec
+from aces_bench.core.conditions import SLUGS, stages_target
+from aces_bench.core.metrics import GRADER_VERSION
 from aces_bench.emitters.environment import CustomEnvironment, dockerfile_text, load_environment
 from aces_bench.emitters.native import native_config, native_dockerfile, native_files
 from aces_bench.emitters.placebo import forced_preamble
@@ -36,8 +37,7 @@ from aces_bench.emitters.plan import PLUGINS_DIR, TaskPlan
 # The table's model and version live with its readers (TaskMetadata); re-exported here.
 from aces_bench.emitters.task_metadata import TASK_METADATA_KEY, TASK_METADATA_VERSION
 from aces_bench.emitters.writer import BLOB_DIR, BlobStore, write_task_dir
-from aces_bench.metrics import GRADER_VERSION
-from aces_bench.skills import SKILL_FILE, Skill, staged_files
+from aces_bench.inputs.skills import SKILL_FILE, Skill, staged_files
 from aces_bench.verifier.check_answer import input_digests
 
 _CHECKER = "check_answer.py"

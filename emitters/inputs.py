@@ -36,9 +36,9 @@ from pydantic_core import to_json
 
 from aces_bench import __version__
 from aces_bench.config.spec import RunSpec
+from aces_bench.core.io import write_json
+from aces_bench.core.versioning import VersionedRecord
 from aces_bench.emitters.plan import TaskPlan
-from aces_bench.io import write_json
-from aces_bench.versioning import VersionedRecord
 
 INPUTS_INDEX = ".aces-inputs.json"
 

@@ -20,8 +20,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from aces_bench.config.spec import RunSpec
-from aces_bench.errors import SkillError
-from aces_bench.skills import SAFE_NAME, Skill, discover_skill_dirs, evaluation_asset, iter_files, load_skill
+from aces_bench.core.errors import SkillError
+from aces_bench.inputs.skills import SAFE_NAME, Skill, discover_skill_dirs, evaluation_asset, iter_files, load_skill
 
 PLUGIN_MANIFEST = ".claude-plugin/plugin.json"
 

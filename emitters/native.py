@@ -16,8 +16,8 @@ from harbor.models.task.config import TaskConfig
 from harbor.models.task.task import Task
 
 from aces_bench.cases import EvalCase
-from aces_bench.errors import EmitError
-from aces_bench.skills import Skill, iter_files
+from aces_bench.core.errors import EmitError
+from aces_bench.inputs.skills import Skill, iter_files
 
 NATIVE_DIR = "evals/harbor"
 CASE_PREFIX = "harbor-"

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import yaml
 
-from aces_bench.skills import SKILL_FILE, Skill
+from aces_bench.inputs.skills import SKILL_FILE, Skill
 
 PLACEBO_BODY = "This skill has no further content.\n"
 

@@ -5,7 +5,7 @@ decoy set. The with-skill and baseline plans of a case differ only in whether th
 intervention (one skill, a bundle or a plugin's skills) is staged; everything else
 (prerequisite/helper/reference/decoy skills, fixtures, instruction, environment,
 verifier) is identical, which is what makes the pair a paired sample. The calibration
-arms of ``study.controls`` (``aces_bench/conditions.py``) are more conditions of the
+arms of ``study.controls`` (``aces_bench/core/conditions.py``) are more conditions of the
 same case: ``null`` stages what the baseline stages, ``placebo`` a sham of each member
 (``emitters/placebo.py``) where the member would be, ``forced`` what with_skill stages
 (its instruction differs: ``harbor_task.instruction_text``).
@@ -21,14 +21,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from aces_bench.cases import SAFE_CASE_ID, EvalCase, load_suite
-from aces_bench.conditions import PAIRED, Condition
+from aces_bench.cases.formats import has_eval_assets, select_evals_files
 from aces_bench.config.spec import RunSpec
-from aces_bench.datasets.formats import has_eval_assets, select_evals_files
+from aces_bench.core.conditions import PAIRED, Condition
+from aces_bench.core.errors import SkillError
 from aces_bench.emitters.interventions import Intervention, load_interventions, load_skills, loaded
 from aces_bench.emitters.native import find_native_tasks, native_case
 from aces_bench.emitters.placebo import placebo_files, placebo_skill
-from aces_bench.errors import SkillError
-from aces_bench.skills import Skill
+from aces_bench.inputs.skills import Skill
 
 log = logging.getLogger("aces_bench.plan")
 

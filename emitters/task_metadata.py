@@ -2,7 +2,7 @@
 
 ``emitters/harbor_task.py task_metadata`` writes the table as a plain dict (task ids
 are content addresses over exactly those bytes); readers (``emit.read_task_metadata``,
-``graders/external.py``) validate it here, so an older table is migrated and one from
+``aces_bench/grading/external.py``) validate it here, so an older table is migrated and one from
 a newer aces-bench is refused instead of read by guesswork.
 
 Versions: 1 (first emitter) lacked the intervention, the case source, the decoy draw
@@ -18,8 +18,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from aces_bench.conditions import Condition
-from aces_bench.versioning import VersionedRecord
+from aces_bench.core.conditions import Condition
+from aces_bench.core.versioning import VersionedRecord
 
 TASK_METADATA_KEY = "aces"
 TASK_METADATA_VERSION = "2"

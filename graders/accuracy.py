@@ -111,5 +111,5 @@ async def grade_accuracy(inp: GradingInput, judge: Judge) -> MetricResult:
 
 
 async def grade(inp: GradingInput, ctx: GraderContext) -> MetricResult:
-    """The registered grader (``aces_bench/metrics.py``): ``grade_accuracy`` with the context's judge."""
+    """The registered grader (``aces_bench/core/metrics.py``): ``grade_accuracy`` with the context's judge."""
     return await grade_accuracy(inp, require_judge(ctx, METRIC))

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from aces_bench.skilltree import FILE, LOOP, walk
-from aces_bench.trialfiles import read_trial_file
+from aces_bench.inputs.skilltree import FILE, LOOP, walk
+from aces_bench.inputs.trialfiles import read_trial_file
 
 MAX_FILE_BYTES = 2_000_000
 MAX_FILES = 5_000

@@ -36,8 +36,8 @@ from harbor.models.trajectories import (
 )
 from pydantic import ValidationError
 
-from aces_bench.errors import validation_lines
-from aces_bench.trialfiles import MAX_TRIAL_FILE_BYTES, is_regular, read_trial_file
+from aces_bench.core.errors import validation_lines
+from aces_bench.inputs.trialfiles import MAX_TRIAL_FILE_BYTES, is_regular, read_trial_file
 
 SUPPORTED_VERSIONS: tuple[str, ...] = get_args(Trajectory.model_fields["schema_version"].annotation)
 TRAJECTORY_FILE = "trajectory.json"

@@ -55,10 +55,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from aces_bench.backends.copyout import copy_out
 from aces_bench.cases import EvalCase
-from aces_bench.errors import AcesError, EvalsError, validation_lines
+from aces_bench.core.errors import AcesError, EvalsError, validation_lines
+from aces_bench.core.io import remove_tree
 from aces_bench.graders.base import Evidence, MetricResult
 from aces_bench.graders.redact import redact, redact_value
-from aces_bench.io import remove_tree
 
 GRADERS_DIR = "evals/graders"
 PREFIX = "author:"

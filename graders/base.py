@@ -2,7 +2,7 @@
 
 Every metric's grader has one signature, ``grade(inp: GradingInput, ctx: GraderContext)
 -> MetricResult`` (a coroutine for judged metrics), and is registered once in
-``aces_bench/metrics.py``. ``inp`` is what the trial produced; ``ctx`` is what the
+``aces_bench/core/metrics.py``. ``inp`` is what the trial produced; ``ctx`` is what the
 grading layer prepared once per trial and shares with every grader (the normalised
 tool-call view, the retained artifacts, the pattern set, the judge, the results of
 the metrics graded before). A grader never raises for bad agent behaviour; it returns
@@ -21,7 +21,7 @@ from harbor.models.trajectories import Trajectory
 from pydantic import BaseModel, ConfigDict, Field
 
 from aces_bench.cases import EvalCase
-from aces_bench.metrics import GRADER_VERSION
+from aces_bench.core.metrics import GRADER_VERSION
 
 if TYPE_CHECKING:
     from aces_bench.graders.artifacts import ArtifactText

@@ -140,5 +140,5 @@ async def grade_behavior_check(inp: GradingInput, judge: Judge) -> MetricResult:
 
 
 async def grade(inp: GradingInput, ctx: GraderContext) -> MetricResult:
-    """The registered grader (``aces_bench/metrics.py``): ``grade_behavior_check`` with the context's judge."""
+    """The registered grader (``aces_bench/core/metrics.py``): ``grade_behavior_check`` with the context's judge."""
     return await grade_behavior_check(inp, require_judge(ctx, METRIC))

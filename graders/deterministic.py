@@ -2,7 +2,7 @@
 
 ``grade_deterministic(inp)`` builds the trajectory view once, reads the retained
 artifacts once, runs every deterministic metric of the registry
-(``aces_bench/metrics.py``: ``security``, ``skill_execution``, ``skill_efficiency``
+(``aces_bench/core/metrics.py``: ``security``, ``skill_execution``, ``skill_efficiency``
 and any registered since) and the ``self_correction`` section over them, and returns
 every result with its evidence redacted. It never raises for agent behaviour; a missing trajectory or case
 leaves the affected metrics unscored with the reason.
@@ -10,6 +10,7 @@ leaves the affected metrics unscored with the reason.
 
 from __future__ import annotations
 
+from aces_bench.core.metrics import metrics
 from aces_bench.graders.artifacts import ArtifactText, read_artifact_texts
 from aces_bench.graders.base import GraderContext, GradingInput, MetricResult
 from aces_bench.graders.patterns import PatternSet, load_patterns
@@ -18,7 +19,6 @@ from aces_bench.graders.self_correction import METRIC as SELF_CORRECTION
 from aces_bench.graders.self_correction import grade_self_correction
 from aces_bench.graders.skill_execution import METRIC as SKILL_EXECUTION
 from aces_bench.graders.tool_calls import TraceView, build_view
-from aces_bench.metrics import metrics
 
 
 def grade_deterministic(

@@ -1,7 +1,7 @@
 """The five ACES dimensions, the composite and the outcome-only view, from the six metrics.
 
 The mapping is data, declared by each metric in the registry (``Metric.dimensions``
-in ``aces_bench/metrics.py``) and read here by ``dimensions()``: each dimension is the
+in ``aces_bench/core/metrics.py``) and read here by ``dimensions()``: each dimension is the
 mean of the metric scores or metric sub-scores it lists that were scored on the trial. Sub-scores are used where
 one metric feeds two dimensions, so no check is counted twice:
 
@@ -30,8 +30,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from aces_bench.core.metrics import dimension_sources, outcome_metrics
 from aces_bench.graders.base import MetricResult
-from aces_bench.metrics import dimension_sources, outcome_metrics
 
 
 @dataclass(frozen=True, slots=True)

@@ -332,5 +332,5 @@ async def grade_goal_accuracy(
 
 
 async def grade(inp: GradingInput, ctx: GraderContext) -> MetricResult:
-    """The registered grader (``aces_bench/metrics.py``): ``grade_goal_accuracy`` with the context's judge."""
+    """The registered grader (``aces_bench/core/metrics.py``): ``grade_goal_accuracy`` with the context's judge."""
     return await grade_goal_accuracy(inp, require_judge(ctx, METRIC))

@@ -1,6 +1,6 @@
 """Entry point for the judged metrics: accuracy, goal_accuracy, behavior_check (the registry's judged kind).
 
-``grade_judged`` runs every judged metric of the registry (``aces_bench/metrics.py``)
+``grade_judged`` runs every judged metric of the registry (``aces_bench/core/metrics.py``)
 concurrently with one judge; the judge's own
 semaphore bounds how many calls are in flight. Every result carries the judge's
 label in ``grader`` and the prompt version in ``grader_version``. A panel
@@ -19,10 +19,10 @@ import asyncio
 import statistics
 from collections.abc import Mapping
 
+from aces_bench.core.metrics import metrics
 from aces_bench.graders.base import GraderContext, GradingInput, MetricResult
 from aces_bench.graders.redact import redact
 from aces_bench.judges.base import Judge, JudgeOutcome, T
-from aces_bench.metrics import metrics
 
 
 class RedactingJudge:

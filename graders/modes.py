@@ -1,6 +1,6 @@
 """Grading modes: what drives a trial's composite and its pass/fail.
 
-The modes themselves, and pass, are decided in ``aces_bench/mode_registry.py``; this
+The modes themselves, and pass, are decided in ``aces_bench/core/modes.py``; this
 module runs what a mode needs on the host (author graders, the composite).
 
 - ``aces_default``: the six ACES metrics. Composite = their weighted mean
@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aces_bench.config.spec import GradingSpec
-from aces_bench.errors import ConfigError
+from aces_bench.core.errors import ConfigError
+from aces_bench.core.modes import MODE_NAMES, mode
 from aces_bench.graders.author import GRADERS_DIR, PREFIX, discover_author_graders
 from aces_bench.graders.base import MetricResult
 from aces_bench.graders.dimensions import weighted_composite
-from aces_bench.mode_registry import MODE_NAMES, mode
 
 MODES = MODE_NAMES
 
@@ -74,7 +74,7 @@ def decide(grading: GradingSpec, metrics: Mapping[str, MetricResult]) -> Verdict
     """The composite and the author graders' aggregate of one trial under ``grading.mode``.
 
     Outcome and pass are decided from these by ``graders/outcome.trial_outcome`` (the
-    mode's ``decide``, ``aces_bench/mode_registry.py``): pass is decided there once.
+    mode's ``decide``, ``aces_bench/core/modes.py``): pass is decided there once.
     """
     m = mode(grading.mode)
     score, passed, why = author_aggregate(author_metrics(metrics), grading.pass_threshold)

@@ -1,6 +1,6 @@
 """The task outcome of one trial: the number the headline, the per-skill table and the gate use.
 
-Intention to treat (``aces_bench/mode_registry.py`` decides, for every mode):
+Intention to treat (``aces_bench/core/modes.py`` decides, for every mode):
 
 1. a finished trial: the mode's outcome. In ``aces_default`` and ``aces_plus_custom``
    the verifier's reward where the case has verifier checks (its own assertions, or a
@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from aces_bench.core.modes import TrialClass, TrialOutcome, mode
 from aces_bench.graders.base import MetricResult
 from aces_bench.graders.dimensions import outcome_only
-from aces_bench.mode_registry import TrialClass, TrialOutcome, mode
 
 NO_CHECK = "no verifier check"
 """Why a case without assertions or a native verifier has no reward."""
@@ -37,7 +37,7 @@ CLASS_OF_STATUS: dict[str, TrialClass] = {
     # whose model was not shown the target, a baseline shown it): not a data point of its arm.
     "setup_error": "excluded",
 }
-"""A trial's class by its collected status (``aces_bench.collect.classify`` decides the status)."""
+"""A trial's class by its collected status (``aces_bench.run.collect.classify`` decides the status)."""
 ARM_FAILURES = tuple(s for s, c in CLASS_OF_STATUS.items() if c == "arm_failure")
 
 

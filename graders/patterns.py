@@ -2,7 +2,7 @@
 
 ``graders/data/security_patterns.yaml`` is the shipped set; ``load_patterns(path)``
 reads another file of the same shape. The schema and its validation are shared with
-the static content scan (``aces_bench/security_patterns.py``); here the set is
+the static content scan (``aces_bench/inputs/security_patterns.py``); here the set is
 compiled once and grouped by trajectory scope; the security metric and redaction
 both read the compiled set.
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from aces_bench.security_patterns import (
+from aces_bench.inputs.security_patterns import (
     TRAJECTORY_SCOPES,
     PatternFile,
     SecurityPattern,

@@ -17,8 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from aces_bench.core.masking import credential_mask, mask_known  # noqa: F401  (credential_mask re-exported)
 from aces_bench.graders.patterns import Compiled, PatternSet, load_patterns
-from aces_bench.masking import credential_mask, mask_known  # noqa: F401  (credential_mask re-exported)
 
 
 def mask(pattern_id: str) -> str:
@@ -111,7 +111,7 @@ def credential_values(names: Iterable[str], environ: Mapping[str, str] | None = 
 
 
 def redact_known(text: str, values: Mapping[str, str]) -> str:
-    """``text`` with every passed credential's value masked by name (``aces_bench.masking``),
+    """``text`` with every passed credential's value masked by name (``aces_bench.core.masking``),
     inside other text too (``postgres://u:VALUE@h``) and URL-quoted, JSON-escaped or base64."""
     return mask_known(text, values)
 

@@ -175,6 +175,6 @@ def grade_security(
 
 
 def grade(inp: GradingInput, ctx: GraderContext) -> MetricResult:
-    """The registered grader (``aces_bench/metrics.py``): ``grade_security`` over the shared view and artifacts."""
+    """The registered grader (``aces_bench/core/metrics.py``): ``grade_security`` over the shared view and artifacts."""
     return grade_security(inp, ctx.view, artifacts=ctx.artifacts, artifact_notes=ctx.artifact_notes,
                           patterns=ctx.patterns)

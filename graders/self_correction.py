@@ -55,7 +55,7 @@ from aces_bench.graders.skill_execution import (
     unscored,
 )
 from aces_bench.graders.tool_calls import Call, TraceView, skill_ref
-from aces_bench.trialfiles import read_trial_file
+from aces_bench.inputs.trialfiles import read_trial_file
 from aces_bench.verifier.check_answer import evaluate_check
 
 METRIC = "self_correction"

@@ -145,5 +145,5 @@ def without_routing(r: MetricResult, reason: str) -> MetricResult:
 
 
 def grade(inp: GradingInput, ctx: GraderContext) -> MetricResult:
-    """The registered grader (``aces_bench/metrics.py``)."""
+    """The registered grader (``aces_bench/core/metrics.py``)."""
     return grade_skill_efficiency(inp, ctx.view)

@@ -46,9 +46,9 @@ from aces_bench.cases import EvalCase
 from aces_bench.graders.base import Evidence, GraderContext, GradingInput, MetricResult
 from aces_bench.graders.shell import python_imports
 from aces_bench.graders.tool_calls import Call, TraceView, skill_glob_ref, skill_ref
-from aces_bench.skills import evaluation_asset
-from aces_bench.skilltree import read_regular, walk
-from aces_bench.trialfiles import read_trial_file
+from aces_bench.inputs.skills import evaluation_asset
+from aces_bench.inputs.skilltree import read_regular, walk
+from aces_bench.inputs.trialfiles import read_trial_file
 
 METRIC = "skill_execution"
 # Sub-score (and evidence check) names; other modules import these, never the bare strings.
@@ -544,5 +544,5 @@ def provenance(inp: GradingInput) -> Provenance:
 
 
 def grade(inp: GradingInput, ctx: GraderContext) -> MetricResult:
-    """The registered grader (``aces_bench/metrics.py``)."""
+    """The registered grader (``aces_bench/core/metrics.py``)."""
     return grade_skill_execution(inp, ctx.view)

@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from aces_bench.conditions import PAIRED
-from aces_bench.records import PRIMARY_ARM
+from aces_bench.core.conditions import PAIRED
+from aces_bench.records.study_data import ARMS_SEPARATOR
+from aces_bench.records.trials import PRIMARY_ARM
 from aces_bench.stats import build_pairs, lift_table
 from aces_bench.stats.controls import positive_cases
 from aces_bench.stats.lift import natural_key
-from aces_bench.study_data import ARMS_SEPARATOR
 
 GROUP_ARM = "group"
 STRESS_ARM = "routing_stress"
@@ -213,7 +213,7 @@ def _level_trials(s: AnalysisSet, by: str, value) -> pd.DataFrame:
     if by == "visible skills":
         # A level is what the with-skill trial saw; every condition of its pair key (negative
         # controls too) belongs to it.
-        from aces_bench.records import PAIR_KEY
+        from aces_bench.records.trials import PAIR_KEY
 
         seen = t.loc[(t["condition"] == "with_skill") & (t["n_visible_skills"].astype("Float64") == float(value)),
                      list(PAIR_KEY)]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from aces_bench.io import write_text
+from aces_bench.core.io import write_text
 from aces_bench.reports.html import environment as html_environment
 from aces_bench.reports.html import render
 from aces_bench.reports.labels import outcome_label, p_text

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from aces_bench.io import staging_dir, swap_in, write_json, write_text
-from aces_bench.records import PAIR_KEY
+from aces_bench.core.io import staging_dir, swap_in, write_json, write_text
+from aces_bench.records.trials import PAIR_KEY
 from aces_bench.reports.analysis import analysis_sets, arm_rows, arm_views
 from aces_bench.reports.appendix import write_appendix
 from aces_bench.reports.confusion import visible_skills
@@ -186,7 +186,7 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
                             confusion_trials=study.trials,
                             judge_agreement=judge_agreement((g for m in study.members for g in m.grades.values()),
                                                             stats.settings.level))
-    from aces_bench.cost import read_stop
+    from aces_bench.run.cost import read_stop
 
     stop = read_stop(results_dir)
     if stop is not None:

@@ -17,7 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from aces_bench.errors import ReportError
+from aces_bench.core.errors import ReportError
 from aces_bench.stats.pairing import OUTCOME, OUTCOMES
 
 DEFAULT_SKILLSBENCH_OUT = Path("outputs/skillsbench/report")
@@ -146,7 +146,7 @@ def _gate(report_dir: Path, threshold: float, lower_bound: bool, min_cases: int 
 def _sequential_gate(summary, threshold: float) -> int:
     """A sequential study is gated by its own decisions: a fixed-design bound recomputed on
     trials stopped early is not valid, so another threshold than the design's is refused."""
-    from aces_bench.errors import ReportError
+    from aces_bench.core.errors import ReportError
 
     rows = [r for r in summary.sequential if r.get("skill")]
     designed = sorted({r["threshold"] for r in rows if r.get("threshold") is not None})

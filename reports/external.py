@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aces_bench.io import write_json, write_text
+from aces_bench.core.io import write_json, write_text
 from aces_bench.reports.appendix import write_appendix
 from aces_bench.reports.figures import FigureInputs, harness_model_cells, metric_lift
 from aces_bench.reports.html import environment, render, svg_data_uri

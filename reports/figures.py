@@ -27,7 +27,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, MaxNLocator, NullFormatter, NullLocator
 
-from aces_bench.metrics import metric_names
+from aces_bench.core.metrics import metric_names
 from aces_bench.reports.analysis import STRESS_ARM, AnalysisSet, AnalysisSets, analysis_sets
 from aces_bench.reports.labels import outcome_label
 from aces_bench.reports.standin import STAND_IN_MARK, stand_in_text, stand_ins

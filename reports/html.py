@@ -18,10 +18,10 @@ from typing import Any
 
 import jinja2
 
+from aces_bench.core.metrics import metric_names
 from aces_bench.graders.base import MetricResult
 from aces_bench.graders.self_correction import SelfCorrection
-from aces_bench.metrics import metric_names
-from aces_bench.records import PAIR_KEY
+from aces_bench.records.trials import PAIR_KEY
 from aces_bench.reports.labels import human_value, outcome_label, p_text, source_label
 from aces_bench.reports.trajectory_view import Clip, TrajectoryView
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 import pandas as pd
 from pydantic import BaseModel
 
-from aces_bench.records import CELL_KEY, GradedTrial
+from aces_bench.records.trials import CELL_KEY, GradedTrial
 from aces_bench.reports.labels import outcome_label
 from aces_bench.reports.summary import ReportSummary
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from aces_bench.core.metrics import metric_names
 from aces_bench.graders.judged import PER_JUDGE
-from aces_bench.metrics import metric_names
-from aces_bench.records import GradedTrial
+from aces_bench.records.trials import GradedTrial
 from aces_bench.stats.agreement import AgreementRow, panel_agreement
 
 

@@ -30,8 +30,8 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from aces_bench.io import write_text
-from aces_bench.metrics import metric_names
+from aces_bench.core.io import write_text
+from aces_bench.core.metrics import metric_names
 from aces_bench.reports.dimensions import dimensions_of, mapping
 from aces_bench.reports.inventory import WHOLE_STUDY, CoverageRow, InventoryItem
 from aces_bench.reports.labels import outcome_label, source_label

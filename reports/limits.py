@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 from pydantic import BaseModel, Field
 
-from aces_bench.errors import ReportError
+from aces_bench.core.errors import ReportError
 
 LIMITS = ("memory", "cpus", "disk", "network", "processes", "isolation")
 NOT_RECORDED = "not recorded (no local-sandbox.json for this trial)"

@@ -11,7 +11,8 @@ import pandas as pd
 from harbor.models.trajectories import Trajectory
 
 from aces_bench.graders.redact import credential_values
-from aces_bench.records import PAIR_KEY, GradedTrial
+from aces_bench.inputs.trialfiles import is_regular
+from aces_bench.records.trials import PAIR_KEY, GradedTrial
 from aces_bench.reports.html import (
     PairView,
     TrialView,
@@ -27,7 +28,6 @@ from aces_bench.reports.triage import (
     activation,
     triage,
 )
-from aces_bench.trialfiles import is_regular
 
 
 def _clean(v):

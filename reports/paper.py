@@ -31,7 +31,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from pydantic import BaseModel
 
-from aces_bench.errors import ReportError
+from aces_bench.core.errors import ReportError
 from aces_bench.reports.analysis import STRESS_ARM, AnalysisSet
 from aces_bench.reports.figures import (
     FigureInputs,
@@ -387,8 +387,8 @@ class ScanView(BaseModel):
 
 def _category(path: str) -> str:
     """A skill's category from its SKILL.md frontmatter (``category`` or ``metadata.category``)."""
-    from aces_bench.errors import AcesError
-    from aces_bench.skills import parse_frontmatter
+    from aces_bench.core.errors import AcesError
+    from aces_bench.inputs.skills import parse_frontmatter
 
     p = Path(path) / "SKILL.md"
     try:
@@ -591,7 +591,7 @@ def _routing_rows(inp: FigureInputs, rs: dict) -> list[SideBySide]:
         out.append(_row("routing stress", f"mean wall seconds at {k} skills", v, got,
                         int((wall_trials["level"] == int(k)).sum()) if got is not None else None,
                         visible_note(int(k)), s.description, inp.stand_in(s.trials)))
-    # The one pass (final_pass, aces_bench/mode_registry.py): an arm's failures are not passed.
+    # The one pass (final_pass, aces_bench/core/modes.py): an arm's failures are not passed.
     passed = trials.assign(p=outcome_values(trials, FINAL_PASS)).dropna(subset=["level", "p"])
     rate = passed.groupby("level")["p"].mean()
     for k, v in (rs.get("with_skill_pass_rate") or {}).items():
@@ -679,7 +679,7 @@ def write_paper_page(out: Path, inp: FigureInputs, items: list[InventoryItem], *
     """``<report>/paper.html`` with every paper figure, ``paper/side_by_side.{csv,json}``,
     ``tables/side_by_side.tex`` and ``tables/corpus_by_category.tex``; returns the page and
     the side-by-side rows (summary.json carries them too)."""
-    from aces_bench.io import write_frame, write_json, write_text
+    from aces_bench.core.io import write_frame, write_json, write_text
     from aces_bench.reports.html import environment, render, svg_data_uri
     from aces_bench.reports.latex import write_paper_tables
     from aces_bench.reports.pages import relative

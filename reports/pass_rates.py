@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import pandas as pd
 from pydantic import BaseModel, Field
 
-from aces_bench.records import CONDITIONS
+from aces_bench.records.trials import CONDITIONS
 
 FINAL = "final_pass"
 FIRST = "first_attempt_pass"

@@ -5,7 +5,7 @@ dir whose subfolders are study output dirs ("members"). Every trial row is match
 its member through ``run_id`` so its grade and trajectory are found even when two
 members share task ids (the same task run by two harnesses).
 
-Grades are ``aces_bench.records.GradedTrial``, the model the grader writes; reading
+Grades are ``aces_bench.records.trials.GradedTrial``, the model the grader writes; reading
 them imports no grader, judge or job machinery.
 """
 
@@ -18,12 +18,12 @@ from pathlib import Path
 import pandas as pd
 from harbor.models.trajectories import Trajectory
 
-from aces_bench.errors import ReportError
-from aces_bench.provenance import Provenance
-from aces_bench.records import GRADES_FILE, TABLE_PARQUET, GradedTrial, grades_by_key
-from aces_bench.study_data import member_dirs as study_member_dirs
-from aces_bench.study_data import study_trials
-from aces_bench.versioning import load_model
+from aces_bench.core.errors import ReportError
+from aces_bench.core.versioning import load_model
+from aces_bench.records.provenance import Provenance
+from aces_bench.records.study_data import member_dirs as study_member_dirs
+from aces_bench.records.study_data import study_trials
+from aces_bench.records.trials import GRADES_FILE, TABLE_PARQUET, GradedTrial, grades_by_key
 
 PROVENANCE_FILE = "provenance.json"
 
@@ -90,7 +90,7 @@ def read_provenance(path: Path) -> tuple[Provenance | None, str | None]:
 
 
 def member_dirs(results_dir: Path) -> list[Path]:
-    """The study output dirs the trials table was read from (``aces_bench.study_data``)."""
+    """The study output dirs the trials table was read from (``aces_bench.records.study_data``)."""
     return [m.path for m in study_member_dirs(results_dir)]
 
 

@@ -1,11 +1,11 @@
 """The report's view of sequential studies and baseline reuse, read from what each study stored.
 
-``sequential.json`` (``aces_bench.sequential_study``) gives, per skill, when and why it
+``sequential.json`` (``aces_bench.study.sequential``) gives, per skill, when and why it
 stopped, the gate's verdict it stopped with (``sequential_verdicts``: the report's verdict
 column shows it instead of the gate re-read on trials stopped early) and its anytime-valid
 interval (the betting confidence sequence; the fixed-design interval is not valid on
 trials stopped early). ``reuse.json``
-(``aces_bench.reuse``) gives how many baseline and null trials came from the store and
+(``aces_bench.run.reuse``) gives how many baseline and null trials came from the store and
 how old they were. Both are summarised per study folder (a sweep has one per member).
 """
 
@@ -77,7 +77,7 @@ def sequential_verdicts(paths: list[Path]) -> dict[str, object]:
 
 def reuse_rows(paths: list[Path], root: Path) -> list[dict[str, Any]]:
     """Per study folder that recorded one: its baseline-reuse plan, summarised."""
-    from aces_bench.reuse import current_plan
+    from aces_bench.run.reuse import current_plan
 
     out = []
     for path in paths:

@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 from pydantic import BaseModel, Field
 
-from aces_bench.errors import AcesError
+from aces_bench.core.errors import AcesError
 from aces_bench.judges.spec import JudgeSpec
 from aces_bench.reports.records import StudyData
 from aces_bench.stats import Correlation, build_pairs
@@ -100,7 +100,7 @@ def target_skills(study: StudyData) -> tuple[list[TargetSkill], list[str]]:
 
 
 def _current_hash(path: Path) -> str | None:
-    from aces_bench.skills import hash_tree
+    from aces_bench.inputs.skills import hash_tree
 
     try:
         return hash_tree(path)

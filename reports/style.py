@@ -29,7 +29,7 @@ matplotlib.use("Agg")  # headless: never open a window, never need a display
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from aces_bench.io import write_with  # noqa: E402
+from aces_bench.core.io import write_with  # noqa: E402
 
 OKABE_ITO = {
     "orange": "#E69F00",

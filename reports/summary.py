@@ -16,14 +16,15 @@ from typing import Any, ClassVar
 import pandas as pd
 from pydantic import BaseModel, Field
 
-from aces_bench.collect import provider_failure
-from aces_bench.errors import ReportError
-from aces_bench.metrics import metric_names, outcome_metrics
-from aces_bench.records import CELL_KEY
+from aces_bench.core.errors import ReportError
+from aces_bench.core.metrics import metric_names, outcome_metrics
+from aces_bench.core.versioning import VersionedRecord, load_model
+from aces_bench.records.trials import CELL_KEY
 from aces_bench.reports.confusion import ConfusionTable, routing_confusion
 from aces_bench.reports.limits import LimitsRow
 from aces_bench.reports.pass_rates import PassRateRow, pass_rates
 from aces_bench.reports.static_live import StaticLiveSection
+from aces_bench.run.collect import provider_failure
 from aces_bench.stats import StudyStats, lift_table
 from aces_bench.stats.agreement import AgreementRow
 from aces_bench.stats.controls import is_negative_control, positive_cases
@@ -39,7 +40,6 @@ from aces_bench.stats.pairing import (
 )
 from aces_bench.stats.rates import process_rates
 from aces_bench.stats.summary import StatTable
-from aces_bench.versioning import VersionedRecord, load_model
 
 SUMMARY_SCHEMA_VERSION = "1"
 SUMMARY_REGENERATE = "rebuild the report (`aces-bench report`)"
@@ -219,7 +219,7 @@ class ReportSummary(VersionedRecord):
         default=None, description="static scan of the target skills against their live lift; None for external data")
     stats: StudyStats = Field(description="every statistic, as aces_bench.stats computed it")
     cost_by_arm: list[dict[str, Any]] = Field(
-        default_factory=list, description="tokens and cost per condition (aces_bench.cost.cost_by_arm)")
+        default_factory=list, description="tokens and cost per condition (aces_bench.run.cost.cost_by_arm)")
     visible_skills: list[dict[str, Any]] = Field(
         default_factory=list, description="the skills each harness showed its model, per condition: one row per "
         "distinct listing with its trial count (aces_bench.agents.traces); skills '' = none, None = not recorded")
@@ -508,7 +508,7 @@ def build_summary(
                                                                    level=level)
         return lift_rows(frame, by, trials, graders)
 
-    from aces_bench.cost import cost_by_arm
+    from aces_bench.run.cost import cost_by_arm
 
     pooled = lift_rows(stats.lift_pooled.frame(), (), trials, graders)
     # The gate reads single trials' pass: external data whose rows aggregate attempts has none.

@@ -16,7 +16,7 @@ from harbor.models.trajectories import Trajectory
 from aces_bench.graders.skill_execution import ACTIVATION, happened, target_activated
 from aces_bench.graders.skill_execution import METRIC as SKILL_EXECUTION
 from aces_bench.graders.tool_calls import build_view
-from aces_bench.records import PAIR_KEY, GradedTrial
+from aces_bench.records.trials import PAIR_KEY, GradedTrial
 
 
 @dataclass(frozen=True)

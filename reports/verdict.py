@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from aces_bench.conditions import CONTROLS
+from aces_bench.core.conditions import CONTROLS
 from aces_bench.reports.gate import NOT_RUN, describe, pooled_null
 from aces_bench.reports.summary import ControlRow, LiftRow, ReportSummary
 from aces_bench.stats.gate import GateVerdict

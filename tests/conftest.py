@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from aces_bench.emitters.accepted import CACHE_ENV
-from aces_bench.reuse import STORE_ENV
+from aces_bench.run.reuse import STORE_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"

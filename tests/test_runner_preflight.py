@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from aces_bench.errors import BackendError
-from aces_bench.runner import preflight_docker
+from aces_bench.core.errors import BackendError
+from aces_bench.run.runner import preflight_docker
 
 
 def _stub_docker(tmp_path, body: str) -> str:
@@ -38,8 +38,8 @@ def test_reachable_engine_passes(tmp_path, monkeypatch):
 
 def test_missing_model_key_names_the_variable(tmp_path, monkeypatch):
     from aces_bench.config.compose import compose_spec
-    from aces_bench.errors import ConfigError
-    from aces_bench.runner import preflight_model_key
+    from aces_bench.core.errors import ConfigError
+    from aces_bench.run.runner import preflight_model_key
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     spec = compose_spec(["harness=terminus-2", "model=gpt-4o"], output_dir=tmp_path)
@@ -53,7 +53,7 @@ def test_missing_model_key_names_the_variable(tmp_path, monkeypatch):
 
 
 def test_a_half_written_job_result_is_removed_before_resume(tmp_path):
-    from aces_bench.runner import discard_half_written
+    from aces_bench.run.runner import discard_half_written
 
     assert discard_half_written(tmp_path) is False  # nothing there: nothing to do
     (tmp_path / "result.json").write_text("")  # a run killed while Harbor wrote it

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from aces_bench.errors import ConfigError
+from aces_bench.core.errors import ConfigError
 from aces_bench.graders.patterns import DEFAULT_PATTERNS_FILE, load_patterns
-from aces_bench.security_patterns import TRAJECTORY_SCOPES, read_pattern_file
+from aces_bench.inputs.security_patterns import TRAJECTORY_SCOPES, read_pattern_file
 from aces_bench.static.security import PATTERNS_FILE
 from aces_bench.static.security import load_patterns as load_static
 

@@ -25,7 +25,7 @@ from harbor.models.trajectories import (
     Trajectory,
 )
 
-from aces_bench.masking import mask_known
+from aces_bench.core.masking import mask_known
 
 ATIF_SCHEMA_VERSION = Trajectory.model_fields["schema_version"].default
 BASH_TOOL = "bash"
@@ -205,7 +205,7 @@ class TrajectoryRecorder:
 
 
 def _mask(obj: Any, values: dict[str, str]) -> Any:
-    """Every string in a JSON value with each credential's value masked by name (``aces_bench.masking``)."""
+    """Every string in a JSON value with each credential's value masked by name (``aces_bench.core.masking``)."""
     if isinstance(obj, str):
         return mask_known(obj, values)
     if isinstance(obj, dict):

@@ -23,8 +23,8 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, ConfigDict
 
-from aces_bench import io
-from aces_bench.errors import ConfigError, RunError
+from aces_bench.core import io
+from aces_bench.core.errors import ConfigError, RunError
 
 MANIFEST = "aces-agent.json"
 MOUNT_ROOT = PurePosixPath("/opt/aces-agents")

@@ -15,7 +15,7 @@ Each is Harbor's own agent with three things added, the same way for all three:
    ``metadata["aces_visible_skills"]`` (the names listed to the model; None when the
    record is missing), ``metadata["aces_usage"]`` (every model's tokens, auxiliary
    calls included) and ``cost_usd`` priced by aces-bench's one price function
-   (``aces_bench.pricing``); the CLI's own cost figure is kept as
+   (``aces_bench.core.pricing``); the CLI's own cost figure is kept as
    ``metadata["harness_cost_usd"]``.
 3. A CLI already on PATH is used as is (``aces-bench agents install`` mounts it);
    Harbor's opencode would otherwise install Node and ``opencode-ai`` from the network.
@@ -59,7 +59,7 @@ from aces_bench.agents.traces import (
     codex_trace,
     opencode_trace,
 )
-from aces_bench.pricing import cost_of
+from aces_bench.core.pricing import cost_of
 
 IMPORT_PATH_CLAUDE_CODE = "aces_bench.agents.installed:ClaudeCode"
 IMPORT_PATH_CODEX = "aces_bench.agents.installed:Codex"

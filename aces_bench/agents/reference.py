@@ -47,7 +47,7 @@ from aces_bench.agents.usage import (
     recovery,
     usage_line,
 )
-from aces_bench.io import load_yaml, write_text
+from aces_bench.core.io import load_yaml, write_text
 
 AGENT_NAME = "aces-reference"
 AGENT_VERSION = f"{__version__}+deterministic.non-llm"

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aces_bench.pricing import Usage
+from aces_bench.core.pricing import Usage
 
 CLAUDE_OUTPUT = "claude-code.txt"
 OPENCODE_CALLS = "aces-model-calls.jsonl"

@@ -47,8 +47,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from aces_bench.backends import seccomp
-from aces_bench.errors import BackendError
-from aces_bench.io import remove_tree
+from aces_bench.core.errors import BackendError
+from aces_bench.core.io import remove_tree
 
 log = logging.getLogger(__name__)
 

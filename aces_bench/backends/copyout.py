@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aces_bench.io import remove_tree, remove_tree_at
+from aces_bench.core.io import remove_tree, remove_tree_at
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ a small subset, the one the emitter writes:
 ``WORKDIR``, ``COPY`` (with ``--chmod``/``--chown``), ``ADD`` of local files and
 archives, and ``RUN`` (executed in the sandbox without network).
 
-Everything else is refused with a :class:`~aces_bench.errors.BackendError` naming the
+Everything else is refused with a :class:`~aces_bench.core.errors.BackendError` naming the
 Dockerfile, the line and the instruction, so a task never runs in a setting its
 author did not write. Line numbers come from ``dockerfile-parse``; the values of
 each instruction are parsed here because the library does not expose them per line.
@@ -28,7 +28,7 @@ from pathlib import Path, PurePosixPath
 
 from dockerfile_parse import DockerfileParser
 
-from aces_bench.errors import BackendError
+from aces_bench.core.errors import BackendError
 
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 

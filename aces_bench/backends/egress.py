@@ -25,7 +25,7 @@ import threading
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from aces_bench.errors import BackendError
+from aces_bench.core.errors import BackendError
 
 log = logging.getLogger(__name__)
 

@@ -40,7 +40,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from aces_bench import io
+from aces_bench.core import io
 
 log = logging.getLogger(__name__)
 

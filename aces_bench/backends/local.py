@@ -56,7 +56,6 @@ from harbor.models.task.paths import TaskPaths
 from harbor.models.trial.paths import EnvironmentPaths
 from pydantic import ConfigDict
 
-from aces_bench import io
 from aces_bench.backends import LOCAL_BACKEND
 from aces_bench.backends.bwrap import DEFAULT_PIDS_LIMIT, Bind, Sandbox, isolation_plan
 from aces_bench.backends.copyout import CopyBudget, CopyLimits, CopyReport, copy_out, sanitize_tree
@@ -72,8 +71,9 @@ from aces_bench.backends.dockerfile import (
 from aces_bench.backends.egress import EgressRelay, Endpoint, allowlist_endpoints, hosts_file
 from aces_bench.backends.limits import TrialCgroup, TrialDisk, ram_backed, sweep_stale
 from aces_bench.backends.rootfs import PrivateRoot, make_skeleton, owner_ids
-from aces_bench.errors import BackendError, ReportError
-from aces_bench.versioning import VersionedRecord, load_model
+from aces_bench.core import io
+from aces_bench.core.errors import BackendError, ReportError
+from aces_bench.core.versioning import VersionedRecord, load_model
 
 IMPORT_PATH = LOCAL_BACKEND  # named in the package, so the config layer need not load this module
 PROVENANCE_FILE = "local-sandbox.json"

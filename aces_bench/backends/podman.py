@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from aces_bench.errors import BackendError
+from aces_bench.core.errors import BackendError
 
 IMAGE = "docker.io/library/python:3.12-slim"
 DEBIAN_SUITE = "bookworm"

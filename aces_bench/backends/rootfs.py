@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 
 from aces_bench.backends.bwrap import HOST_SYSTEM_DIRS, Bind
 from aces_bench.backends.copyout import CopyBudget, CopyLimits, CopyReport, copy_out
-from aces_bench.errors import BackendError
+from aces_bench.core.errors import BackendError
 
 
 class SandboxView:

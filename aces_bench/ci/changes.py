@@ -9,8 +9,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from aces_bench.errors import ConfigError
-from aces_bench.skills import SKILL_FILE, discover_skill_dirs, load_skill
+from aces_bench.core.errors import ConfigError
+from aces_bench.inputs.skills import SKILL_FILE, discover_skill_dirs, load_skill
 
 
 class SkillChange(BaseModel):

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import yaml
 
-from aces_bench.errors import ConfigError
-from aces_bench.io import load_yaml, yaml_problem
+from aces_bench.core.errors import ConfigError
+from aces_bench.core.io import load_yaml, yaml_problem
 
 
 def parser() -> argparse.ArgumentParser:
@@ -99,7 +99,7 @@ def main(argv: list[str]) -> int:
                           fix="add --suggest-model <litellm model>, or drop them")
     result = run_ci(changed, args.overrides, out, baseline, policy, since=args.since, commit=commit, dirty=dirty,
                     suggest_judge=judge)
-    from aces_bench.reuse import current_plan
+    from aces_bench.run.reuse import current_plan
 
     reuse = current_plan(result.run_dir)
     if reuse is not None:

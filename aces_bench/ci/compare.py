@@ -16,7 +16,7 @@ import pandas as pd
 from pydantic import BaseModel
 from scipy import stats as sps
 
-from aces_bench.records import read_trials_table
+from aces_bench.records.trials import read_trials_table
 from aces_bench.stats.pairing import outcome_values
 
 CASE = ["skill", "case_id", "harness", "model", "workspace_mode", "decoy_set"]
@@ -75,7 +75,7 @@ def load_baseline(path: Path) -> pd.DataFrame | None:
 def store_baseline(run_dir: Path, report_dir: Path, baseline: Path) -> None:
     """Keep this run as the last good one: its skills' rows replace theirs in the stored
     trials table (other skills keep their last good rows); summary and provenance too."""
-    from aces_bench.io import write_frame
+    from aces_bench.core.io import write_frame
 
     baseline.mkdir(parents=True, exist_ok=True)
     now = read_trials_table(run_dir)

@@ -12,7 +12,7 @@ import pandas as pd
 from aces_bench.ci.compare import CASE, SkillComparison
 from aces_bench.ci.policy import Verdict
 from aces_bench.ci.suggest import Suggestion
-from aces_bench.records import GradedTrial
+from aces_bench.records.trials import GradedTrial
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 

@@ -23,8 +23,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from aces_bench.errors import ConfigError
-from aces_bench.io import load_yaml, yaml_problem
+from aces_bench.core.errors import ConfigError
+from aces_bench.core.io import load_yaml, yaml_problem
 
 
 class GatePolicy(BaseModel):

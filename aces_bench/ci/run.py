@@ -13,8 +13,8 @@ from aces_bench.ci.compare import SkillComparison, compare, load_baseline
 from aces_bench.ci.outputs import case_table, junit, markdown, runtime_findings, sarif
 from aces_bench.ci.policy import Check, Policy, Verdict, verdict
 from aces_bench.ci.suggest import Suggestion, suggest
-from aces_bench.io import write_json, write_text
-from aces_bench.records import GradedTrial, read_grades, read_trials_table
+from aces_bench.core.io import write_json, write_text
+from aces_bench.records.trials import GradedTrial, read_grades, read_trials_table
 
 PACKET = "packet"
 
@@ -29,7 +29,7 @@ class CiResult:
 def _study(changed: list[SkillChange], overrides: list[str], run_dir: Path, controls: tuple[str, ...] = (),
            policy: Policy | None = None):
     from aces_bench.config.compose import compose_spec
-    from aces_bench.pipeline import run_study
+    from aces_bench.study.pipeline import run_study
 
     paths = ",".join(str(c.path) for c in changed)
     base = ["skill=custom", f"skill.paths=[{paths}]", "study.name=ci", *controls]
@@ -50,7 +50,7 @@ def _sequential_spec(spec, base: list[str], overrides: list[str], run_dir: Path,
     while each skill's design is at alpha), and ``study.gate`` overrides that differ from
     the policy's gate."""
     from aces_bench.config.compose import compose_spec
-    from aces_bench.errors import ConfigError
+    from aces_bench.core.errors import ConfigError
 
     if policy.min_outcome_lift_lower_bound is not None:
         raise ConfigError("aces-bench ci cannot gate a sequential study with min_outcome_lift_lower_bound: that "

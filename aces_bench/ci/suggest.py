@@ -26,9 +26,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from aces_bench.errors import AcesError
-from aces_bench.records import GradedTrial
-from aces_bench.skills import SKILL_FILE, parse_frontmatter, read_text_file
+from aces_bench.core.errors import AcesError
+from aces_bench.inputs.skills import SKILL_FILE, parse_frontmatter, read_text_file
+from aces_bench.records.trials import GradedTrial
 
 RULE = "offline rule"
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from aces_bench.ci.suggest import Suggestion, _diff
+from aces_bench.inputs.skills import SKILL_FILE, read_text_file
 from aces_bench.judges.base import Judge
-from aces_bench.skills import SKILL_FILE, read_text_file
 
 PROMPT_ID = "ci.lv2"
 PROMPT_VERSION = "1"

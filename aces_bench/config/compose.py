@@ -17,7 +17,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 from aces_bench.config.spec import RunSpec, build_run_spec
 from aces_bench.config.store import CONFIG_MODULE, CONFIG_NAME, register
-from aces_bench.errors import ConfigError
+from aces_bench.core.errors import ConfigError
 
 
 def compose_config(overrides: list[str] | None = None):

@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 from omegaconf import MISSING
 
-from aces_bench.metrics import metric_names
+from aces_bench.core.metrics import metric_names
 
 
 @dataclass
@@ -180,7 +180,7 @@ class StudyConf:
     """Refuse to start above this estimated cost; stop once real usage crosses it (USD)."""
     expected_input_tokens: int = 50_000
     """Per model-driven trial: the one token estimate behind the preview, the design's
-    size, a sweep's total and the cost cap (``aces_bench.pricing``)."""
+    size, a sweep's total and the cost cap (``aces_bench.core.pricing``)."""
     expected_output_tokens: int = 3_000
     static_profile: str = "aces"
     """Tier 1 rule profile of the report's static-vs-live scan: aces | skillevaluator."""
@@ -211,7 +211,7 @@ class StudyConf:
     """At most this many trials are run (reused baseline trials not counted): a fixed study above it
     is refused, a sequential one stops starting rounds."""
     reuse_baseline: bool = True
-    """Reuse stored baseline and null-arm trials whose every input matches (aces_bench/reuse.py)."""
+    """Reuse stored baseline and null-arm trials whose every input matches (aces_bench/run/reuse.py)."""
     reuse_max_age_days: Optional[float] = None
     """Reuse only stored trials younger than this (None: any age)."""
 

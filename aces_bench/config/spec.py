@@ -15,12 +15,12 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import InterpolationValidationError, MissingMandatoryValue, OmegaConfBaseException
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from aces_bench.conditions import CONTROLS, Control
-from aces_bench.errors import ConfigError, from_validation
+from aces_bench.core.conditions import CONTROLS, Control
+from aces_bench.core.errors import ConfigError, from_validation
+from aces_bench.core.metrics import metric_names
+from aces_bench.core.modes import MODE_NAMES
+from aces_bench.core.pricing import DEFAULT_INPUT_TOKENS, DEFAULT_OUTPUT_TOKENS
 from aces_bench.judges.spec import JudgeSpec
-from aces_bench.metrics import metric_names
-from aces_bench.mode_registry import MODE_NAMES
-from aces_bench.pricing import DEFAULT_INPUT_TOKENS, DEFAULT_OUTPUT_TOKENS
 
 SPEC_SCHEMA_VERSION = "1"
 _AGENTS = sorted(a.value for a in AgentName)
@@ -292,7 +292,7 @@ class RunSpec(_Frozen):
     report: bool = True
     overrides: list[str] = Field(default_factory=list)
     choices: dict[str, str] = Field(default_factory=dict)
-    # The folder whose spend ledger the cost cap sums (aces_bench.cost): a sweep's or a
+    # The folder whose spend ledger the cost cap sums (aces_bench.run.cost): a sweep's or a
     # designed study's root for its members; None: output_dir.
     budget_dir: Path | None = None
 

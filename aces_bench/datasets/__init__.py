@@ -11,9 +11,9 @@ Public API (import from here):
 
 from __future__ import annotations
 
-from aces_bench.datasets.credentials import check_credential_name, resolve_credentials
-from aces_bench.datasets.formats import load_suite, read_assets, write_suite
-from aces_bench.datasets.model import (
+from aces_bench.cases.credentials import check_credential_name, resolve_credentials
+from aces_bench.cases.formats import load_suite, read_assets, write_suite
+from aces_bench.cases.model import (
     EVALS_SCHEMA_VERSION,
     Check,
     EvalCase,

@@ -19,11 +19,11 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from aces_bench.datasets.formats import load_suite
-from aces_bench.errors import ConfigError, EvalsError, from_validation
-from aces_bench.io import load_yaml, yaml_problem
+from aces_bench.cases.formats import load_suite
+from aces_bench.core.errors import ConfigError, EvalsError, from_validation
+from aces_bench.core.io import load_yaml, yaml_problem
+from aces_bench.inputs.skills import discover_skill_dirs, load_skill
 from aces_bench.judges.spec import JudgeSpec
-from aces_bench.skills import discover_skill_dirs, load_skill
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -127,7 +127,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from aces_bench.datasets.formats import load_assets
+    from aces_bench.cases.formats import load_assets
 
     for path in args.paths:
         for skill_dir in discover_skill_dirs(path):

@@ -12,21 +12,21 @@ import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aces_bench.datasets.evalmd import EVAL_MD, EvalIntent, find_eval_md, intent_cases, read_intent
-from aces_bench.datasets.formats import (
+from aces_bench.cases.evalmd import EVAL_MD, EvalIntent, find_eval_md, intent_cases, read_intent
+from aces_bench.cases.formats import (
     DEFAULT_EVALS_FILE,
     Assets,
     carry_proposals,
     read_assets,
     render_suite,
 )
+from aces_bench.cases.model import EvalCase, EvalSuite
+from aces_bench.core.errors import AcesError
+from aces_bench.core.io import write_text
 from aces_bench.datasets.grounding import DERIVED_NOTE, ground
-from aces_bench.datasets.model import EvalCase, EvalSuite
 from aces_bench.datasets.templates import BUCKETS, template_cases
-from aces_bench.errors import AcesError
-from aces_bench.io import write_text
+from aces_bench.inputs.skills import Skill, discover_skill_dirs, load_skill
 from aces_bench.judges.base import Judge
-from aces_bench.skills import Skill, discover_skill_dirs, load_skill
 
 
 @dataclass

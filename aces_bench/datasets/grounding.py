@@ -21,9 +21,9 @@ from pathlib import Path, PurePosixPath
 from markdown_it import MarkdownIt
 
 from aces_bench.agents.usage import UnusableUsage, build_invocation, usage_line
-from aces_bench.io import remove_tree
-from aces_bench.skills import Skill, evaluation_asset
-from aces_bench.skilltree import copy_tree, read_regular, walk
+from aces_bench.core.io import remove_tree
+from aces_bench.inputs.skills import Skill, evaluation_asset
+from aces_bench.inputs.skilltree import copy_tree, read_regular, walk
 
 FIXTURE_DIRS = ("evals/files", "references", "reference", "assets", "examples", "data")
 FIXTURE_SUFFIXES = frozenset({".csv", ".tsv", ".json", ".txt", ".log", ".yaml", ".yml", ".xml", ".md", ".ini", ".toml"})

@@ -13,12 +13,12 @@ import json
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from aces_bench.agents.usage import usage_line
-from aces_bench.datasets.evalmd import EvalIntent
+from aces_bench.cases.evalmd import EvalIntent
+from aces_bench.cases.model import CaseKind, EvalCase
+from aces_bench.core.errors import EvalsError, validation_lines
 from aces_bench.datasets.grounding import Grounding
-from aces_bench.datasets.model import CaseKind, EvalCase
-from aces_bench.errors import EvalsError, validation_lines
+from aces_bench.inputs.skills import Skill
 from aces_bench.judges.base import Judge
-from aces_bench.skills import Skill
 
 PROMPT_ID = "dataset.generate"
 PROMPT_VERSION = "2"

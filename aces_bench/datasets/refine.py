@@ -38,21 +38,21 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from aces_bench.datasets.evalmd import EVAL_MD, EvalIntent, find_eval_md, intent_cases, read_intent
-from aces_bench.datasets.formats import read_assets, render_suite
+from aces_bench.cases.evalmd import EVAL_MD, EvalIntent, find_eval_md, intent_cases, read_intent
+from aces_bench.cases.formats import read_assets, render_suite
+from aces_bench.cases.model import EvalCase, EvalSuite
+from aces_bench.core.errors import EvalsError, validation_lines
+from aces_bench.core.io import write_text
 from aces_bench.datasets.lift import (
     aligned_answer,
     common_steps,
     normalise_answer,
     trial_steps,
 )
-from aces_bench.datasets.model import EvalCase, EvalSuite
-from aces_bench.errors import EvalsError, validation_lines
 from aces_bench.graders.atif import load_trial_trajectory
 from aces_bench.graders.tool_calls import build_view
-from aces_bench.io import write_text
-from aces_bench.skills import load_skill
-from aces_bench.trialfiles import read_trial_file
+from aces_bench.inputs.skills import load_skill
+from aces_bench.inputs.trialfiles import read_trial_file
 from aces_bench.verifier.check_answer import evaluate_check, numbers_in
 
 GRADES_FILE = "grades.jsonl"
@@ -125,7 +125,7 @@ def read_outcomes(results_dir: Path, skill_name: str) -> list[TrialOutcome]:
     grades = results_dir / GRADES_FILE
     rows: list[dict] = []
     if grades.is_file():
-        from aces_bench.records import GradedTrial
+        from aces_bench.records.trials import GradedTrial
 
         for n, line in enumerate(grades.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip():

@@ -21,9 +21,9 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from aces_bench.agents.routing import content_terms
+from aces_bench.cases.model import CASE_KINDS, Check, EvalCase
 from aces_bench.datasets.grounding import DERIVED_NOTE, Grounding, ground
-from aces_bench.datasets.model import CASE_KINDS, Check, EvalCase
-from aces_bench.skills import Skill
+from aces_bench.inputs.skills import Skill
 
 BUCKETS: tuple[str, ...] = CASE_KINDS  # explicit, implicit, contextual, negative, error_path, security, conflict, upgrade
 TEMPLATE_NOTE = "drafted offline from {fields}; review the prompt, fixtures and expectations, then delete 'status: draft'"

@@ -35,11 +35,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from aces_bench.agents.routing import SkillCard, content_terms, route
-from aces_bench.datasets.evalmd import read_intent
-from aces_bench.datasets.safety import read_asset_text
-from aces_bench.errors import EvalsError, validation_lines
+from aces_bench.cases.evalmd import read_intent
+from aces_bench.cases.safety import read_asset_text
+from aces_bench.core.errors import EvalsError, validation_lines
+from aces_bench.inputs.skills import Skill, discover_skill_dirs, load_skill
 from aces_bench.judges.base import Judge
-from aces_bench.skills import Skill, discover_skill_dirs, load_skill
 from aces_bench.stats.inference import wilson_interval
 
 TRIGGER_FILES = ("evals/trigger-evals.json", "evals/trigger_evals.json", "evals/triggers.json",

@@ -17,9 +17,9 @@ import argparse
 import json
 from pathlib import Path
 
+from aces_bench.core.errors import ConfigError
+from aces_bench.core.io import write_text
 from aces_bench.datasets.cli import add_judge_arguments, judge_from_args
-from aces_bench.errors import ConfigError
-from aces_bench.io import write_text
 
 
 def _parser() -> argparse.ArgumentParser:

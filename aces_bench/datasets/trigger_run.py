@@ -23,10 +23,11 @@ from pathlib import Path
 
 import yaml
 
-from aces_bench.collect import TrialRecord, collect_job
+from aces_bench.cases.model import EvalCase
 from aces_bench.config.compose import compose_spec
 from aces_bench.config.spec import RunSpec
-from aces_bench.datasets.model import EvalCase
+from aces_bench.core.errors import EvalsError
+from aces_bench.core.io import load_yaml, write_json
 from aces_bench.datasets.trigger import (
     NONE,
     ModeResult,
@@ -40,18 +41,17 @@ from aces_bench.datasets.trigger import (
 )
 from aces_bench.emitters import emit_study
 from aces_bench.emitters.plan import StagedSkill, StudyPlan, TaskPlan, decoy_set_name, draw_decoys
-from aces_bench.errors import EvalsError
 from aces_bench.graders.atif import load_trial_trajectory
 from aces_bench.graders.skill_execution import activations, norm_skill
 from aces_bench.graders.tool_calls import build_view
-from aces_bench.io import load_yaml, write_json
+from aces_bench.inputs.skills import Skill, evaluation_asset, load_skill
+from aces_bench.inputs.skilltree import copy_tree
 from aces_bench.judges.base import Judge
 from aces_bench.judges.spec import JudgeSpec
-from aces_bench.outlock import study_lock, usable_output_dir
-from aces_bench.provenance import SkillProvenance, build_provenance
-from aces_bench.runner import run_job
-from aces_bench.skills import Skill, evaluation_asset, load_skill
-from aces_bench.skilltree import copy_tree
+from aces_bench.records.provenance import SkillProvenance, build_provenance
+from aces_bench.run.collect import TrialRecord, collect_job
+from aces_bench.run.outlock import study_lock, usable_output_dir
+from aces_bench.run.runner import run_job
 
 REFERENCE = "aces_bench.agents.reference:ReferenceAgent"
 TURN_LIMIT = {"terminus-2": "max_turns", "claude-code": "max_turns"}

@@ -23,9 +23,9 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from aces_bench.errors import ReportError
-from aces_bench.io import write_json
-from aces_bench.versioning import VersionedRecord, load_model, version_error
+from aces_bench.core.errors import ReportError
+from aces_bench.core.io import write_json
+from aces_bench.core.versioning import VersionedRecord, load_model, version_error
 
 CACHE_SCHEMA_VERSION = "1"
 _REGENERATE = "delete the entry and re-grade"

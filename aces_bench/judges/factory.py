@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from aces_bench.errors import ConfigError
+from aces_bench.core.errors import ConfigError
 from aces_bench.judges.base import Judge
 from aces_bench.judges.spec import JudgeSpec
 

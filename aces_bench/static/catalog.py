@@ -9,8 +9,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from aces_bench.errors import ConfigError, from_validation
-from aces_bench.io import load_yaml
+from aces_bench.core.errors import ConfigError, from_validation
+from aces_bench.core.io import load_yaml
 
 Dimension = Literal["correctness", "discoverability", "reliability", "efficiency"]
 Severity = Literal["critical", "high", "medium", "low", "info"]

@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlsplit
 
 import yaml
 
-from aces_bench.io import load_yaml
+from aces_bench.core.io import load_yaml
 from aces_bench.static.context import Ctx, Hit, at_skill_md, check
 
 _FM = re.compile(r"^---\s*\n(.*?)\n---", re.DOTALL)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from aces_bench.errors import AcesError, ConfigError, from_validation
+from aces_bench.core.errors import AcesError, ConfigError, from_validation
 from aces_bench.static.catalog import PROFILES
 from aces_bench.static.pipeline import FORMATS, ScanOptions, run_scan, write_outputs
 from aces_bench.static.report_md import term_text

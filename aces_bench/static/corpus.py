@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from aces_bench.errors import ReportError
+from aces_bench.core.errors import ReportError
 from aces_bench.static.catalog import DIMENSIONS, Catalog, catalog
 from aces_bench.static.models import CorpusResult, RuleShare, ScoreStats, SkillResult
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from aces_bench.io import write_with
+from aces_bench.core.io import write_with
 from aces_bench.static.models import RuleShare
 
 OKABE_ITO = {

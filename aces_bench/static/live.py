@@ -1,7 +1,7 @@
 """Static scores against live Skill Lift: do document scans predict runtime benefit?
 
 Lift per skill comes from a trials table (``<results>/trials.parquet``, see
-aces_bench/records.py) or from a mapping given directly. Negative controls and trials
+aces_bench/records/trials.py) or from a mapping given directly. Negative controls and trials
 that were not scored are left out; a skill with no scored pair has no lift (not 0).
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from aces_bench.errors import ReportError
+from aces_bench.core.errors import ReportError
 from aces_bench.static.models import SkillResult
 from aces_bench.static.stats import correlate
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
-from aces_bench import skilltree as tree
-from aces_bench.io import load_yaml
+from aces_bench.core.io import load_yaml
+from aces_bench.inputs import skilltree as tree
 
 SKILL_FILE = "SKILL.md"
 MANIFEST_FILE = "MANIFEST.json"

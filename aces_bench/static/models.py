@@ -11,9 +11,9 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from aces_bench.errors import ReportError
+from aces_bench.core.errors import ReportError
+from aces_bench.core.versioning import VersionedRecord, load_model
 from aces_bench.static.catalog import Dimension, Severity
-from aces_bench.versioning import VersionedRecord, load_model
 
 SCAN_SCHEMA_VERSION = "1"
 SCAN_REGENERATE = "re-run the scan (`aces-bench scan`)"

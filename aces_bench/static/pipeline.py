@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aces_bench import __version__
-from aces_bench.io import staging_dir, swap_in, write_json, write_text
+from aces_bench.core.io import staging_dir, swap_in, write_json, write_text
 from aces_bench.static.catalog import DEFAULT_PROFILE, catalog, rules_file
 from aces_bench.static.corpus import compare, load_reported, summarize
 from aces_bench.static.models import CorpusResult, SkillResult

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from aces_bench.errors import ReportError
+from aces_bench.core.errors import ReportError
 from aces_bench.static.catalog import DIMENSIONS
 from aces_bench.static.models import SkillResult
 from aces_bench.static.stats import correlate

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from aces_bench.errors import AcesError
+from aces_bench.core.errors import AcesError
 from aces_bench.judges.base import Judge
 from aces_bench.judges.spec import JudgeSpec
 from aces_bench.static.loader import SkillDoc

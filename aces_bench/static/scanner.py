@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from aces_bench.errors import SkillError
+from aces_bench.core.errors import SkillError
 from aces_bench.static import (  # noqa: F401  (register rules)
     checks_correctness,
     checks_discoverability,

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 
-from aces_bench.security_patterns import PatternFile, SecurityPattern, read_pattern_file
+from aces_bench.inputs.security_patterns import PatternFile, SecurityPattern, read_pattern_file
 from aces_bench.static import env_harvest
 from aces_bench.static.loader import SkillDoc, file_kind
 from aces_bench.static.models import SecurityFinding

@@ -1,6 +1,6 @@
 """The calibration arms' comparisons: the instrument measured on itself.
 
-Each arm is one more condition of the same pairing (``aces_bench/conditions.py``) and
+Each arm is one more condition of the same pairing (``aces_bench/core/conditions.py``) and
 each comparison is a paired lift computed exactly as the headline is (``lift_table``:
 case-clustered t per skill, two-way case x configuration when several configurations
 are pooled, Bonferroni-adjusted per-skill intervals), on positive cases:
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from aces_bench.conditions import CONTROLS
+from aces_bench.core.conditions import CONTROLS
 from aces_bench.stats.controls import positive_cases
 from aces_bench.stats.lift import ADJUSTED_FIELDS, LIFT_FIELDS, lift_table
 from aces_bench.stats.pairing import OUTCOMES, build_pairs

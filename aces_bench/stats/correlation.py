@@ -15,7 +15,7 @@ import pandas as pd
 from pydantic import BaseModel
 from scipy.stats import spearmanr
 
-from aces_bench.errors import ReportError
+from aces_bench.core.errors import ReportError
 from aces_bench.stats.lift import z_value
 from aces_bench.stats.pairing import OUTCOME, check_outcome
 

@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from aces_bench.errors import ReportError, from_validation
-from aces_bench.records import table_columns
+from aces_bench.core.errors import ReportError, from_validation
+from aces_bench.records.trials import table_columns
 
 CONDITION_MAP = {"No Skills": "baseline", "With Skills": "with_skill"}
 REGISTRY_RUN_ID = "skillsbench-registry"

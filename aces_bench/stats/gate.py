@@ -411,8 +411,8 @@ def _finished(frame: pd.DataFrame) -> pd.Series:
 
 def _skill_reachable(frame: pd.DataFrame) -> pd.Series:
     """Excluded trials whose failure came while the agent ran: a model provider's error
-    still failing after the retries (``aces_bench.collect.provider_failure``)."""
-    from aces_bench.collect import provider_failure
+    still failing after the retries (``aces_bench.run.collect.provider_failure``)."""
+    from aces_bench.run.collect import provider_failure
 
     if "status" not in frame.columns:
         return pd.Series(False, index=frame.index)
@@ -444,7 +444,7 @@ def case_differences(trials: pd.DataFrame, treatment: str = "with_skill", contro
 
     Columns: skill, case_id, negative_control, d, n_pairs.
     """
-    from aces_bench.records import PAIR_KEY
+    from aces_bench.records.trials import PAIR_KEY
     from aces_bench.stats.controls import is_negative_control
 
     key = list(PAIR_KEY)

@@ -23,7 +23,7 @@ import pandas as pd
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
-from aces_bench.records import CELL_KEY, PAIR_KEY
+from aces_bench.records.trials import CELL_KEY, PAIR_KEY
 from aces_bench.stats.inference import (
     CASE_CLUSTER,
     CONFIG_CLUSTER,

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from aces_bench.metrics import metric_column, outcome_metrics
-from aces_bench.records import CONDITIONS, PAIR_KEY
+from aces_bench.core.metrics import metric_column, outcome_metrics
+from aces_bench.records.trials import CONDITIONS, PAIR_KEY
 from aces_bench.stats.lift import summarise_lift
 from aces_bench.stats.pairing import OUTCOMES, check_outcome, outcome_values
 

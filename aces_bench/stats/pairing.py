@@ -18,10 +18,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from aces_bench.conditions import ALL_CONDITIONS, PAIRED
-from aces_bench.errors import ReportError
-from aces_bench.metrics import metric_column, metric_names, outcome_metrics
-from aces_bench.records import PAIR_KEY
+from aces_bench.core.conditions import ALL_CONDITIONS, PAIRED
+from aces_bench.core.errors import ReportError
+from aces_bench.core.metrics import metric_column, metric_names, outcome_metrics
+from aces_bench.records.trials import PAIR_KEY
 
 COMPOSITE = "composite"
 OUTCOME_ONLY = "outcome_only"
@@ -31,7 +31,7 @@ OUTCOME = "outcome"
 OUTCOME_PER_PROTOCOL = "outcome_per_protocol"
 """Secondary view of ``outcome``: finished trials only (an arm's failures left out, not scored 0)."""
 FINAL_PASS = "final_pass"
-"""The one pass (``aces_bench/mode_registry.py``) as 1/0: what pass@k, McNemar and the gate count."""
+"""The one pass (``aces_bench/core/modes.py``) as 1/0: what pass@k, McNemar and the gate count."""
 
 
 def outcomes() -> tuple[str, ...]:
@@ -100,7 +100,7 @@ def validate_trials(trials: pd.DataFrame, *, where: str = "trials table") -> Non
         raise ReportError(
             f"missing columns: {', '.join(missing)}",
             where=where,
-            fix="build the table with aces_bench.records.TrialRow (columns: aces_bench.records.table_columns())",
+            fix="build the table with aces_bench.records.trials.TrialRow (columns: aces_bench.records.trials.table_columns())",
         )
     bad = sorted(set(trials["condition"].dropna().astype(str)) - set(ALL_CONDITIONS))
     if bad or trials["condition"].isna().any():

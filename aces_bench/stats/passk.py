@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from aces_bench.records import CELL_KEY, PAIR_KEY
+from aces_bench.records.trials import CELL_KEY, PAIR_KEY
 from aces_bench.stats.pairing import FINAL_PASS, outcome_values, validate_trials
 
 CASE_KEY = tuple(k for k in PAIR_KEY if k != "attempt")

@@ -60,7 +60,7 @@ stopped. The repeated confidence interval of the boundaries (estimate +- b se; J
 Turnbull) is kept beside it; the futility rule reads it.
 
 Everything here is a pure function of per-case data: where it comes from is the
-pipeline's business (``aces_bench.sequential_study``, through the gate's own extraction,
+pipeline's business (``aces_bench.study.sequential``, through the gate's own extraction,
 ``gate.case_differences`` and ``gate.skill_cases``).
 """
 

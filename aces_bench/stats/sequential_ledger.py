@@ -1,6 +1,6 @@
 """``sequential.json``: a sequential study's designs, case orders and looks, as stored.
 
-Written by ``aces_bench.sequential_study`` after every round, read back on resume and
+Written by ``aces_bench.study.sequential`` after every round, read back on resume and
 by the report (``reports/sequential.py``).
 """
 
@@ -10,8 +10,8 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
+from aces_bench.core.versioning import VersionedRecord
 from aces_bench.stats.sequential import DECISION_TEXT, LookRecord, SequentialDesign
-from aces_bench.versioning import VersionedRecord
 
 LEDGER = "sequential.json"
 

@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
-from aces_bench.conditions import PAIRED
-from aces_bench.records import CELL_KEY
+from aces_bench.core.conditions import PAIRED
+from aces_bench.core.versioning import VersionedRecord
+from aces_bench.records.trials import CELL_KEY
 from aces_bench.stats.arms import arm_table, arms_run
 from aces_bench.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_table
 from aces_bench.stats.controls import false_activation, is_negative_control, positive_cases
@@ -50,7 +51,6 @@ from aces_bench.stats.pairing import (
 from aces_bench.stats.passk import pass_counts, passk_table
 from aces_bench.stats.routing import routing_premium
 from aces_bench.stats.significance import design_power, per_skill_tests
-from aces_bench.versioning import VersionedRecord
 
 STATS_SCHEMA_VERSION = "1"
 Scalar = float | int | str | bool | None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from aces_bench.agents import clis
-from aces_bench.errors import ConfigError, RunError
+from aces_bench.core.errors import ConfigError, RunError
 
 
 def test_unknown_cli_lists_the_valid_ones():

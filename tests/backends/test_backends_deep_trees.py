@@ -23,7 +23,7 @@ import pytest
 from backends_support import make_env, started, sync
 
 from aces_bench.backends.local import ROOT_PREFIX, sweep_orphaned_roots
-from aces_bench.io import remove_tree
+from aces_bench.core.io import remove_tree
 
 DEPTH = 3000  # past the recursion limit, and its path (6,000 bytes) past PATH_MAX
 
@@ -96,7 +96,7 @@ def test_the_orphan_sweep_removes_a_deep_root_left_by_a_killed_run(tmp_path):
 def _remove_in_child(tree: Path, *, ignore_errors: bool, prefix: tuple[str, ...] = (), setup: str = "") -> str:
     """Run ``remove_tree(tree)`` in a child python (after ``setup`` in ``sh``, behind
     ``prefix``); its printed outcome: "removed", "left" or the OSError's errno name."""
-    code = ("import errno, os, sys\nfrom aces_bench.io import remove_tree\n"
+    code = ("import errno, os, sys\nfrom aces_bench.core.io import remove_tree\n"
             f"try: remove_tree(sys.argv[1], ignore_errors={ignore_errors})\n"
             "except OSError as e: print(errno.errorcode[e.errno]); sys.exit()\n"
             "print('left' if os.path.lexists(sys.argv[1]) else 'removed')")

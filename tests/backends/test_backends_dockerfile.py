@@ -15,7 +15,7 @@ from aces_bench.backends.dockerfile import (
     load_plan,
     parse_dockerfile,
 )
-from aces_bench.errors import AcesError, BackendError
+from aces_bench.core.errors import AcesError, BackendError
 
 FIX = "  fix: remove or rewrite that instruction, or run this task with backend=docker"
 

@@ -88,7 +88,7 @@ async def test_backends_unsupported_dockerfile_fails_the_trial_not_the_job(tmp_p
 
 def test_backends_preflight_reads_the_task_and_its_dockerfile(tmp_path):
     from aces_bench.backends.local import preflight
-    from aces_bench.errors import BackendError
+    from aces_bench.core.errors import BackendError
 
     task = write_task(tmp_path / "dataset", "ok", answer="42")
     plan = preflight(task)

@@ -20,7 +20,7 @@ from backends_support import (
 )
 
 from aces_bench.backends.local import PROVENANCE_FILE
-from aces_bench.errors import BackendError
+from aces_bench.core.errors import BackendError
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(60)]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from aces_bench.records import read_grades, read_table_file
+from aces_bench.records.trials import read_grades, read_table_file
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 

@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "grading"))
 from bench_grading import N, one_trajectory
 from grading_support import trial_result, write_trial
 
-from aces_bench import grade_cli as cli
-from aces_bench.records import read_grades
+from aces_bench.grading import cli
+from aces_bench.records.trials import read_grades
 
 TARGET_S = 20.0
 

@@ -7,8 +7,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from aces_bench.metrics import metric_names
-from aces_bench.records import table_columns
+from aces_bench.core.metrics import metric_names
+from aces_bench.records.trials import table_columns
 from aces_bench.stats.bootstrap import cluster_bootstrap
 from aces_bench.stats.summary import study_stats
 

@@ -57,7 +57,7 @@ def test_a_skill_md_change_runs_no_baseline_trial_on_the_second_ci_run(tmp_path)
 def test_ci_refuses_a_sequential_study_whose_policy_it_cannot_answer(tmp_path):
     from aces_bench.ci.policy import GatePolicy, Policy
     from aces_bench.ci.run import _study
-    from aces_bench.errors import ConfigError
+    from aces_bench.core.errors import ConfigError
 
     skill = tmp_path / "skills" / "colsum-a"
     _skill(skill, "colsum-a")

@@ -15,7 +15,7 @@ from aces_bench.ci.changes import detect
 from aces_bench.ci.compare import compare
 from aces_bench.ci.policy import load_policy
 from aces_bench.ci.suggest import FIRES_ON_NEGATIVES, Lv1Item, classify, lv2
-from aces_bench.errors import ConfigError
+from aces_bench.core.errors import ConfigError
 
 FIXTURE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "skills" / "csv-column-sum"
 

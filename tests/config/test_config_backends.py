@@ -16,9 +16,9 @@ from omegaconf import OmegaConf
 
 from aces_bench.config.compose import compose_spec
 from aces_bench.config.store import CONFIG_MODULE, CONFIG_NAME, register
+from aces_bench.core.errors import ConfigError
 from aces_bench.emitters import emit_study
-from aces_bench.errors import ConfigError
-from aces_bench.runner import environment_config, job_config
+from aces_bench.run.runner import environment_config, job_config
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
 SKILLS = ["skill=custom", "skill.paths=[tests/fixtures/skills]"]

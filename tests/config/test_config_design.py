@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from aces_bench.config.compose import compose_spec
-from aces_bench.design import expand, member_spec, size_of
+from aces_bench.study.design import expand, member_spec, size_of
 
 PRIMARY = {"claude-code", "codex", "opencode", "terminus-2"}
 

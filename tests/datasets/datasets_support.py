@@ -5,10 +5,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from aces_bench.cases.evalmd import intent_cases
+from aces_bench.cases.formats import load_suite
+from aces_bench.core.errors import AcesError
 from aces_bench.datasets.create import read_intent
-from aces_bench.datasets.evalmd import intent_cases
-from aces_bench.datasets.formats import load_suite
-from aces_bench.errors import AcesError
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 SKILL = GOLDEN / "skill"

@@ -14,10 +14,10 @@ import pandas as pd
 import pytest
 import yaml
 
+from aces_bench.cases.formats import load_assets
 from aces_bench.config.compose import compose_spec
-from aces_bench.datasets.formats import load_assets
 from aces_bench.emitters import emit_study
-from aces_bench.skills import load_skill
+from aces_bench.inputs.skills import load_skill
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 SKILLS = sorted(p.parent for p in CORPUS.glob("*/*/SKILL.md"))
@@ -119,7 +119,7 @@ def test_corpus_emits(tmp_path):
 @pytest.mark.sandbox
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed; the local backend needs it")
 def test_skill_creator_case_runs_and_its_expectations_are_judged(tmp_path):
-    from aces_bench.pipeline import run_study
+    from aces_bench.study.pipeline import run_study
 
     skill = CORPUS / "skill-creator" / "orders-total"
     out = tmp_path / "out"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from datasets_support import GOLDEN, SKILL_NAME, skill_copy
 
+from aces_bench.core.errors import EvalsError
 from aces_bench.datasets import load_suite
 from aces_bench.datasets.create import create_dataset
 from aces_bench.datasets.llm import (
@@ -20,7 +21,6 @@ from aces_bench.datasets.llm import (
     GeneratedCases,
 )
 from aces_bench.datasets.templates import BUCKETS
-from aces_bench.errors import EvalsError
 from aces_bench.judges.base import JudgeOutcome
 
 EVAL_MD = GOLDEN / "valid" / "EVAL.md"
@@ -211,8 +211,8 @@ def test_cli_create_check_and_bad_input(tmp_path):
 
 def test_a_study_refuses_drafts_unless_told_to_accept_them(tmp_path):
     from aces_bench.config.compose import compose_spec
+    from aces_bench.core.errors import SkillError
     from aces_bench.emitters.plan import plan_study
-    from aces_bench.errors import SkillError
 
     skill = skill_copy(tmp_path)
     create_dataset(skill)

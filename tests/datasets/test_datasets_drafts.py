@@ -11,7 +11,7 @@ import pytest
 
 from aces_bench.datasets.grounding import DERIVED_NOTE, ground, input_sets
 from aces_bench.datasets.templates import BUCKETS, template_cases
-from aces_bench.skills import load_skill
+from aces_bench.inputs.skills import load_skill
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted(p for p in (ROOT / "aces_bench" / "examples" / "skills").iterdir() if (p / "SKILL.md").is_file())

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from datasets_support import GOLDEN
 
-from aces_bench.datasets.evalmd import intent_cases, parse_eval_md
+from aces_bench.cases.evalmd import intent_cases, parse_eval_md
 
 PATH = GOLDEN / "valid" / "EVAL.md"
 
@@ -77,7 +77,7 @@ def _eval_md_only_skill(tmp_path: Path) -> Path:
 
 
 def test_a_skill_with_only_eval_md_has_cases_at_run_time(tmp_path):
-    from aces_bench.datasets.formats import load_assets
+    from aces_bench.cases.formats import load_assets
 
     assets = load_assets(_eval_md_only_skill(tmp_path), "line-count")
     cases = {c.id: c for c in assets.intent_cases}
@@ -94,7 +94,7 @@ def test_a_skill_with_only_eval_md_has_cases_at_run_time(tmp_path):
 def test_eval_md_outranks_its_stale_copy_and_leads_generated_cases(tmp_path):
     import json
 
-    from aces_bench.datasets.formats import load_suite
+    from aces_bench.cases.formats import load_suite
 
     skill = _eval_md_only_skill(tmp_path)
     (skill / "evals" / "evals.json").write_text(json.dumps({"skill_name": "line-count", "evals": [
@@ -112,7 +112,7 @@ def test_eval_md_outranks_its_stale_copy_and_leads_generated_cases(tmp_path):
 def test_misspelt_section_is_an_error_and_other_sections_are_notes():
     import pytest
 
-    from aces_bench.errors import EvalsError
+    from aces_bench.core.errors import EvalsError
 
     intent = parse_eval_md(EVAL_MD_ONLY, Path("EVAL.md"))
     assert intent.notes == ["Background", "Lines holding only spaces are empty."]
@@ -126,7 +126,7 @@ def test_a_skill_with_only_eval_md_runs(tmp_path):
     import pandas as pd
 
     from aces_bench.config.compose import compose_spec
-    from aces_bench.pipeline import run_study
+    from aces_bench.study.pipeline import run_study
 
     skill = _eval_md_only_skill(tmp_path)
     out = tmp_path / "out"
@@ -141,7 +141,7 @@ def test_a_skill_with_only_eval_md_runs(tmp_path):
 def test_eval_md_outranks_a_generated_case_with_its_id(tmp_path):
     import json
 
-    from aces_bench.datasets.formats import load_assets, suite_of
+    from aces_bench.cases.formats import load_assets, suite_of
 
     skill = _eval_md_only_skill(tmp_path)
     (skill / "evals" / "evals.json").write_text(json.dumps({"skill_name": "line-count", "evals": [

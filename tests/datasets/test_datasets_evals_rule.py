@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from aces_bench.cases.formats import is_skillevaluator_folder, load_assets, select_evals_files
 from aces_bench.config.compose import compose_spec
-from aces_bench.datasets.formats import is_skillevaluator_folder, load_assets, select_evals_files
+from aces_bench.core.errors import EvalsError
 from aces_bench.emitters.plan import plan_study
-from aces_bench.errors import EvalsError
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 

@@ -11,6 +11,8 @@ from datasets_support import GOLDEN, SKILL_NAME, skill_copy
 
 from aces_bench.cases import EvalCase as ReExportedCase
 from aces_bench.cases import load_suite as reexported_load_suite
+from aces_bench.cases.formats import derived_id, render_suite
+from aces_bench.core.errors import EvalsError
 from aces_bench.datasets import (
     EvalCase,
     EvalSuite,
@@ -18,8 +20,6 @@ from aces_bench.datasets import (
     resolve_credentials,
     write_suite,
 )
-from aces_bench.datasets.formats import derived_id, render_suite
-from aces_bench.errors import EvalsError
 
 VALID = GOLDEN / "valid"
 CANONICAL = GOLDEN / "canonical"
@@ -166,7 +166,7 @@ def test_credential_values_never_reach_the_written_suite(tmp_path):
     "MY_CLIENT_SECRET", "SECRET_SAUCE", "ACME_AUTH_TOKEN",
 ])
 def test_operator_credentials_are_refused(name):
-    from aces_bench.datasets.credentials import operator_reason
+    from aces_bench.cases.credentials import operator_reason
 
     assert operator_reason(name) is not None
 
@@ -174,7 +174,7 @@ def test_operator_credentials_are_refused(name):
 @pytest.mark.parametrize("name", ["WAREHOUSE_TOKEN", "GITHUB_TOKEN", "DB_PASSWORD", "STRIPE_TOKEN", "WEATHER_TOKEN"])
 def test_skill_service_credentials_are_allowed(name):
     """When the operator lists them (issue 21: never by default)."""
-    from aces_bench.datasets.credentials import check_credential_name
+    from aces_bench.cases.credentials import check_credential_name
 
     assert check_credential_name(name, allowed=[name]) == name
     with pytest.raises(ValueError, match="is not listed in skill.allow_credentials"):

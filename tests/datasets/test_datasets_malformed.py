@@ -216,7 +216,7 @@ def test_symlinked_evals_file_pointing_outside_is_refused(tmp_path):
 
 
 def test_oversized_evals_file_is_refused(tmp_path, monkeypatch):
-    from aces_bench.datasets import safety
+    from aces_bench.cases import safety
 
     monkeypatch.setattr(safety, "MAX_ASSET_BYTES", 100)
     skill = skill_copy(tmp_path)
@@ -228,7 +228,7 @@ def test_oversized_evals_file_is_refused(tmp_path, monkeypatch):
 
 
 def test_oversized_fixture_is_refused(tmp_path, monkeypatch):
-    from aces_bench.datasets import safety
+    from aces_bench.cases import safety
 
     monkeypatch.setattr(safety, "MAX_FIXTURE_BYTES", 10)
     skill = skill_copy(tmp_path)

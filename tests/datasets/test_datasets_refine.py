@@ -16,11 +16,11 @@ from datasets_support import GOLDEN, SKILL_NAME, skill_copy
 from harbor.models.trajectories import Agent
 
 from aces_bench.agents.atif import TrajectoryRecorder
+from aces_bench.core.errors import EvalsError
 from aces_bench.datasets import load_suite
 from aces_bench.datasets.lift import aligned_answer, common_steps
 from aces_bench.datasets.refine import refine_dataset
-from aces_bench.errors import EvalsError
-from aces_bench.records import GradedTrial
+from aces_bench.records.trials import GradedTrial
 
 DIRECTIVE = "reads csv-stats/SKILL.md before running any script"
 READ = "cat /skills/csv-stats/SKILL.md"

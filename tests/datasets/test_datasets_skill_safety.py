@@ -1,4 +1,4 @@
-"""Safety of skill inputs (aces_bench.skills): size limits, binary and non-UTF-8 SKILL.md, symlinks out."""
+"""Safety of skill inputs (aces_bench.inputs.skills): size limits, binary and non-UTF-8 SKILL.md, symlinks out."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import os
 import pytest
 from datasets_support import skill_copy
 
-from aces_bench import skills
-from aces_bench.errors import SkillError
+from aces_bench.core.errors import SkillError
+from aces_bench.inputs import skills
 
 
 def _error(skill_dir) -> str:

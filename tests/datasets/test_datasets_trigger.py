@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from aces_bench.core.errors import EvalsError
 from aces_bench.datasets.trigger import evaluate_triggers, stratified_split
-from aces_bench.errors import EvalsError
 from aces_bench.stats.inference import wilson_interval
 
 CORPUS = Path(__file__).resolve().parent / "corpus"

@@ -12,9 +12,9 @@ from dockerfile_parse import DockerfileParser
 from harbor.models.task.task import Task
 
 from aces_bench.config.compose import compose_spec
+from aces_bench.core.errors import EmitError
 from aces_bench.emitters import emit_study, validate_task_dirs
 from aces_bench.emitters.emit import read_task_metadata
-from aces_bench.errors import EmitError
 
 GOLDEN = Path(__file__).parent / "golden"
 SKILLS = "skill.paths=[tests/fixtures/skills]"

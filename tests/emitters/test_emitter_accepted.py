@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from aces_bench.config.compose import compose_spec
+from aces_bench.core.errors import EmitError
 from aces_bench.emitters import accepted, emit, harbor_task
 from aces_bench.emitters.accepted import CACHE_ENV, record_dir
 from aces_bench.emitters.emit import VALIDATED_INDEX, emit_study, forget_accepted
-from aces_bench.errors import EmitError
 
 SKILLS = "skill.paths=[tests/fixtures/skills]"
 

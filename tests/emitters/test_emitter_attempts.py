@@ -8,14 +8,14 @@ import shutil
 import pandas as pd
 import pytest
 
-from aces_bench.attempts import AttemptPolicy, attempt_job_config, collect_attempts, run_attempts
 from aces_bench.config.compose import compose_spec
 from aces_bench.emitters import emit_study
-from aces_bench.grading import grade_records
+from aces_bench.grading.grade import grade_records
 from aces_bench.judges.factory import build_judge
-from aces_bench.pipeline import RoundGrades
-from aces_bench.runner import job_config
+from aces_bench.run.attempts import AttemptPolicy, attempt_job_config, collect_attempts, run_attempts
+from aces_bench.run.runner import job_config
 from aces_bench.stats.passk import pass_counts, passk_table
+from aces_bench.study.pipeline import RoundGrades
 
 SKILLS = "skill.paths=[tests/fixtures/skills]"
 
@@ -42,7 +42,7 @@ def test_stop_on_pass_skips_later_attempts_and_records_them(tmp_path):
         output_dir=tmp_path,
     )
     emitted = emit_study(spec, tmp_path / "tasks")
-    # Pass is the graded final_pass (decided once, aces_bench/mode_registry.py), as the pipeline supplies it.
+    # Pass is the graded final_pass (decided once, aces_bench/core/modes.py), as the pipeline supplies it.
     rounds = RoundGrades(spec, build_judge(spec.judge))
     job_dirs = asyncio.run(run_attempts(spec, emitted, tmp_path / "jobs", passed=rounds.passed))
     assert len(job_dirs) == 2

@@ -12,9 +12,9 @@ import pytest
 
 from aces_bench.agents.footer import parse_instruction
 from aces_bench.config.compose import compose_spec
+from aces_bench.core.errors import ConfigError
 from aces_bench.emitters import emit_study
 from aces_bench.emitters.emit import read_task_metadata
-from aces_bench.errors import ConfigError
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SKILL = FIXTURES / "skills" / "csv-column-sum"

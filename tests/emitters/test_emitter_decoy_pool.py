@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from aces_bench.agents.usage import build_invocation, usage_line
-from aces_bench.skills import discover_skill_dirs, load_skill
+from aces_bench.inputs.skills import discover_skill_dirs, load_skill
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "aces_bench" / "examples"
 POOL_DIR = EXAMPLES / "decoy-pool"

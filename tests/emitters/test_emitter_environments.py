@@ -14,9 +14,9 @@ from dockerfile_parse import DockerfileParser
 from harbor.models.task.task import Task
 
 from aces_bench.config.compose import compose_spec
+from aces_bench.core.errors import BackendError, EmitError
 from aces_bench.emitters import emit_study
 from aces_bench.emitters.emit import read_task_metadata
-from aces_bench.errors import BackendError, EmitError
 
 SKILL = Path(__file__).resolve().parents[1] / "fixtures" / "skills" / "csv-column-sum"
 
@@ -192,8 +192,8 @@ def test_native_task_harbor_cannot_load_is_refused_by_name(tmp_path):
 def test_native_task_pair_runs_on_the_local_backend(tmp_path):
     if shutil.which("bwrap") is None:
         pytest.skip("bubblewrap (bwrap) is not installed")
-    from aces_bench.collect import collect_job
-    from aces_bench.runner import run_job
+    from aces_bench.run.collect import collect_job
+    from aces_bench.run.runner import run_job
 
     skill = _copy_skill(tmp_path)
     _native_task(skill)

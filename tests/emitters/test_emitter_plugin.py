@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from aces_bench.config.compose import compose_spec
+from aces_bench.core.errors import SkillError
 from aces_bench.emitters import emit_study
 from aces_bench.emitters.emit import read_task_metadata
 from aces_bench.emitters.plan import plan_study
-from aces_bench.errors import SkillError
 
 SKILL = Path(__file__).resolve().parents[1] / "fixtures" / "skills" / "csv-column-sum"
 CLAUDE = ["harness=claude-code", "model=openai-compatible", "model.name=anthropic/claude-sonnet-4-5",

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from aces_bench.config.compose import compose_spec
+from aces_bench.core.errors import ConfigError, SkillError
 from aces_bench.emitters import emit_study
 from aces_bench.emitters.emit import read_task_metadata
 from aces_bench.emitters.plan import plan_study, select_decoys
-from aces_bench.errors import ConfigError, SkillError
-from aces_bench.skills import load_skill
+from aces_bench.inputs.skills import load_skill
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SKILL = FIXTURES / "skills" / "csv-column-sum"

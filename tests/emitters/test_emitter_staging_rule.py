@@ -17,7 +17,7 @@ from pathlib import Path
 
 from aces_bench.config.compose import compose_spec
 from aces_bench.emitters import emit_study
-from aces_bench.skills import evaluation_asset, staged_files
+from aces_bench.inputs.skills import evaluation_asset, staged_files
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "skills" / "csv-column-sum"
 # One value per place an answer can hide; none of them may reach a sandbox.

@@ -14,7 +14,7 @@ from pathlib import Path
 from aces_bench.agents.routing import SkillCard
 from aces_bench.agents.usage import build_invocation, usage_line
 from aces_bench.cases import EvalCase, EvalSuite, load_suite
-from aces_bench.skills import Skill, load_skill
+from aces_bench.inputs.skills import Skill, load_skill
 from aces_bench.verifier.check_answer import evaluate_check
 
 # Skill scripts run under the sandbox host's interpreter (3.11 here), not the venv's.

@@ -10,7 +10,7 @@ import pytest
 from examples_support import PAPER_DECOYS, SANDBOX_PYTHON, skill_dirs
 
 from aces_bench.agents.usage import build_invocation, usage_line
-from aces_bench.skills import load_skill
+from aces_bench.inputs.skills import load_skill
 
 SECTIONS = ("When to use", "Instructions", "Usage", "Prerequisites", "Limitations", "Troubleshooting")
 ALL_DIRS = skill_dirs("skills") + skill_dirs("decoys")

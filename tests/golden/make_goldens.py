@@ -126,7 +126,7 @@ def task_metadata(study: Path, out: Path) -> None:
     _task_dir(src, out / "v1", {**{k: v for k, v in aces.items() if k not in V2_ONLY}, "schema_version": "1"})
     _task_dir(src, out / "future_version", {**aces, "schema_version": FUTURE})
     _task_dir(src, out / "malformed_condition", {**aces, "condition": "with-skill"})
-    # A Harbor trial result of this task: graders/external.py finds the task dir through it.
+    # A Harbor trial result of this task: aces_bench/grading/external.py finds the task dir through it.
     result = next(p for p in sorted(study.glob("jobs/*/*/result.json"))
                   if json.loads(p.read_text())["task_name"].endswith(with_skill))
     shutil.copy(result, out / "trial_result.json")

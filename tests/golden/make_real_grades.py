@@ -84,7 +84,7 @@ def put(harness: str, trajectory: dict) -> None:
 
 def reference_study() -> tuple[dict, dict[str, Any]]:
     """Run the reference agent offline; its with_skill trajectory and grading inputs."""
-    from aces_bench.records import read_grades
+    from aces_bench.records.trials import read_grades
 
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "HARBOR_TELEMETRY": "0", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from aces_bench import __version__
-from aces_bench.errors import ReportError
-from aces_bench.provenance import Provenance
-from aces_bench.records import (
+from aces_bench.core.errors import ReportError
+from aces_bench.records.provenance import Provenance
+from aces_bench.records.trials import (
     GradedTrial,
     TrialRow,
     grades_by_key,

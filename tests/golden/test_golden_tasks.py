@@ -10,10 +10,10 @@ import pytest
 from harbor.models.trial.result import TrialResult
 
 from aces_bench import __version__
+from aces_bench.core.errors import EmitError
 from aces_bench.emitters.emit import EmittedTask, read_task_metadata, read_tasks_index
 from aces_bench.emitters.task_metadata import TaskMetadata
-from aces_bench.errors import EmitError
-from aces_bench.graders.external import aces_metadata
+from aces_bench.grading.external import aces_metadata
 
 GOLDEN = Path(__file__).resolve().parent
 TASKS = GOLDEN / "task_metadata"

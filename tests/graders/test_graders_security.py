@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from graders_fixtures import AWS_KEY, SKILL_MD, bash, good_run, inp, tool, traj
 
-from aces_bench.errors import ConfigError
+from aces_bench.core.errors import ConfigError
 from aces_bench.graders.deterministic import grade_deterministic
 from aces_bench.graders.patterns import load_patterns
 from aces_bench.graders.security import grade_security

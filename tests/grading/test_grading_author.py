@@ -10,7 +10,7 @@ import pytest
 from grading_support import skill_with_graders
 
 from aces_bench.cases import EvalCase
-from aces_bench.errors import EvalsError
+from aces_bench.core.errors import EvalsError
 from aces_bench.graders.author import (
     AuthorContext,
     discover_author_graders,

@@ -10,8 +10,8 @@ import pytest
 from grading_support import SKILLSBENCH, bash, trajectory, trial_result, write_trial
 
 from aces_bench.cli import main as aces_main
-from aces_bench.graders.external import find_trials, infer_workdir
-from aces_bench.records import read_grades, table_columns
+from aces_bench.grading.external import find_trials, infer_workdir
+from aces_bench.records.trials import read_grades, table_columns
 
 CASE_INDEPENDENT = ("security", "skill_efficiency")
 CASE_DEPENDENT = ("skill_execution", "accuracy", "goal_accuracy", "behavior_check")

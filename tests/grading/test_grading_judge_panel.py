@@ -19,9 +19,9 @@ from grading_support import judges_support
 from aces_bench.config.compose import compose_spec
 from aces_bench.graders.base import MetricResult
 from aces_bench.graders.judged import PER_JUDGE, aggregate_panel
-from aces_bench.pipeline import run_study
-from aces_bench.records import read_grades
+from aces_bench.records.trials import read_grades
 from aces_bench.stats.agreement import cohen_kappa, icc_a1
+from aces_bench.study.pipeline import run_study
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "skills" / "csv-column-sum"
 FOUR = ("action_correct", "facts_consistent", "task_addressed", "actionable")

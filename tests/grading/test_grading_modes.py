@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from aces_bench.config.spec import GradingSpec
-from aces_bench.errors import ConfigError
+from aces_bench.core.errors import ConfigError
+from aces_bench.core.metrics import metric_names
 from aces_bench.graders.base import MetricResult
 from aces_bench.graders.dimensions import (
     dimension_scores,
@@ -17,7 +18,6 @@ from aces_bench.graders.dimensions import (
 )
 from aces_bench.graders.modes import MODES, author_aggregate, check_author_graders, decide
 from aces_bench.graders.outcome import trial_outcome
-from aces_bench.metrics import metric_names
 
 
 def m(name: str, score: float | None, subs: dict | None = None, **details) -> MetricResult:
@@ -112,7 +112,7 @@ def test_one_unscored_author_grader_leaves_the_contract_unscored():
 
 
 def test_every_grading_mode_has_its_hydra_option_and_back():
-    # Adding a mode is one GradingMode in aces_bench/mode_registry.py and its option file.
+    # Adding a mode is one GradingMode in aces_bench/core/modes.py and its option file.
     conf = Path(__file__).resolve().parents[2] / "conf" / "grading"
     assert {p.stem for p in conf.glob("*.yaml")} == set(MODES)
 

@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 from grading_support import EXAMPLES, SKILL, skill_with_graders
 
-from aces_bench import grade_cli
 from aces_bench.config.compose import compose_spec
+from aces_bench.core.metrics import metric_column, metric_names
 from aces_bench.graders.self_correction import SelfCorrection
-from aces_bench.metrics import metric_column, metric_names
-from aces_bench.pipeline import run_study
-from aces_bench.records import read_grades
+from aces_bench.grading import cli as grade_cli
+from aces_bench.records.trials import read_grades
+from aces_bench.study.pipeline import run_study
 
 pytestmark = [
     pytest.mark.sandbox,

@@ -1,5 +1,5 @@
 """Intention to treat: which failed trials are their arm's failures and which are
-infrastructure's (aces_bench/collect.py), infrastructure reruns (aces_bench/attempts.py),
+infrastructure's (aces_bench/run/collect.py), infrastructure reruns (aces_bench/run/attempts.py),
 and every scheduled pair in the analysis (docs/gate.md)."""
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import pytest
 from grading_support import trial_result, write_trial
 from harbor.models.trial.result import TrialResult
 
-from aces_bench.collect import archive_infra_failures, classify, read_retries
 from aces_bench.config.compose import compose_spec
-from aces_bench.pipeline import run_study
-from aces_bench.records import read_trials_table
+from aces_bench.records.trials import read_trials_table
+from aces_bench.run.collect import archive_infra_failures, classify, read_retries
+from aces_bench.study.pipeline import run_study
 
 ROOT = Path(__file__).resolve().parents[2]
 SKILL = ROOT / "tests" / "fixtures" / "skills" / "csv-column-sum"
@@ -112,7 +112,7 @@ def test_a_trial_whose_environment_did_not_start_is_rerun_and_else_excluded(tmp_
 def test_provider_errors_are_harbors_own_retryable_provider_failures():
     from harbor.models.trial.error_policy import FailureCause, policy_for
 
-    from aces_bench.collect import PROVIDER_ERRORS, provider_failure
+    from aces_bench.run.collect import PROVIDER_ERRORS, provider_failure
 
     harbors = {"ApiRateLimitError", "ApiOverloadedError", "ApiInternalServerError", "RateLimitError",
                "ServiceUnavailableError", "APIConnectionError"}

@@ -16,14 +16,14 @@ from harbor.models.trial.result import TrialResult
 from aces_bench.cases import EvalCase
 from aces_bench.config.schema import GradingConf
 from aces_bench.config.spec import GradingSpec
+from aces_bench.core.io import write_frame
+from aces_bench.core.metrics import Metric, metric_names, metrics, register, unregister
 from aces_bench.graders.base import Evidence, GraderContext, GradingInput, MetricResult
 from aces_bench.graders.dimensions import dimensions
-from aces_bench.graders.summary import summary_markdown
-from aces_bench.grading import GradingContext, grade_subject
-from aces_bench.io import write_frame
+from aces_bench.grading.grade import GradingContext, grade_subject
+from aces_bench.grading.summary import summary_markdown
 from aces_bench.judges.heuristic import HeuristicJudge
-from aces_bench.metrics import Metric, metric_names, metrics, register, unregister
-from aces_bench.records import (
+from aces_bench.records.trials import (
     TABLE_PARQUET,
     TrialSubject,
     read_grades,

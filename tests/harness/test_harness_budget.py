@@ -12,11 +12,11 @@ import pytest
 from harness_support import FIXTURE_SKILL, run_cli
 
 from aces_bench.config.compose import compose_spec
-from aces_bench.cost import CostGuard, Ledger, SpendEntry
-from aces_bench.design import Member, check_design_budget, member_cost, planned_trials
-from aces_bench.errors import RunError
-from aces_bench.pricing import DEFAULT_INPUT_TOKENS, DEFAULT_OUTPUT_TOKENS, estimate_trial, price_of
-from aces_bench.sweep import sweep_budget, sweep_members
+from aces_bench.core.errors import RunError
+from aces_bench.core.pricing import DEFAULT_INPUT_TOKENS, DEFAULT_OUTPUT_TOKENS, estimate_trial, price_of
+from aces_bench.run.cost import CostGuard, Ledger, SpendEntry
+from aces_bench.study.design import Member, check_design_budget, member_cost, planned_trials
+from aces_bench.study.sweep import sweep_budget, sweep_members
 
 GPT4O = price_of("gpt-4o")
 
@@ -24,7 +24,7 @@ GPT4O = price_of("gpt-4o")
 _APPEND = """
 import sys
 from pathlib import Path
-from aces_bench.cost import Ledger, SpendEntry
+from aces_bench.run.cost import Ledger, SpendEntry
 ledger = Ledger(Path(sys.argv[1]))
 for i in range(50):
     ledger.record(SpendEntry(trial=f"job/w{sys.argv[2]}-{i}", member="m" + sys.argv[2], usd=0.01, known=True))
@@ -95,7 +95,7 @@ def test_one_token_estimate_for_the_preview_the_design_and_the_cap(tmp_path):
     per_trial = estimate_trial("openai/gpt-4o")
     assert per_trial == pytest.approx(DEFAULT_INPUT_TOKENS * GPT4O.input + DEFAULT_OUTPUT_TOKENS * GPT4O.output)
     assert member_cost(spec, 10) == pytest.approx(10 * per_trial)
-    from aces_bench.cost import estimate
+    from aces_bench.run.cost import estimate
 
     assert estimate(spec, 10).usd == pytest.approx(10 * per_trial)
     reference = compose_spec([], output_dir=tmp_path)

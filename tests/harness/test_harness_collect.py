@@ -8,11 +8,11 @@ from pathlib import Path
 
 from harness_support import needs_bwrap, study_overrides
 
-from aces_bench.collect import collect_job
 from aces_bench.config.compose import compose_spec
 from aces_bench.emitters import emit_study
 from aces_bench.emitters.plan import plan_study
-from aces_bench.pipeline import run_study
+from aces_bench.run.collect import collect_job
+from aces_bench.study.pipeline import run_study
 
 
 @needs_bwrap

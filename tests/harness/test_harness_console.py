@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from harness_support import FIXTURE_SKILL, needs_bwrap, run_cli
 
-from aces_bench import console
 from aces_bench.cli import SUBCOMMANDS
+from aces_bench.study import console
 
 
 def _record(name: str, level: int, message: str = "m") -> logging.LogRecord:

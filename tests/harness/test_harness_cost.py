@@ -15,10 +15,10 @@ from model_server import ModelServer
 from terminus_policy import terminus_policy
 
 from aces_bench.config.compose import compose_spec
-from aces_bench.cost import CostCapReached, Ledger, estimate, model_price
-from aces_bench.errors import RunError
-from aces_bench.pipeline import run_study
+from aces_bench.core.errors import RunError
 from aces_bench.reports import build_report
+from aces_bench.run.cost import CostCapReached, Ledger, estimate, model_price
+from aces_bench.study.pipeline import run_study
 
 
 def _spec(server, tmp_path, *extra):
@@ -90,7 +90,7 @@ def test_a_cost_stop_is_tabled_reported_and_not_spent_past_again(tmp_path, monke
 def test_cost_by_arm_and_dollars_per_point_of_lift():
     import pandas as pd
 
-    from aces_bench.cost import cost_by_arm
+    from aces_bench.run.cost import cost_by_arm
 
     trials = pd.DataFrame({
         "condition": ["with_skill", "with_skill", "baseline", "baseline"],

@@ -6,8 +6,8 @@ import pytest
 
 from aces_bench.agents.endpoints import check_api, harness_base_url
 from aces_bench.config.compose import compose_spec
-from aces_bench.errors import ConfigError
-from aces_bench.runner import agent_config
+from aces_bench.core.errors import ConfigError
+from aces_bench.run.runner import agent_config
 
 HOST = "http://127.0.0.1:8000"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from harness_support import needs_bwrap, read_table, run_cli, trial_results
 
-from aces_bench.records import read_trials_table
+from aces_bench.records.trials import read_trials_table
 
 SWEEP = ("-m", "harness=reference", "workspace=isolation,group", "decoys=paper", "skill.cases=[explicit-1]",
          "report=false")

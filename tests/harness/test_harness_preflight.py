@@ -13,10 +13,10 @@ from types import SimpleNamespace
 import pytest
 from harness_support import FIXTURE_SKILL, run_cli
 
-from aces_bench import runner
-from aces_bench.attempts import retry_infra_failures, stops_early
 from aces_bench.config.compose import compose_spec
-from aces_bench.errors import BackendError
+from aces_bench.core.errors import BackendError
+from aces_bench.run import runner
+from aces_bench.run.attempts import retry_infra_failures, stops_early
 
 _HAS_MODAL = importlib.util.find_spec("modal") is not None
 

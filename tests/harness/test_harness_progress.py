@@ -17,10 +17,10 @@ from harness_support import (
 from rich.console import Console
 from rich.progress import Progress
 
-from aces_bench.progress import TrialProgress
+from aces_bench.run.progress import TrialProgress
 
 ANSI = re.compile(r"\x1b\[")
-# The console prints aces-bench's own lines as plain sentences (aces_bench/console.py).
+# The console prints aces-bench's own lines as plain sentences (aces_bench/study/console.py).
 TRIAL_LINE = re.compile(
     r"^(?P<trial>\S+): (?P<what>ok|FAILED \w+) "
     r"\((?P<done>\d+)/(?P<total>\d+) done, (?P<running>\d+) running, (?P<failed>\d+) failed, ETA (?P<eta>\d+s|\?)\)$"

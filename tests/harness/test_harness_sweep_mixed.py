@@ -12,7 +12,7 @@ from model_server import ModelServer
 from terminus_policy import terminus_policy
 
 from aces_bench.config.spec import MODEL_NOT_APPLICABLE
-from aces_bench.records import read_trials_table
+from aces_bench.records.trials import read_trials_table
 
 
 @needs_bwrap

@@ -7,6 +7,7 @@ import asyncio
 import pytest
 from judges_support import INVOICE_CASE, ScriptedJudge, good_run, grading_input, no, yes
 
+from aces_bench.core.metrics import metric_names
 from aces_bench.graders.accuracy import grade_accuracy
 from aces_bench.graders.behavior_check import (
     SECURITY_BEHAVIOR,
@@ -19,7 +20,6 @@ from aces_bench.graders.goal_accuracy import (
     reference_goal,
 )
 from aces_bench.graders.judged import grade_judged
-from aces_bench.metrics import metric_names
 
 FOUR = (
     "action_correct",

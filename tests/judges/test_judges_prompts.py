@@ -8,7 +8,7 @@ import json
 import pytest
 from judges_support import bash, good_run, grading_input, trajectory
 
-from aces_bench.errors import ConfigError
+from aces_bench.core.errors import ConfigError
 from aces_bench.graders.judge_context import (
     RENDER_CAP,
     render_trajectory,

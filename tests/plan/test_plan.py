@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from aces_bench.cli import main
-from aces_bench.plan import Variance, plan_skill, variance_from_trials
+from aces_bench.study.plan import Variance, plan_skill, variance_from_trials
 
 ROOT_SKILL = "tests/fixtures/skills/csv-column-sum"
 

@@ -36,15 +36,15 @@ from harbor.models.trajectories import (
 
 from aces_bench.cases import EvalCase
 from aces_bench.config.compose import compose_spec
+from aces_bench.core.io import write_frame, write_json, write_text
+from aces_bench.core.metrics import metric_names
 from aces_bench.graders.base import Evidence, GradingInput, MetricResult
 from aces_bench.graders.deterministic import grade_deterministic
 from aces_bench.graders.outcome import ARM_FAILURES
 from aces_bench.graders.self_correction import first_attempt_pass
-from aces_bench.io import write_frame, write_json, write_text
-from aces_bench.metrics import metric_names
-from aces_bench.provenance import SkillProvenance, build_provenance, judge_label
-from aces_bench.records import TrialRow, rows_to_frame
-from aces_bench.skills import hash_tree
+from aces_bench.inputs.skills import hash_tree
+from aces_bench.records.provenance import SkillProvenance, build_provenance, judge_label
+from aces_bench.records.trials import TrialRow, rows_to_frame
 
 PLANTED_SCRIPT = "<script>alert(1)</script>"
 SKILLS = ("invoice-reconciler", "semver-bump", "access-log-latency")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from aces_bench.records import study_table_columns
+from aces_bench.records.trials import study_table_columns
 from aces_bench.reports.paper import SideBySide
 from aces_bench.reports.pass_rates import PassRateRow
 from aces_bench.reports.summary import ArmRow, ControlRow, ReportSummary

@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from aces_bench.errors import ReportError
-from aces_bench.metrics import metric_names
-from aces_bench.records import PAIR_KEY
+from aces_bench.core.errors import ReportError
+from aces_bench.core.metrics import metric_names
+from aces_bench.records.trials import PAIR_KEY
 from aces_bench.reports import build_report
 from aces_bench.reports.summary import ReportSummary
 
@@ -175,9 +175,9 @@ def test_invalid_provenance_is_a_user_error_and_missing_one_is_stated(study_dir,
 
 
 def test_the_report_reads_grades_without_the_grading_layer():
-    # The report reads grades.jsonl through aces_bench.records; that must not load the grading layer or a judge client.
+    # The report reads grades.jsonl through aces_bench.records.trials; that must not load the grading layer or a judge client.
     code = ("import sys, aces_bench.reports.records; "
-            "bad = [m for m in sys.modules if m.startswith(('aces_bench.judges.factory', 'aces_bench.judges.litellm_judge', 'aces_bench.grading', 'litellm'))]; "
+            "bad = [m for m in sys.modules if m.startswith(('aces_bench.judges.factory', 'aces_bench.judges.litellm_judge', 'aces_bench.grading.grade', 'litellm'))]; "
             "print(bad); sys.exit(1 if bad else 0)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr

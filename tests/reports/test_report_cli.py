@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from aces_bench.errors import ReportError
+from aces_bench.core.errors import ReportError
 from aces_bench.reports.cli import main
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"

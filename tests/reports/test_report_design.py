@@ -23,11 +23,11 @@ import pytest
 from report_fixtures import make_study
 
 import aces_bench
-from aces_bench.records import PAIR_KEY
+from aces_bench.records.study_data import write_study_table
+from aces_bench.records.trials import PAIR_KEY
 from aces_bench.reports import build_report, style
 from aces_bench.reports.standin import STAND_IN_MARK
 from aces_bench.reports.summary import SCHEMA_FILE, ReportSummary
-from aces_bench.study_data import write_study_table
 
 ROOT = Path(__file__).resolve().parents[2]
 DESIGN = {"members": [
@@ -282,9 +282,9 @@ def test_a_design_stopped_by_the_cost_cap_keeps_each_member_in_its_arm(tmp_path,
     the headline."""
     from report_fixtures import SKILLS, SKILLS_DIR, MemberPlan, write_member, write_skill
 
-    from aces_bench import design
     from aces_bench.config.compose import compose_spec
-    from aces_bench.cost import CostCapReached, CostStop
+    from aces_bench.run.cost import CostCapReached, CostStop
+    from aces_bench.study import design
 
     spec = compose_spec(["study=aces_paper", "study.axes.harnesses=[reference]", "study.axes.stress_sizes=[1]",
                          "study.axes.stress_harnesses=[reference]", "study.axes.slice_harness=[reference]",
@@ -302,7 +302,7 @@ def test_a_design_stopped_by_the_cost_cap_keeps_each_member_in_its_arm(tmp_path,
             raise CostCapReached(stop, ms.output_dir)
         return ms.output_dir, 4
 
-    monkeypatch.setattr("aces_bench.pipeline.run_member", fake_member)
+    monkeypatch.setattr("aces_bench.study.pipeline.run_member", fake_member)
     with pytest.raises(CostCapReached):
         design.run_design(spec)
     out = tmp_path / "aces_paper"

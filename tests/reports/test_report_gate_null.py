@@ -5,7 +5,7 @@ sign-flip test, per skill and pooled), and say so plainly when none ran."""
 from __future__ import annotations
 
 from aces_bench.ci.run import null_arm_check
-from aces_bench.io import write_json
+from aces_bench.core.io import write_json
 from aces_bench.reports.cli import _gate
 from aces_bench.reports.gate import NOT_RUN, null_arm_failures
 from aces_bench.reports.summary import build_summary, read_summary

@@ -195,7 +195,7 @@ def test_side_by_side_csv_writes_counts_as_integers(tmp_path):
     """side_by_side.csv carries counts as integers (145 skills scanned, not 145.0000), as
     the LaTeX table does, and every other value to 4 decimals; it still reads as numbers
     with pandas."""
-    from aces_bench.io import write_frame
+    from aces_bench.core.io import write_frame
     from aces_bench.reports.paper import side_by_side_csv_frame
     from aces_bench.reports.summary import SideBySide
 

@@ -12,7 +12,7 @@ from aces_bench.cases import EvalCase
 from aces_bench.graders.base import MetricResult
 from aces_bench.graders.skill_execution import analyse
 from aces_bench.graders.tool_calls import build_view
-from aces_bench.records import GradedTrial
+from aces_bench.records.trials import GradedTrial
 from aces_bench.reports.triage import MECHANISMS, activation, classify
 
 GOLDEN_GRADE = Path(__file__).resolve().parents[1] / "golden" / "grades" / "grades_v1.jsonl"

@@ -12,7 +12,7 @@ import pytest
 
 from aces_bench.config.compose import compose_spec
 from aces_bench.emitters import emit_study
-from aces_bench.reuse import ReuseKeys
+from aces_bench.run.reuse import ReuseKeys
 
 ROOT = Path(__file__).resolve().parents[2]
 SKILL = ROOT / "tests" / "fixtures" / "skills" / "csv-column-sum"

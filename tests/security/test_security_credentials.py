@@ -15,8 +15,8 @@ import pytest
 from security_support import HOSTILE_SKILL
 
 from aces_bench.cases import EvalCase
-from aces_bench.datasets.credentials import check_study_credentials, resolve_credentials
-from aces_bench.errors import EvalsError
+from aces_bench.cases.credentials import check_study_credentials, resolve_credentials
+from aces_bench.core.errors import EvalsError
 
 from harness_support import run_cli, study_overrides  # isort: skip
 
@@ -87,7 +87,7 @@ def test_every_spelling_of_a_passed_value_is_masked_inside_other_text():
     import base64
     from urllib.parse import quote
 
-    from aces_bench.masking import mask_known
+    from aces_bench.core.masking import mask_known
 
     pg = VALUES["PGPASSWORD"]
     printed = [f"postgres://app:{pg}@db:5432/x", f"postgres://app:{quote(pg, safe='')}@db/x",
@@ -107,9 +107,9 @@ def test_the_graded_record_masks_the_values_it_was_passed(tmp_path, monkeypatch)
     from harbor.models.trial.result import TrialResult
 
     from aces_bench.config.spec import GradingSpec
-    from aces_bench.grading import GradingContext, grade_subject
+    from aces_bench.grading.grade import GradingContext, grade_subject
     from aces_bench.judges.heuristic import HeuristicJudge
-    from aces_bench.records import TrialSubject, read_grades, write_grades
+    from aces_bench.records.trials import TrialSubject, read_grades, write_grades
 
     for k, v in VALUES.items():
         monkeypatch.setenv(k, v)

@@ -23,7 +23,7 @@ import security_support  # puts the harness helpers on sys.path
 
 from aces_bench.backends import limits
 from aces_bench.backends.limits import TrialCgroup, TrialDisk
-from aces_bench.errors import BackendError
+from aces_bench.core.errors import BackendError
 
 from backends_support import make_env, needs_bwrap, started, sync  # isort: skip
 

@@ -170,8 +170,8 @@ def test_write_failure_finds_a_full_disk_deep_in_the_group_and_not_a_refused_ope
     cgroup's refused operation is not an unwritable output folder)."""
     import errno
 
-    from aces_bench.errors import OutputError
-    from aces_bench.runner import write_failure
+    from aces_bench.core.errors import OutputError
+    from aces_bench.run.runner import write_failure
 
     out = tmp_path / "out"
     full = OSError(errno.ENOSPC, "No space left on device", str(out / "job" / "t1" / "result.json"))

@@ -17,8 +17,8 @@ import time
 import pytest
 from security_support import HOSTILE_SKILL
 
-from aces_bench.errors import RunError
-from aces_bench.outlock import LOCK_FILE, holder_of, study_lock
+from aces_bench.core.errors import RunError
+from aces_bench.run.outlock import LOCK_FILE, holder_of, study_lock
 
 from harness_support import (  # isort: skip
     ROOT, SLOW_SKILL, cli_env, job_dirs, needs_bwrap, run_cli, start_cli, study_overrides,
@@ -26,7 +26,7 @@ from harness_support import (  # isort: skip
 
 pytestmark = [pytest.mark.timeout(200)]
 
-HOLD = "import sys, time; from aces_bench.outlock import study_lock\nwith study_lock(sys.argv[1]):\n    print('held', flush=True); time.sleep(60)\n"
+HOLD = "import sys, time; from aces_bench.run.outlock import study_lock\nwith study_lock(sys.argv[1]):\n    print('held', flush=True); time.sleep(60)\n"
 
 
 def _holder(out) -> subprocess.Popen:

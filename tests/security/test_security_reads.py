@@ -23,11 +23,11 @@ from aces_bench.cases import EvalCase
 from aces_bench.config.spec import GradingSpec
 from aces_bench.graders.atif import load_trial_trajectory, parse_trajectory, resolve_trajectory
 from aces_bench.graders.skill_execution import Provenance
-from aces_bench.grading import GradingContext, grade_subject
+from aces_bench.grading.grade import GradingContext, grade_subject
+from aces_bench.inputs.trialfiles import MAX_TRIAL_FILE_BYTES, read_trial_file
 from aces_bench.judges.heuristic import HeuristicJudge
-from aces_bench.records import TrialSubject
+from aces_bench.records.trials import TrialSubject
 from aces_bench.reports.trajectory_view import EXCERPT_CHARS, MAX_STEPS_SHOWN, clip, view
-from aces_bench.trialfiles import MAX_TRIAL_FILE_BYTES, read_trial_file
 
 import grading_support as gs  # isort: skip  (found through security_support's sys.path)
 

@@ -22,7 +22,7 @@ import security_support  # noqa: F401  (puts the backend test helpers on sys.pat
 
 from aces_bench.backends import bwrap, seccomp
 from aces_bench.backends.local import PROVENANCE_FILE
-from aces_bench.errors import BackendError
+from aces_bench.core.errors import BackendError
 
 from backends_support import make_env, processes_in_namespace, started, sync  # isort: skip
 

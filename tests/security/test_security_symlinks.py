@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from security_support import HOSTILE_SKILL, files_containing
 
-from aces_bench.errors import SkillError
-from aces_bench.skills import load_skill
-from aces_bench.skilltree import LOOP, OUTSIDE, SPECIAL, walk
+from aces_bench.core.errors import SkillError
+from aces_bench.inputs.skills import load_skill
+from aces_bench.inputs.skilltree import LOOP, OUTSIDE, SPECIAL, walk
 
 from harness_support import run_cli, study_overrides  # isort: skip
 

@@ -18,9 +18,9 @@ import pytest
 import yaml
 from security_support import HOSTILE_SKILL
 
-from aces_bench.errors import SkillError
-from aces_bench.io import MAX_YAML_NODES, load_yaml
-from aces_bench.skills import load_skill
+from aces_bench.core.errors import SkillError
+from aces_bench.core.io import MAX_YAML_NODES, load_yaml
+from aces_bench.inputs.skills import load_skill
 
 from harness_support import cli_argv, cli_env, study_overrides  # isort: skip
 

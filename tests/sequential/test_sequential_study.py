@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 from aces_bench.config.compose import compose_spec
-from aces_bench.pipeline import run_study
 from aces_bench.reports.cli import main as report_main
 from aces_bench.stats.sequential_ledger import LEDGER, Ledger
+from aces_bench.study.pipeline import run_study
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "known_effect"))
 from sequential_live import SKILLS, compare_designs, overrides  # noqa: E402
@@ -41,7 +41,7 @@ def _spec(tmp_path: Path, out: Path, *extra: str):
 
 
 def test_a_study_killed_between_rounds_resumes_to_the_same_decisions(tmp_path, monkeypatch):
-    import aces_bench.sequential_study as seq
+    import aces_bench.study.sequential as seq
 
     whole = tmp_path / "whole"
     run_study(_spec(tmp_path, whole))
@@ -96,7 +96,7 @@ def test_max_trials_stops_starting_rounds_and_unrun_trials_are_skipped(tmp_path)
 
 
 def test_a_resumed_study_refuses_a_changed_design(tmp_path):
-    from aces_bench.errors import RunError
+    from aces_bench.core.errors import RunError
 
     out = tmp_path / "study"
     run_study(_spec(tmp_path, out, "study.max_trials=12"))

@@ -7,7 +7,7 @@ import os
 import pytest
 from static_skillgen import clean_spec, mutate, write_skill
 
-from aces_bench.errors import AcesError, SkillError
+from aces_bench.core.errors import AcesError, SkillError
 from aces_bench.static.loader import MAX_SCAN_BYTES
 from aces_bench.static.pipeline import ScanOptions, run_scan
 from aces_bench.static.scanner import discover

@@ -12,7 +12,7 @@ import pytest
 from scipy import stats as sps
 from static_skillgen import mutate, write_skill
 
-from aces_bench.errors import ConfigError, ReportError
+from aces_bench.core.errors import ConfigError, ReportError
 from aces_bench.judges.base import JudgeOutcome
 from aces_bench.judges.factory import build_judge
 from aces_bench.judges.spec import JudgeSpec

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from aces_bench.metrics import metric_names
-from aces_bench.records import TrialRow, table_columns
+from aces_bench.core.metrics import metric_names
+from aces_bench.records.trials import TrialRow, table_columns
 
 
 def trial(**over) -> dict:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.stats import t as student_t
 
-from aces_bench.errors import ReportError
+from aces_bench.core.errors import ReportError
 from aces_bench.stats import build_pairs, study_stats
 from aces_bench.stats.arms import arm_table
 from aces_bench.stats.summary import StatsSettings

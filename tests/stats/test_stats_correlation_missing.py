@@ -8,7 +8,7 @@ import pytest
 from scipy import stats as sps
 from stats_fixtures import frame, make_trials, trial
 
-from aces_bench.errors import ReportError
+from aces_bench.core.errors import ReportError
 from aces_bench.stats.correlation import spearman_ci, static_lift_correlation
 from aces_bench.stats.missingness import (
     imputation_sensitivity,

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from aces_bench.errors import ReportError
-from aces_bench.records import table_columns
+from aces_bench.core.errors import ReportError
+from aces_bench.records.trials import table_columns
 from aces_bench.stats.external import (
     load_skillsbench_registry,
     registry_pass_counts,

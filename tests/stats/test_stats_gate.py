@@ -187,7 +187,7 @@ def test_a_with_skill_provider_error_left_after_retries_is_not_passed_by_the_gat
     # A skill running as root in the sandbox can point an in-sandbox agent's endpoint at itself
     # and answer 429: the trial looks like a provider failure. On the with-skill side the gate
     # reads it as not passed; before the agent started (nothing of the skill ran) it stays out.
-    from aces_bench.collect import PROVIDER_FAILURE
+    from aces_bench.run.collect import PROVIDER_FAILURE
 
     rows = []
     for i in range(10):

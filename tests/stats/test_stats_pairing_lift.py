@@ -10,8 +10,8 @@ import pytest
 from scipy import stats as sps
 from stats_fixtures import frame, make_trials, trial
 
-from aces_bench.errors import ReportError
-from aces_bench.records import PAIR_KEY
+from aces_bench.core.errors import ReportError
+from aces_bench.records.trials import PAIR_KEY
 from aces_bench.stats.lift import (
     lift_table,
     pooled_lift,

@@ -71,7 +71,7 @@ def test_all_nan_metric_and_one_side_missing_are_reported_not_zeroed():
 
 
 def test_bad_outcome_setting_is_a_user_error():
-    from aces_bench.errors import ReportError
+    from aces_bench.core.errors import ReportError
 
     with pytest.raises(ReportError, match="unknown outcome 'acuracy'"):
         study_stats(frame([]), settings=StatsSettings(outcomes=("acuracy",)))

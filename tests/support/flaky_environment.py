@@ -1,6 +1,6 @@
 """A local sandbox environment that fails to start the first N times per task, as an
 environment that could not start (an image pull, a full host) does: for the tests of
-infrastructure retries (``aces_bench.attempts``, ``aces_bench.collect.classify``).
+infrastructure retries (``aces_bench.run.attempts``, ``aces_bench.run.collect.classify``).
 
 Selected with ``backend.import_path=flaky_environment:FlakyStartEnvironment`` (tests/support
 is on sys.path in the test process); ``ACES_TEST_FLAKY_DIR`` is where the start attempts

@@ -1,0 +1,97 @@
+"""Grading modes, and pass, decided in one place.
+
+A mode says which graders run and what decides a trial's task outcome; from the
+outcome, this module decides ``final_pass``, the one pass every consumer reads
+(attempts and stop-on-pass, pass@k, McNemar, the pass rates, the gate, ``aces-bench ci``).
+
+Intention to treat: every scheduled trial is in one of three classes
+(``TrialClass``), decided by collection (``aces_bench.run.collect.classify``):
+
+- ``finished``: it ran to the end; its outcome is what the mode's grader says (None
+  when the grader could not decide: a judge that abstained, an author grader left
+  unscored; such a trial is left out and counted, never scored 0);
+- ``arm_failure``: it timed out, the agent errored, the verifier found no answer it
+  could read, or its sandbox died after the agent started: a failure of its arm,
+  outcome 0 and not passed;
+- ``excluded``: shown to be infrastructure (the environment never started, a model
+  provider error) and still failing after the configured retries, never run, a
+  baseline that saw the target skill, or an arm that was not what it claims (proof of
+  load's ``setup_error``): left out, counted and shown with a worst-case bound beside
+  the headline.
+
+Adding a mode is one ``GradingMode`` in ``MODES`` (and its one-line Hydra option,
+``conf/grading/<name>.yaml``; a test checks they agree).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+TrialClass = Literal["finished", "arm_failure", "excluded"]
+Source = Literal["verifier", "judged", "author"]
+
+
+@dataclass(frozen=True)
+class TrialOutcome:
+    """A trial's outcome and pass under its mode (None: left out of the analysis)."""
+
+    outcome: float | None
+    """Intention to treat: the graded outcome, 0 for an arm failure, None when excluded or undecided."""
+    per_protocol: float | None
+    """The graded outcome of a finished trial; None otherwise (the secondary, scored-only view)."""
+    final_pass: bool | None
+    source: Source | None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class GradingMode:
+    name: str
+    description: str
+    runs_author_graders: bool
+    author_decides: bool
+    """True: the author graders' score and pass are the outcome and the pass."""
+
+    def decide(self, trial_class: TrialClass, *, reward: float | None, verifier_checks: bool,
+               judged: float | None, author_score: float | None, author_pass: bool | None,
+               pass_threshold: float, why: str | None = None) -> TrialOutcome:
+        """The trial's outcome and pass. ``reward``: the verifier's; ``judged``: the judged
+        outcome (mean of accuracy and goal_accuracy scored); ``why``: why the trial is
+        excluded or failed, for the reason."""
+        if trial_class == "excluded":
+            return TrialOutcome(None, None, None, None, why or "excluded")
+        if trial_class == "arm_failure":
+            # Scored a failure of its arm whatever the mode: 0, not passed.
+            return TrialOutcome(0.0, None, False, None, f"failure of its arm, scored 0: {why}" if why else None)
+        if self.author_decides:
+            if author_score is None or author_pass is None:
+                return TrialOutcome(None, None, None, "author", f"{self.name}: the author graders did not decide "
+                                    f"({why or 'unscored'}); left out")
+            return TrialOutcome(author_score, author_score, bool(author_pass), "author")
+        if verifier_checks:
+            if reward is None:
+                return TrialOutcome(None, None, None, "verifier", "the verifier produced no reward; left out")
+            return TrialOutcome(float(reward), float(reward), float(reward) >= pass_threshold, "verifier")
+        if judged is None:
+            return TrialOutcome(None, None, None, None, "no verifier check and neither accuracy nor goal_accuracy "
+                                "was scored; left out")
+        return TrialOutcome(judged, judged, judged >= pass_threshold, "judged")
+
+
+MODES: dict[str, GradingMode] = {m.name: m for m in (
+    GradingMode("aces_default", "the six ACES metrics; the task outcome (verifier reward, else judged) decides pass",
+                runs_author_graders=False, author_decides=False),
+    GradingMode("aces_plus_custom", "as aces_default, and the skill's author graders reported beside it",
+                runs_author_graders=True, author_decides=False),
+    GradingMode("custom_only", "the skill's author graders alone decide outcome, pass and lift",
+                runs_author_graders=True, author_decides=True),
+)}
+MODE_NAMES: tuple[str, ...] = tuple(MODES)
+
+
+def mode(name: str) -> GradingMode:
+    try:
+        return MODES[name]
+    except KeyError:
+        raise ValueError(f"unknown grading mode {name!r}; valid: {', '.join(MODE_NAMES)}") from None

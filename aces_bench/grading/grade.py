@@ -1,0 +1,317 @@
+"""Grade collected trials on the host, after each trial, from read-only inputs.
+
+Executor/grader separation: graders read the trajectory, the retained workspace copy
+and the case spec; they never run inside the agent's sandbox and never hold the
+judge's credential there. Prompts to an external judge are redacted first
+(``graders/judged.py``).
+
+One neutral record, ``TrialSubject`` (``aces_bench/records/trials.py``), holds everything
+needed to grade one trial, whatever produced it: ``subject_from_record`` builds it for the trials of an
+aces-bench study, ``aces_bench.grading.external`` for any Harbor job dir. Then
+``grade_subject`` runs the deterministic metrics, the judged metrics and (in the
+modes that use them) the skill's author graders, and decides composite and pass
+(``graders/modes.py``), dimensions and the outcome-only view
+(``graders/dimensions.py``), and first-attempt pass (``graders/self_correction.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass
+
+from harbor.models.trial.result import TrialResult
+
+from aces_bench.agents.traces import shown_skills
+from aces_bench.config.spec import GradingSpec, RunSpec
+from aces_bench.core.conditions import graded_as
+from aces_bench.core.metrics import metric_names
+from aces_bench.core.modes import mode
+from aces_bench.graders.atif import load_trial_trajectory
+from aces_bench.graders.author import (
+    AUTHOR_TIMEOUT_SEC,
+    AuthorContext,
+    discover_author_graders,
+    run_author_graders,
+)
+from aces_bench.graders.base import GradingInput, MetricResult
+from aces_bench.graders.contamination import saw_target, skill_passages, target_attempts
+from aces_bench.graders.deterministic import grade_deterministic
+from aces_bench.graders.dimensions import (
+    dimension_scores,
+    outcome_only,
+    weighted_composite,
+)
+from aces_bench.graders.judged import grade_judged
+from aces_bench.graders.modes import decide, runs_author_graders
+from aces_bench.graders.outcome import NO_CHECK, trial_class, trial_outcome
+from aces_bench.graders.redact import credential_values, redact, redact_known_value
+from aces_bench.graders.self_correction import first_attempt_pass as first_attempt_from
+from aces_bench.graders.skill_efficiency import without_routing
+from aces_bench.graders.skill_execution import (
+    ACTIVATION,
+    EXECUTION,
+    activations,
+    happened,
+    norm_skill,
+    skill_file_digests,
+)
+from aces_bench.graders.skill_execution import METRIC as SKILL_EXECUTION
+from aces_bench.graders.tool_calls import build_view
+from aces_bench.inputs.trialfiles import read_trial_file
+from aces_bench.judges.base import Judge
+from aces_bench.judges.factory import build_judge
+from aces_bench.records.trials import LABEL_FIELDS, GradedTrial, TrialFacts, TrialSubject, spec_labels
+from aces_bench.run.collect import TrialRecord
+from aces_bench.run.cost import trial_cost
+
+GRADABLE = ("ok", "agent_error", "timeout", "verifier_error")
+NO_SKILL = "(none)"
+"""``fired_skill`` of a trial that activated no skill (None is: not known)."""
+
+
+def subject_from_record(record: TrialRecord, spec: RunSpec) -> TrialSubject:
+    plan = record.plan
+    load = proof_of_load(record.result, record.trial_dir, target=plan.target.name,
+                         side=graded_as(plan.condition), status=record.status)
+    facts = TrialFacts(
+        task_id=record.task_id, attempt=record.attempt, skill=plan.intervention_name, case_id=plan.case.id,
+        case_kind=plan.case.kind, negative_control=plan.case.is_negative_control, condition=plan.condition,
+        workspace_mode=plan.workspace_mode, decoy_set=plan.decoy_set,
+        n_visible_skills=len(load.shown) if load.shown is not None else len(plan.staged),
+        status=load.status or record.status, failure_cause=load.cause or record.failure_cause,
+        trial_name=record.trial_name, trial_dir=str(record.trial_dir) if record.trial_dir else None,
+        reward=record.reward, visible_skills=",".join(load.shown) if load.shown is not None else None,
+        target_listed=load.listed,
+    )
+    return TrialSubject(
+        facts=facts, case=plan.case, result=record.result,
+        target_skill=plan.target.name, allowed_skills=plan.allowed_skills, staged_skills=plan.staged_names,
+        skills_dir=spec.workspace.skills_dir, workdir=spec.workspace.workdir,
+        answer_file=spec.workspace.answer_file, artifacts_dir=record.artifacts_dir, skill_dir=plan.target.path,
+        labels=spec_labels(spec), verifier_checks=plan.native_task is not None or bool(plan.case.checks),
+    )
+
+
+@dataclass(frozen=True)
+class ProofOfLoad:
+    """What a trial's model was shown and whether that holds its target (proof of load)."""
+
+    shown: list[str] | None  # None: the harness's record says nothing
+    listed: bool | None
+    status: str | None = None  # "setup_error" when the arm was not what it claims to be
+    cause: str | None = None
+
+
+def proof_of_load(result, trial_dir, *, target: str, side: str, status: str) -> ProofOfLoad:
+    """A with-skill trial whose model was not shown the target, or a baseline whose model
+    was, did not run the condition it stands for: a setup failure, reported apart and
+    never a lift data point. Unknown (a harness that keeps no record) is not a failure."""
+    if result is None:
+        return ProofOfLoad(None, None)
+    shown, source = shown_skills(result, trial_dir)
+    if shown is None:
+        return ProofOfLoad(None, None)
+    listed = any(_names_skill(name, target) for name in shown)
+    if status not in ("ok", "agent_error", "timeout", "verifier_error"):
+        return ProofOfLoad(shown, listed)
+    listing = ", ".join(shown) if shown else "no skill at all"
+    if side == "with_skill" and not listed:
+        return ProofOfLoad(shown, listed, "setup_error",
+                           f"setup: the harness did not list the target skill {target} to the model "
+                           f"(it listed {listing}; {source})")
+    if side == "baseline" and listed:
+        return ProofOfLoad(shown, listed, "setup_error",
+                           f"setup: the baseline's model was shown the target skill {target} ({source})")
+    return ProofOfLoad(shown, listed)
+
+
+def _names_skill(shown: str, target: str) -> bool:
+    """Whether a listed name is the target: as is, or namespaced by the plugin that
+    brings it (claude-code lists a plugin's skills as ``<plugin>:<skill>``)."""
+    return shown == target or shown.rpartition(":")[2] == target and ":" in shown
+
+
+def composite_score(metrics: dict[str, MetricResult], spec: RunSpec) -> float | None:
+    """Weighted mean over the configured metrics that were scored (weights renormalised)."""
+    return weighted_composite(metrics, spec.grading.metrics, spec.grading.weight_of)
+
+
+# The answer is stored in every grades line and shown in the report: a smaller cap than a log's.
+MAX_ANSWER_BYTES = 1024 * 1024
+
+
+def _final_answer(subject: TrialSubject, trajectory, read_notes: list[str] | None = None) -> str | None:
+    if subject.artifacts_dir is not None:
+        read = read_trial_file(subject.artifacts_dir / subject.answer_file, limit=MAX_ANSWER_BYTES)
+        if read.note and read_notes is not None:
+            read_notes.append(read.note)
+        if read.ok:
+            return read.text()
+    if trajectory is not None:
+        for step in reversed(trajectory.steps):
+            if step.source == "agent" and isinstance(step.message, str) and step.message.strip():
+                return step.message
+    return None
+
+
+def _wall(result: TrialResult | None) -> float | None:
+    if result is None or result.started_at is None or result.finished_at is None:
+        return None
+    return (result.finished_at - result.started_at).total_seconds()
+
+
+def _unscored_all(names, reason: str) -> dict[str, MetricResult]:
+    return {n: MetricResult(metric=n, score=None, unscored_reason=reason, grader="none") for n in names}
+
+
+@dataclass
+class GradingContext:
+    """What stays the same across the trials of one grading run."""
+
+    grading: GradingSpec
+    judge: Judge
+    author_timeout_sec: float = AUTHOR_TIMEOUT_SEC
+    author_limit: asyncio.Semaphore | None = None
+
+
+async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTrial:
+    """Grade one trial; never raises for agent, judge or author-grader behaviour."""
+    grading = ctx.grading
+    notes = list(subject.notes)
+    read_notes: list[str] = []  # trial files the host skipped or read only in part
+    metrics: dict[str, MetricResult] = {}
+    trajectory, traj_error = None, "trial produced no trial dir"
+    traj_path = None
+    self_correction: MetricResult | None = None
+    if subject.trial_dir is not None:
+        loaded = load_trial_trajectory(subject.trial_dir)
+        trajectory, traj_error, traj_path = loaded.trajectory, loaded.error, loaded.source
+        notes += list(loaded.notes)
+        if traj_error and ("read cap" in traj_error or ", not read" in traj_error):
+            read_notes.append(traj_error)
+        read_notes += [n for n in loaded.notes if "read cap" in n]
+    final_answer = _final_answer(subject, trajectory, read_notes)
+    if subject.facts.status in GRADABLE:
+        inp = GradingInput(
+            trajectory=trajectory, trajectory_error=traj_error, case=subject.case,
+            # Graders know two sides; a calibration arm is graded as the side it stands for.
+            condition=graded_as(subject.facts.condition), target_skill=subject.target_skill,
+            allowed_skills=subject.allowed_skills, staged_skills=subject.staged_skills,
+            skills_dir=subject.skills_dir, workdir=subject.workdir, answer_file=subject.answer_file,
+            final_answer=final_answer,
+            artifacts_dir=subject.artifacts_dir,
+            skill_digests=skill_file_digests(subject.skill_dir, subject.target_skill)
+            if subject.skill_dir is not None and subject.target_skill in subject.staged_skills else {},
+        )
+        det = grade_deterministic(inp)
+        self_correction = det.pop("self_correction", None)
+        if not subject.routing_known and "skill_efficiency" in det:
+            det["skill_efficiency"] = without_routing(det["skill_efficiency"], "the skills this trial may read are unknown")
+        metrics.update({k: v for k, v in det.items() if k in grading.metrics})
+        wanted_judged = [m for m in metric_names("judged") if m in grading.metrics]
+        if wanted_judged:
+            judged = await grade_judged(inp, ctx.judge, earlier=metrics)
+            metrics.update({k: v for k, v in judged.items() if k in wanted_judged})
+        if runs_author_graders(grading.mode):
+            if subject.skill_dir is None:
+                notes.append("author graders not run: no skill folder is known for this trial (no case matched)")
+            graders = discover_author_graders(subject.skill_dir)
+            actx = AuthorContext(
+                skill=subject.facts.skill, skill_dir=subject.skill_dir, case=subject.case, case_id=subject.facts.case_id,
+                condition=subject.facts.condition, trial_name=subject.facts.trial_name, reward=subject.facts.reward,
+                workspace=subject.artifacts_dir, trajectory_path=traj_path if trajectory is not None else None,
+                final_answer=final_answer,
+            )
+            metrics.update(await run_author_graders(graders, actx, timeout_sec=ctx.author_timeout_sec,
+                                                    limit=ctx.author_limit))
+    else:
+        reason = f"trial did not run to completion ({subject.facts.status}): {subject.facts.failure_cause}"
+        names = list(grading.metrics)
+        if runs_author_graders(grading.mode):
+            names += [g.metric for g in discover_author_graders(subject.skill_dir)]
+        metrics = _unscored_all(names, reason)
+    facts = subject.facts
+    if not subject.verifier_checks and facts.reward is not None:
+        notes.append(f"reward unscored: {NO_CHECK} (the case has no assertions and no native verifier)")
+        facts = facts.model_copy(update={"reward": None})
+    verdict = decide(grading, metrics)
+    contaminated = None
+    if graded_as(facts.condition) == "baseline" and trajectory is not None and facts.status in GRADABLE:
+        base_view = build_view(trajectory, subject.workdir)
+        contaminated = saw_target(base_view, target=subject.target_skill,
+                                  skills_dir=subject.skills_dir, passages=skill_passages(subject.skill_dir))
+        if contaminated is None:
+            notes += [f"baseline tried to read the target skill, which was not there: {a}; pair kept"
+                      for a in target_attempts(base_view, target=subject.target_skill, skills_dir=subject.skills_dir)[:5]]
+    outcome = trial_outcome(status=facts.status, reward=facts.reward, verifier_checks=subject.verifier_checks,
+                            metrics=metrics, contaminated=contaminated, grading_mode=grading.mode,
+                            pass_threshold=grading.pass_threshold, author_score=verdict.author_score,
+                            author_pass=verdict.author_pass, failure_cause=facts.failure_cause)
+    if outcome.reason:
+        notes.append(f"outcome: {outcome.reason}")
+    if verdict.note:
+        notes.append(verdict.note)
+    first_pass = None
+    if self_correction is not None and trajectory is not None:
+        first_pass = first_attempt_from(outcome.final_pass, self_correction, pass_threshold=grading.pass_threshold,
+                                        author_decides=mode(grading.mode).author_decides)
+    fired = None
+    if trajectory is not None and subject.facts.status in GRADABLE:
+        acts = activations(build_view(trajectory, subject.workdir).calls, subject.skills_dir)
+        staged = {norm_skill(n): n for n in subject.staged_skills}
+        fired = staged.get(norm_skill(acts[0].skill), acts[0].skill) if acts else NO_SKILL
+    agent_result = subject.result.agent_result if subject.result else None
+    n_tool_calls = sum(len(s.tool_calls or []) for s in trajectory.steps) if trajectory else None
+    names = sorted(subject.case.required_credentials) if subject.case is not None else []
+    values = credential_values(names)
+    unmasked = [n for n in names if n not in values]
+    if unmasked:
+        notes.append(f"credential {', '.join(unmasked)} is not set where this trial was graded: "
+                     "its value could not be masked in this record")
+    graded = GradedTrial(
+        **facts.model_dump(), has_trajectory=trajectory is not None, trajectory_error=traj_error,
+        metrics=metrics, composite=verdict.composite, first_attempt_pass=first_pass,
+        self_correction=self_correction,
+        n_steps=len(trajectory.steps) if trajectory else None, n_tool_calls=n_tool_calls,
+        input_tokens=agent_result.n_input_tokens if agent_result else None,
+        output_tokens=agent_result.n_output_tokens if agent_result else None,
+        # One price function for every harness (aces_bench.core.pricing), never a harness's own figure.
+        cost_usd=trial_cost(subject.result) if agent_result else None, wall_sec=_wall(subject.result),
+        final_answer=redact(final_answer) if final_answer else None,
+        grading_mode=grading.mode, final_pass=outcome.final_pass, outcome_only=outcome_only(metrics),
+        outcome=outcome.outcome, outcome_source=outcome.source, outcome_per_protocol=outcome.per_protocol,
+        trial_class=trial_class(facts.status, contaminated),
+        baseline_saw_target=contaminated is not None,
+        expected_skill=subject.case.expected_skill if subject.case is not None else None, fired_skill=fired,
+        activated=happened(metrics.get(SKILL_EXECUTION), ACTIVATION, negative_control=facts.negative_control),
+        script_ran=happened(metrics.get(SKILL_EXECUTION), EXECUTION, negative_control=facts.negative_control),
+        dimensions=dimension_scores(metrics), author_score=verdict.author_score, notes=notes,
+        read_limits=read_notes, credential_names=names,
+        **{k: subject.labels.get(k) for k in LABEL_FIELDS},
+    )
+    # The values of the credentials passed in are masked everywhere in the record (the
+    # answer, every metric's evidence and details, the notes), inside other text too.
+    return redact_known_value(graded, values) if values else graded
+
+
+async def grade_one(record: TrialRecord, spec: RunSpec, judge) -> GradedTrial:
+    return await grade_subject(subject_from_record(record, spec), GradingContext(grading=spec.grading, judge=judge))
+
+
+def author_process_limit() -> asyncio.Semaphore:
+    """At most one author-grader process per core: they are CPU-bound host processes."""
+    return asyncio.Semaphore(max(1, os.cpu_count() or 1))
+
+
+async def grade_subjects(subjects: list[TrialSubject], ctx: GradingContext) -> list[GradedTrial]:
+    if ctx.author_limit is None:
+        ctx.author_limit = author_process_limit()
+    # Judged metrics wait on the judge; its own semaphore bounds the concurrency.
+    return list(await asyncio.gather(*(grade_subject(s, ctx) for s in subjects)))
+
+
+async def grade_records(records: list[TrialRecord], spec: RunSpec, judge: Judge | None = None) -> list[GradedTrial]:
+    """Grade every record; ``judge`` defaults to the one the spec configures."""
+    ctx = GradingContext(grading=spec.grading, judge=judge if judge is not None else build_judge(spec.judge))
+    return await grade_subjects([subject_from_record(r, spec) for r in records], ctx)

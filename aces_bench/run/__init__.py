@@ -1,0 +1,8 @@
+"""Running a planned study: preflight, Harbor jobs (``runner``), attempts and retries
+(``attempts``), one record per expected trial (``collect``), the cost estimate and cap
+(``cost``), the output-folder lock (``outlock``), progress lines, offline defaults and
+the baseline-reuse store (``reuse``).
+
+May import: ``emitters``, ``config``, ``backends``, ``agents``, ``judges``, ``cases``,
+``inputs``, ``core``.
+"""

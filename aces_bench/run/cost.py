@@ -1,0 +1,419 @@
+"""What a study will cost before it starts, and a study-wide cap on what it does cost.
+
+The estimate is trials x expected tokens per trial (``study.expected_input_tokens``,
+``study.expected_output_tokens``) at the model's list price (``aces_bench.core.pricing``,
+the one price function). Real spend is every model call a trial's harness made, the
+harness's auxiliary calls (opencode's title call, claude-code's small-model calls)
+included, priced by the same function.
+
+The cap (``study.max_cost_usd``) is for the whole study, not one command: spend is kept
+in a ledger (``spend.jsonl``) in the study's budget folder (the output folder; a sweep's
+or a design's root for its members), one line per finished trial, summed across resumes
+and members. A run refuses to start when what was spent plus its estimate is above the
+cap; while it runs, a trial is held at its start when the spend so far plus what the
+running trials are expected to cost would pass the cap, and the study stops (the
+finished trials are tabled and reported, marked as stopped by the cap) once no trial
+can start within it, or once real spend crosses it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import logging
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harbor.models.trial.result import TrialResult
+from pydantic import ConfigDict, Field
+
+from aces_bench.config.spec import RunSpec
+from aces_bench.core.errors import RunError
+from aces_bench.core.io import write_json
+from aces_bench.core.pricing import Price, Usage, cost_of, estimate_trial, price_of
+from aces_bench.core.versioning import VersionedRecord, load_model
+
+log = logging.getLogger("aces_bench.cost")
+
+LEDGER_FILE = "spend.jsonl"
+STOP_FILE = "cost-stop.json"
+
+
+def model_price(name: str | None) -> Price | None:
+    """The model's per-token price in litellm's cost map (``provider/model`` or bare), or None."""
+    return price_of(name)
+
+
+def budget_dir(spec: RunSpec) -> Path:
+    """The folder whose ledger holds the study's spend (a sweep's or design's root for a member)."""
+    return Path(spec.budget_dir or spec.output_dir).resolve()
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    trials: int
+    input_tokens: int  # per trial
+    output_tokens: int
+    price: Price | None
+    model_driven: bool = True
+
+    @property
+    def per_trial(self) -> float | None:
+        if not self.model_driven:
+            return 0.0
+        if self.price is None:
+            return None
+        return estimate_trial(self.price.model, self.input_tokens, self.output_tokens)
+
+    @property
+    def usd(self) -> float | None:
+        per = self.per_trial
+        return None if per is None else self.trials * per
+
+    def summary(self, model: str | None) -> str:
+        if not self.model_driven:
+            return f"study: {self.trials} trial(s) to run; the harness calls no model (estimated cost $0)"
+        head = (f"study: {self.trials} trial(s) to run; expected {self.input_tokens:,} input + "
+                f"{self.output_tokens:,} output tokens per trial")
+        if self.price is None:
+            named = f"model {model!r} has" if model else "no model is set, so it has"
+            return f"{head}; cost unknown ({named} no price in litellm's cost map)"
+        return f"{head}; estimated cost ${self.usd:,.4f} at litellm's price for {self.price.model} ({self.price.per_million()})"
+
+
+def estimate(spec: RunSpec, trials: int) -> CostEstimate:
+    s = spec.study
+    return CostEstimate(trials, s.expected_input_tokens, s.expected_output_tokens, model_price(spec.model.name),
+                        model_driven=spec.harness.requires_model)
+
+
+def check_cap(spec: RunSpec, est: CostEstimate, spent: float = 0.0, *, where: str = "study.max_cost_usd") -> None:
+    """Refuse to start when what was spent plus the estimate is above ``study.max_cost_usd``."""
+    cap = spec.study.max_cost_usd
+    if cap is None:
+        return
+    if est.usd is None:
+        raise RunError(
+            f"study.max_cost_usd={cap} is set but {spec.model.name or 'the model'} has no price in litellm's "
+            "cost map, so the cost cannot be estimated or capped",
+            where=where, fix="drop the cap, or set model.name to a priced litellm model",
+        )
+    if spent >= cap and est.trials > 0:
+        raise RunError(
+            f"this study already spent ${spent:,.4f} of study.max_cost_usd=${cap:,.4f} (its ledger sums every "
+            "run and member)", where=where,
+            fix="raise study.max_cost_usd to run the rest; `aces-bench report` tables what already ran",
+        )
+    if spent + est.usd > cap:
+        already = f" on top of ${spent:,.4f} already spent" if spent else ""
+        raise RunError(
+            f"the estimated cost ${est.usd:,.4f} ({est.trials} trials){already} is above study.max_cost_usd=${cap:,.4f}",
+            where=where,
+            fix="raise study.max_cost_usd, or run fewer trials (skill.cases, study.n_attempts); "
+            "study.expected_input_tokens/expected_output_tokens set the per-trial estimate",
+        )
+
+
+# --- what one trial spent ---------------------------------------------------------------
+
+
+def trial_usage(result: TrialResult, model: str | None = None) -> list[Usage]:
+    """Every model's tokens in one trial.
+
+    aces-bench's harnesses record each call (auxiliary calls included) in the agent
+    result's ``metadata["aces_usage"]``; any other agent is read from Harbor's
+    ``model_usage`` or, failing that, its totals under the configured model.
+    """
+    agent = result.agent_result
+    if agent is None:
+        return []
+    recorded = (agent.metadata or {}).get("aces_usage")
+    if isinstance(recorded, list):
+        return [Usage(**{k: v for k, v in u.items() if k in Usage.__dataclass_fields__}) for u in recorded
+                if isinstance(u, dict) and u.get("model")]
+    if agent.model_usage:
+        return [Usage(name, u.n_input_tokens, u.n_output_tokens, cache_read_tokens=u.n_cache_tokens)
+                for name, u in agent.model_usage.items()]
+    if agent.n_input_tokens or agent.n_output_tokens:
+        name = model or (result.agent_info.model_info.name if result.agent_info and result.agent_info.model_info
+                         else None) or "unknown"
+        return [Usage(name, agent.n_input_tokens or 0, agent.n_output_tokens or 0,
+                      cache_read_tokens=agent.n_cache_tokens or 0)]
+    return []
+
+
+def trial_cost(result: TrialResult, model: str | None = None) -> float | None:
+    """What one trial cost at list prices; None when it used tokens of a model with no price."""
+    usage = trial_usage(result, model)
+    if not usage:
+        return 0.0 if result.agent_result is not None else None
+    cost = cost_of(usage)
+    return cost.usd if cost.complete else None
+
+
+# --- the ledger -------------------------------------------------------------------------
+
+
+class SpendEntry(VersionedRecord):
+    """One finished trial's spend: a line of ``spend.jsonl``."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    SCHEMA_ARTIFACT = "spend ledger"
+    SCHEMA_REGENERATE = "move the ledger away (the study's spend is then counted from zero)"
+
+    trial: str  # <job dir name>/<trial dir name>: unique across the study's runs and members
+    member: str  # the output folder, relative to the budget folder ("." for a plain study)
+    usd: float
+    known: bool = Field(description="False: the trial left no usage, or a model has no price; counted as $0")
+    input_tokens: int = 0
+    output_tokens: int = 0
+    models: list[str] = Field(default_factory=list)
+    at: float = Field(default_factory=time.time)
+
+
+@dataclass
+class Ledger:
+    """The spend ledger of one budget folder; safe for members appending at once."""
+
+    root: Path
+
+    @property
+    def path(self) -> Path:
+        return self.root / LEDGER_FILE
+
+    def record(self, entry: SpendEntry) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        line = entry.model_dump_json() + "\n"
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                fh.write(line)
+                fh.flush()
+                os.fsync(fh.fileno())
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def entries(self) -> dict[str, SpendEntry]:
+        """The last entry of every trial (a trial seen again on resume is counted once)."""
+        out: dict[str, SpendEntry] = {}
+        if not self.path.is_file():
+            return out
+        with open(self.path, encoding="utf-8") as fh:
+            fcntl.flock(fh, fcntl.LOCK_SH)
+            try:
+                lines = fh.read().splitlines()
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+        for n, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                entry = SpendEntry.model_validate_json(line)
+            except ValueError:
+                # A line torn by a killed writer is the last one; anything else is damage worth saying.
+                log.warning("%s line %d is not a spend entry; it is skipped", self.path, n)
+                continue
+            out[entry.trial] = entry
+        return out
+
+    def spent(self) -> float:
+        return sum(e.usd for e in self.entries().values())
+
+    def max_trial_cost(self) -> float | None:
+        known = [e.usd for e in self.entries().values() if e.known]
+        return max(known) if known else None
+
+
+def spend_entry(result: TrialResult, *, trial: str, member: str, model: str | None) -> SpendEntry:
+    usage = trial_usage(result, model)
+    cost = cost_of(usage) if usage else None
+    return SpendEntry(
+        trial=trial, member=member, usd=cost.usd if cost else 0.0,
+        known=bool(usage) and cost is not None and cost.complete,
+        input_tokens=sum(u.input_tokens for u in usage), output_tokens=sum(u.output_tokens for u in usage),
+        models=sorted({u.model for u in usage}),
+    )
+
+
+# --- the stop marker ----------------------------------------------------------------------
+
+
+class CostStop(VersionedRecord):
+    """Why a study stopped before running every trial: ``cost-stop.json`` in its output folder."""
+
+    model_config = ConfigDict(frozen=True)
+    SCHEMA_ARTIFACT = "cost stop"
+    SCHEMA_REGENERATE = "re-run the study (with a higher study.max_cost_usd) or delete the file"
+
+    cap_usd: float
+    spent_usd: float
+    finished: int
+    total: int
+    reason: str
+    at: float = Field(default_factory=time.time)
+
+    def line(self) -> str:
+        return (f"stopped by study.max_cost_usd=${self.cap_usd:,.4f}: ${self.spent_usd:,.4f} spent, "
+                f"{self.finished} of {self.total} trial(s) ran ({self.reason})")
+
+
+def write_stop(out: Path, stop: CostStop) -> Path:
+    return write_json(Path(out) / STOP_FILE, stop)
+
+
+def read_stop(out: Path) -> CostStop | None:
+    """The cost stop recorded in an output folder (or any member folder below it), else None."""
+    out = Path(out)
+    for path in [out / STOP_FILE, *sorted(out.glob(f"*/{STOP_FILE}"))]:
+        if path.is_file():
+            return load_model(CostStop, path.read_text(), where=path, fix=CostStop.SCHEMA_REGENERATE)
+    return None
+
+
+def clear_stop(out: Path) -> None:
+    (Path(out) / STOP_FILE).unlink(missing_ok=True)
+
+
+# --- the guard while trials run --------------------------------------------------------------
+
+
+class CostCapReached(RunError):
+    """The study stopped at its cost cap; the trials that finished are kept and tabled."""
+
+    def __init__(self, stop: CostStop, job_dir: Path):
+        self.stop = stop
+        self.job_dir = job_dir
+        super().__init__(stop.line() + "; the trials that ran are kept, tabled and reported", where=job_dir,
+                         fix="raise study.max_cost_usd and re-run the same command to resume")
+
+
+@dataclass
+class CostGuard:
+    """Holds trials at their start when the cap would be passed; records each trial's spend.
+
+    ``unit`` is what one trial is expected to cost: the dearest of the study's finished
+    trials once there is one (or the estimate, if higher). A trial starts only when the
+    spend so far plus ``unit`` for it and for every trial still running stays within the
+    cap; otherwise it waits for a running trial to end, and when none is running the
+    study stops there. Nothing that started is cut short, so the final spend can pass
+    the cap only by what the trials running at the end cost beyond ``unit`` each.
+    """
+
+    cap: float | None
+    estimate_per_trial: float | None
+    ledger: Ledger | None = None
+    member: str = "."
+    job: str = ""  # the Harbor job dir's name: with the trial's, its ledger key
+    model: str | None = None
+    total: int = 0
+    spent: float = 0.0
+    running: int = 0
+    finished: list[str] = field(default_factory=list)
+    tripped: str | None = None  # why the study stopped
+    job_task: asyncio.Task | None = None
+    _changed: asyncio.Condition | None = None
+
+    def __post_init__(self) -> None:
+        if self.ledger is not None:
+            self.spent = self.ledger.spent()
+
+    @property
+    def unit(self) -> float:
+        observed = self.ledger.max_trial_cost() if self.ledger is not None else None
+        return max(observed or 0.0, self.estimate_per_trial or 0.0)
+
+    def _condition(self) -> asyncio.Condition:
+        if self._changed is None:
+            self._changed = asyncio.Condition()
+        return self._changed
+
+    def _trip(self, reason: str) -> None:
+        if self.tripped is None:
+            self.tripped = reason
+            log.warning("cost cap: $%.4f spent, %s; stopping the study", self.spent, reason)
+            if self.job_task is not None:
+                self.job_task.cancel()
+
+    async def on_start(self, event) -> None:
+        if self.cap is None:
+            return
+        changed = self._condition()
+        async with changed:
+            while True:
+                if self.tripped is not None:
+                    raise asyncio.CancelledError()
+                if self.ledger is not None:
+                    self.spent = max(self.spent, self.ledger.spent())  # members of a sweep spend at once
+                projected = self.spent + (self.running + 1) * self.unit
+                if projected <= self.cap:
+                    self.running += 1
+                    return
+                if self.running == 0:
+                    self._trip(f"one more trial, about ${self.unit:,.4f}, would pass it")
+                    raise asyncio.CancelledError()
+                await changed.wait()
+
+    async def on_end(self, event) -> None:
+        result = event.result
+        entry = spend_entry(result, trial=f"{self.job}/{event.trial_name}", member=self.member, model=self.model)
+        if self.ledger is not None:
+            self.ledger.record(entry)
+            self.spent = self.ledger.spent()
+        else:
+            self.spent += entry.usd
+        self.finished.append(event.trial_name)
+        if self.cap is None:
+            return
+        changed = self._condition()
+        async with changed:
+            self.running = max(0, self.running - 1)
+            changed.notify_all()
+        if self.spent > self.cap:
+            self._trip("the real spend crossed it")
+
+    def stop_record(self, total: int) -> CostStop:
+        return CostStop(cap_usd=self.cap or 0.0, spent_usd=self.spent, finished=len(self.finished), total=total,
+                        reason=self.tripped or "stopped")
+
+
+def cost_by_arm(trials, headline_lift: float | None) -> tuple[list[dict], float | None]:
+    """Tokens and cost per condition, and the dollars one point of lift costs.
+
+    A point is one percentage point of the headline outcome's lift; its price is the
+    extra mean cost per with-skill trial over the baseline, divided by the lift in
+    points. None when a cost is unknown or the lift is not positive. Trials without a
+    cost (no agent result, an unpriced model) are counted in ``n_costed`` terms, never
+    as $0.
+    """
+    rows: list[dict] = []
+    means: dict[str, float] = {}
+    if trials is None or len(trials) == 0 or "condition" not in trials:
+        return rows, None
+    for condition, group in trials.groupby("condition", sort=True):
+        cost = group["cost_usd"] if "cost_usd" in group else None
+        known = cost.dropna() if cost is not None else []
+        row = {
+            "condition": str(condition),
+            "n_trials": int(len(group)),
+            "input_tokens": int(group["input_tokens"].fillna(0).sum()) if "input_tokens" in group else 0,
+            "output_tokens": int(group["output_tokens"].fillna(0).sum()) if "output_tokens" in group else 0,
+            "n_costed": int(len(known)),
+            "cost_usd": float(known.sum()) if len(known) else None,
+            "mean_cost_usd": float(known.mean()) if len(known) else None,
+        }
+        rows.append(row)
+        if row["mean_cost_usd"] is not None:
+            means[row["condition"]] = row["mean_cost_usd"]
+    per_point = None
+    if headline_lift is not None and headline_lift > 0 and {"with_skill", "baseline"} <= means.keys():
+        per_point = (means["with_skill"] - means["baseline"]) / (headline_lift * 100)
+    return rows, per_point
+
+
+def total_usage(usages: Iterable[Usage]) -> tuple[int, int]:
+    """(input, output) tokens over a set of usages."""
+    items = list(usages)
+    return sum(u.input_tokens for u in items), sum(u.output_tokens for u in items)
