@@ -70,7 +70,7 @@ def _study(*args, **kwargs):
 
         from aces_bench.config.spec import build_run_spec
         from aces_bench.study.console import quiet_console
-        from aces_bench.study.pipeline import run_study
+        from aces_bench.study.entry import run_study
 
         quiet_console()  # Hydra has just configured logging for this job
         hc = HydraConfig.get()

@@ -99,9 +99,9 @@ def code_roots() -> list[Path]:
     import harbor.models.task.config
 
     import aces_bench
-    import aces_bench.emitters.emit
 
-    return [Path(m.__file__).parent for m in (aces_bench, aces_bench.emitters.emit, harbor.models.task.config)]
+    # the emitters' folder is this module's own (imported by path, emit would import it back)
+    return [Path(aces_bench.__file__).parent, Path(__file__).parent, Path(harbor.models.task.config.__file__).parent]
 
 
 @functools.cache

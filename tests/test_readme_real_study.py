@@ -11,7 +11,7 @@ import pytest
 from aces_bench.agents.clis import CLIS, MANIFEST, cli_dir
 from aces_bench.config.compose import compose_spec
 from aces_bench.core.errors import ConfigError
-from aces_bench.study.pipeline import run_study
+from aces_bench.study.entry import run_study
 
 ROOT = Path(__file__).resolve().parents[1]
 SKILL = ROOT / "tests" / "fixtures" / "skills" / "csv-column-sum"

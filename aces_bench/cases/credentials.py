@@ -17,14 +17,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated, Protocol
 
 from pydantic import AfterValidator
 
 from aces_bench.core.errors import EvalsError
 
-if TYPE_CHECKING:
-    from aces_bench.cases.model import EvalCase
+
+class CredentialCase(Protocol):
+    """What the credential rules read of a case (``cases.model.EvalCase`` is one): the
+    model validates its names with this module, so this module does not import the model."""
+
+    id: str
+    required_credentials: list[str]
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 # Model providers litellm and the harnesses read keys, tokens and endpoints for: any
@@ -161,7 +166,7 @@ the operator-credential rule is applied with the study's config, ``check_study_c
 
 
 def check_study_credentials(
-    cases: Iterable[EvalCase], *, allowed: Iterable[str] = (), operator_names: Iterable[str] = ()
+    cases: Iterable[CredentialCase], *, allowed: Iterable[str] = (), operator_names: Iterable[str] = ()
 ) -> None:
     """Refuse, before anything is emitted or run, a case naming an operator credential.
 
@@ -186,7 +191,7 @@ def _verb(exc: ValueError) -> str:
 
 
 def resolve_credentials(
-    case: EvalCase, environ: Mapping[str, str], *, operator_names: Iterable[str] = (), allowed: Iterable[str] = ()
+    case: CredentialCase, environ: Mapping[str, str], *, operator_names: Iterable[str] = (), allowed: Iterable[str] = ()
 ) -> dict[str, str]:
     """Values of the case's required credentials, read from ``environ`` at run time.
 

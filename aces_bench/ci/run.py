@@ -29,7 +29,7 @@ class CiResult:
 def _study(changed: list[SkillChange], overrides: list[str], run_dir: Path, controls: tuple[str, ...] = (),
            policy: Policy | None = None):
     from aces_bench.config.compose import compose_spec
-    from aces_bench.study.pipeline import run_study
+    from aces_bench.study.entry import run_study
 
     paths = ",".join(str(c.path) for c in changed)
     base = ["skill=custom", f"skill.paths=[{paths}]", "study.name=ci", *controls]

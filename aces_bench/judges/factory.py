@@ -1,17 +1,18 @@
-"""The one registry of judge kinds: ``build_judge(spec)`` turns a JudgeSpec into a Judge.
+"""``build_judge(spec)`` turns a JudgeSpec into a Judge through the judge-kind registry.
 
 Adding a judge is its module (a class with ``label``, ``kind`` and ``async ask(...)``,
-the ``judges.base.Judge`` protocol) plus one entry in ``JUDGE_KINDS``; ``JudgeSpec``
-and ``judge.kind=`` accept exactly the keys listed here.
+the ``judges.base.Judge`` protocol) plus one ``JUDGE_KINDS.register(name, builder)``
+(``judges/kinds.py``, or a plugin: docs/extending.md); ``JudgeSpec`` and ``judge.kind=``
+accept exactly the registered names.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 
 from aces_bench.core.errors import ConfigError
 from aces_bench.judges.base import Judge
+from aces_bench.judges.kinds import JUDGE_KINDS
 from aces_bench.judges.spec import JudgeSpec
 
 
@@ -39,10 +40,6 @@ def _litellm(spec: JudgeSpec) -> Judge:
     return LiteLLMJudge(spec)
 
 
-JUDGE_KINDS: dict[str, Callable[[JudgeSpec], Judge]] = {
-    "heuristic": _heuristic,
-    "litellm": _litellm,
-}
 
 
 class JudgePanel:
@@ -76,12 +73,4 @@ def build_judge(spec: JudgeSpec) -> Judge:
                               fix="list two or more (e.g. judge.models=[openai/gpt-4o-mini,anthropic/claude-3-5-haiku]),"
                                   " or set judge.model for one judge")
         return JudgePanel([build_judge(m) for m in spec.members()], spec.aggregate)
-    try:
-        make = JUDGE_KINDS[spec.kind]
-    except KeyError:
-        raise ConfigError(
-            f"unknown judge kind {spec.kind!r}",
-            where="judge.kind",
-            fix=f"use one of: {', '.join(sorted(JUDGE_KINDS))}",
-        ) from None
-    return make(spec)
+    return JUDGE_KINDS.get(spec.kind)(spec)

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from aces_bench.judges.kinds import JUDGE_KINDS  # the one list of judge kinds
+
 AGGREGATES = ("mean", "median")
 
 
@@ -22,7 +24,7 @@ class JudgeMember(BaseModel):
 class JudgeSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kind: str = Field(default="heuristic", description="a key of judges.factory.JUDGE_KINDS")
+    kind: str = Field(default="heuristic", description="a name in judges.kinds.JUDGE_KINDS")
     model: str | None = Field(default=None, description="litellm model string, e.g. openai/gpt-4o-mini")
     base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp)")
     api_key_env: str | None = Field(default=None, description="name of the env var holding the key; never the key")
@@ -62,8 +64,6 @@ class JudgeSpec(BaseModel):
     @field_validator("kind")
     @classmethod
     def _known_kind(cls, kind: str) -> str:
-        from aces_bench.judges.factory import JUDGE_KINDS  # the one list of judge kinds
-
         if kind not in JUDGE_KINDS:
-            raise ValueError(f"unknown judge kind {kind!r}; use one of: {', '.join(sorted(JUDGE_KINDS))}")
+            raise ValueError(f"unknown judge kind {kind!r}; use one of: {', '.join(JUDGE_KINDS.names())}")
         return kind

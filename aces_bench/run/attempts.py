@@ -206,7 +206,7 @@ async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path,
         return [job_dir]
     if passed is None:
         raise RunError("study.stop_on_pass needs the graded pass of each attempt", where="aces_bench.run.attempts",
-                       fix="run the study through aces_bench.study.pipeline.run_study")
+                       fix="run the study through aces_bench.study.entry.run_study")
     set_offline_defaults()
     preflight(spec, emitted)
     remaining = sorted(plans)

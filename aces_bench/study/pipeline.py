@@ -102,16 +102,6 @@ def check_max_trials(spec: RunSpec, trials: int) -> None:
                            "(a sequential study stops starting rounds at the cap)")
 
 
-def run_study(spec: RunSpec) -> Path:
-    """Run one sweep member (or a designed study's members); returns its output dir.
-    Re-running resumes."""
-    if spec.study.arms:
-        from aces_bench.study.design import run_design
-
-        return run_design(spec)
-    return run_member(spec)[0]
-
-
 def run_member(spec: RunSpec) -> tuple[Path, int]:
     """One ordinary study; returns its output dir and how many task dirs it emitted.
 

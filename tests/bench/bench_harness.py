@@ -31,7 +31,7 @@ from model_server import ModelServer
 from terminus_policy import terminus_policy
 
 from aces_bench.config.compose import compose_spec
-from aces_bench.study.pipeline import run_study
+from aces_bench.study.entry import run_study
 
 
 def bench_terminus(tmp: Path) -> bool:

@@ -119,7 +119,7 @@ def test_corpus_emits(tmp_path):
 @pytest.mark.sandbox
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed; the local backend needs it")
 def test_skill_creator_case_runs_and_its_expectations_are_judged(tmp_path):
-    from aces_bench.study.pipeline import run_study
+    from aces_bench.study.entry import run_study
 
     skill = CORPUS / "skill-creator" / "orders-total"
     out = tmp_path / "out"

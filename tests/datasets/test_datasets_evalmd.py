@@ -126,7 +126,7 @@ def test_a_skill_with_only_eval_md_runs(tmp_path):
     import pandas as pd
 
     from aces_bench.config.compose import compose_spec
-    from aces_bench.study.pipeline import run_study
+    from aces_bench.study.entry import run_study
 
     skill = _eval_md_only_skill(tmp_path)
     out = tmp_path / "out"

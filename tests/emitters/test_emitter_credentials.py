@@ -88,7 +88,7 @@ def test_missing_credential_stops_before_any_trial(tmp_path, monkeypatch):
 @pytest.mark.sandbox
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
 def test_the_trial_sees_the_value_and_no_output_records_it(tmp_path, monkeypatch):
-    from aces_bench.study.pipeline import run_study
+    from aces_bench.study.entry import run_study
 
     monkeypatch.setenv("WEATHER_TOKEN", SECRET)
     spec = _spec(tmp_path, _skill(tmp_path / "skills"))

@@ -77,7 +77,7 @@ def run(dest: Path) -> dict[str, Any]:
 
     from aces_bench.config.compose import compose_spec
     from aces_bench.records.trials import read_grades
-    from aces_bench.study.pipeline import run_study
+    from aces_bench.study.entry import run_study
 
     os.environ.setdefault("OPENAI_API_KEY", "sk-test-dummy")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

@@ -21,7 +21,7 @@ from aces_bench.graders.base import MetricResult
 from aces_bench.graders.judged import PER_JUDGE, aggregate_panel
 from aces_bench.records.trials import read_grades
 from aces_bench.stats.agreement import cohen_kappa, icc_a1
-from aces_bench.study.pipeline import run_study
+from aces_bench.study.entry import run_study
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "skills" / "csv-column-sum"
 FOUR = ("action_correct", "facts_consistent", "task_addressed", "actionable")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from aces_bench.config.compose import compose_spec
-from aces_bench.study.pipeline import run_study
+from aces_bench.study.entry import run_study
 from aces_bench.verifier.check_answer import UNSCORED
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,7 +15,7 @@ from aces_bench.core.metrics import metric_column, metric_names
 from aces_bench.graders.self_correction import SelfCorrection
 from aces_bench.grading import cli as grade_cli
 from aces_bench.records.trials import read_grades
-from aces_bench.study.pipeline import run_study
+from aces_bench.study.entry import run_study
 
 pytestmark = [
     pytest.mark.sandbox,

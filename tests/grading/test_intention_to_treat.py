@@ -18,7 +18,7 @@ from harbor.models.trial.result import TrialResult
 from aces_bench.config.compose import compose_spec
 from aces_bench.records.trials import read_trials_table
 from aces_bench.run.collect import archive_infra_failures, classify, read_retries
-from aces_bench.study.pipeline import run_study
+from aces_bench.study.entry import run_study
 
 ROOT = Path(__file__).resolve().parents[2]
 SKILL = ROOT / "tests" / "fixtures" / "skills" / "csv-column-sum"

@@ -12,7 +12,7 @@ from aces_bench.config.compose import compose_spec
 from aces_bench.emitters import emit_study
 from aces_bench.emitters.plan import plan_study
 from aces_bench.run.collect import collect_job
-from aces_bench.study.pipeline import run_study
+from aces_bench.study.entry import run_study
 
 
 @needs_bwrap

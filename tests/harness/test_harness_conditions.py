@@ -17,7 +17,7 @@ from harness_support import (
 
 from aces_bench.config.compose import compose_spec
 from aces_bench.records.trials import PAIR_KEY
-from aces_bench.study.pipeline import run_study
+from aces_bench.study.entry import run_study
 
 
 def _commands(trial_dir: str) -> list[str]:

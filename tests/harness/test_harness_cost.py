@@ -18,7 +18,7 @@ from aces_bench.config.compose import compose_spec
 from aces_bench.core.errors import RunError
 from aces_bench.reports import build_report
 from aces_bench.run.cost import CostCapReached, Ledger, estimate, model_price
-from aces_bench.study.pipeline import run_study
+from aces_bench.study.entry import run_study
 
 
 def _spec(server, tmp_path, *extra):

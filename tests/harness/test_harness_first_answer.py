@@ -21,7 +21,7 @@ from model_server import ModelServer, Replay, call  # noqa: E402
 from aces_bench.agents.clis import CLIS, MANIFEST, cli_dir  # noqa: E402
 from aces_bench.config.compose import compose_spec  # noqa: E402
 from aces_bench.records.trials import read_grades  # noqa: E402
-from aces_bench.study.pipeline import run_study  # noqa: E402
+from aces_bench.study.entry import run_study  # noqa: E402
 
 ANSWER = "/workspace/answer.txt"
 

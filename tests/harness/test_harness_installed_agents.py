@@ -26,7 +26,7 @@ from model_server import ModelServer  # noqa: E402
 from aces_bench.agents.clis import CLIS, MANIFEST, cli_dir  # noqa: E402
 from aces_bench.config.compose import compose_spec  # noqa: E402
 from aces_bench.graders.tool_calls import build_view  # noqa: E402
-from aces_bench.study.pipeline import run_study  # noqa: E402
+from aces_bench.study.entry import run_study  # noqa: E402
 
 HARNESSES = {
     # harness: (script, model name, key variable, wire protocol)

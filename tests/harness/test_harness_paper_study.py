@@ -14,7 +14,7 @@ from terminus_policy import terminus_policy
 
 from aces_bench.config.compose import compose_spec
 from aces_bench.reports.paper import REPORTED_LABEL
-from aces_bench.study.pipeline import run_study
+from aces_bench.study.entry import run_study
 
 FIGURES = ("paper_metric_lift", "skill_harness_heatmap", "paper_harness_lift", "paper_harness_model_heatmap",
            "paper_routing_stress", "model_sweep", "static_vs_live", "paper_scan_histogram", "paper_top_violations")

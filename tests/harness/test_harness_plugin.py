@@ -24,7 +24,7 @@ from test_emitter_plugin import make_plugin  # noqa: E402
 
 from aces_bench.agents.clis import CLIS, MANIFEST, cli_dir  # noqa: E402
 from aces_bench.config.compose import compose_spec  # noqa: E402
-from aces_bench.study.pipeline import run_study  # noqa: E402
+from aces_bench.study.entry import run_study  # noqa: E402
 
 
 def _script() -> Replay:

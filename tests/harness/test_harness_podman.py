@@ -14,7 +14,7 @@ from harness_support import read_table, study_overrides
 from aces_bench.backends import podman
 from aces_bench.config.compose import compose_spec
 from aces_bench.core.errors import BackendError
-from aces_bench.study.pipeline import run_study
+from aces_bench.study.entry import run_study
 
 _missing = podman.missing_tools()
 needs_podman = pytest.mark.skipif(

@@ -17,7 +17,7 @@ import pandas as pd
 from harness_support import FIXTURE_SKILL, needs_bwrap, read_table, study_overrides
 
 from aces_bench.config.compose import compose_spec
-from aces_bench.study.pipeline import run_study
+from aces_bench.study.entry import run_study
 
 DECOY = Path(__file__).resolve().parents[1] / "fixtures" / "decoys" / "text-stats"
 

@@ -24,7 +24,7 @@ from model_server import ModelServer, message_text
 from terminus_policy import terminus_policy
 
 from aces_bench.config.compose import compose_spec
-from aces_bench.study.pipeline import run_study
+from aces_bench.study.entry import run_study
 
 SKILL_MD = "/skills/csv-column-sum/SKILL.md"
 

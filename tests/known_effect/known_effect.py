@@ -59,7 +59,7 @@ from aces_bench.config.compose import compose_spec
 from aces_bench.reports.cli import main as report_main
 from aces_bench.reports.gate import gate_verdicts, settings_for
 from aces_bench.reports.summary import ReportSummary, read_summary
-from aces_bench.study.pipeline import run_study
+from aces_bench.study.entry import run_study
 
 HERE = Path(__file__).resolve().parent
 SKILLS = HERE / "skills"

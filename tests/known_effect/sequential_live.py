@@ -21,7 +21,7 @@ import pandas as pd
 from aces_bench.config.compose import compose_spec
 from aces_bench.stats.gate import GateSettings, gate_table
 from aces_bench.stats.sequential_ledger import LEDGER, Ledger
-from aces_bench.study.pipeline import run_study
+from aces_bench.study.entry import run_study
 
 HERE = Path(__file__).resolve().parent
 SKILLS = [HERE / "skills" / name for name in ("ledger-verifier", "line-count-tips", "quick-line-count")]

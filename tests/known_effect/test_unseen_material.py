@@ -28,7 +28,7 @@ from known_effect import study_overrides
 
 from aces_bench.config.compose import compose_spec
 from aces_bench.reports.cli import main as report_main
-from aces_bench.study.pipeline import run_study
+from aces_bench.study.entry import run_study
 
 PUBLIC = Path(__file__).resolve().parents[3] / "shared" / "data" / "public-skills"
 # skill folder -> cases: (question, the fixture's lines, ground truth)

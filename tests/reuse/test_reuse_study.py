@@ -15,7 +15,7 @@ import pytest
 
 from aces_bench.config.compose import compose_spec
 from aces_bench.run.reuse import REUSE_FILE, STORE_ENV, _copy_plain, current_plan, read_entry
-from aces_bench.study.pipeline import run_study
+from aces_bench.study.entry import run_study
 
 ROOT = Path(__file__).resolve().parents[2]
 SKILL = ROOT / "tests" / "fixtures" / "skills" / "csv-column-sum"

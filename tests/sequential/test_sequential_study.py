@@ -17,7 +17,7 @@ import pytest
 from aces_bench.config.compose import compose_spec
 from aces_bench.reports.cli import main as report_main
 from aces_bench.stats.sequential_ledger import LEDGER, Ledger
-from aces_bench.study.pipeline import run_study
+from aces_bench.study.entry import run_study
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "known_effect"))
 from sequential_live import SKILLS, compare_designs, overrides  # noqa: E402
