@@ -11,7 +11,6 @@ from typing import ClassVar
 from harbor.models.task.task import Task
 from pydantic import BaseModel, ConfigDict
 
-from aces_bench.backends import LOCAL_BACKEND
 from aces_bench.cases.credentials import check_study_credentials
 from aces_bench.config.spec import RunSpec
 from aces_bench.core.errors import EmitError
@@ -154,7 +153,7 @@ def emit_study(spec: RunSpec, tasks_dir: Path, plan: StudyPlan | None = None) ->
     _raise_problems(problems, tasks_dir)
     write_json(tasks_dir / VALIDATED_INDEX, sorted(keep))
     write_inputs_index(tasks_dir, inputs)
-    if spec.backend.import_path == LOCAL_BACKEND:
+    if spec.backend.is_local:
         preflight_local(plan.tasks, emitted)
     write_json(
         tasks_dir.parent / TASKS_INDEX,

@@ -65,10 +65,8 @@ def _recorded(file: Path) -> dict[str, str]:
 
 def local_backends(members) -> set[str]:
     """The backend labels of the study's members that ran on backend=local."""
-    from aces_bench.backends import LOCAL_BACKEND
-
     return {m.provenance.spec.backend.display for m in members
-            if m.provenance is not None and m.provenance.spec.backend.import_path == LOCAL_BACKEND}
+            if m.provenance is not None and m.provenance.spec.backend.is_local}
 
 
 def limits_in_force(trials: pd.DataFrame, results_dir: Path, local: set[str]) -> list[LimitsRow]:

@@ -15,6 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import InterpolationValidationError, MissingMandatoryValue, OmegaConfBaseException
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from aces_bench.backends import LOCAL_BACKEND
 from aces_bench.core.conditions import CONTROLS, Control
 from aces_bench.core.errors import ConfigError, from_validation
 from aces_bench.core.metrics import metric_names
@@ -196,6 +197,11 @@ class BackendSpec(_Frozen):
     @property
     def display(self) -> str:
         return self.label or self.name
+
+    @property
+    def is_local(self) -> bool:
+        """backend=local: aces-bench's own bubblewrap sandbox (the one test of it)."""
+        return self.import_path == LOCAL_BACKEND
 
 
 class ArmSpec(_Frozen):

@@ -30,7 +30,6 @@ from pydantic import ValidationError
 
 from aces_bench.agents.clis import installed as installed_cli
 from aces_bench.agents.endpoints import harness_base_url
-from aces_bench.backends import LOCAL_BACKEND
 from aces_bench.cases.credentials import check_study_credentials, resolve_credentials
 from aces_bench.config.spec import RunSpec
 from aces_bench.core.errors import AcesError, BackendError, ConfigError, OutputError, RunError, output_error
@@ -51,7 +50,7 @@ def agent_config(spec: RunSpec) -> AgentConfig:
     kwargs = dict(h.kwargs)
     if h.cli is not None:
         kwargs.setdefault("bundled_skills", h.bundled_skills)
-        if spec.backend.import_path == LOCAL_BACKEND:
+        if spec.backend.is_local:
             # Harbor's installed agents skip their network install only for this version.
             kwargs.setdefault("version", installed_cli(h.cli)[1].version)
     name, import_path = h.agent, h.import_path
@@ -69,12 +68,12 @@ def agent_config(spec: RunSpec) -> AgentConfig:
 def environment_config(spec: RunSpec) -> EnvironmentConfig:
     b = spec.backend
     kwargs = dict(b.kwargs)
-    if spec.harness.cli is not None and b.import_path == LOCAL_BACKEND:
+    if spec.harness.cli is not None and b.is_local:
         # Other backends' environments take no extra mounts: there the agent installs itself.
         folder, manifest = installed_cli(spec.harness.cli)
         mount = {"source": str(folder), "target": str(manifest.mount), "path": str(manifest.bin_dir)}
         kwargs["tool_mounts"] = [*kwargs.get("tool_mounts", []), mount]
-        if spec.model.base_url and b.import_path == LOCAL_BACKEND:
+        if spec.model.base_url and b.is_local:
             # Under no-network Harbor allowlists the model's host; the port comes from here.
             kwargs["egress_urls"] = [*kwargs.get("egress_urls", []), spec.model.base_url]
     return EnvironmentConfig(type=b.type, import_path=b.import_path, kwargs=kwargs, delete=b.delete)
@@ -236,7 +235,7 @@ def preflight_agent_install(spec: RunSpec, *, timeout: float = 5.0) -> None:
     from aces_bench.agents.clis import CLIS
 
     cli = CLIS.get(spec.harness.cli or "")
-    if cli is None or spec.backend.import_path == LOCAL_BACKEND or spec.backend.type not in _LOCAL_CONTAINER_BACKENDS:
+    if cli is None or spec.backend.is_local or spec.backend.type not in _LOCAL_CONTAINER_BACKENDS:
         return
     for host in cli.install_hosts:
         problem = unreachable(host, timeout=timeout)
@@ -295,7 +294,7 @@ def preflight_backend_extra(spec: RunSpec) -> None:
 def preflight_local_agent(spec: RunSpec) -> None:
     """An agent that installs itself inside the environment is refused on the local
     backend (host userland read-only) unless its CLI is provisioned, before any trial."""
-    if (spec.backend.import_path == LOCAL_BACKEND and spec.harness.agent and spec.harness.cli is None
+    if (spec.backend.is_local and spec.harness.agent and spec.harness.cli is None
             and installs_itself(spec.harness.agent)):
         raise ConfigError(
             f"harness {spec.harness.name!r} installs itself inside the environment (packages, network), "
