@@ -86,17 +86,11 @@ def main(argv: list[str]) -> int:
     for c in changed:
         print(f"ci: run {c.name}: {c.reason}")
     from aces_bench.ci.run import run_ci
+    from aces_bench.judges.factory import build_judge
+    from aces_bench.judges.options import judge_from_options
 
-    judge = None
-    if args.suggest_model:
-        from aces_bench.judges.factory import build_judge
-        from aces_bench.judges.spec import JudgeSpec
-
-        judge = build_judge(JudgeSpec(kind="litellm", model=args.suggest_model, base_url=args.suggest_base_url,
-                                      api_key_env=args.suggest_api_key_env))
-    elif args.suggest_base_url or args.suggest_api_key_env:
-        raise ConfigError("--suggest-base-url and --suggest-api-key-env need --suggest-model", where="aces-bench ci",
-                          fix="add --suggest-model <litellm model>, or drop them")
+    spec = judge_from_options(args.suggest_model, args.suggest_base_url, args.suggest_api_key_env, prefix="--suggest")
+    judge = build_judge(spec) if spec is not None else None
     result = run_ci(changed, args.overrides, out, baseline, policy, since=args.since, commit=commit, dirty=dirty,
                     suggest_judge=judge)
     from aces_bench.run.reuse import current_plan

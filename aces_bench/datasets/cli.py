@@ -23,6 +23,7 @@ from aces_bench.cases.formats import load_suite
 from aces_bench.core.errors import ConfigError, EvalsError, from_validation
 from aces_bench.core.io import load_yaml, yaml_problem
 from aces_bench.inputs.skills import discover_skill_dirs, load_skill
+from aces_bench.judges.options import judge_from_options
 from aces_bench.judges.spec import JudgeSpec
 
 
@@ -84,12 +85,7 @@ def _judge_spec(args: argparse.Namespace) -> JudgeSpec | None:
             raise ConfigError(f"not valid YAML: {yaml_problem(exc)}", where=args.judge_config, fix="fix the YAML syntax") from None
         except ValidationError as err:
             raise from_validation(err, where=args.judge_config, prefix="judge", fix="correct the listed keys") from None
-    if args.judge_model:
-        return JudgeSpec(kind="litellm", model=args.judge_model, base_url=args.judge_base_url,
-                         api_key_env=args.judge_api_key_env)
-    if args.judge_base_url or args.judge_api_key_env:
-        raise ConfigError("--judge-base-url/--judge-api-key-env need --judge-model", where="--judge-model",
-                          fix="name the model, e.g. --judge-model hosted_vllm/my-model")
+    return judge_from_options(args.judge_model, args.judge_base_url, args.judge_api_key_env)
     return None
 
 

@@ -47,7 +47,7 @@ from aces_bench.graders.tool_calls import build_view
 from aces_bench.inputs.skills import Skill, evaluation_asset, load_skill
 from aces_bench.inputs.skilltree import copy_tree
 from aces_bench.judges.base import Judge
-from aces_bench.judges.spec import JudgeSpec
+from aces_bench.judges.options import litellm_judge
 from aces_bench.records.provenance import SkillProvenance, build_provenance
 from aces_bench.run.collect import TrialRecord, collect_job
 from aces_bench.run.outlock import study_lock, usable_output_dir
@@ -232,8 +232,8 @@ def model_proposer(spec: RunSpec) -> Judge | None:
         return None
     from aces_bench.judges.factory import build_judge
 
-    return build_judge(JudgeSpec(kind="litellm", model=spec.model.name, base_url=spec.model.base_url,
-                                 api_key_env=spec.model.api_key_env))
+    return build_judge(litellm_judge(spec.model.name, base_url=spec.model.base_url, api_key_env=spec.model.api_key_env,
+                                     where="model.name"))
 
 
 def evaluate_with_harness(

@@ -29,6 +29,7 @@ from aces_bench.grading.external import find_trials, load_cases, subjects_for
 from aces_bench.grading.grade import GradingContext, grade_subjects
 from aces_bench.grading.summary import summary_markdown
 from aces_bench.judges.factory import build_judge
+from aces_bench.judges.options import judge_from_options
 from aces_bench.judges.spec import JudgeSpec
 from aces_bench.records.trials import TABLE_CSV, TABLE_PARQUET, rows_to_frame, write_grades, write_table_csv
 
@@ -71,13 +72,9 @@ def _grading_spec(args: argparse.Namespace) -> GradingSpec:
 
 
 def _judge_spec(args: argparse.Namespace, out: Path) -> JudgeSpec:
-    if not args.judge_model:
-        if args.judge_base_url or args.judge_api_key_env:
-            raise ConfigError("--judge-base-url/--judge-api-key-env need --judge-model", where="--judge-model",
-                              fix="add --judge-model, e.g. openai/gpt-4o-mini or hosted_vllm/<id>")
-        return JudgeSpec()
-    return JudgeSpec(kind="litellm", model=args.judge_model, base_url=args.judge_base_url,
-                     api_key_env=args.judge_api_key_env, cache_dir=str(out / "judge-cache"))
+    spec = judge_from_options(args.judge_model, args.judge_base_url, args.judge_api_key_env,
+                              cache_dir=str(out / "judge-cache"))
+    return spec or JudgeSpec()
 
 
 def run(args: argparse.Namespace) -> Path:

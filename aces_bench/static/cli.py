@@ -8,9 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
-
-from aces_bench.core.errors import AcesError, ConfigError, from_validation
+from aces_bench.core.errors import AcesError, ConfigError
 from aces_bench.static.catalog import PROFILES
 from aces_bench.static.pipeline import FORMATS, ScanOptions, run_scan, write_outputs
 from aces_bench.static.report_md import term_text
@@ -156,26 +154,13 @@ def judge_specs(
         )
     if not models:
         return []
-    from aces_bench.judges.spec import JudgeSpec
+    from aces_bench.judges.options import litellm_judge
 
     specs = []
     for i, m in enumerate(models):
         url = (urls[i] if len(urls) > 1 else urls[0]) if urls else None
-        try:
-            specs.append(
-                JudgeSpec(
-                    kind="litellm",
-                    model=m,
-                    base_url=url,
-                    api_key_env=key_env,
-                    cache_dir=cache_dir,
-                    temperature=0.0,
-                )
-            )
-        except ValidationError as exc:
-            raise from_validation(
-                exc, where=f"--judge-model {m}", prefix="judge"
-            ) from None
+        specs.append(litellm_judge(m, base_url=url, api_key_env=key_env, cache_dir=cache_dir, temperature=0.0,
+                                   where=f"--judge-model {m}"))
     return specs
 
 
