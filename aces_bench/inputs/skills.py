@@ -20,6 +20,7 @@ MAX_SKILL_MD_BYTES = 1_000_000
 MAX_STAGED_FILE_BYTES = 50_000_000  # one file copied into every with-skill task
 MAX_STAGED_TOTAL_BYTES = 200_000_000  # the whole staged skill folder
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+_FENCE_ONLY = re.compile(r"\A---[ \t]*\r?\n")
 NOT_STAGED = frozenset({"evals"})
 """Top-level folders that are evaluation assets as a whole (cases, fixtures, graders, native tasks)."""
 _EVAL_ROOT_FILES = re.compile(
@@ -114,18 +115,50 @@ def hash_tree(root: Path) -> str:
     return h.hexdigest()
 
 
-def parse_frontmatter(text: str, where: Path) -> tuple[dict[str, Any], str]:
-    """Split SKILL.md into its YAML frontmatter mapping and the markdown body."""
+def split_frontmatter(
+    text: str,
+) -> tuple[dict[str, Any] | None, str | None, int, str, int]:
+    """The one SKILL.md frontmatter parser: (frontmatter, error, error_line, body, body_line).
+
+    ``error`` is ``"missing"`` when there is no frontmatter block, or ``"invalid: ..."``
+    when the block is not a YAML mapping; the body is then the text after the block.
+    The static scan reports these as findings; ``parse_frontmatter`` refuses them.
+    """
+    return _split(text)[:5]
+
+
+def _split(text: str) -> tuple[dict[str, Any] | None, str | None, int, str, int, BaseException | None]:
+    """``split_frontmatter`` plus the YAML (or alias-bomb) exception behind an invalid block."""
     m = _FRONTMATTER.match(text)
     if not m:
+        if _FENCE_ONLY.match(text):
+            return None, "invalid: the opening '---' has no closing '---' line", 1, text, 1, None
+        return None, "missing", 1, text, 1, None
+    body = text[m.end() :]
+    body_line = text.count("\n", 0, m.end()) + 1
+    try:
+        data = load_yaml(m.group(1))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 1
+        return None, f"invalid: {getattr(exc, 'problem', None) or exc}", line, body, body_line, exc
+    except (RecursionError, ValueError) as exc:
+        return None, f"invalid: {type(exc).__name__}", 1, body, body_line, exc
+    if not isinstance(data, dict):
+        return None, f"invalid: frontmatter is a YAML {type(data).__name__}, not a mapping", 2, body, body_line, None
+    return data, None, 1, body, body_line, None
+
+
+def parse_frontmatter(text: str, where: Path) -> tuple[dict[str, Any], str]:
+    """Split SKILL.md into its YAML frontmatter mapping and the markdown body (a SkillError when it has none)."""
+    data, error, _, body, _, exc = _split(text)
+    if error is not None and exc is None and not error.startswith("invalid: frontmatter is a YAML"):
         raise SkillError(
             "SKILL.md has no YAML frontmatter",
             where=where,
             fix="start the file with '---', a 'name:' and a 'description:' line, and '---'",
         )
-    try:
-        data = load_yaml(m.group(1))
-    except yaml.YAMLError as exc:
+    if isinstance(exc, yaml.YAMLError):
         mark = getattr(exc, "problem_mark", None)
         line = f" at line {mark.line + 2}" if mark is not None else ""
         raise SkillError(
@@ -133,13 +166,15 @@ def parse_frontmatter(text: str, where: Path) -> tuple[dict[str, Any], str]:
             where=where,
             fix="fix the YAML between the '---' lines (quote values containing ':')",
         ) from None
-    if not isinstance(data, dict):
+    if exc is not None:
+        raise exc
+    if data is None:
         raise SkillError(
             "frontmatter must be a YAML mapping of keys to values",
             where=where,
             fix="write 'name: ...' and 'description: ...' between the '---' lines",
         )
-    return data, text[m.end() :]
+    return data, body
 
 
 def read_text_file(

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from aces_bench.core.io import load_yaml
 from aces_bench.inputs import skilltree as tree
+from aces_bench.inputs.skills import split_frontmatter  # the one frontmatter parser
 
 SKILL_FILE = "SKILL.md"
 MANIFEST_FILE = "MANIFEST.json"
@@ -75,8 +72,6 @@ _IGNORED_DIRS = frozenset(
         ".ruff_cache",
     }
 )
-_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
-_FENCE_ONLY = re.compile(r"\A---[ \t]*\r?\n")
 
 
 @dataclass
@@ -135,52 +130,6 @@ def decode_text(data: bytes) -> tuple[str | None, str | None]:
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:
         return None, f"not UTF-8 (invalid byte at offset {exc.start})"
-
-
-def split_frontmatter(
-    text: str,
-) -> tuple[dict[str, Any] | None, str | None, int, str, int]:
-    """(frontmatter, error, error_line, body, body_line) for a SKILL.md text.
-
-    ``error`` is ``"missing"`` when there is no frontmatter block, or ``"invalid: ..."``
-    when the block is not a YAML mapping; the body is then the text after the block.
-    """
-    m = _FRONTMATTER.match(text)
-    if not m:
-        if _FENCE_ONLY.match(text):
-            return (
-                None,
-                "invalid: the opening '---' has no closing '---' line",
-                1,
-                text,
-                1,
-            )
-        return None, "missing", 1, text, 1
-    body = text[m.end() :]
-    body_line = text.count("\n", 0, m.end()) + 1
-    try:
-        data = load_yaml(m.group(1))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 2 if mark is not None else 1
-        return (
-            None,
-            f"invalid: {getattr(exc, 'problem', None) or exc}",
-            line,
-            body,
-            body_line,
-        )
-    except (RecursionError, ValueError) as exc:
-        return None, f"invalid: {type(exc).__name__}", 1, body, body_line
-    if not isinstance(data, dict):
-        return (
-            None,
-            f"invalid: frontmatter is a YAML {type(data).__name__}, not a mapping",
-            2,
-            body,
-            body_line,
-        )
-    return data, None, 1, body, body_line
 
 
 def _within(path: str, root: str) -> bool:
