@@ -28,6 +28,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, MaxNLocator, NullFormatter, NullLocator
 
 from aces_bench.core.metrics import metric_names
+from aces_bench.core.registry import Registry
 from aces_bench.reports.analysis import STRESS_ARM, AnalysisSet, AnalysisSets, analysis_sets
 from aces_bench.reports.labels import outcome_label
 from aces_bench.reports.standin import STAND_IN_MARK, stand_in_text, stand_ins
@@ -563,16 +564,19 @@ def static_vs_live(inp: FigureInputs, out: Path) -> FigureOutcome:
     return FigureOutcome(name, title, caption, paths)
 
 
-FIGURES: tuple[Callable[[FigureInputs, Path], FigureOutcome], ...] = (
-    metric_lift, skill_harness_heatmap, harness_paired_bars, harness_model_cells, model_sweep, routing_stress,
-    static_vs_live,
-)
+# The report's figures, in report order: ``draw(inp, out_dir) -> FigureOutcome`` each. A
+# plugin adds one with ``FIGURES.register(name, "my_plugin.figure:draw")`` (docs/extending.md).
+FIGURES: Registry[Callable[[FigureInputs, Path], FigureOutcome]] = Registry(
+    "report figure", where="report figures", ordered=True)
+for _figure in (metric_lift, skill_harness_heatmap, harness_paired_bars, harness_model_cells, model_sweep,
+                routing_stress, static_vs_live):
+    FIGURES.register(_figure.__name__, _figure)
 
 
 def draw_all(inp: FigureInputs, out_dir: Path) -> list[FigureOutcome]:
     """Every figure, in report order; skipped ones carry their reason."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    return [fn(inp, out_dir) for fn in FIGURES]
+    return [fn(inp, out_dir) for _, fn in FIGURES.items()]
 
 
 def integer_ticks(axis) -> None:

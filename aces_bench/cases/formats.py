@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from aces_bench.cases.readers import CaseReading, SkillFiles, derived_id, suite_
 from aces_bench.cases.safety import check_case_fixtures, read_asset_text
 from aces_bench.core.errors import EvalsError, from_validation
 from aces_bench.core.io import load_yaml, write_text
+from aces_bench.core.registry import Registry
 
 EVALS_FILES = ("evals/evals.json", "evals/evals.jsonl", "evals/evals.yaml", "evals/evals.yml")
 # SkillEvaluator (the paper's implementation) reads the first of these and nothing else.
@@ -64,33 +66,57 @@ def _yaml_load(text: str, path: Path) -> Any:
         ) from None
 
 
+def _read_json(text: str, path: Path) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _json_error(exc, path) from None
+
+
+def _read_jsonl(text: str, path: Path) -> Any:
+    header: dict[str, Any] = {}
+    cases = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise _json_error(exc, path, n) from None
+        # A first line holding only suite keys is the header (schema_version, skill_name).
+        if not cases and not header and isinstance(item, dict) and item and set(item) <= _HEADER_KEYS:
+            header = item
+            continue
+        cases.append(item)
+    return {**header, "evals": cases}
+
+
+# Evaluation-file readers by suffix: ``read(text, path) -> payload`` (a list of cases or an
+# object with ``evals``, the shapes ``readers.py`` maps). A plugin adds a format with one
+# ``EVAL_FILE_READERS.register(".csv", "my_plugin.reader:read")``: ``evals/evals.csv`` is
+# then a skill's evals file like the built-in ones (docs/extending.md).
+EVAL_FILE_READERS: Registry[Callable[[str, Path], Any]] = Registry("evaluation file type", where="evals file")
+EVAL_FILE_READERS.register(".json", _read_json)
+EVAL_FILE_READERS.register(".jsonl", _read_jsonl)
+EVAL_FILE_READERS.register(".yaml", _yaml_load)
+EVAL_FILE_READERS.register(".yml", _yaml_load)
+_BUILTIN_SUFFIXES = (".json", ".jsonl", ".yaml", ".yml")
+
+
+def evals_files() -> tuple[str, ...]:
+    """The primary evals file names, the built-in ones first, then a plugin format's ``evals/evals<suffix>``."""
+    extra = [f"evals/evals{sfx}" for sfx in EVAL_FILE_READERS.names() if sfx not in _BUILTIN_SUFFIXES]
+    return (*EVALS_FILES, *extra)
+
+
 def parse_evals_text(text: str, path: Path) -> Any:
     """The raw payload of an evals file, by its suffix; syntax errors name the line."""
     suffix = path.suffix
-    if suffix == ".json":
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise _json_error(exc, path) from None
-    if suffix == ".jsonl":
-        header: dict[str, Any] = {}
-        cases = []
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise _json_error(exc, path, n) from None
-            # A first line holding only suite keys is the header (schema_version, skill_name).
-            if not cases and not header and isinstance(item, dict) and item and set(item) <= _HEADER_KEYS:
-                header = item
-                continue
-            cases.append(item)
-        return {**header, "evals": cases}
-    if suffix in (".yaml", ".yml"):
-        return _yaml_load(text, path)
-    raise EvalsError(f"unknown evaluation file type {suffix!r}", where=path, fix="use .json, .jsonl or .yaml")
+    if suffix not in EVAL_FILE_READERS:
+        extra = [s for s in EVAL_FILE_READERS.names() if s not in _BUILTIN_SUFFIXES]
+        raise EvalsError(f"unknown evaluation file type {suffix!r}", where=path,
+                         fix="use .json, .jsonl or .yaml" + (f" (or a plugin's {', '.join(extra)})" if extra else ""))
+    return EVAL_FILE_READERS.get(suffix)(text, path)
 
 
 class ConfigCase(BaseModel):
@@ -209,7 +235,7 @@ class Assets:
 
 def find_evals_file(skill_dir: Path) -> Path | None:
     """The skill's one primary evals file, or None; two or more is an error naming them."""
-    found = [Path(skill_dir) / rel for rel in EVALS_FILES if (Path(skill_dir) / rel).is_file()]
+    found = [Path(skill_dir) / rel for rel in evals_files() if (Path(skill_dir) / rel).is_file()]
     if len(found) > 1:
         names = " and ".join(p.relative_to(skill_dir).as_posix() for p in found)
         raise EvalsError(
@@ -225,7 +251,7 @@ def find_extra_evals_files(skill_dir: Path) -> list[Path]:
     base = Path(skill_dir) / "evals"
     if not base.is_dir():
         return []
-    primary = {Path(rel).name for rel in EVALS_FILES}
+    primary = {Path(rel).name for rel in evals_files()}
     return sorted(
         p for p in base.iterdir()
         if p.is_file() and p.name not in primary and EXTRA_EVALS.match(p.name)

@@ -15,7 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import InterpolationValidationError, MissingMandatoryValue, OmegaConfBaseException
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from aces_bench.backends import LOCAL_BACKEND
+from aces_bench.backends import BACKENDS, LOCAL_BACKEND
 from aces_bench.core.conditions import CONTROLS, Control
 from aces_bench.core.errors import ConfigError, from_validation
 from aces_bench.core.metrics import metric_names
@@ -200,8 +200,14 @@ class BackendSpec(_Frozen):
 
     @property
     def is_local(self) -> bool:
-        """backend=local: aces-bench's own bubblewrap sandbox (the one test of it)."""
-        return self.import_path == LOCAL_BACKEND
+        """Trials run on this machine under the local-sandbox rules: backend=local (aces-bench's
+        bubblewrap sandbox), or a plugin backend whose profile says so. The one test of it."""
+        if self.import_path == LOCAL_BACKEND:
+            return True
+        if self.import_path is None or self.name not in BACKENDS:
+            return False
+        profile = BACKENDS.get(self.name)
+        return profile.is_local and profile.import_path == self.import_path
 
 
 class ArmSpec(_Frozen):

@@ -65,6 +65,22 @@ def _member_resolver(overrides, exclude_keys, requires_model) -> str:
     return member_dirname(list(overrides or []), list(exclude_keys or []), bool(requires_model))
 
 
+def _store_plugin_options(cs: ConfigStore) -> None:
+    """Every registered harness and backend profile (a plugin's) becomes an option of its
+    group, beside the YAML files: ``harness=<name>`` composes it and ``--help`` lists it."""
+    from aces_bench.agents.profiles import HARNESSES
+    from aces_bench.backends import BACKENDS
+    from aces_bench.core.errors import ConfigError
+
+    for group, registry in (("harness", HARNESSES), ("backend", BACKENDS)):
+        shipped = {p.name.removesuffix(".yaml") for p in resources.files(CONFIG_MODULE).joinpath(group).iterdir()}
+        for name, profile in registry.items():
+            if name in shipped or name == f"base_{group}":
+                raise ConfigError(f"a plugin registers {group} {name!r}, which aces-bench ships already",
+                                  where=f"{group}={name}", fix="register it under another name")
+            cs.store(group=group, name=name, node=GROUP_SCHEMAS[group](**profile.config()))
+
+
 def register() -> None:
     """Idempotent: safe to call from the CLI, tests and the compose API."""
     global _registered
@@ -74,6 +90,7 @@ def register() -> None:
     cs.store(name="base_config", node=RootConf)
     for group, schema in GROUP_SCHEMAS.items():
         cs.store(group=group, name=f"base_{group}", node=schema)
+    _store_plugin_options(cs)
     if not OmegaConf.has_resolver("aces_examples"):
         OmegaConf.register_new_resolver("aces_examples", examples_path)
     if not OmegaConf.has_resolver("aces_member"):

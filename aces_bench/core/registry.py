@@ -71,10 +71,11 @@ class Registry[T]:
     config key a user types the name under (``judge.kind``).
     """
 
-    def __init__(self, kind: str, *, where: str, plugins: bool = True):
+    def __init__(self, kind: str, *, where: str, plugins: bool = True, ordered: bool = False):
         self.kind = kind
         self.where = where
         self._plugins = plugins
+        self._ordered = ordered  # names in registration order (report figures), else sorted
         self._entries: dict[str, T | str] = {}
 
     def register(self, name: str, entry: T | str, *, replace: bool = False) -> None:
@@ -96,9 +97,9 @@ class Registry[T]:
             load_plugins()
 
     def names(self) -> list[str]:
-        """Every registered name, sorted (plugins included)."""
+        """Every registered name, sorted or in registration order (plugins included)."""
         self._ready()
-        return sorted(self._entries)
+        return list(self._entries) if self._ordered else sorted(self._entries)
 
     def __contains__(self, name: object) -> bool:
         self._ready()

@@ -158,6 +158,7 @@ def preflight(spec: RunSpec, emitted: EmitResult) -> None:
     (``emit_study`` refuses environments the local backend cannot build.)
     """
     preflight_backend_extra(spec)
+    preflight_plugin_backend(spec)
     preflight_local_agent(spec)
     preflight_credentials(spec, emitted)
     preflight_model_key(spec)
@@ -289,6 +290,18 @@ def preflight_backend_extra(spec: RunSpec) -> None:
             where="backend",
             fix=f"pip install 'aces-bench[{extra}]' (or choose backend=local or backend=docker)",
         )
+
+
+def preflight_plugin_backend(spec: RunSpec) -> None:
+    """A plugin backend's own check (``BackendProfile.preflight``), before any trial."""
+    from aces_bench.backends import BACKENDS
+    from aces_bench.core.registry import load_path
+
+    if spec.backend.name not in BACKENDS:
+        return
+    check = BACKENDS.get(spec.backend.name).preflight
+    if check:
+        load_path(check)(spec)
 
 
 def preflight_local_agent(spec: RunSpec) -> None:
