@@ -36,7 +36,7 @@ from aces_bench.core.errors import AcesError, BackendError, ConfigError, OutputE
 from aces_bench.core.io import remove_tree
 from aces_bench.emitters import EmitResult
 from aces_bench.emitters.plan import StudyPlan
-from aces_bench.run.cost import CostCapReached, CostGuard, Ledger, budget_dir, check_cap, estimate
+from aces_bench.run.cost import CostCapReached, CostEstimate, CostGuard, Ledger, budget_dir, check_cap, estimate
 from aces_bench.run.offline import OFFLINE_ENV, set_offline_defaults  # noqa: F401 (re-exported)
 from aces_bench.run.progress import TrialProgress
 
@@ -402,11 +402,15 @@ def discard_half_written(job_dir: Path) -> bool:
 
 
 async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path, exclude: frozenset[str] = frozenset(), *,
-                  stops_early: Callable[[TrialResult], str | None] | None = None) -> Path:
+                  stops_early: Callable[[TrialResult], str | None] | None = None, checked: bool = False) -> Path:
     """Create (or resume) the Harbor job for this study; return its job dir (``exclude``:
-    task ids it leaves out, reused baseline trials)."""
+    task ids it leaves out, reused baseline trials).
+
+    ``checked``: the study's one preflight step ran already (``study.preflight``); a
+    caller that runs a job directly gets the runner's ``preflight`` here."""
     set_offline_defaults()
-    preflight(spec, emitted)
+    if not checked:
+        preflight(spec, emitted)
     config = job_config(spec, emitted, jobs_dir, exclude)
     total = (len(emitted.tasks) - len(exclude)) * spec.study.n_attempts
     return await run_config(spec, config, total=total, stops_early=stops_early)
@@ -465,16 +469,21 @@ async def run_config(spec: RunSpec, config: JobConfig, *, total: int,
     return job_dir
 
 
+def cost_line(spec: RunSpec, est: CostEstimate, ledger: Ledger, spent: float) -> str:
+    """The study's size and estimated cost, and what its ledger already holds (one line)."""
+    line = est.summary(spec.model.name)
+    if spent:
+        line += f"; already spent ${spent:,.4f} (ledger {ledger.path})"
+    return line
+
+
 def cost_guard(spec: RunSpec, trials: int, *, job: str = "") -> CostGuard:
     """Print the study's size and estimated cost; refuse it when what the study already
     spent (its ledger) plus this estimate is above ``study.max_cost_usd``."""
     est = estimate(spec, trials)
     ledger = Ledger(budget_dir(spec))
     spent = ledger.spent()
-    line = est.summary(spec.model.name)
-    if spent:
-        line += f"; already spent ${spent:,.4f} (ledger {ledger.path})"
-    print(line, file=sys.stderr)
+    print(cost_line(spec, est, ledger, spent), file=sys.stderr)
     check_cap(spec, est, spent)
     out = Path(spec.output_dir).resolve()
     member = "." if out == ledger.root else os.path.relpath(out, ledger.root)

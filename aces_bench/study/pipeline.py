@@ -13,9 +13,7 @@ from aces_bench.core.errors import RunError
 from aces_bench.core.io import write_json
 from aces_bench.emitters import emit_study
 from aces_bench.emitters.plan import plan_study
-from aces_bench.graders.modes import check_author_graders
 from aces_bench.grading.grade import grade_records
-from aces_bench.judges.factory import build_judge
 from aces_bench.records.provenance import SkillProvenance, build_provenance
 from aces_bench.records.trials import GradedTrial, write_grades, write_trials_table
 from aces_bench.run.attempts import AttemptPolicy, collect_attempts, run_attempts
@@ -28,14 +26,10 @@ from aces_bench.run.reuse import materialise
 from aces_bench.run.reuse import store as store_for_reuse
 from aces_bench.run.runner import (
     UniformFailure,
-    check_credential_names,
     job_config,
-    preflight_agent_install,
-    preflight_backend_extra,
-    preflight_environment,
-    preflight_local_agent,
 )
 from aces_bench.study.console import count_failures, finish_console
+from aces_bench.study.preflight import preflight_study
 
 log = logging.getLogger("aces_bench.pipeline")
 
@@ -115,20 +109,12 @@ def run_member(spec: RunSpec) -> tuple[Path, int]:
 
 def _run_locked(spec: RunSpec, out: Path) -> tuple[Path, int]:
     _check_same_skills(spec, out)
-    if not spec.emit_only:
-        # before a long emission, not after it
-        preflight_backend_extra(spec)
-        preflight_local_agent(spec)
-        preflight_environment(spec)
-        preflight_agent_install(spec)
     plan = plan_study(spec)
     for note in plan.notes:
         log.warning(note)
-    check_credential_names(spec, plan)
-    # A mode that needs author graders, and the judge (its key), must be usable
-    # before any trial runs, not discovered unusable after all of them.
-    check_author_graders(spec.grading.mode, {s.name: s.path for s in plan.targets})
-    judge = build_judge(spec.judge)
+    # Every check that can refuse the study, once, before a long emission and before
+    # any trial: every problem is reported together (study/preflight.py).
+    judge = preflight_study(spec, plan)
     emitted = emit_study(spec, out / "tasks", plan)
     log.info("emitted %d task dirs (%d new, %d reused) in %s", len(emitted.tasks), emitted.written,
              emitted.reused, emitted.tasks_dir)
@@ -151,7 +137,7 @@ def _run_locked(spec: RunSpec, out: Path) -> tuple[Path, int]:
         from aces_bench.study.sequential import run_sequential
 
         write_json(out / "provenance.json", build_provenance(spec, skills, jobs_dir / base_job.job_name))
-        graded, stopped = run_sequential(spec, emitted, out, jobs_dir, judge)
+        graded, stopped = run_sequential(spec, emitted, out, jobs_dir, judge, checked=True)
         if isinstance(stopped, CostCapReached):
             write_stop(out, stopped.stop)
         elif stopped is None:
@@ -166,7 +152,8 @@ def _run_locked(spec: RunSpec, out: Path) -> tuple[Path, int]:
                    build_provenance(spec, skills, jobs_dir / job_config(spec, emitted, jobs_dir, exclude).job_name))
         rounds = RoundGrades(spec, judge)
         try:
-            job_dirs = asyncio.run(run_attempts(spec, emitted, jobs_dir, passed=rounds.passed, exclude=exclude))
+            job_dirs = asyncio.run(run_attempts(spec, emitted, jobs_dir, passed=rounds.passed, exclude=exclude,
+                                                checked=True))
             clear_stop(out)  # this run went to the end: an earlier cost stop no longer describes the folder
         except (CostCapReached, UniformFailure) as exc:
             # The trials that finished are tabled and reported; the error is raised after.

@@ -185,12 +185,14 @@ def _save(out: Path, ledger: Ledger) -> None:
 
 
 def run_sequential(spec: RunSpec, emitted: EmitResult, out: Path, jobs_dir: Path,
-                   judge) -> tuple[list[GradedTrial], RunError | None]:
+                   judge, *, checked: bool = False) -> tuple[list[GradedTrial], RunError | None]:
     """Run the study round by round; returns every planned trial graded (stopped skills'
     unrun trials as ``skipped``) and the error that stopped it early (the cost cap, a
-    failure shared by every first trial), which the caller raises after the report."""
+    failure shared by every first trial), which the caller raises after the report.
+    ``checked``: the study's preflight step ran (``study.preflight``); else the runner's runs here."""
     set_offline_defaults()
-    preflight(spec, emitted)
+    if not checked:
+        preflight(spec, emitted)
     base = job_config(spec, emitted, jobs_dir)
     plans = {t.task_id: tp for t, tp in zip(emitted.tasks, emitted.plan.tasks, strict=True)}
     by_case, _, _ = _cases(emitted)
