@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from harbor.models.trajectories import Trajectory
 
+from aces_bench.agents.profiles import profile_skill_roots, profile_tool_kinds
 from aces_bench.graders.shell import parse_command, resolve
 
 CallKind = Literal["shell", "read", "write", "edit", "list", "search", "activate", "web", "delegate", "control", "other"]
@@ -131,10 +132,15 @@ class SkillRef:
     rel: str  # path inside the skill folder; "" for the folder itself
 
 
-@lru_cache(maxsize=32)
 def _skill_path_regex(skills_dir: str) -> re.Pattern[str]:
+    return _skill_path_regex_for(skills_dir, profile_skill_roots())
+
+
+@lru_cache(maxsize=32)
+def _skill_path_regex_for(skills_dir: str, profile_roots: tuple[str, ...]) -> re.Pattern[str]:
     roots = [re.escape(posixpath.normpath(skills_dir))] if skills_dir else []
     roots += list(_HARNESS_SKILL_ROOTS)
+    roots += [re.escape(posixpath.normpath(r)) for r in profile_roots]  # a plugin harness's (HarnessProfile)
     return re.compile(r"^(?:" + "|".join(roots) + r")/(?P<skill>[^/]+)(?:/(?P<rel>.*))?$")
 
 
@@ -171,7 +177,10 @@ def _kind(tool: str, args: dict[str, Any]) -> CallKind:
     if low in _KINDS:
         return _KINDS[low]
     tail = re.split(r"[.:/]", low)[-1]
-    return _KINDS.get(tail, "other")
+    if tail in _KINDS:
+        return _KINDS[tail]
+    extra = profile_tool_kinds()  # a plugin harness's tool names (HarnessProfile.tool_kinds)
+    return extra.get(low, extra.get(tail, "other"))  # type: ignore[return-value]
 
 
 def _command_text(args: dict[str, Any]) -> str:

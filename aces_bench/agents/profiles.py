@@ -38,6 +38,7 @@ class HarnessProfile:
     env: dict[str, str] = field(default_factory=dict)
     turn_limit: str | None = None
     skill_roots: tuple[str, ...] = ()
+    tool_kinds: dict[str, str] = field(default_factory=dict)
     api: str | None = None
 
     def config(self) -> dict[str, Any]:
@@ -48,3 +49,29 @@ class HarnessProfile:
 
 
 HARNESSES: Registry[HarnessProfile] = Registry("harness", where="harness")
+
+
+_derived: dict[str, tuple[int, object]] = {}
+
+
+def _cached(key: str, build):
+    seen = _derived.get(key)
+    if seen is None or seen[0] != HARNESSES.version:
+        HARNESSES.names()  # plugins first
+        seen = _derived[key] = (HARNESSES.version, build())
+    return seen[1]
+
+
+def profile_tool_kinds() -> dict[str, str]:
+    """Every registered profile's tool names -> kinds (lower-cased), for the graders."""
+    return _cached("tools", lambda: {name.lower(): kind for _, p in HARNESSES.items() for name, kind in p.tool_kinds.items()})
+
+
+def profile_skill_roots() -> tuple[str, ...]:
+    """Every registered profile's skill folders inside a trial."""
+    return _cached("roots", lambda: tuple(root for _, p in HARNESSES.items() for root in p.skill_roots))
+
+
+def profile_turn_limit(name: str) -> str | None:
+    """The turn-limit kwarg of the registered harness ``name``, if it has one."""
+    return HARNESSES.get(name).turn_limit if name in HARNESSES else None

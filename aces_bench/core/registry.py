@@ -77,6 +77,7 @@ class Registry[T]:
         self._plugins = plugins
         self._ordered = ordered  # names in registration order (report figures), else sorted
         self._entries: dict[str, T | str] = {}
+        self.version = 0  # bumped by every change: a reader may cache what it derives from the entries
 
     def register(self, name: str, entry: T | str, *, replace: bool = False) -> None:
         """Add ``name``; ``entry`` is the object or its import path (``module:attr``).
@@ -88,9 +89,11 @@ class Registry[T]:
         if name in self._entries and not replace:
             raise ValueError(f"{self.kind} {name!r} is registered already (pass replace=True to override it)")
         self._entries[name] = entry
+        self.version += 1
 
     def unregister(self, name: str) -> None:
         self._entries.pop(name, None)
+        self.version += 1
 
     def _ready(self) -> None:
         if self._plugins:

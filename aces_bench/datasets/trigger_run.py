@@ -23,6 +23,7 @@ from pathlib import Path
 
 import yaml
 
+from aces_bench.agents.profiles import profile_turn_limit
 from aces_bench.cases.model import EvalCase
 from aces_bench.config.compose import compose_spec
 from aces_bench.config.spec import RunSpec
@@ -59,6 +60,12 @@ TURN_LIMIT = {"terminus-2": "max_turns", "claude-code": "max_turns"}
 DEFAULT_DECOYS = "decoys=paper"
 
 
+def _turn_limit(spec: RunSpec) -> str | None:
+    """The kwarg capping the harness's turns: a built-in's (``TURN_LIMIT``) or a plugin profile's."""
+    h = spec.harness
+    return TURN_LIMIT.get(h.agent or h.cli or "") or profile_turn_limit(h.name)
+
+
 def quoted(path: Path) -> str:
     """A path as a quoted Hydra override value (paths may hold ',', '=' or spaces)."""
     return "'" + str(path).replace("\\", "\\\\").replace("'", "\\'") + "'"
@@ -84,8 +91,8 @@ def trigger_spec(overrides: list[str], target: Path, mode: str, *, runs: int, ou
     kwargs = dict(spec.harness.kwargs)
     if spec.harness.import_path == REFERENCE:
         kwargs.setdefault("trigger_only", True)
-    elif (spec.harness.agent or spec.harness.cli) in TURN_LIMIT:
-        kwargs.setdefault(TURN_LIMIT[spec.harness.agent or spec.harness.cli], max_turns)
+    elif _turn_limit(spec) is not None:
+        kwargs.setdefault(_turn_limit(spec), max_turns)
     return spec.model_copy(update={"harness": spec.harness.model_copy(update={"kwargs": kwargs})})
 
 
@@ -95,8 +102,8 @@ def stop_rule(spec: RunSpec) -> str:
     timeout = f"agent timeout {spec.workspace.agent_timeout_sec:g} s"
     if h.import_path == REFERENCE and h.kwargs.get("trigger_only"):
         return f"stops at its first activation (trigger_only); {timeout}"
-    if (h.agent or h.cli) in TURN_LIMIT:
-        limit = TURN_LIMIT[h.agent or h.cli]
+    limit = _turn_limit(spec)
+    if limit is not None:
         return f"{limit}={h.kwargs.get(limit)}; {timeout}"
     return f"{timeout} (this harness has no turn limit)"
 

@@ -74,6 +74,17 @@ def test_a_study_composes_with_the_plugin_harness_backend_and_judge(plugin_env, 
                                    "True", "always-yes", "always-yes"]
 
 
+def test_the_graders_know_the_plugin_harness_tools_and_skill_folder(plugin_env):
+    code = ("from aces_bench.graders.tool_calls import _kind, skill_ref\n"
+            "print(_kind('echo_shell', {}), _kind('echo_open', {}), _kind('echo_other', {}))\n"
+            "print(skill_ref('/opt/echo/skills/csv-column-sum/SKILL.md'))\n")
+    done = _run([sys.executable, "-c", code], plugin_env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["shell read other", "SkillRef(skill='csv-column-sum', rel='SKILL.md')"]
+    without = _run([sys.executable, "-c", code], {**plugin_env, "PYTHONPATH": ""})
+    assert without.stdout.splitlines() == ["other other other", "None"]
+
+
 def test_an_unknown_judge_kind_lists_the_plugin_one(plugin_env, tmp_path):
     code = ("from aces_bench.config.compose import compose_spec\n"
             f"compose_spec(['judge.kind=never'], output_dir={str(tmp_path)!r})\n")
