@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 from harbor.models.trajectories import Trajectory
+from harbor.models.trial.paths import TrialPaths
 
 from aces_bench.graders.redact import credential_values
 from aces_bench.inputs.trialfiles import is_regular
@@ -69,7 +70,7 @@ class StudyPages:
         if path is None and trial_dir is None:
             recorded = grade.trajectory_error if grade is not None else None
             return None, recorded or "no trajectory file was recorded for this trial"
-        self._paths[(run_id, task_id, attempt, condition)] = path or (trial_dir / "agent" / "trajectory.json")
+        self._paths[(run_id, task_id, attempt, condition)] = path or (TrialPaths(trial_dir).agent_dir / "trajectory.json")
         traj, err = load_trajectory(path, trial_dir)
         if traj is None and grade is not None and grade.trajectory_error:
             return None, grade.trajectory_error

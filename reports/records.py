@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 from harbor.models.trajectories import Trajectory
+from harbor.models.trial.paths import TrialPaths
 
 from aces_bench.core.errors import ReportError
 from aces_bench.core.versioning import load_model
@@ -55,7 +56,7 @@ class Member:
     def trajectory_path(self, grade: GradedTrial | None, trial_name: str | None) -> Path | None:
         """Where this trial's ATIF file is: the recorded trial dir, else under this member's jobs/."""
         if grade is not None and grade.trial_dir:
-            p = Path(grade.trial_dir) / "agent" / "trajectory.json"
+            p = TrialPaths(Path(grade.trial_dir)).agent_dir / "trajectory.json"
             if p.is_file():
                 return p
         name = trial_name or (grade.trial_name if grade else None)

@@ -29,6 +29,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harbor.models.trial.paths import TrialPaths
+
 from aces_bench.core.pricing import Usage
 
 CLAUDE_OUTPUT = "claude-code.txt"
@@ -298,7 +300,7 @@ def shown_skills(result, trial_dir: Path | None) -> tuple[list[str] | None, str]
         return (_unique(names) if isinstance(names, list) else None), source
     info = getattr(result, "agent_info", None)
     if info is not None and getattr(info, "name", None) in _TRAJECTORY_LISTERS and trial_dir is not None:
-        path = Path(trial_dir) / "agent" / "trajectory.json"
+        path = TrialPaths(Path(trial_dir)).agent_dir / "trajectory.json"
         try:
             from harbor.models.trajectories import Trajectory
 

@@ -39,6 +39,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from harbor.models.trial.paths import TrialPaths
 from harbor.models.trial.result import TrialResult
 from pydantic import ValidationError
 
@@ -93,7 +94,7 @@ def find_trials(root: Path) -> tuple[list[FoundTrial], list[tuple[Path, str]]]:
         if depth >= MAX_DEPTH:
             dirnames[:] = []
         if "result.json" in filenames:
-            kind, payload = _read_result(here / "result.json")
+            kind, payload = _read_result(TrialPaths(here).result_path)
             if kind == "trial":
                 found.append(FoundTrial(here, payload))
                 dirnames[:] = []
@@ -211,7 +212,8 @@ def _condition(found: FoundTrial, root: Path, meta: dict | None, forced: str | N
 
 
 def _artifacts_dir(trial_dir: Path) -> Path | None:
-    for ws in (trial_dir / "artifacts" / "workspace", trial_dir / "artifacts" / "logs" / "artifacts" / "workspace"):
+    artifacts = TrialPaths(trial_dir).artifacts_dir
+    for ws in (artifacts / "workspace", artifacts / "logs" / "artifacts" / "workspace"):
         if ws.is_dir():
             return ws
     return None
@@ -237,7 +239,7 @@ def verifier_checks(trial_dir: Path, meta: dict | None, case: EvalCase | None) -
     if case is not None:
         return bool(case.checks)
     try:
-        read = read_trial_file(trial_dir / "verifier" / "details.json")
+        read = read_trial_file(TrialPaths(trial_dir).verifier_dir / "details.json")
         details = json.loads(read.data) if read.ok and not read.truncated else None
     except ValueError:
         return True  # nothing says otherwise: the reward stands, as Harbor recorded it

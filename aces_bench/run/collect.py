@@ -17,6 +17,7 @@ from pathlib import Path
 
 from harbor.models.trial.config import TrialConfig
 from harbor.models.trial.error_policy import ERROR_POLICIES, FailureCause
+from harbor.models.trial.paths import TrialPaths
 from harbor.models.trial.result import TrialResult
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -82,7 +83,7 @@ class TrialRecord(BaseModel):
 
     @property
     def trajectory_path(self) -> Path | None:
-        return self.trial_dir / "agent" / "trajectory.json" if self.trial_dir else None
+        return TrialPaths(self.trial_dir).agent_dir / "trajectory.json" if self.trial_dir else None
 
     @property
     def artifacts_dir(self) -> Path | None:
@@ -92,8 +93,8 @@ class TrialRecord(BaseModel):
         # environments put it at artifacts/workspace; Harbor's download of a
         # non-mounted /logs/artifacts keeps the container path under artifacts/.
         for ws in (
-            self.trial_dir / "artifacts" / "workspace",
-            self.trial_dir / "artifacts" / "logs" / "artifacts" / "workspace",
+            TrialPaths(self.trial_dir).artifacts_dir / "workspace",
+            TrialPaths(self.trial_dir).artifacts_dir / "logs" / "artifacts" / "workspace",
         ):
             if ws.is_dir():
                 return ws
@@ -148,9 +149,9 @@ def read_trials(job_dir: Path) -> tuple[list[tuple[Path, TrialResult]], list[tup
     if not job_dir.is_dir():
         return done, broken
     for trial_dir in sorted(p for p in job_dir.iterdir() if p.is_dir()):
-        result_path = trial_dir / "result.json"
+        result_path = TrialPaths(trial_dir).result_path
         if not result_path.is_file():
-            if (trial_dir / "config.json").is_file():
+            if TrialPaths(trial_dir).config_path.is_file():
                 broken.append((trial_dir, "trial was interrupted: no result.json"))
             continue
         try:
@@ -163,7 +164,7 @@ def read_trials(job_dir: Path) -> tuple[list[tuple[Path, TrialResult]], list[tup
 def _configured_task_id(trial_dir: Path) -> str | None:
     """The task id a trial dir was created for, from its ``config.json``."""
     try:
-        config = TrialConfig.model_validate_json((trial_dir / "config.json").read_text())
+        config = TrialConfig.model_validate_json(TrialPaths(trial_dir).config_path.read_text())
     except (OSError, ValidationError, ValueError):
         return None
     return Path(str(config.task.path)).name if config.task.path else None

@@ -25,6 +25,7 @@ from harbor.job import Job
 from harbor.models.job.config import DatasetConfig, JobConfig
 from harbor.models.job.result import JobResult
 from harbor.models.trial.config import AgentConfig, EnvironmentConfig
+from harbor.models.trial.paths import TrialPaths
 from harbor.models.trial.result import TrialResult
 from pydantic import ValidationError
 
@@ -118,7 +119,7 @@ def count_finished(job_dir: Path) -> tuple[int, int]:
         return 0, 0
     done = failed = 0
     for p in job_dir.iterdir():
-        result = p / "result.json"
+        result = TrialPaths(p).result_path
         if not result.is_file():
             continue
         done += 1
@@ -372,7 +373,7 @@ def discard_cancelled(job_dir: Path) -> list[str]:
     if not job_dir.is_dir():
         return dropped
     for trial_dir in sorted(p for p in job_dir.iterdir() if p.is_dir()):
-        result_path = trial_dir / "result.json"
+        result_path = TrialPaths(trial_dir).result_path
         try:
             result = TrialResult.model_validate_json(result_path.read_text())
         except (OSError, ValidationError, ValueError):
