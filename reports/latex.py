@@ -566,7 +566,7 @@ def corpus_table(env, categories: list[dict], reported: list[dict], profile: str
 def write_paper_tables(out_dir: Path, rows: list, stand: list[str], inp, scan) -> list[Path]:
     """``side_by_side.tex`` and (with a scan) ``corpus_by_category.tex`` beside the other
     tables, and ``tables.tex`` again with them in it."""
-    from aces_bench.reports.paper import load_reported
+    from aces_bench.reports.reported import load_reported
 
     env = environment()
     written = [write_text(out_dir / "side_by_side.tex", side_by_side_table(

@@ -17,11 +17,9 @@ the paper: its values are only drawn and tabulated.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +29,6 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from pydantic import BaseModel
 
-from aces_bench.core.errors import ReportError
 from aces_bench.reports.analysis import STRESS_ARM, AnalysisSet
 from aces_bench.reports.figures import (
     FigureInputs,
@@ -57,6 +54,7 @@ from aces_bench.reports.figures import (
 )
 from aces_bench.reports.inventory import InventoryItem
 from aces_bench.reports.labels import outcome_label
+from aces_bench.reports.reported import REPORTED_FILE, load_reported  # noqa: F401 (the paper page's names)
 from aces_bench.reports.standin import STAND_IN_MARK, stand_in_text
 from aces_bench.reports.style import LIFT, OKABE_ITO, WITH_SKILL, Size, draw_sizes, new_figure
 from aces_bench.reports.summary import SideBySide
@@ -64,7 +62,6 @@ from aces_bench.stats.controls import positive_cases
 from aces_bench.stats.pairing import COMPOSITE, FINAL_PASS, OUTCOME_ONLY, REWARD, outcome_values
 
 REPORTED_LABEL = "ACES paper, reported"
-REPORTED_FILE = "aces_paper_reported.json"
 REPORTED_COLOR = OKABE_ITO.get("black", "#000000")
 # The paper's harness names -> the harness option names of this project.
 HARNESS_NAMES = {"OpenCode": "opencode", "Claude Code": "claude-code", "Codex": "codex", "Terminus-2": "terminus-2"}
@@ -78,21 +75,6 @@ INVENTORY_KEYS = {
 }
 UNCATEGORISED = "uncategorised"
 PAPER_STATISTIC = "composite"  # the paper's lifts are composite lifts
-
-
-def load_reported(path: Path | None = None) -> dict[str, Any]:
-    """The paper's reported figures (the packaged copy unless ``path`` is given)."""
-    try:
-        text = Path(path).read_text() if path is not None else (
-            resources.files("aces_bench.reports").joinpath(REPORTED_FILE).read_text())
-        data = json.loads(text)
-    except (OSError, ValueError) as exc:
-        raise ReportError(f"cannot read the paper's reported figures: {exc}", where=path or REPORTED_FILE,
-                          fix="pass the ACES paper's reported.json") from None
-    if not isinstance(data, dict) or "headline_live" not in data:
-        raise ReportError("not a reported-figures file (no headline_live block)", where=path or REPORTED_FILE,
-                          fix="pass the ACES paper's reported.json")
-    return data
 
 
 def _f(x: Any) -> float | None:
