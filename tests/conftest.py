@@ -59,6 +59,18 @@ def _emit_record(tmp_path_factory):
     os.environ[CACHE_ENV] = str(tmp_path_factory.mktemp("emit-cache"))
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _module_baseline_store(tmp_path_factory):
+    """A module-scoped fixture (a study run once for a module's tests) is set up before
+    any function-scoped one, so ``_baseline_store`` below comes too late for it: each
+    module gets an empty store of its own first. Without it such a study read the
+    user's ~/.cache store and reused baseline trials of an earlier session, whose task
+    dirs (in a pytest temp dir since removed) ``aces-bench grade`` could no longer read."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(STORE_ENV, str(tmp_path_factory.mktemp("module-baseline-store")))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _baseline_store(tmp_path_factory, monkeypatch):
     """Each test gets an empty baseline-reuse store of its own (never the user's
