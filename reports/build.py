@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from aces_bench.core.io import staging_dir, swap_in, write_json, write_text
+from aces_bench.records.study_data import DESIGN_FILE, design_paper_page
 from aces_bench.records.trials import PAIR_KEY
 from aces_bench.reports.analysis import analysis_sets, arm_rows, arm_views
 from aces_bench.reports.appendix import write_appendix
@@ -97,10 +98,11 @@ def design_members(trials: pd.DataFrame) -> list[DesignMember]:
     return out
 
 
-def _is_paper_study(study: StudyData) -> bool:
-    """A study=aces_paper run (its design.json, or members named aces_paper)."""
-    return (study.results_dir / "design.json").is_file() or any(
-        m.provenance and m.provenance.spec.study.name == "aces_paper" for m in study.members)
+def _wants_paper_page(study: StudyData) -> bool:
+    """The study asked for the paper page (``study.paper_page``, which study=aces_paper
+    sets): its design.json says so, or a member's provenance does."""
+    return design_paper_page(study.results_dir / DESIGN_FILE) or any(
+        m.provenance and m.provenance.spec.study.paper_page for m in study.members)
 
 
 def _negative_activation(pages: StudyPages, rec: dict) -> bool | None:
@@ -142,7 +144,7 @@ def build_report(results_dir: Path, *, out_dir: Path | None = None, settings: St
     final = Path(out_dir) if out_dir is not None else results_dir / REPORT_DIR
     # A rebuild keeps every page the previous report had unless told otherwise: the
     # paper page is rebuilt when it was there (``paper=False`` drops it on purpose).
-    with_paper = paper if paper is not None else (_is_paper_study(study) or (final / PAPER_PAGE).is_file())
+    with_paper = paper if paper is not None else (_wants_paper_page(study) or (final / PAPER_PAGE).is_file())
     # Every artifact is written into a staging dir swapped in as a whole at the end: a
     # killed or failed build leaves the previous report untouched.
     out = staging_dir(final)

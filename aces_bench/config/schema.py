@@ -184,6 +184,9 @@ class StudyConf:
     expected_output_tokens: int = 3_000
     static_profile: str = "aces"
     """Tier 1 rule profile of the report's static-vs-live scan: aces | skillevaluator."""
+    paper_page: bool = False
+    """Add the paper page (report/paper.html: the ACES paper's reported figures beside
+    this study's) to the report; study=aces_paper sets it."""
     axes: dict[str, list[str]] = field(default_factory=dict)
     """Named value lists that ``arms`` interpolate (``${study.axes.harnesses}``), so a
     user changes one list on the command line instead of an arm."""

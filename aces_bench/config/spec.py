@@ -243,6 +243,8 @@ class StudySpec(_Frozen):
     # Tier 1 rule profile for the report's static-vs-live scan; the ACES paper's study
     # uses "skillevaluator" (SkillEvaluator 0.2.0's score, as the paper reports it).
     static_profile: Literal["aces", "skillevaluator"] = "aces"
+    # The report adds the paper page (reports/paper.py); study=aces_paper sets it.
+    paper_page: bool = False
     axes: dict[str, list[str]] = Field(default_factory=dict)
     arms: list[ArmSpec] = Field(default_factory=list)
     harness_models: dict[str, str] = Field(default_factory=dict)

@@ -55,6 +55,15 @@ class _DesignFile(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     members: list[_DesignMember]
+    paper_page: bool = False
+
+
+def design_paper_page(path: Path) -> bool:
+    """Whether the study behind ``design.json`` asked for the paper page (``study.paper_page``)."""
+    try:
+        return _DesignFile.model_validate(json.loads(Path(path).read_text(encoding="utf-8"))).paper_page
+    except (OSError, ValueError, ValidationError):
+        return False  # read_design, which every report calls, says what is wrong with it
 
 
 @dataclass(frozen=True)

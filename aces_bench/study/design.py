@@ -67,6 +67,8 @@ class DesignSize(BaseModel):
     cost_basis: str
     unpriced_models: list[str]
     members: list[MemberSize]
+    paper_page: bool = False
+    """The study asks for the paper page (``study.paper_page``): the report reads it here."""
 
     def lines(self) -> list[str]:
         cost = f"${self.cost_usd:,.2f}" if self.cost_usd is not None else "unknown"
@@ -157,7 +159,8 @@ def size_of(spec: RunSpec, members: Sequence[tuple[Member, RunSpec, int]]) -> De
     return DesignSize(study=spec.study.name, n_members=len(rows), n_tasks=sum(r.n_tasks for r in rows),
                       n_trials=sum(r.n_trials for r in rows), n_attempts=spec.study.n_attempts,
                       scan_tiers=list(spec.study.scan_tiers), cost_usd=total if priced_any or not unpriced else None,
-                      cost_basis=basis, unpriced_models=sorted(unpriced), members=rows)
+                      cost_basis=basis, unpriced_models=sorted(unpriced), members=rows,
+                      paper_page=s.paper_page)
 
 
 def _identity(spec: RunSpec) -> str:

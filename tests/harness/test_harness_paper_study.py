@@ -36,6 +36,7 @@ def test_reduced_paper_study_builds_every_figure_and_the_side_by_side_table(tmp_
     design = json.loads((out / "design.json").read_text())
     # primary 2 harnesses x 2 workspaces, stress 2 sizes, slice adds openai/b (openai/a is the primary cell)
     assert design["n_members"] == 7 and design["n_trials"] == 14
+    assert design["paper_page"] is True  # study=aces_paper asks for the paper page
     slice_arms = [m["arms"] for m in design["members"] if m["model"] == "openai/a" and m["workspace_mode"] == "isolation"]
     assert slice_arms == [["primary", "model_slice"]]
     report = out / "report"

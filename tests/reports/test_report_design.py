@@ -36,7 +36,7 @@ DESIGN = {"members": [
     {"name": "claude-code-sonnet", "arms": ["primary"]},
     {"name": "reference-group", "arms": ["group"]},
     {"name": "terminus-sonnet", "arms": ["model_slice"]},
-]}
+], "paper_page": True}  # study=aces_paper's design.json (study.paper_page: true)
 PROBLEMS: dict[str, list[str]] = {}
 
 
@@ -257,6 +257,16 @@ def test_paper_page_is_linked_and_kept_by_a_rebuild(design_report, design_dir, t
     assert 'href="paper.html"' in (plain / "report" / "index.html").read_text()
     build_report(plain, paper=False, static=False)  # asked to: gone
     assert not (plain / "report" / "paper.html").exists()
+
+
+def test_a_design_that_does_not_ask_for_the_paper_page_gets_none(design_dir, tmp_path):
+    """The paper page follows the study's key (study.paper_page), not the presence of design.json."""
+    own = tmp_path / "own_design"
+    shutil.copytree(design_dir, own, ignore=shutil.ignore_patterns("report"))
+    (own / "design.json").write_text(json.dumps({"members": DESIGN["members"]}))
+    build_report(own, static=False)
+    assert not (own / "report" / "paper.html").exists()
+    assert 'href="paper.html"' not in (own / "report" / "index.html").read_text()
 
 
 def test_csvs_use_sensible_precision_and_integer_counts(design_dir, design_report):
