@@ -118,7 +118,9 @@ def expand(spec: RunSpec) -> list[Member]:
 
 
 def member_spec(spec: RunSpec, member: Member, out: Path) -> RunSpec:
-    """The member's own RunSpec: the command line's overrides, then the member's."""
+    """The member's own RunSpec: the command line's overrides (as the user gave them,
+    recorded in ``spec.overrides``), then the member's, composed by Hydra like the
+    design itself. Called for every member by ``compose_members`` before anything runs."""
     from aces_bench.config.compose import compose_spec
 
     base = [o for o in spec.overrides if not o.startswith("output_dir=")]
@@ -167,14 +169,11 @@ def _identity(spec: RunSpec) -> str:
     return spec.model_dump_json(exclude={"output_dir", "overrides", "choices"})
 
 
-def run_design(spec: RunSpec) -> Path:
-    """Run (or, with ``emit_only``, emit) every member; then one report over them all.
-
-    Writes ``design.json`` (members, sizes, cost estimate) and prints the size lines.
-    """
-    from aces_bench.core.io import write_json
-    from aces_bench.study.pipeline import run_member
-
+def compose_members(spec: RunSpec) -> dict[str, tuple[Member, RunSpec]]:
+    """Every member of the design with its own RunSpec, composed once, up front: the study
+    entry (``study/entry.py``) calls it before anything of the study is emitted or run, so
+    no spec is composed again while members run and a bad member stops the design before
+    its first trial."""
     out = Path(spec.output_dir).resolve()
     members = expand(spec)
     if not members:
@@ -191,6 +190,21 @@ def run_design(spec: RunSpec) -> Path:
             first, fs = specs[same]
             arms = tuple(dict.fromkeys((*first.arms, *member.arms)))  # one arm named once
             specs[same] = (first.model_copy(update={"arms": arms}), fs)
+    return specs
+
+
+def run_design(spec: RunSpec, specs: dict[str, tuple[Member, RunSpec]] | None = None) -> Path:
+    """Run (or, with ``emit_only``, emit) every member of ``specs`` (``compose_members``);
+    then one report over them all.
+
+    Writes ``design.json`` (members, sizes, cost estimate) and prints the size lines.
+    """
+    from aces_bench.core.io import write_json
+    from aces_bench.study.pipeline import run_member
+
+    out = Path(spec.output_dir).resolve()
+    if specs is None:
+        specs = compose_members(spec)
     if not spec.emit_only:
         check_design_budget(spec, out, [(m, ms) for m, ms in specs.values()])
     done: list[tuple[Member, RunSpec, int]] = []
