@@ -37,12 +37,14 @@ first-attempt checks. Baseline and negative controls are graded the same way.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from aces_bench.agents.profiles import profile_skill_configs
 from aces_bench.graders.base import Evidence, GradingInput, MetricResult
 from aces_bench.graders.first_answer import AnswerHistory, history
 from aces_bench.graders.skill_execution import (
@@ -64,6 +66,12 @@ _SKILL_CONFIG = re.compile(
     r"/\.claude/settings(?:\.local)?\.json$|/\.gemini/settings\.json$|/\.codex/config\.toml$|"
     r"/\.config/opencode/opencode\.jsonc?$|(?:^|/)opencode\.jsonc?$|/\.agents/config\.(?:toml|json)$"
 )
+
+
+def _profile_config(path: str) -> bool:
+    """A write to a plugin harness's skill config (``HarnessProfile.skill_configs``)."""
+    configs = profile_skill_configs()
+    return bool(configs) and posixpath.normpath(path) in {posixpath.normpath(c) for c in configs}
 
 
 class TraceEvent(BaseModel):
@@ -154,7 +162,7 @@ def skill_changes(calls: tuple[Call, ...], skills_dir: str, target: set[str]) ->
             if ref is not None:
                 out.append({"index": c.index, "step_id": c.step_id, "where": c.where, "tool": c.tool, "path": p,
                             "skill": ref.skill, "file": ref.rel or ".", "target": norm_skill(ref.skill) in target})
-            elif _SKILL_CONFIG.search(p):
+            elif _SKILL_CONFIG.search(p) or _profile_config(p):
                 out.append({"index": c.index, "step_id": c.step_id, "where": c.where, "tool": c.tool, "path": p,
                             "skill": None, "file": p, "target": True})
     return out

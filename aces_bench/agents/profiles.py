@@ -23,8 +23,10 @@ class HarnessProfile:
     name) says what runs; ``requires_model`` whether it calls a model; ``cli`` an npm CLI
     from ``aces-bench agents install``; ``bundled_skills`` whether the skills the CLI
     ships with stay listed. ``turn_limit`` names the agent kwarg that caps its turns (a
-    trigger run sets it), ``skill_roots`` where it finds skills in a trial, ``api`` the
-    wire API it speaks to the model (``anthropic``, ``openai-responses``, ``openai-chat``).
+    trigger run sets it), ``skill_roots`` where it finds skills in a trial,
+    ``skill_configs`` the files (absolute paths) where it turns skills on or off (a write
+    there is a skill change, ``graders/self_correction``), ``api`` the wire API it speaks
+    to the model (``anthropic``, ``openai-responses``, ``openai-chat``).
     """
 
     name: str
@@ -38,6 +40,7 @@ class HarnessProfile:
     env: dict[str, str] = field(default_factory=dict)
     turn_limit: str | None = None
     skill_roots: tuple[str, ...] = ()
+    skill_configs: tuple[str, ...] = ()
     tool_kinds: dict[str, str] = field(default_factory=dict)
     api: str | None = None
 
@@ -70,6 +73,11 @@ def profile_tool_kinds() -> dict[str, str]:
 def profile_skill_roots() -> tuple[str, ...]:
     """Every registered profile's skill folders inside a trial."""
     return _cached("roots", lambda: tuple(root for _, p in HARNESSES.items() for root in p.skill_roots))
+
+
+def profile_skill_configs() -> tuple[str, ...]:
+    """Every registered profile's skill config files (where it turns skills on or off)."""
+    return _cached("configs", lambda: tuple(path for _, p in HARNESSES.items() for path in p.skill_configs))
 
 
 def profile_turn_limit(name: str) -> str | None:

@@ -85,6 +85,19 @@ def test_the_graders_know_the_plugin_harness_tools_and_skill_folder(plugin_env):
     assert without.stdout.splitlines() == ["other other other", "None"]
 
 
+def test_self_correction_sees_a_write_to_the_plugin_harness_skill_config(plugin_env):
+    code = ("from aces_bench.graders.self_correction import skill_changes\n"
+            "from aces_bench.graders.tool_calls import Call\n"
+            "c = Call(index=0, step_id=1, call_id='c0', tool='echo_write', kind='write', text='', output='', exit_code=0, failed=False, status_source='exit_code', writes=('/opt/echo/skills.json',))\n"
+            "print([ch['file'] for ch in skill_changes((c,), '/skills', {'csv-column-sum'})])\n")
+    done = _run([sys.executable, "-c", code], plugin_env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["['/opt/echo/skills.json']"]
+    without = _run([sys.executable, "-c", code], {**plugin_env, "PYTHONPATH": ""})
+    assert without.returncode == 0, without.stderr
+    assert without.stdout.splitlines() == ["[]"]
+
+
 def test_an_unknown_judge_kind_lists_the_plugin_one(plugin_env, tmp_path):
     code = ("from aces_bench.config.compose import compose_spec\n"
             f"compose_spec(['judge.kind=never'], output_dir={str(tmp_path)!r})\n")
