@@ -200,18 +200,20 @@ def run_design(spec: RunSpec, specs: dict[str, tuple[Member, RunSpec]] | None = 
     Writes ``design.json`` (members, sizes, cost estimate) and prints the size lines.
     """
     from aces_bench.core.io import write_json
-    from aces_bench.study.pipeline import run_member
+    from aces_bench.study.pipeline import prepare_all, run_member
 
     out = Path(spec.output_dir).resolve()
     if specs is None:
         specs = compose_members(spec)
     if not spec.emit_only:
         check_design_budget(spec, out, [(m, ms) for m, ms in specs.values()])
+    # Every member planned and through its preflight before the first one runs.
+    prepared = prepare_all([ms for _, ms in specs.values()])
     done: list[tuple[Member, RunSpec, int]] = []
     try:
-        for i, (member, ms) in enumerate(specs.values(), start=1):
+        for i, ((member, ms), ready) in enumerate(zip(specs.values(), prepared, strict=True), start=1):
             log.info("design member %d/%d: %s (%s)", i, len(specs), member.name, ", ".join(member.arms))
-            _, n_tasks = run_member(ms)
+            _, n_tasks = run_member(ms, ready)
             done.append((member, ms, n_tasks))
     except CostCapReached:
         # The members that ran, and the finished trials of the one the cap stopped, are

@@ -6,14 +6,16 @@ import asyncio
 import json
 import logging
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from aces_bench.config.spec import RunSpec
-from aces_bench.core.errors import RunError
+from aces_bench.core.errors import AcesError, RunError
 from aces_bench.core.io import write_json
 from aces_bench.emitters import emit_study
-from aces_bench.emitters.plan import plan_study
+from aces_bench.emitters.plan import StudyPlan, plan_study
 from aces_bench.grading.grade import grade_records
+from aces_bench.judges.base import Judge
 from aces_bench.records.provenance import SkillProvenance, build_provenance
 from aces_bench.records.trials import GradedTrial, write_grades, write_trials_table
 from aces_bench.run.attempts import AttemptPolicy, collect_attempts, run_attempts
@@ -29,7 +31,7 @@ from aces_bench.run.runner import (
     job_config,
 )
 from aces_bench.study.console import count_failures, finish_console
-from aces_bench.study.preflight import preflight_study
+from aces_bench.study.preflight import PreflightError, preflight_study
 
 log = logging.getLogger("aces_bench.pipeline")
 
@@ -96,25 +98,59 @@ def check_max_trials(spec: RunSpec, trials: int) -> None:
                            "(a sequential study stops starting rounds at the cap)")
 
 
-def run_member(spec: RunSpec) -> tuple[Path, int]:
+@dataclass(frozen=True)
+class Prepared:
+    """A study planned and through its preflight: what ``run_member`` runs without checking again."""
+
+    plan: StudyPlan
+    judge: Judge
+
+
+def prepare(spec: RunSpec) -> Prepared:
+    """Plan the study and run every check that can refuse it (study/preflight.py), once,
+    before a long emission and before any trial: every problem is reported together."""
+    plan = plan_study(spec)
+    for note in plan.notes:
+        log.warning(note)
+    return Prepared(plan, preflight_study(spec, plan))
+
+
+def prepare_all(specs: list[RunSpec]) -> list[Prepared]:
+    """``prepare`` every member of a design before the first one runs: a design its fifth
+    member's preflight refuses is refused before anything is emitted or spent, with every
+    member's problems at once (a problem several members share is said once)."""
+    prepared: list[Prepared] = []
+    problems: dict[str, AcesError] = {}
+    for spec in specs:
+        try:
+            prepared.append(prepare(spec))
+        except PreflightError as exc:
+            problems.update((str(p), p) for p in exc.problems)
+        except AcesError as exc:
+            problems.setdefault(str(exc), exc)
+    if len(problems) == 1:
+        raise next(iter(problems.values()))
+    if problems:
+        raise PreflightError(list(problems.values()))
+    return prepared
+
+
+def run_member(spec: RunSpec, prepared: Prepared | None = None) -> tuple[Path, int]:
     """One ordinary study; returns its output dir and how many task dirs it emitted.
+    ``prepared``: its plan and preflight when the caller ran them (a design, ``prepare_all``).
 
     The output folder is locked for the whole run (``outlock``): a second run on it
     refuses at once, before it writes anything.
     """
     out = usable_output_dir(Path(spec.output_dir))
     with study_lock(out):
-        return _run_locked(spec, out)
+        return _run_locked(spec, out, prepared)
 
 
-def _run_locked(spec: RunSpec, out: Path) -> tuple[Path, int]:
+def _run_locked(spec: RunSpec, out: Path, prepared: Prepared | None = None) -> tuple[Path, int]:
     _check_same_skills(spec, out)
-    plan = plan_study(spec)
-    for note in plan.notes:
-        log.warning(note)
-    # Every check that can refuse the study, once, before a long emission and before
-    # any trial: every problem is reported together (study/preflight.py).
-    judge = preflight_study(spec, plan)
+    prepared = prepared or prepare(spec)
+    plan, judge = prepared.plan, prepared.judge
     emitted = emit_study(spec, out / "tasks", plan)
     log.info("emitted %d task dirs (%d new, %d reused) in %s", len(emitted.tasks), emitted.written,
              emitted.reused, emitted.tasks_dir)

@@ -303,7 +303,7 @@ def test_a_design_stopped_by_the_cost_cap_keeps_each_member_in_its_arm(tmp_path,
     for i, name in enumerate(SKILLS):
         write_skill(tmp_path / "aces_paper" / SKILLS_DIR, name, i)
 
-    def fake_member(ms):
+    def fake_member(ms, prepared=None):
         calls.append(ms.output_dir.name)
         write_member(ms.output_dir.parent, MemberPlan(ms.output_dir.name, ("harness=reference",), 1, 0.4, 0.3),
                      seed=len(calls))

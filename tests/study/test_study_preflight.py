@@ -37,3 +37,19 @@ def test_one_problem_is_raised_as_itself(tmp_path, monkeypatch):
     assert not isinstance(err.value, PreflightError)
     assert "model.api_key_env names OPENAI_API_KEY, which is not set" in str(err.value)
     assert not (tmp_path / "study" / "tasks").exists()
+
+
+def test_a_design_is_refused_before_its_first_member_runs(tmp_path, monkeypatch):
+    """Every member of a design passes its preflight before the first one runs: a later
+    member's missing key stops the design with nothing emitted for any member."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    out = tmp_path / "aces_paper"
+    spec = compose_spec(["study=aces_paper", "study.harness_models={}", "model=gpt-4o",
+                         "study.axes.harnesses=[reference,terminus-2]", "study.axes.stress_harnesses=[reference]",
+                         "study.axes.stress_sizes=[1]", "study.axes.slice_harness=[reference]",
+                         "study.axes.slice_models=['model=gpt-4o']", "report=false"],
+                        output_dir=out)
+    with pytest.raises(ConfigError) as err:
+        run_study(spec)
+    assert "model.api_key_env names OPENAI_API_KEY, which is not set" in str(err.value)
+    assert not any(out.glob("*/tasks")) and not any(out.glob("*/jobs"))
