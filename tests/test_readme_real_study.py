@@ -49,4 +49,6 @@ def test_the_claude_code_study_runs_until_the_real_key_is_needed(tmp_path, monke
     spec = compose_spec([*_commands()[0], "report=false"], output_dir=tmp_path)
     with pytest.raises(ConfigError, match="model.api_key_env names ANTHROPIC_API_KEY, which is not set"):
         run_study(spec)
-    assert (tmp_path / "tasks").is_dir()  # emitted, not run
+    # One preflight step (issue 26 point 6): the missing key refuses the study before
+    # anything is emitted (it used to be found after emission, when the job started).
+    assert not (tmp_path / "tasks").exists() and not (tmp_path / "jobs").exists()
