@@ -15,7 +15,9 @@ Rules, in order (each choice is written to the trial's ``notes``):
 - **Condition**: ``--condition``; else aces metadata; else a path component between
   the root and the trial saying so (``skills``/``with_skill``... or
   ``noskills``/``baseline``...); else ``with_skill`` when the agent config stages
-  skills; else ``with_skill`` with a note that it was assumed.
+  skills. Nothing else is guessed: a trial none of these names (an aces-bench trial whose
+  task dir is gone, an unmarked job dir) stops ``grade`` with one error naming the
+  trials and the fix, because an arm assumed wrong silently changes the lift.
 - **Workdir** (security's "outside the workspace"): ``--workdir``; else aces
   metadata; else the task's ``[environment].workdir`` when its task.toml is present;
   else the root most named by absolute paths in the task instruction (the first user
@@ -195,7 +197,7 @@ def _instruction(trial_dir: Path) -> str:
     return ""
 
 
-def _condition(found: FoundTrial, root: Path, meta: dict | None, forced: str | None) -> tuple[str, str]:
+def _condition(found: FoundTrial, root: Path, meta: dict | None, forced: str | None) -> tuple[str | None, str]:
     if forced:
         return forced, "given with --condition"
     if meta and meta.get("condition") in ALL_CONDITIONS:
@@ -208,7 +210,31 @@ def _condition(found: FoundTrial, root: Path, meta: dict | None, forced: str | N
             return "baseline", f"from the path component {p!r}"
     if found.result.config.agent.skills:
         return "with_skill", "the agent config stages skills"
-    return "with_skill", "unknown: assumed with_skill (pass --condition to set it)"
+    return None, _why_no_arm(found.result)
+
+
+def _why_no_arm(result: TrialResult) -> str:
+    path = getattr(result.config.task, "path", None)
+    if not path:
+        return "its result.json names no task dir"
+    if not (Path(path) / "task.toml").is_file():
+        return f"its task dir {path} is gone"
+    return f"its task {path} has no [metadata.{TASK_METADATA_KEY}] and nothing else names its arm"
+
+
+def _refuse_unknown_arms(unknown: list[tuple[FoundTrial, str]]) -> None:
+    """One error for every trial whose arm nothing names (never a guess: a reused baseline
+    graded as with_skill would change the lift without a word)."""
+    if not unknown:
+        return
+    shown = "; ".join(f"{f.trial_dir} ({why})" for f, why in unknown[:3])
+    more = f"; and {len(unknown) - 3} more" if len(unknown) > 3 else ""
+    raise RunError(
+        f"{len(unknown)} trial(s) name no arm (with_skill or baseline), so none is graded: {shown}{more}",
+        where=unknown[0][0].trial_dir,
+        fix="grade the study's own jobs/ while its tasks/ is present (aces-bench trials read their arm from "
+            "their task dir), or pass --condition with_skill|baseline for trials of one arm, or put them under "
+            "a folder named skills/ or noskills/")
 
 
 def _artifacts_dir(trial_dir: Path) -> Path | None:
@@ -264,10 +290,14 @@ def subjects_for(
     """One TrialSubject per found trial, by the rules in the module docstring."""
     by_id = cases.by_id() if cases else {}
     info = []
+    unknown: list[tuple[FoundTrial, str]] = []
     for f in found:
         meta = aces_metadata(f.result)
         cond, why_cond = _condition(f, root, meta, condition)
+        if cond is None:
+            unknown.append((f, why_cond))
         info.append((f, meta, cond, why_cond))
+    _refuse_unknown_arms(unknown)
     # attempts: numbered per (task, condition) in start order
     groups: dict[tuple[str, str], list[FoundTrial]] = defaultdict(list)
     for f, _, cond, _ in info:

@@ -327,9 +327,15 @@ def read_entry(root: Path, key: str) -> StoredTrial | None:
     return entry
 
 
-def materialise(plan: ReusePlan, plans: dict[str, TaskPlan], jobs_dir: Path, *,
+def materialise(plan: ReusePlan, plans: dict[str, TaskPlan], jobs_dir: Path, *, tasks_dir: Path,
                 root: Path | None = None) -> list[TrialRecord]:
     """Copy each reused trial into ``<jobs_dir>/reused/`` and return its record.
+
+    The copy is re-pointed at this study's own emitted task (``<tasks_dir>/<task id>``: the
+    id is a content address, so it is the same task the trial ran): its ``result.json`` and
+    ``config.json`` then name a task dir that lives as long as the study does, and
+    ``aces-bench grade`` reads the trial's arm from there, not from the study that first ran
+    it (which may be deleted). Where it came from is kept in ``reused.json``.
 
     A stored trial that has gone missing since the plan was made is returned as
     ``not_run`` (its cause says so): the study then runs nothing in its place, and the
@@ -354,6 +360,7 @@ def materialise(plan: ReusePlan, plans: dict[str, TaskPlan], jobs_dir: Path, *,
                 shutil.rmtree(dest)
             tmp.rename(dest)
         try:
+            _repoint(dest, Path(tasks_dir).resolve() / r.task_id, r)
             result = TrialResult.model_validate_json((dest / "result.json").read_text())
         except (OSError, ValueError, ValidationError) as exc:
             out.append(TrialRecord(task_id=r.task_id, attempt=r.attempt, plan=tp, status="infra_error",
@@ -364,6 +371,42 @@ def materialise(plan: ReusePlan, plans: dict[str, TaskPlan], jobs_dir: Path, *,
         out.append(TrialRecord(task_id=r.task_id, attempt=r.attempt, plan=tp, status=status, failure_cause=cause,
                                trial_name=result.trial_name, trial_dir=dest, result=result))
     return out
+
+
+PROVENANCE_FILE = "reused.json"
+
+
+def _repoint(trial: Path, task_dir: Path, reused: Reused) -> None:
+    """Point the copied trial's ``result.json`` and ``config.json`` at ``task_dir`` (this
+    study's emitted task) and its ``trial_uri`` at ``trial``; the paths it had (the study
+    that ran it) go to ``reused.json``. Idempotent: a resumed study re-points a trial an
+    older aces-bench copied unchanged. Files are replaced, never written through (the
+    copy's files are hard links into the store)."""
+    result = json.loads((trial / "result.json").read_text())
+    if not isinstance(result, dict):
+        raise ValueError("result.json is not a JSON object")
+    task = (result.get("config") or {}).get("task") or {}
+    old_task = task.get("path")
+    provenance = trial / PROVENANCE_FILE
+    if old_task != str(task_dir) or not provenance.is_file():
+        write_json(provenance, {"key": reused.key, "source": reused.source, "created_at": reused.created_at,
+                                "source_task_path": old_task, "source_trial_uri": result.get("trial_uri"),
+                                "task_path": str(task_dir)})
+    if old_task == str(task_dir):
+        return
+    task["path"] = str(task_dir)
+    if isinstance(result.get("task_id"), dict) and "path" in result["task_id"]:
+        result["task_id"]["path"] = str(task_dir)
+    result["trial_uri"] = trial.resolve().as_uri()
+    config_path = trial / "config.json"
+    try:
+        config = json.loads(config_path.read_text())
+    except (OSError, ValueError):
+        config = None
+    if isinstance(config, dict) and isinstance(config.get("task"), dict):
+        config["task"]["path"] = str(task_dir)
+        write_json(config_path, config)
+    write_json(trial / "result.json", result)
 
 
 def _ensure(path: Path) -> Path:

@@ -206,7 +206,7 @@ def _run_locked(spec: RunSpec, out: Path, prepared: Prepared | None = None) -> t
             records = collect_job(job_dirs[0], run_plans, spec.study.n_attempts) if job_dirs else []
         if isinstance(stopped, CostCapReached):
             records = [_not_run_by_cap(r) for r in records]
-        records += materialise(reuse, plans, jobs_dir)
+        records += materialise(reuse, plans, jobs_dir, tasks_dir=emitted.tasks_dir)
         added = store_for_reuse(spec, records, out)
         if added:
             log.info("stored %d baseline/null trial(s) for reuse by later studies", added)

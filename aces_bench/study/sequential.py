@@ -203,7 +203,7 @@ def run_sequential(spec: RunSpec, emitted: EmitResult, out: Path, jobs_dir: Path
     reuse: ReusePlan = decide(spec, emitted, out, base.job_name, whole_tasks=False)
     print(reuse.summary(), file=sys.stderr)
     reused_keys = reuse.keys()
-    reused_records = {(r.task_id, r.attempt): r for r in materialise(reuse, plans, jobs_dir)}
+    reused_records = {(r.task_id, r.attempt): r for r in materialise(reuse, plans, jobs_dir, tasks_dir=emitted.tasks_dir)}
     graded: dict[tuple[str, int], GradedTrial] = {}
     rounds = out / ROUNDS_DIR
     for r in range(ledger.rounds_done):

@@ -203,3 +203,31 @@ def test_real_skills_each_on_one_case_never_pass_the_gate(skillsbench, tmp_path,
     assert "0 won by more than +0.050, 1 lost" in failing["mesh-analysis"]
     assert "1 won by more than +0.050, 0 lost" in failing["pcap-analysis"]
     assert any(line.startswith("gate: 8 of 8 skill(s) fail") for line in err)
+
+
+def test_a_trial_nothing_names_the_arm_of_is_refused_not_assumed(tmp_path, capsys):
+    """No --condition, no task dir (its path names one that is gone), no skills/noskills
+    folder, no skills in the agent config: grade refuses, naming the trial and the fix.
+    It used to grade it as with_skill, "assumed", which silently moves a baseline's
+    score into the other arm."""
+    job = tmp_path / "jobs" / "my-job"
+    job.mkdir(parents=True)
+    traj = trajectory(bash("cat /app/in.txt", "hello"))
+    result = trial_result("org/task-a", "task-a__1", 1.0)
+    result["config"]["task"]["path"] = str(tmp_path / "deleted-study" / "tasks" / "abc123")
+    write_trial(job, "task-a__1", traj, result)
+    write_trial(job, "task-b__1", traj, trial_result("org/task-b", "task-b__1", 0.0))
+    rc, out, err = grade([str(tmp_path / "jobs"), "--out", str(tmp_path / "o")], capsys)
+    assert rc == 2 and "Traceback" not in err and not (tmp_path / "o" / "grades.jsonl").exists()
+    assert err.startswith("error: ") and "2 trial(s) name no arm (with_skill or baseline), so none is graded" in err
+    assert f"{job / 'task-a__1'} (its task dir {tmp_path / 'deleted-study' / 'tasks' / 'abc123'} is gone)" in err
+    assert str(job / "task-b__1") in err and "fix: " in err and "--condition" in err
+    # A folder that names the arm, or --condition, grades them.
+    marked = tmp_path / "marked" / "noskills"
+    marked.parent.mkdir()
+    (tmp_path / "jobs").rename(marked)
+    rc, _, err = grade([str(tmp_path / "marked"), "--out", str(tmp_path / "m")], capsys)
+    assert rc == 0, err
+    graded = read_grades(tmp_path / "m" / "grades.jsonl")
+    assert {g.condition for g in graded} == {"baseline"}
+    assert all("condition baseline: from the path component 'noskills'" in g.notes for g in graded)
