@@ -12,12 +12,13 @@ Rules, in order (each choice is written to the trial's ``notes``):
   the same skill; any other trial matches the case whose ``id`` equals its task name
   (``org/name`` -> ``name``) or its trial dir's name before ``__``. No match: the
   case-dependent metrics are unscored with the reason.
-- **Condition**: ``--condition``; else aces metadata; else a path component between
-  the root and the trial saying so (``skills``/``with_skill``... or
-  ``noskills``/``baseline``...); else ``with_skill`` when the agent config stages
-  skills. Nothing else is guessed: a trial none of these names (an aces-bench trial whose
-  task dir is gone, an unmarked job dir) stops ``grade`` with one error naming the
-  trials and the fix, because an arm assumed wrong silently changes the lift.
+- **Condition**: ``--condition``; else aces metadata (for an aces-bench task, named
+  ``aces/<id>``, nothing else); else the root's own name or a folder between the root
+  and the trial saying so (``skills``/``with_skill``... or ``noskills``/``baseline``...);
+  else ``with_skill`` when the agent config stages skills. Nothing else is guessed: a
+  trial none of these names (an aces-bench trial whose task dir is gone, an unmarked
+  job dir) stops ``grade`` with one error naming the trials and the fix, because an
+  arm assumed wrong silently changes the lift.
 - **Workdir** (security's "outside the workspace"): ``--workdir``; else aces
   metadata; else the task's ``[environment].workdir`` when its task.toml is present;
   else the root most named by absolute paths in the task instruction (the first user
@@ -58,6 +59,7 @@ from aces_bench.records.trials import TrialFacts, TrialSubject
 from aces_bench.run.collect import classify
 
 MAX_DEPTH = 6
+ACES_TASK_PREFIX = "aces/"  # emitters/harbor_task.py names every emitted task aces/<task id>
 WITH_MARKERS = {"skills", "skill", "with_skill", "with-skill", "with_skills", "with-skills", "withskills"}
 BASE_MARKERS = {"noskills", "noskill", "no-skills", "no_skills", "no-skill", "no_skill", "baseline",
                 "without_skill", "without-skill", "without_skills", "without-skills"}
@@ -202,7 +204,13 @@ def _condition(found: FoundTrial, root: Path, meta: dict | None, forced: str | N
         return forced, "given with --condition"
     if meta and meta.get("condition") in ALL_CONDITIONS:
         return meta["condition"], "from the task's aces metadata"
-    parts = [p.lower() for p in found.trial_dir.resolve().relative_to(root.resolve()).parts] if found.trial_dir != root else []
+    if found.result.task_name.startswith(ACES_TASK_PREFIX):
+        # An aces-bench task: only its own metadata names the arm (a study or folder named
+        # "baseline" must not relabel its with-skill trials).
+        return None, _why_no_arm(found.result) + " (an aces-bench task: only its [metadata.aces] names the arm)"
+    # The folder the user pointed at counts (`grade trials/noskills`), then every folder below it.
+    rel = found.trial_dir.resolve().relative_to(root.resolve()).parts if found.trial_dir != root else ()
+    parts = [p.lower() for p in (root.resolve().name, *rel)]
     for p in reversed(parts):
         if p in WITH_MARKERS:
             return "with_skill", f"from the path component {p!r}"

@@ -54,11 +54,11 @@ def reusing_study(tmp_path_factory) -> tuple[Path, Path, Path]:
     second = _study(tmp, skill, "second")
     assert len(current_plan(second).reused) == 2
     shutil.rmtree(first)
-    return tmp, skill, second
+    return tmp, Path(os.environ[STORE_ENV]), second
 
 
 def test_reused_trials_point_at_their_own_studys_tasks(reusing_study):
-    _, _, second = reusing_study
+    _, store, second = reusing_study
     reused = sorted((second / "jobs" / "reused").iterdir())
     assert len(reused) == 2
     for trial in reused:
@@ -71,14 +71,15 @@ def test_reused_trials_point_at_their_own_studys_tasks(reusing_study):
         assert provenance["source"].endswith("/first") and "/first/" in provenance["source_task_path"]
     # The copies are hard links into the store: re-pointing them replaced the files, never
     # wrote through, so the store still holds the trials as they ran.
-    stored = sorted(Path(os.environ[STORE_ENV]).rglob("trial/result.json"))
+    stored = sorted(store.rglob("trial/result.json"))
     assert len(stored) == 2
     for path in stored:
-        assert "/first/tasks/" in TrialResult.model_validate_json(path.read_text()).config.task.path
+        assert "/first/tasks/" in str(TrialResult.model_validate_json(path.read_text()).config.task.path)
 
 
 def test_grade_after_the_source_study_is_deleted_keeps_every_arm(reusing_study, tmp_path, capsys):
-    _, skill, second = reusing_study
+    tmp, _, second = reusing_study
+    skill = tmp / "skills" / "csv-column-sum"
     rc, out, err = _grade([str(second / "jobs"), "--cases", str(skill), "--out", str(tmp_path / "o")], capsys)
     assert rc == 0, err
     pipeline = {g.trial_dir: g for g in read_grades(second / "grades.jsonl")}
@@ -100,13 +101,20 @@ def test_grade_after_the_source_study_is_deleted_keeps_every_arm(reusing_study, 
 def test_a_trial_whose_task_metadata_is_gone_is_refused_not_relabelled(reusing_study, tmp_path, capsys):
     """The study's own tasks/ deleted too (its jobs/ copied elsewhere): nothing names the
     arm, so grade stops with one message naming the trial and the fix."""
-    _, skill, second = reusing_study
+    tmp, _, second = reusing_study
+    skill = tmp / "skills" / "csv-column-sum"
     jobs = tmp_path / "jobs"
     shutil.copytree(second / "jobs", jobs)
     moved = tmp_path / "tasks-elsewhere"
     shutil.move(second / "tasks", moved)
     try:
         rc, out, err = _grade([str(jobs), "--cases", str(skill), "--out", str(tmp_path / "o")], capsys)
+        # A folder named like an arm does not relabel an aces-bench trial (a study called
+        # "noskills" holds with-skill trials too): only its task metadata names its arm.
+        marked = tmp_path / "noskills"
+        shutil.copytree(jobs, marked)
+        rc2, _, err2 = _grade([str(marked), "--out", str(tmp_path / "m")], capsys)
+        assert rc2 == 2 and "4 trial(s) name no arm" in err2 and "only its [metadata.aces]" in err2
     finally:
         shutil.move(moved, second / "tasks")
     assert rc == 2
