@@ -5,6 +5,9 @@ job dirs at any depth: a trial dir is a folder whose ``result.json`` is a Harbor
 ``TrialResult`` (it has ``trial_name``); a job's own ``result.json`` is skipped and
 its folder searched. ``subjects_for(...)`` turns each trial into a ``TrialSubject``.
 
+A trial's task dir is the one its ``result.json`` names, else (an aces-bench task, a
+study moved or copied whole) its study's own ``tasks/<id>`` (``task_dir``).
+
 Rules, in order (each choice is written to the trial's ``notes``):
 
 - **Case** (only with ``--cases``): an aces-bench trial (its task dir is present and
@@ -60,6 +63,7 @@ from aces_bench.run.collect import classify
 
 MAX_DEPTH = 6
 ACES_TASK_PREFIX = "aces/"  # emitters/harbor_task.py names every emitted task aces/<task id>
+STUDY_DEPTH = 3  # <study>/jobs/<job>/<trial>: the trial's job dir, jobs/ and the study
 WITH_MARKERS = {"skills", "skill", "with_skill", "with-skill", "with_skills", "with-skills", "withskills"}
 BASE_MARKERS = {"noskills", "noskill", "no-skills", "no_skills", "no-skill", "no_skill", "baseline",
                 "without_skill", "without-skill", "without_skills", "without-skills"}
@@ -151,26 +155,43 @@ def load_cases(path: Path) -> CaseSpec:
     return CaseSpec(suite, path, skill_dir.resolve() if skill_dir else None)
 
 
-def aces_metadata(result: TrialResult) -> dict[str, Any] | None:
-    """``[metadata.aces]`` of the trial's task dir when it is still on disk, validated (and
-    migrated) by ``TaskMetadata``; one from a newer aces-bench is an EmitError, not a guess."""
-    toml = _task_toml(result)
+def aces_metadata(result: TrialResult, trial_dir: Path | None = None) -> dict[str, Any] | None:
+    """``[metadata.aces]`` of the trial's task dir (``task_dir``) when it is on disk, validated
+    (and migrated) by ``TaskMetadata``; one from a newer aces-bench is an EmitError, not a guess."""
+    toml = _task_toml(result, trial_dir)
     meta = (toml or {}).get("metadata", {}).get(TASK_METADATA_KEY)
     if not isinstance(meta, dict):
         return None
-    where = Path(result.config.task.path) / "task.toml"
+    where = task_dir(result, trial_dir) / "task.toml"
     return load_model(TaskMetadata, meta, where=where, cls=EmitError, prefix="metadata.aces",
                       fix=TASK_METADATA_REGENERATE).as_table()
 
 
-def _task_toml(result: TrialResult) -> dict[str, Any] | None:
+def task_dir(result: TrialResult, trial_dir: Path | None = None) -> Path | None:
+    """The trial's task dir: the one its ``result.json`` names, when it is on disk; else, for
+    an aces-bench task (``aces/<id>``, a content address), the study's own ``tasks/<id>``
+    found just above the trial (``<study>/jobs/<job>/<trial>``: a study moved or copied
+    whole). Nothing further up is searched, and a linked task dir is not followed."""
     path = getattr(result.config.task, "path", None)
-    if not path:
+    if path and (Path(path) / "task.toml").is_file():
+        return Path(path)
+    task_id = result.task_name[len(ACES_TASK_PREFIX):] if result.task_name.startswith(ACES_TASK_PREFIX) else ""
+    if trial_dir is None or not task_id or "/" in task_id or task_id in {".", ".."}:
         return None
-    toml = Path(path) / "task.toml"
+    for parent in Path(trial_dir).resolve().parents[:STUDY_DEPTH]:
+        candidate = parent / "tasks" / task_id
+        if not candidate.is_symlink() and (candidate / "task.toml").is_file():
+            return candidate
+    return None
+
+
+def _task_toml(result: TrialResult, trial_dir: Path | None = None) -> dict[str, Any] | None:
+    folder = task_dir(result, trial_dir)
+    if folder is None:
+        return None
     try:
-        return tomllib.loads(toml.read_text(encoding="utf-8")) if toml.is_file() else None
-    except (OSError, tomllib.TOMLDecodeError):
+        return tomllib.loads((folder / "task.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return None
 
 
@@ -300,7 +321,7 @@ def subjects_for(
     info = []
     unknown: list[tuple[FoundTrial, str]] = []
     for f in found:
-        meta = aces_metadata(f.result)
+        meta = aces_metadata(f.result, f.trial_dir)
         cond, why_cond = _condition(f, root, meta, condition)
         if cond is None:
             unknown.append((f, why_cond))
@@ -316,6 +337,9 @@ def subjects_for(
     for f, meta, cond, why_cond in info:
         r = f.result
         notes = [f"condition {cond}: {why_cond}"]
+        found_task = task_dir(r, f.trial_dir)
+        if found_task is not None and str(found_task) != str(r.config.task.path):
+            notes.append(f"task dir {found_task}: the study's own (result.json names {r.config.task.path}, gone)")
         key = task_key(r)
         case, case_note = _match_case(f, meta, cases, by_id)
         notes.append(case_note)
@@ -380,7 +404,7 @@ def _workdir(f: FoundTrial, meta: dict | None, given: str | None) -> tuple[str, 
         return given, "given with --workdir"
     if meta and meta.get("workdir"):
         return str(meta["workdir"]), "from the task's aces metadata"
-    toml = _task_toml(f.result)
+    toml = _task_toml(f.result, f.trial_dir)
     env_wd = ((toml or {}).get("environment") or {}).get("workdir")
     if isinstance(env_wd, str) and env_wd.startswith("/"):
         return env_wd, "from the task's [environment].workdir"

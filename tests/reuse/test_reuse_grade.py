@@ -105,6 +105,8 @@ def test_a_trial_whose_task_metadata_is_gone_is_refused_not_relabelled(reusing_s
     skill = tmp / "skills" / "csv-column-sum"
     jobs = tmp_path / "jobs"
     shutil.copytree(second / "jobs", jobs)
+    moved_study = tmp_path / "moved-study"
+    shutil.copytree(second / "jobs", moved_study / "jobs")
     moved = tmp_path / "tasks-elsewhere"
     shutil.move(second / "tasks", moved)
     try:
@@ -115,6 +117,17 @@ def test_a_trial_whose_task_metadata_is_gone_is_refused_not_relabelled(reusing_s
         shutil.copytree(jobs, marked)
         rc2, _, err2 = _grade([str(marked), "--out", str(tmp_path / "m")], capsys)
         assert rc2 == 2 and "4 trial(s) name no arm" in err2 and "only its [metadata.aces]" in err2
+        # A study moved or copied whole (its result.json files name the old place, now gone)
+        # still grades: each trial's task is found in its own study's tasks/.
+        shutil.copytree(moved, moved_study / "tasks")
+        rc3, _, err3 = _grade([str(moved_study / "jobs"), "--cases", str(skill), "--out", str(tmp_path / "s")], capsys)
+        assert rc3 == 0, err3
+        pipeline = {Path(g.trial_dir).relative_to(second): g for g in read_grades(second / "grades.jsonl")}
+        regraded = {Path(g.trial_dir).relative_to(moved_study): g for g in read_grades(tmp_path / "s" / "grades.jsonl")}
+        assert set(regraded) == set(pipeline) and len(regraded) == 4
+        for key, g in pipeline.items():
+            assert regraded[key].condition == g.condition and regraded[key].composite == g.composite, key
+            assert any(n.startswith(f"task dir {moved_study / 'tasks'}") for n in regraded[key].notes)
     finally:
         shutil.move(moved, second / "tasks")
     assert rc == 2
