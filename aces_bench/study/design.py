@@ -266,11 +266,20 @@ def planned_trials(ms: RunSpec) -> int:
 def check_design_budget(spec: RunSpec, out: Path, members: Sequence[tuple[Member, RunSpec]]) -> None:
     """Print the whole design's estimate and refuse it when, with what the study already
     spent (its ledger), it is above ``study.max_cost_usd``: before any member runs."""
+    check_budget("design", spec.study.name, [ms for _, ms in members], out, spec.study.max_cost_usd,
+                 "shrink the design (study.axes, skill.cases, study.n_attempts)")
+
+
+def check_budget(kind: str, label: str, specs: Sequence[RunSpec], ledger_dir: Path, cap: float | None,
+                 shrink: str) -> None:
+    """A design's or a sweep's budget check (``kind``): print every member's estimate
+    together, then refuse when ``cap`` is set and either a member's model has no price
+    (nothing to cap) or the estimate on top of what ``ledger_dir``'s ledger already spent is
+    above it. ``shrink`` is the fix's second half: how to make the study smaller."""
     from aces_bench.run.cost import Ledger
 
-    trials = cost = 0.0
-    unpriced = set()
-    for _, ms in members:
+    trials, cost, unpriced = 0, 0.0, set()
+    for ms in specs:
         n = planned_trials(ms)
         trials += n
         c = member_cost(ms, n)
@@ -278,19 +287,18 @@ def check_design_budget(spec: RunSpec, out: Path, members: Sequence[tuple[Member
             unpriced.add(ms.model.name or "?")
         else:
             cost += c
-    spent = Ledger(out).spent()
-    known = f"${cost:,.4f}" if not unpriced else f"${cost:,.4f} + unpriced ({', '.join(sorted(unpriced))})"
-    print(f"{spec.study.name}: {len(members)} members, {int(trials)} trials, estimated model cost {known}"
+    spent = Ledger(ledger_dir).spent()
+    known = f"${cost:,.4f}" + (f" + unpriced ({', '.join(sorted(unpriced))})" if unpriced else "")
+    print(f"{label}: {len(specs)} members, {trials} trials, estimated model cost {known}"
           + (f"; already spent ${spent:,.4f}" if spent else ""), file=sys.stderr)
-    cap = spec.study.max_cost_usd
     if cap is None:
         return
     if unpriced:
         raise ConfigError(f"study.max_cost_usd={cap} is set but {', '.join(sorted(unpriced))} has no price in "
-                          "litellm's cost map, so the design's cost cannot be capped", where="study.max_cost_usd",
+                          f"litellm's cost map, so the {kind}'s cost cannot be capped", where="study.max_cost_usd",
                           fix="drop the cap, or use priced litellm model names")
     if spent + cost > cap:
-        raise RunError(f"the design's estimated cost ${cost:,.4f} ({int(trials)} trials, {len(members)} members)"
+        raise RunError(f"the {kind}'s estimated cost ${cost:,.4f} ({trials} trials, {len(specs)} members)"
                        + (f" on top of ${spent:,.4f} already spent" if spent else "")
                        + f" is above study.max_cost_usd=${cap:,.4f}", where="study.max_cost_usd",
-                       fix="raise study.max_cost_usd, or shrink the design (study.axes, skill.cases, study.n_attempts)")
+                       fix=f"raise study.max_cost_usd, or {shrink}")

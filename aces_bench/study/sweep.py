@@ -10,7 +10,6 @@ report over every member, the compact verdict table and the failed trials.
 from __future__ import annotations
 
 import logging
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -55,37 +54,11 @@ def sweep_members(task_overrides: list[str]) -> list[list[str]]:
 def sweep_budget(sweep_dir: Path, task_overrides: list[str]) -> None:
     """Print the sweep's total estimate; refuse it above ``study.max_cost_usd`` (with the ledger)."""
     from aces_bench.config.compose import compose_spec
-    from aces_bench.core.errors import ConfigError, RunError
-    from aces_bench.run.cost import Ledger
-    from aces_bench.study.design import member_cost, planned_trials
+    from aces_bench.study.design import check_budget
 
-    members = sweep_members(task_overrides)
-    trials, cost, unpriced, cap = 0, 0.0, set(), None
-    for overrides in members:
-        spec = compose_spec(overrides, output_dir=sweep_dir / "_budget")
-        cap = spec.study.max_cost_usd if cap is None else cap
-        n = planned_trials(spec)
-        trials += n
-        c = member_cost(spec, n)
-        if c is None:
-            unpriced.add(spec.model.name or "?")
-        else:
-            cost += c
-    spent = Ledger(sweep_dir).spent()
-    known = f"${cost:,.4f}" + (f" + unpriced ({', '.join(sorted(unpriced))})" if unpriced else "")
-    print(f"sweep: {len(members)} members, {trials} trials, estimated model cost {known}"
-          + (f"; already spent ${spent:,.4f}" if spent else ""), file=sys.stderr)
-    if cap is None:
-        return
-    if unpriced:
-        raise ConfigError(f"study.max_cost_usd={cap} is set but {', '.join(sorted(unpriced))} has no price in "
-                          "litellm's cost map, so the sweep's cost cannot be capped", where="study.max_cost_usd",
-                          fix="drop the cap, or use priced litellm model names")
-    if spent + cost > cap:
-        raise RunError(f"the sweep's estimated cost ${cost:,.4f} ({trials} trials, {len(members)} members)"
-                       + (f" on top of ${spent:,.4f} already spent" if spent else "")
-                       + f" is above study.max_cost_usd=${cap:,.4f}", where="study.max_cost_usd",
-                       fix="raise study.max_cost_usd, or sweep fewer values / cases (skill.cases, study.n_attempts)")
+    specs = [compose_spec(overrides, output_dir=sweep_dir / "_budget") for overrides in sweep_members(task_overrides)]
+    cap = next((s.study.max_cost_usd for s in specs if s.study.max_cost_usd is not None), None)
+    check_budget("sweep", "sweep", specs, sweep_dir, cap, "sweep fewer values / cases (skill.cases, study.n_attempts)")
 
 
 class SweepReport(Callback):
