@@ -47,18 +47,24 @@ def _ci(repo: Path, out: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
 
 
-@pytest.mark.sandbox
-@needs_tools
-def test_ci_runs_only_the_changed_skill_and_fails_on_a_planted_regression(tmp_path):
+def _two_skill_repo(tmp_path: Path, policy: str) -> Path:
+    """A git repository with two committed colsum skills under skills/ and ``policy`` as policy.yaml."""
     repo = tmp_path / "skills-repo"
     (repo / "skills").mkdir(parents=True)
     _skill(repo / "skills" / "colsum-a", "colsum-a")
     _skill(repo / "skills" / "colsum-b", "colsum-b")
-    (repo / "policy.yaml").write_text("no_regression: true\nmax_security_findings: 0\nnull_arm: require_no_effect\n"
-                                      "min_pass_rate: 0.5\n")
+    (repo / "policy.yaml").write_text(policy)
     _git(repo, "init", "-q")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "two skills")
+    return repo
+
+
+@pytest.mark.sandbox
+@needs_tools
+def test_ci_runs_only_the_changed_skill_and_fails_on_a_planted_regression(tmp_path):
+    repo = _two_skill_repo(tmp_path, "no_regression: true\nmax_security_findings: 0\nnull_arm: require_no_effect\n"
+                                     "min_pass_rate: 0.5\n")
 
     first = _ci(repo, tmp_path / "ci1", "--save-baseline")
     assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-3000:]

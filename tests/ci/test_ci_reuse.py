@@ -10,7 +10,7 @@ import shutil
 
 import pandas as pd
 import pytest
-from test_ci_command import _ci, _git, _skill
+from test_ci_command import _ci, _git, _skill, _two_skill_repo
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -18,14 +18,7 @@ needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 @pytest.mark.sandbox
 @needs_git
 def test_a_skill_md_change_runs_no_baseline_trial_on_the_second_ci_run(tmp_path):
-    repo = tmp_path / "skills-repo"
-    (repo / "skills").mkdir(parents=True)
-    _skill(repo / "skills" / "colsum-a", "colsum-a")
-    _skill(repo / "skills" / "colsum-b", "colsum-b")
-    (repo / "policy.yaml").write_text("no_regression: true\nnull_arm: require_no_effect\n")
-    _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "two skills")
+    repo = _two_skill_repo(tmp_path, "no_regression: true\nnull_arm: require_no_effect\n")
     first = _ci(repo, tmp_path / "ci1", "--save-baseline")
     assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-3000:]
     before = pd.read_parquet(tmp_path / "ci1" / "run" / "trials.parquet")
@@ -76,14 +69,7 @@ def test_ci_refuses_a_sequential_study_whose_policy_it_cannot_answer(tmp_path):
 @pytest.mark.sandbox
 @needs_git
 def test_a_sequential_ci_run_gates_by_the_designs_decision_and_reuses_baselines(tmp_path):
-    repo = tmp_path / "skills-repo"
-    (repo / "skills").mkdir(parents=True)
-    _skill(repo / "skills" / "colsum-a", "colsum-a")
-    _skill(repo / "skills" / "colsum-b", "colsum-b")
-    (repo / "policy.yaml").write_text("no_regression: true\ngate:\n  threshold: 0.0\n")
-    _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "two skills")
+    repo = _two_skill_repo(tmp_path, "no_regression: true\ngate:\n  threshold: 0.0\n")
     first = _ci(repo, tmp_path / "ci1", "--save-baseline", "study.sequential=true")
     assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-3000:]
     verdict = json.loads((tmp_path / "ci1" / "packet" / "verdict.json").read_text())
