@@ -158,12 +158,11 @@ def load_cases(path: Path) -> CaseSpec:
 def aces_metadata(result: TrialResult, trial_dir: Path | None = None) -> dict[str, Any] | None:
     """``[metadata.aces]`` of the trial's task dir (``task_dir``) when it is on disk, validated
     (and migrated) by ``TaskMetadata``; one from a newer aces-bench is an EmitError, not a guess."""
-    toml = _task_toml(result, trial_dir)
-    meta = (toml or {}).get("metadata", {}).get(TASK_METADATA_KEY)
+    folder = task_dir(result, trial_dir)
+    meta = (_read_task_toml(folder) or {}).get("metadata", {}).get(TASK_METADATA_KEY)
     if not isinstance(meta, dict):
         return None
-    where = task_dir(result, trial_dir) / "task.toml"
-    return load_model(TaskMetadata, meta, where=where, cls=EmitError, prefix="metadata.aces",
+    return load_model(TaskMetadata, meta, where=folder / "task.toml", cls=EmitError, prefix="metadata.aces",
                       fix=TASK_METADATA_REGENERATE).as_table()
 
 
@@ -186,7 +185,11 @@ def task_dir(result: TrialResult, trial_dir: Path | None = None) -> Path | None:
 
 
 def _task_toml(result: TrialResult, trial_dir: Path | None = None) -> dict[str, Any] | None:
-    folder = task_dir(result, trial_dir)
+    return _read_task_toml(task_dir(result, trial_dir))
+
+
+def _read_task_toml(folder: Path | None) -> dict[str, Any] | None:
+    """``folder``'s task.toml, parsed; None when there is no folder or it cannot be read."""
     if folder is None:
         return None
     try:
