@@ -64,8 +64,8 @@ def _module_baseline_store(tmp_path_factory):
     """A module-scoped fixture (a study run once for a module's tests) is set up before
     any function-scoped one, so ``_baseline_store`` below comes too late for it: each
     module gets an empty store of its own first. Without it such a study read the
-    user's ~/.cache store and reused baseline trials of an earlier session, whose task
-    dirs (in a pytest temp dir since removed) ``aces-bench grade`` could no longer read."""
+    user's ~/.cache store and reused baseline trials of an earlier session, so what a
+    test saw depended on what had run before it."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(STORE_ENV, str(tmp_path_factory.mktemp("module-baseline-store")))
         yield
