@@ -4,6 +4,8 @@ SHELL := /bin/bash
 
 VENV ?= .venv
 VENV_PY := $(VENV)/bin/python
+# Scripts under tests/ run outside pytest import the shared helpers as `support.*` from tests/.
+TEST_SCRIPT_ENV := PYTHONPATH=tests
 STAMP := $(VENV)/.aces-installed
 OUT ?= outputs/demo
 # Calibration arms of `make demo` (study.controls): null and placebo beside the headline.
@@ -113,7 +115,7 @@ test: install test-deps ## Run the test suite
 
 .PHONY: validate
 validate: install sandbox ## Known-effect suite: helpful/useless/harmful/confusable skills, and gaming/crashing/over-triggering/all-win/one-case gate verdicts, on reference + terminus-2
-	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) tests/known_effect/validate.py --out outputs/known-effect
+	$(TEST_SCRIPT_ENV) HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) tests/known_effect/validate.py --out outputs/known-effect
 
 .PHONY: lint
 lint: install ## Lint with ruff and check the import layers (import-linter; both configured in pyproject.toml)
@@ -124,7 +126,7 @@ lint: install ## Lint with ruff and check the import layers (import-linter; both
 bench: install sandbox ## Run every speed benchmark, then list every missed target (exit 1 if any)
 	@log=$$(mktemp); missed=""; \
 	for b in tests/bench/bench_*.py; do echo "== $$b"; \
-	  HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) $$b 2>&1 | tee $$log; rc=$${PIPESTATUS[0]}; \
+	  $(TEST_SCRIPT_ENV) HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) $$b 2>&1 | tee $$log; rc=$${PIPESTATUS[0]}; \
 	  miss=$$(grep -E '\b(MISSED|OVER|SLOW)\b' $$log | sed "s|^|  $$b: |"); \
 	  [ "$$rc" = 0 ] || miss="$$miss$${miss:+$$'\n'}  $$b: exited with status $$rc"; \
 	  [ -z "$$miss" ] || missed="$$missed$${missed:+$$'\n'}$$miss"; done; rm -f $$log; \
@@ -133,7 +135,7 @@ bench: install sandbox ## Run every speed benchmark, then list every missed targ
 
 .PHONY: bench-sequential
 bench-sequential: install sandbox ## Sequential vs fixed gate: SkillsBench simulation (needs ../shared) and the known-effect suite live
-	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) tests/bench/bench_sequential.py
+	$(TEST_SCRIPT_ENV) HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) tests/bench/bench_sequential.py
 
 .PHONY: clean
 clean: ## Remove outputs, caches and the virtualenv

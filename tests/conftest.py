@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,9 +14,6 @@ from aces_bench.run.reuse import STORE_ENV
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 SHARED = ROOT.parent / "shared"
-# The scripted model server (tests/support/model_server.py) is imported by tests in
-# several folders; scripts run outside pytest (tests/bench, make validate) add it themselves.
-sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 os.environ.setdefault("HARBOR_TELEMETRY", "0")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

@@ -5,7 +5,7 @@ Each is Harbor's own agent with three things added, the same way for all three:
 1. **Bundled skills are a controlled variable** (``bundled_skills="off"``, the
    default; ``"keep"`` leaves them): the skills a CLI ships with would otherwise be
    listed to the model in both arms. The switches are the pinned CLIs' own, checked
-   against each binary with a scripted model server (tests/harness):
+   against each binary with a scripted model server (tests/agents):
    claude-code's ``disableBundledSkills`` setting (its ``--settings`` layer), codex's
    ``[skills.bundled] enabled = false`` in ``config.toml``, and opencode's
    ``permission.skill`` set to ``deny`` for every skill it reports as built in

@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from backends_support import make_env, started, sync
+from support.backends import make_env, started, sync
 
 from aces_bench.backends.local import ROOT_PREFIX, sweep_orphaned_roots
 from aces_bench.core.io import remove_tree

@@ -11,14 +11,10 @@ from __future__ import annotations
 import json
 import shlex
 import socket
-import sys
-from pathlib import Path
 
-from backends_support import make_env, needs_bwrap, started, sync
 from harbor.models.task.config import NetworkMode, NetworkPolicy
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-from model_server import ModelServer, say  # noqa: E402
+from support.backends import make_env, needs_bwrap, started, sync
+from support.model_server import ModelServer, say
 
 PROBE = """
 import json, socket, sys, urllib.request

@@ -6,11 +6,11 @@ import json
 import os
 
 import pytest
-from backends_support import processes_matching, sync, write_task
 from harbor.job import Job
 from harbor.models.job.config import DatasetConfig, JobConfig
 from harbor.models.trial.config import AgentConfig, EnvironmentConfig
 from harbor.models.trial.paths import TrialPaths
+from support.backends import processes_matching, sync, write_task
 
 from aces_bench.backends.local import IMPORT_PATH, PROVENANCE_FILE
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from backends_support import make_env, needs_bwrap, started, sync
+from support.backends import make_env, needs_bwrap, started, sync
 
 
 @needs_bwrap

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from backends_support import (
+from support.backends import (
     make_env,
     processes_in_namespace,
     processes_matching,

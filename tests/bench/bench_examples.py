@@ -1,6 +1,6 @@
 """Timings of the example skills' scripts on their eval fixtures.
 
-Run: .venv/bin/python tests/bench/bench_examples.py
+Run: PYTHONPATH=tests .venv/bin/python tests/bench/bench_examples.py
 
 Targets: each documented Usage command finishes within 300 ms on its fixture with
 the sandbox's python3 (a trial runs one of them; the demo runs dozens of trials on 2
@@ -14,8 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
-from examples_support import run_usage, target_suites
+from support.examples import run_usage, target_suites
 
 PER_CASE_TARGET_MS = 300
 TOTAL_TARGET_S = 3.0

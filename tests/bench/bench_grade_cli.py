@@ -1,4 +1,4 @@
-"""Speed target of `aces-bench grade` on a job dir. Run: .venv/bin/python tests/bench/bench_grade_cli.py
+"""Speed target of `aces-bench grade` on a job dir. Run: PYTHONPATH=tests .venv/bin/python tests/bench/bench_grade_cli.py
 
 Writes 2,022 Harbor trial dirs (result.json, ATIF trajectory shaped like the ACES
 study's, a retained workspace with the answer) into one job dir, plus a case spec
@@ -21,10 +21,8 @@ from pathlib import Path
 
 os.environ.setdefault("HARBOR_TELEMETRY", "0")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "grading"))
 from bench_grading import N, one_trajectory
-from grading_support import trial_result, write_trial
+from support.grading import trial_result, write_trial
 
 from aces_bench.grading import cli
 from aces_bench.records.trials import read_grades

@@ -1,4 +1,4 @@
-"""Speed target of the deterministic grading layer. Run: .venv/bin/python tests/bench/bench_grading.py
+"""Speed target of the deterministic grading layer. Run: PYTHONPATH=tests .venv/bin/python tests/bench/bench_grading.py
 
 2,022 synthetic trajectories shaped like the ACES study's (14,335 steps, 11,642 tool
 calls: ~7 steps and ~6 tool calls each), with realistic outputs (file listings, CSV
@@ -12,14 +12,10 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 import time
-from pathlib import Path
 
 from harbor.models.trajectories import Trajectory
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "graders"))
-from graders_fixtures import bash, case, tool, traj_dict
+from support.graders import bash, case, tool, traj_dict
 
 from aces_bench.graders.base import GradingInput
 from aces_bench.graders.deterministic import grade_deterministic

@@ -1,6 +1,6 @@
 """Timings for running studies through harnesses and jobs, each printed next to its target.
 
-Run: .venv/bin/python tests/bench/bench_harness.py
+Run: PYTHONPATH=tests .venv/bin/python tests/bench/bench_harness.py
 Targets (2 cores):
 - terminus-2 pair (with skill + baseline) against the scripted loopback model,
   in-process through the pipeline: < 10 s, of which trials < 5 s.
@@ -23,12 +23,10 @@ from pathlib import Path
 os.environ.setdefault("HARBOR_TELEMETRY", "0")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("OPENAI_API_KEY", "sk-bench-dummy")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 
-from harness_support import SLOW_SKILL, run_cli, start_cli, study_overrides
-from model_server import ModelServer
-from terminus_policy import terminus_policy
+from support.model_server import ModelServer
+from support.studies import SLOW_SKILL, run_cli, start_cli, study_overrides
+from support.terminus_policy import terminus_policy
 
 from aces_bench.config.compose import compose_spec
 from aces_bench.study.entry import run_study

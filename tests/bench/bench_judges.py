@@ -1,6 +1,6 @@
 """Throughput of the offline judged path: heuristic grading and prompt building.
 
-Run: .venv/bin/python tests/bench/bench_judges.py
+Run: PYTHONPATH=tests .venv/bin/python tests/bench/bench_judges.py
 Target: all three judged metrics with the heuristic judge over 2,000 realistic
 trajectories (~7 steps each, like the ACES study's 14,335 steps over 2,022) in under
 5 s on 2 cores; it makes no network call, so it bounds the offline default's cost.
@@ -9,13 +9,9 @@ trajectories (~7 steps each, like the ACES study's 14,335 steps over 2,022) in u
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judges"))
-
-from judges_support import INVOICE_CASE, bash, grading_input, trajectory
+from support.judges import INVOICE_CASE, bash, grading_input, trajectory
 
 from aces_bench.graders.judge_context import trial_sections
 from aces_bench.graders.judged import grade_judged

@@ -1,4 +1,4 @@
-"""Speed targets of the reporting layer. Run: .venv/bin/python tests/bench/bench_report.py
+"""Speed targets of the reporting layer. Run: PYTHONPATH=tests .venv/bin/python tests/bench/bench_report.py
 
 A synthetic multirun study of 1,020 paired cases (10 skills x 17 cases x 6 attempts
 over five sweep members, ATIF trajectories included) is written to a temp dir; then:
@@ -14,9 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reports"))
-
-from report_fixtures import CASES, SKILLS, make_study
+from support.reports import CASES, SKILLS, make_study
 
 from aces_bench.reports import build_report
 from aces_bench.reports.records import load_study

@@ -1,6 +1,6 @@
 """Timings for the local bubblewrap backend, each printed next to its target.
 
-Run: .venv/bin/python tests/bench/bench_sandbox.py
+Run: PYTHONPATH=tests .venv/bin/python tests/bench/bench_sandbox.py
 Targets: sandbox start + 3 execs + stop < 0.1 s (median); Harbor's per-trial overhead
 for an oracle trial (environment setup + agent + verifier phases) about 0.1-0.2 s;
 20 oracle trials at n_concurrent=4 < 2 s wall clock (including Job.create).
@@ -18,14 +18,13 @@ from pathlib import Path
 
 os.environ.setdefault("HARBOR_TELEMETRY", "0")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "backends"))
 
-from backends_support import make_env, write_task  # noqa: E402
-from harbor.job import Job  # noqa: E402
-from harbor.models.job.config import DatasetConfig, JobConfig  # noqa: E402
-from harbor.models.trial.config import AgentConfig, EnvironmentConfig  # noqa: E402
+from harbor.job import Job
+from harbor.models.job.config import DatasetConfig, JobConfig
+from harbor.models.trial.config import AgentConfig, EnvironmentConfig
+from support.backends import make_env, write_task
 
-from aces_bench.backends.local import IMPORT_PATH  # noqa: E402
+from aces_bench.backends.local import IMPORT_PATH
 
 
 async def bench_lifecycle(tmp: Path, rounds: int = 15) -> bool:

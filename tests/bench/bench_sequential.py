@@ -194,8 +194,7 @@ def simulated(args) -> tuple[list[str], bool]:
 
 
 def live(args) -> tuple[list[str], bool]:
-    sys.path.insert(0, str(ROOT / "tests" / "known_effect"))
-    from sequential_live import compare_designs
+    from support.sequential_live import compare_designs
 
     if shutil.which("bwrap") is None:
         print("bench-sequential live: bubblewrap is not installed; the live part is skipped (make sandbox)")

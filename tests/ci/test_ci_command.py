@@ -6,14 +6,12 @@ on the regression (reference agent, local bubblewrap sandbox: real trials)."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
+from support.ci import git, run_ci, two_skill_repo
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "skills" / "csv-column-sum"
@@ -22,51 +20,13 @@ needs_tools = pytest.mark.skipif(shutil.which("bwrap") is None or shutil.which("
                                  reason="needs bubblewrap (the local sandbox) and git")
 
 
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=ci", "-c", "user.email=ci@example.invalid", *args],
-                   check=True, capture_output=True)
-
-
-def _skill(dest: Path, name: str) -> None:
-    shutil.copytree(FIXTURE, dest, ignore=shutil.ignore_patterns("__pycache__"))
-    md = dest / "SKILL.md"
-    md.write_text(md.read_text().replace("name: csv-column-sum", f"name: {name}"))
-    evals = json.loads((dest / "evals" / "evals.json").read_text())
-    evals["skill_name"] = name
-    explicit = next(e for e in evals["evals"] if e["id"] == "explicit-1")
-    # Six cases the skill is for: the gate needs 5 won (docs/gate.md), on the first run too.
-    evals["evals"] += [{**explicit, "id": f"explicit-{i}"} for i in (2, 3, 4, 5, 6)]
-    (dest / "evals" / "evals.json").write_text(json.dumps(evals, indent=1))
-
-
-def _ci(repo: Path, out: Path, *args: str) -> subprocess.CompletedProcess:
-    argv = [sys.executable, "-m", "aces_bench.cli", "ci", "--repo", str(repo), "--skills", "skills",
-            "--policy", str(repo / "policy.yaml"), "--out", str(out), *args, "report=true",
-            f"+backend.kwargs.root_parent={out.parent}"]
-    env = {**os.environ, "HARBOR_TELEMETRY": "0", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
-
-
-def _two_skill_repo(tmp_path: Path, policy: str) -> Path:
-    """A git repository with two committed colsum skills under skills/ and ``policy`` as policy.yaml."""
-    repo = tmp_path / "skills-repo"
-    (repo / "skills").mkdir(parents=True)
-    _skill(repo / "skills" / "colsum-a", "colsum-a")
-    _skill(repo / "skills" / "colsum-b", "colsum-b")
-    (repo / "policy.yaml").write_text(policy)
-    _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "two skills")
-    return repo
-
-
 @pytest.mark.sandbox
 @needs_tools
 def test_ci_runs_only_the_changed_skill_and_fails_on_a_planted_regression(tmp_path):
-    repo = _two_skill_repo(tmp_path, "no_regression: true\nmax_security_findings: 0\nnull_arm: require_no_effect\n"
+    repo = two_skill_repo(tmp_path, "no_regression: true\nmax_security_findings: 0\nnull_arm: require_no_effect\n"
                                      "min_pass_rate: 0.5\n")
 
-    first = _ci(repo, tmp_path / "ci1", "--save-baseline")
+    first = run_ci(repo, tmp_path / "ci1", "--save-baseline")
     assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-3000:]
     assert "ci: run colsum-a" in first.stdout and "ci: run colsum-b" in first.stdout
     # A first run is judged by the gate, not passed as "not judged".
@@ -79,10 +39,10 @@ def test_ci_runs_only_the_changed_skill_and_fails_on_a_planted_regression(tmp_pa
     text = script.read_text()
     assert 'print(f"total={total:.2f}")' in text
     script.write_text(text.replace('print(f"total={total:.2f}")', 'print(f"total={total - 1:.2f}")'))
-    _git(repo, "commit", "-qam", "colsum-b: faster loop")
+    git(repo, "commit", "-qam", "colsum-b: faster loop")
 
     out = tmp_path / "ci2"
-    second = _ci(repo, out, "--since", "HEAD~1")
+    second = run_ci(repo, out, "--since", "HEAD~1")
     assert second.returncode == 1, second.stdout[-2000:] + second.stderr[-3000:]
     assert "ci: run colsum-b: changed: scripts/colsum.py" in second.stdout
     assert "ci: run colsum-a" not in second.stdout
@@ -128,10 +88,10 @@ def test_a_first_run_fails_a_harmful_skill_on_the_gate(tmp_path):
     (repo / "skills").mkdir(parents=True)
     shutil.copytree(ROOT / "tests" / "known_effect" / "skills" / "quick-line-count", repo / "skills" / "quick-line-count")
     (repo / "policy.yaml").write_text("no_regression: true\nmin_pass_rate: 0.5\n")
-    _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "one skill")
-    run = _ci(repo, tmp_path / "ci")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "one skill")
+    run = run_ci(repo, tmp_path / "ci")
     assert run.returncode == 1, run.stdout[-2000:] + run.stderr[-3000:]
     assert "ci: fail: gate: quick-line-count: harms: pass-rate lift -0.833 over 6 case(s)" in run.stdout
     assert "ci: not run: no regression" in run.stdout

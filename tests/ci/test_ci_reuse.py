@@ -10,7 +10,7 @@ import shutil
 
 import pandas as pd
 import pytest
-from test_ci_command import _ci, _git, _skill, _two_skill_repo
+from support.ci import ci_skill, git, run_ci, two_skill_repo
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -18,8 +18,8 @@ needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 @pytest.mark.sandbox
 @needs_git
 def test_a_skill_md_change_runs_no_baseline_trial_on_the_second_ci_run(tmp_path):
-    repo = _two_skill_repo(tmp_path, "no_regression: true\nnull_arm: require_no_effect\n")
-    first = _ci(repo, tmp_path / "ci1", "--save-baseline")
+    repo = two_skill_repo(tmp_path, "no_regression: true\nnull_arm: require_no_effect\n")
+    first = run_ci(repo, tmp_path / "ci1", "--save-baseline")
     assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-3000:]
     before = pd.read_parquet(tmp_path / "ci1" / "run" / "trials.parquet")
     n_a = int(((before["skill"] == "colsum-a") & (before["condition"] == "with_skill")).sum())  # its cases
@@ -29,9 +29,9 @@ def test_a_skill_md_change_runs_no_baseline_trial_on_the_second_ci_run(tmp_path)
 
     md = repo / "skills" / "colsum-a" / "SKILL.md"
     md.write_text(md.read_text() + "\nPrefer the script over reading the file by hand.\n")
-    _git(repo, "commit", "-qam", "colsum-a: one more line")
+    git(repo, "commit", "-qam", "colsum-a: one more line")
     out = tmp_path / "ci2"
-    second = _ci(repo, out, "--since", "HEAD~1")
+    second = run_ci(repo, out, "--since", "HEAD~1")
     assert second.returncode == 0, second.stdout[-2000:] + second.stderr[-3000:]
     assert "ci: run colsum-a: changed: SKILL.md" in second.stdout and "ci: run colsum-b" not in second.stdout
     assert f"ci: baseline reuse: {2 * n_a} of {2 * n_a} baseline/null trial(s) from the store" in second.stdout
@@ -53,7 +53,7 @@ def test_ci_refuses_a_sequential_study_whose_policy_it_cannot_answer(tmp_path):
     from aces_bench.core.errors import ConfigError
 
     skill = tmp_path / "skills" / "colsum-a"
-    _skill(skill, "colsum-a")
+    ci_skill(skill, "colsum-a")
 
     class Change:
         path = skill
@@ -69,8 +69,8 @@ def test_ci_refuses_a_sequential_study_whose_policy_it_cannot_answer(tmp_path):
 @pytest.mark.sandbox
 @needs_git
 def test_a_sequential_ci_run_gates_by_the_designs_decision_and_reuses_baselines(tmp_path):
-    repo = _two_skill_repo(tmp_path, "no_regression: true\ngate:\n  threshold: 0.0\n")
-    first = _ci(repo, tmp_path / "ci1", "--save-baseline", "study.sequential=true")
+    repo = two_skill_repo(tmp_path, "no_regression: true\ngate:\n  threshold: 0.0\n")
+    first = run_ci(repo, tmp_path / "ci1", "--save-baseline", "study.sequential=true")
     assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-3000:]
     verdict = json.loads((tmp_path / "ci1" / "packet" / "verdict.json").read_text())
     checks = {c["name"]: c for c in verdict["checks"]}
@@ -84,8 +84,8 @@ def test_a_sequential_ci_run_gates_by_the_designs_decision_and_reuses_baselines(
 
     md = repo / "skills" / "colsum-a" / "SKILL.md"
     md.write_text(md.read_text() + "\nPrefer the script over reading the file by hand.\n")
-    _git(repo, "commit", "-qam", "colsum-a: one more line")
-    second = _ci(repo, tmp_path / "ci2", "--since", "HEAD~1", "study.sequential=true")
+    git(repo, "commit", "-qam", "colsum-a: one more line")
+    second = run_ci(repo, tmp_path / "ci2", "--since", "HEAD~1", "study.sequential=true")
     assert second.returncode == 0, second.stdout[-2000:] + second.stderr[-3000:]
     trials = pd.read_parquet(tmp_path / "ci2" / "run" / "trials.parquet")
     ran = trials.loc[~trials["trial_dir"].astype(str).str.contains("/jobs/reused/") & (trials["status"] != "skipped")]

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from datasets_support import GOLDEN, SKILL_NAME, skill_copy
+from support.datasets import GOLDEN, SKILL_NAME, skill_copy
 
 from aces_bench.core.errors import EvalsError
 from aces_bench.datasets import load_suite

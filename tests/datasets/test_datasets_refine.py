@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from datasets_support import GOLDEN, SKILL_NAME, skill_copy
 from harbor.models.trajectories import Agent
+from support.datasets import GOLDEN, SKILL_NAME, skill_copy
 
 from aces_bench.agents.atif import TrajectoryRecorder
 from aces_bench.core.errors import EvalsError

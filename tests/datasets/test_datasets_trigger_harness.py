@@ -12,18 +12,16 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
+from support.model_server import ModelServer, Request, say
 
 from aces_bench.datasets.trigger import NONE
 from aces_bench.datasets.trigger_run import evaluate_with_harness
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "support"))
-from model_server import ModelServer, Request, say  # noqa: E402
 
 ORDERS = HERE / "corpus" / "skill-creator" / "orders-total"
 EVAL_SET = HERE / "corpus" / "skill-creator" / "eval_set.json"
@@ -215,7 +213,7 @@ def _claude_code_cli():
 
 def _claude_code_model() -> object:
     """claude-code's "model": call the Skill tool for a listed skill the ask is about, else answer in text."""
-    from model_server import Replay, call
+    from support.model_server import Replay, call
 
     def offered(r: Request, name: str) -> bool:
         return any(f'"{name}"' in chunk or f"- {name}:" in chunk

@@ -142,10 +142,10 @@ def test_bad_controls_name_the_key_and_the_allowed_values(tmp_path, value, messa
 
 
 def test_a_native_harbor_task_gets_every_arm(tmp_path):
-    from tests.emitters.test_emitter_environments import _copy_skill, _native_task
+    from support.emitters import copy_skill, native_task
 
-    skill = _copy_skill(tmp_path)
-    _native_task(skill)
+    skill = copy_skill(tmp_path)
+    native_task(skill)
     _, tasks = _emit(tmp_path / "out", skill, "skill.cases=[harbor-fix-total]")
     native = {c: t for (case, c), t in tasks.items() if case == "harbor-fix-total"}
     assert sorted(native) == ["baseline", "forced", "null", "placebo", "with_skill"]

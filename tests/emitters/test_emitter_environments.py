@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from dockerfile_parse import DockerfileParser
 from harbor.models.task.task import Task
+from support.emitters import copy_skill, custom_env, native_task
 
 from aces_bench.config.compose import compose_spec
 from aces_bench.core.errors import BackendError, EmitError
@@ -19,12 +20,6 @@ from aces_bench.emitters import emit_study
 from aces_bench.emitters.emit import read_task_metadata
 
 SKILL = Path(__file__).resolve().parents[1] / "fixtures" / "skills" / "csv-column-sum"
-
-
-def _copy_skill(tmp_path: Path) -> Path:
-    dest = tmp_path / "skills" / "csv-column-sum"
-    shutil.copytree(SKILL, dest)
-    return dest
 
 
 def _emit(skill: Path, tmp_path: Path, *extra: str):
@@ -37,17 +32,9 @@ def _structure(task_path: Path) -> list[tuple[str, str]]:
     return [(i["instruction"], i["value"]) for i in parser.structure]
 
 
-def _custom_env(skill: Path, dockerfile: str) -> Path:
-    env = skill / "evals" / "environment"
-    env.mkdir(parents=True)
-    (env / "Dockerfile").write_text(dockerfile)
-    (env / "requirements.txt").write_text("# nothing to install\n")
-    return env
-
-
 def test_custom_dockerfile_is_the_base_and_the_staging_layers_come_last(tmp_path):
-    skill = _copy_skill(tmp_path)
-    _custom_env(skill, "FROM python:3.12-slim\nENV TZ=UTC\nCOPY requirements.txt /opt/requirements.txt\n"
+    skill = copy_skill(tmp_path)
+    custom_env(skill, "FROM python:3.12-slim\nENV TZ=UTC\nCOPY requirements.txt /opt/requirements.txt\n"
                        "RUN mkdir -p /opt/tools\n")
     result = _emit(skill, tmp_path, "workspace.base_image=ignored:1")
     for t in result.tasks:
@@ -70,8 +57,8 @@ def test_custom_dockerfile_is_the_base_and_the_staging_layers_come_last(tmp_path
 
 
 def test_local_backend_refuses_a_custom_dockerfile_it_cannot_honour_before_any_trial(tmp_path):
-    skill = _copy_skill(tmp_path)
-    _custom_env(skill, "FROM python:3.12-slim\nUSER nobody\n")
+    skill = copy_skill(tmp_path)
+    custom_env(skill, "FROM python:3.12-slim\nUSER nobody\n")
     with pytest.raises(BackendError) as err:
         _emit(skill, tmp_path)
     assert "Dockerfile:2" in str(err.value) and "USER" in str(err.value)
@@ -79,8 +66,8 @@ def test_local_backend_refuses_a_custom_dockerfile_it_cannot_honour_before_any_t
 
 
 def test_compose_sidecar_and_mcp_servers_reach_the_task(tmp_path):
-    skill = _copy_skill(tmp_path)
-    env = _custom_env(skill, "FROM python:3.12-slim\n")
+    skill = copy_skill(tmp_path)
+    env = custom_env(skill, "FROM python:3.12-slim\n")
     (env / "docker-compose.yaml").write_text(
         "services:\n  mcp-mock:\n    image: python:3.12-slim\n"
         "    command: python3 -m http.server 8000\n"
@@ -108,8 +95,8 @@ def test_compose_sidecar_and_mcp_servers_reach_the_task(tmp_path):
 
 
 def test_malformed_mcp_declaration_names_the_file_and_entry(tmp_path):
-    skill = _copy_skill(tmp_path)
-    env = _custom_env(skill, "FROM python:3.12-slim\n")
+    skill = copy_skill(tmp_path)
+    env = custom_env(skill, "FROM python:3.12-slim\n")
     (env / "mcp_servers.json").write_text('[{"name": "crm", "transport": "sse"}]')
     with pytest.raises(EmitError) as err:
         _emit(skill, tmp_path, "backend=docker")
@@ -118,36 +105,16 @@ def test_malformed_mcp_declaration_names_the_file_and_entry(tmp_path):
 
 
 def test_custom_environment_can_be_turned_off(tmp_path):
-    skill = _copy_skill(tmp_path)
-    _custom_env(skill, "FROM python:3.12-slim\nUSER nobody\n")
+    skill = copy_skill(tmp_path)
+    custom_env(skill, "FROM python:3.12-slim\nUSER nobody\n")
     result = _emit(skill, tmp_path, "workspace.custom_environment=false")
     assert _structure(result.tasks[0].path)[0] == ("FROM", "python:3.12-slim")
     assert read_task_metadata(result.tasks[0].path)["environment"]["source"] == "default"
 
 
-def _native_task(skill: Path, name: str = "fix-total", *, dockerfile: bool = True, toml_extra: str = "") -> Path:
-    task = skill / "evals" / "harbor" / name
-    (task / "tests").mkdir(parents=True)
-    (task / "environment").mkdir()
-    (task / "instruction.md").write_text("Write the sum of 2 and 3 to /app/answer.txt.\n")
-    (task / "task.toml").write_text(
-        'schema_version = "1.4"\n[task]\nname = "author/fix-total"\ndescription = "an author task"\n'
-        f"[verifier]\ntimeout_sec = 30.0\n[environment]\nworkdir = \"/app\"\n{toml_extra}"
-    )
-    if dockerfile:
-        (task / "environment" / "Dockerfile").write_text("FROM python:3.12-slim\nWORKDIR /app\n")
-    test = task / "tests" / "test.sh"
-    test.write_text('#!/bin/sh\nmkdir -p /logs/verifier\nif [ "$(cat /app/answer.txt 2>/dev/null)" = "5" ]; '
-                    "then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n")
-    test.chmod(0o755)
-    (task / "tests" / "helper.py").write_text("print('author helper')\n")
-    (task / "tests" / "helper.py").chmod(0o755)
-    return task
-
-
 def test_native_harbor_task_is_paired_with_and_without_the_skill(tmp_path):
-    skill = _copy_skill(tmp_path)
-    _native_task(skill)
+    skill = copy_skill(tmp_path)
+    native_task(skill)
     result = _emit(skill, tmp_path)
     native = [t for t in result.tasks if t.case_id == "harbor-fix-total"]
     assert sorted(t.condition for t in native) == ["baseline", "with_skill"]
@@ -170,8 +137,8 @@ def test_native_harbor_task_is_paired_with_and_without_the_skill(tmp_path):
 
 
 def test_native_task_built_from_an_image_gets_a_dockerfile_from_it(tmp_path):
-    skill = _copy_skill(tmp_path)
-    _native_task(skill, dockerfile=False, toml_extra='docker_image = "ghcr.io/acme/tools:1"\nskills_dir = "/opt/skills"\n')
+    skill = copy_skill(tmp_path)
+    native_task(skill, dockerfile=False, toml_extra='docker_image = "ghcr.io/acme/tools:1"\nskills_dir = "/opt/skills"\n')
     result = _emit(skill, tmp_path, "backend=docker", "skill.cases=[harbor-fix-total]")
     for t in result.tasks:
         assert _structure(t.path) == [("FROM", "ghcr.io/acme/tools:1"), ("COPY", "skills/ /opt/skills/")]
@@ -180,8 +147,8 @@ def test_native_task_built_from_an_image_gets_a_dockerfile_from_it(tmp_path):
 
 
 def test_native_task_harbor_cannot_load_is_refused_by_name(tmp_path):
-    skill = _copy_skill(tmp_path)
-    task = _native_task(skill)
+    skill = copy_skill(tmp_path)
+    task = native_task(skill)
     (task / "tests" / "test.sh").unlink()
     with pytest.raises(EmitError) as err:
         _emit(skill, tmp_path)
@@ -195,8 +162,8 @@ def test_native_task_pair_runs_on_the_local_backend(tmp_path):
     from aces_bench.run.collect import collect_job
     from aces_bench.run.runner import run_job
 
-    skill = _copy_skill(tmp_path)
-    _native_task(skill)
+    skill = copy_skill(tmp_path)
+    native_task(skill)
     spec = compose_spec(["skill=custom", f"skill.paths=[{skill}]", "skill.cases=[harbor-fix-total]"], output_dir=tmp_path)
     emitted = emit_study(spec, tmp_path / "tasks")
     job_dir = asyncio.run(run_job(spec, emitted, tmp_path / "jobs"))

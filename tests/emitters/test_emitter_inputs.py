@@ -9,12 +9,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from support.emitters import custom_env, native_task
 
 from aces_bench.config.compose import compose_spec
 from aces_bench.emitters import emit, harbor_task, inputs
 from aces_bench.emitters.emit import emit_study
 from aces_bench.emitters.inputs import INPUTS_INDEX, code_roots, folder_digest
-from tests.emitters.test_emitter_environments import _custom_env, _native_task
 
 SKILL = Path("tests/fixtures/skills/csv-column-sum")
 DECOYS = "decoys.paths=[tests/fixtures/decoys]"
@@ -113,14 +113,14 @@ def test_a_same_size_same_mtime_edit_of_a_skill_file_is_seen(skill, tmp_path, re
 
 
 def test_an_edit_of_the_skills_environment_is_seen(skill, tmp_path):
-    env = _custom_env(skill, "FROM python:3.12-slim\nRUN true\n")
+    env = custom_env(skill, "FROM python:3.12-slim\nRUN true\n")
     before = _ids(skill, tmp_path / "a")
     _edit_same_size(env / "Dockerfile", b"RUN true", b"RUN :   ")
     _assert_seen(before, _ids(skill, tmp_path / "a"), _ids(skill, tmp_path / "fresh"))
 
 
 def test_an_edit_of_a_native_harbor_task_is_seen(skill, tmp_path):
-    task = _native_task(skill)
+    task = native_task(skill)
     before = _ids(skill, tmp_path / "a")
     _edit_same_size(task / "tests" / "helper.py", b"author", b"AUTHOR")
     after = _ids(skill, tmp_path / "a")
@@ -144,7 +144,7 @@ def test_an_edit_of_a_native_harbor_task_is_seen(skill, tmp_path):
 ])
 def test_a_spec_field_that_reaches_the_task_is_seen(skill, tmp_path, override):
     if override == "workspace.custom_environment=false":
-        _custom_env(skill, "FROM python:3.12-slim\n")
+        custom_env(skill, "FROM python:3.12-slim\n")
     before = _ids(skill, tmp_path / "a")
     after = _ids(skill, tmp_path / "a", override)
     fresh = _ids(skill, tmp_path / "fresh", override)

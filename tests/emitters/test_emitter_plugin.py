@@ -10,11 +10,10 @@ case ids are accepted short when one member has them.
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
 import pytest
+from support.plugins import make_plugin
 
 from aces_bench.config.compose import compose_spec
 from aces_bench.core.errors import SkillError
@@ -25,35 +24,6 @@ from aces_bench.emitters.plan import plan_study
 SKILL = Path(__file__).resolve().parents[1] / "fixtures" / "skills" / "csv-column-sum"
 CLAUDE = ["harness=claude-code", "model=openai-compatible", "model.name=anthropic/claude-sonnet-4-5",
           "model.base_url=http://127.0.0.1:9"]
-
-
-def make_plugin(root: Path, name: str = "table-tools") -> Path:
-    plugin = root / "table-tools-src"
-    for member, case in (("row-count", "rows-1"), ("col-sum", "sum-1")):
-        dest = plugin / "skills" / member
-        shutil.copytree(SKILL, dest)
-        md = (dest / "SKILL.md").read_text().replace("name: csv-column-sum", f"name: {member}")
-        (dest / "SKILL.md").write_text(md)
-        (dest / "evals" / "evals.json").write_text(json.dumps({"skill_name": member, "evals": [
-            {"id": case, "prompt": f"Use the {member} skill on the CSV.", "files": ["evals/files/sales.csv"],
-             "expected_output": f"ANSWERKEY-{member}", "assertions": [{"kind": "contains", "value": f"KEY-{member}"}]},
-            {"id": "shared-1", "prompt": "Same id in both members.", "expected_output": "x"}]}))
-        (dest / "EVAL.md").write_text(f"## Questions\n- What?\n  - id: intent-{member}\n  - expected: EVALMD-{member}\n")
-    (plugin / ".claude-plugin").mkdir()
-    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": name, "version": "1.0.0"}))
-    (plugin / "commands").mkdir()
-    (plugin / "commands" / "row-report.md").write_text("---\ndescription: Report row counts\n---\nCount the rows.\n")
-    (plugin / "agents").mkdir()
-    (plugin / "agents" / "row-auditor.md").write_text("---\nname: row-auditor\ndescription: Audits rows\n---\nAudit.\n")
-    (plugin / "hooks").mkdir()
-    (plugin / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"PostToolUse": [{"hooks": [
-        {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/scripts/log.sh"}]}]}}))
-    (plugin / "scripts").mkdir()
-    (plugin / "scripts" / "log.sh").write_text("#!/bin/sh\necho ok\n")
-    (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": {"rows": {"command": "python3", "args": ["-V"]}}}))
-    (plugin / "evals").mkdir()
-    (plugin / "evals" / "notes.md").write_text("PLUGINEVAL-secret\n")
-    return plugin
 
 
 def _tree(task) -> dict[str, bytes]:

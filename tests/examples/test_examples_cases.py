@@ -10,7 +10,7 @@ skill.
 from __future__ import annotations
 
 import pytest
-from examples_support import (
+from support.examples import (
     all_cards,
     card_for,
     failed_checks,

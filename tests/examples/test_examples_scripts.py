@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from examples_support import SANDBOX_PYTHON, examples_root, run_script
+from support.examples import SANDBOX_PYTHON, examples_root, run_script
 
 TARGETS = examples_root() / "skills"
 DECOYS = examples_root() / "decoys"

@@ -7,7 +7,7 @@ import re
 import subprocess
 
 import pytest
-from examples_support import PAPER_DECOYS, SANDBOX_PYTHON, skill_dirs
+from support.examples import PAPER_DECOYS, SANDBOX_PYTHON, skill_dirs
 
 from aces_bench.agents.usage import build_invocation, usage_line
 from aces_bench.inputs.skills import load_skill

@@ -1,8 +1,8 @@
 """Regenerate the golden grades of real trajectories under tests/golden/real_grades/.
 
-    .venv/bin/python tests/golden/make_real_grades.py          # re-grade the committed trajectories
-    .venv/bin/python tests/golden/make_real_grades.py --fetch  # also re-copy them from their sources
-    .venv/bin/python tests/golden/make_real_grades.py --terminus  # re-run only the terminus-2 study
+    PYTHONPATH=tests .venv/bin/python tests/golden/make_real_grades.py          # re-grade the committed trajectories
+    PYTHONPATH=tests .venv/bin/python tests/golden/make_real_grades.py --fetch  # also re-copy them from their sources
+    PYTHONPATH=tests .venv/bin/python tests/golden/make_real_grades.py --terminus  # re-run only the terminus-2 study
 
 One trimmed trajectory per harness, each written by the harness itself, never by
 aces-bench's tests:
@@ -15,7 +15,7 @@ aces-bench's tests:
 - reference: aces-bench's reference agent in a real offline study
   (``aces-bench 'skill.cases=[explicit-1]'``, local backend, ~10 s).
 - terminus-2: Harbor's terminus-2 in a real study against the scripted loopback model
-  of tests/harness, summarising after its first episode, so terminus-2 itself writes
+  of tests/support, summarising after its first episode, so terminus-2 itself writes
   ``trajectory.json`` with ``continued_trajectory_ref`` and ``trajectory.cont-1.json``,
   ``trajectory.cont-2.json`` plus its summarisation sub-agent files
   (``terminus_continuation.py``; local backend, ~20 s). The loader merges them: the
@@ -142,13 +142,12 @@ def inputs_of(harness: str) -> dict[str, Any]:
 
 def expected(harness: str) -> dict[str, Any]:
     """Every deterministic result for one committed trajectory, as the graders give it now."""
-    from golden_real import grade_committed
+    from support.golden import grade_committed
 
     return grade_committed(OUT, harness, inputs_of(harness))
 
 
 def main(argv: list[str]) -> int:
-    sys.path.insert(0, str(HERE))
     if "--fetch" in argv:
         fetch()
     elif "--terminus" in argv:

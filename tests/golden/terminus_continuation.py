@@ -1,7 +1,7 @@
 """A real terminus-2 trajectory with a continuation file, for the golden grades.
 
 Harbor's terminus-2 runs through the aces-bench pipeline (local backend, csv-column-sum,
-``explicit-1``) against the scripted OpenAI-compatible server of tests/harness, with
+``explicit-1``) against the scripted OpenAI-compatible server of tests/support, with
 proactive summarisation forced after its first episode
 (``proactive_summarization_threshold`` just under the context limit litellm reports
 for an unknown model) and linear history on: terminus-2 itself summarises, writes

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from golden_real import grade_committed
+from support.golden import grade_committed
 
 ROOT = Path(__file__).resolve().parent / "real_grades"
 HARNESSES = ("gemini-cli", "claude-code", "codex", "reference", "terminus-2")

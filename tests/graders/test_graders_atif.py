@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from graders_fixtures import RUN, SKILL_MD, bash, inp, traj_dict
+from support.graders import RUN, SKILL_MD, bash, inp, traj_dict
 
 from aces_bench.graders.atif import (
     SUPPORTED_VERSIONS,

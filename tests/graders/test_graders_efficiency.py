@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from graders_fixtures import NEGATIVE, SKILL, SKILL_MD, bash, good_run, inp, tool, traj
+from support.graders import NEGATIVE, SKILL, SKILL_MD, bash, good_run, inp, tool, traj
 
 from aces_bench.cases import EvalCase
 from aces_bench.graders.skill_efficiency import grade_skill_efficiency
@@ -97,7 +97,7 @@ def test_unscored_without_trajectory():
 
 
 def test_frontmatter_peek_of_a_disallowed_skill_is_not_a_routing_error():
-    from graders_fixtures import bash, inp, traj
+    from support.graders import bash, inp, traj
 
     from aces_bench.graders.skill_efficiency import grade_skill_efficiency
     from aces_bench.graders.tool_calls import build_view

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from graders_fixtures import AWS_KEY, SKILL_MD, bash, good_run, inp, tool, traj
+from support.graders import AWS_KEY, SKILL_MD, bash, good_run, inp, tool, traj
 
 from aces_bench.core.errors import ConfigError
 from aces_bench.graders.deterministic import grade_deterministic

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graders_fixtures import (
+from support.graders import (
     RUN,
     SCRIPT,
     SKILL,

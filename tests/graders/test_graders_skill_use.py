@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from graders_fixtures import SCRIPT, SKILL, inp, tool, traj
+from support.graders import SCRIPT, SKILL, inp, tool, traj
 
 from aces_bench.graders.atif import load_trial_trajectory
 from aces_bench.graders.skill_execution import (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from graders_fixtures import AWS_KEY, tool, traj
+from support.graders import AWS_KEY, tool, traj
 
 from aces_bench.graders.redact import redact, redact_value, snippet
 from aces_bench.graders.shell import parse_command

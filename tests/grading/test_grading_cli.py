@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from grading_support import SKILLSBENCH, bash, trajectory, trial_result, write_trial
+from support.grading import SKILLSBENCH, bash, trajectory, trial_result, write_trial
 
 from aces_bench.cli import main as aces_main
 from aces_bench.grading.external import find_trials, infer_workdir

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from grading_support import SCRIPT, SKILL, bash, trajectory, trial_result, write_trial
 from harbor.models.trial.result import TrialResult
+from support.grading import SCRIPT, SKILL, bash, trajectory, trial_result, write_trial
 
 from aces_bench.cases import EvalCase
 from aces_bench.config.spec import GradingSpec

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from grading_support import judges_support
+from support import judges
 
 from aces_bench.config.compose import compose_spec
 from aces_bench.graders.base import MetricResult
@@ -29,7 +29,7 @@ FOUR = ("action_correct", "facts_consistent", "task_addressed", "actionable")
 
 def _judge(passes) -> callable:
     """A scripted judge: every question answered yes when ``passes(user text)`` else no."""
-    support = judges_support()
+    support = judges
 
     def route(body: dict) -> object:
         system = next((m["content"] for m in body["messages"] if m["role"] == "system"), "")
@@ -50,7 +50,7 @@ def _judge(passes) -> callable:
 
 @pytest.fixture
 def two_judges():
-    support = judges_support()
+    support = judges
     servers = []
     for passes in (lambda u: "141.75" in u,  # judge A: only the right total passes
                    lambda u: "141.75" in u or "How many lines" in u):  # judge B: also the line-count case

@@ -6,8 +6,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from grading_support import SKILL, bash, trajectory, trial_result, write_trial
 from harbor.models.trial.result import TrialResult
+from support.grading import SKILL, bash, trajectory, trial_result, write_trial
 
 from aces_bench.cases import EvalCase
 from aces_bench.config.compose import compose_spec

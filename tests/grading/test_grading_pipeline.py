@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from grading_support import EXAMPLES, SKILL, skill_with_graders
+from support.grading import EXAMPLES, SKILL, skill_with_graders
 
 from aces_bench.config.compose import compose_spec
 from aces_bench.core.metrics import metric_column, metric_names

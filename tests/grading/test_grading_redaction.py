@@ -6,16 +6,16 @@ import asyncio
 import json
 
 import pytest
-from grading_support import (
+from harbor.models.trial.result import TrialResult
+from support import judges
+from support.grading import (
     SCRIPT,
     SKILL,
     bash,
-    judges_support,
     trajectory,
     trial_result,
     write_trial,
 )
-from harbor.models.trial.result import TrialResult
 
 from aces_bench.cases import EvalCase
 from aces_bench.config.spec import GradingSpec
@@ -35,7 +35,7 @@ CASE = EvalCase.model_validate({
 
 @pytest.fixture
 def llm_server():
-    support = judges_support()
+    support = judges
     state = support.ScriptedServer()
     state.responder = lambda body: support.Reply(json.dumps({"answer": "yes", "reason": "ok"}))
     server, url = support.start_server(state)

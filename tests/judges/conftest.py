@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from judges_support import ScriptedServer, start_server
+from support.judges import ScriptedServer, start_server
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from harbor.models.trajectories import Trajectory
-from judges_support import (
+from support.judges import (
     INVOICE_CASE,
     bad_run,
     bash,

@@ -6,7 +6,7 @@ import asyncio
 import time
 
 import pytest
-from judges_support import Reply, as_json, good_run, grading_input
+from support.judges import Reply, as_json, good_run, grading_input
 
 from aces_bench.graders.accuracy import grade_accuracy
 from aces_bench.graders.judged import grade_judged

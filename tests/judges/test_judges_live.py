@@ -10,7 +10,7 @@ import asyncio
 import os
 
 import pytest
-from judges_support import good_run, grading_input
+from support.judges import good_run, grading_input
 
 from aces_bench.graders.judged import grade_judged
 from aces_bench.judges.factory import build_judge

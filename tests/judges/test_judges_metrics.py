@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from judges_support import INVOICE_CASE, ScriptedJudge, good_run, grading_input, no, yes
+from support.judges import INVOICE_CASE, ScriptedJudge, good_run, grading_input, no, yes
 
 from aces_bench.core.metrics import metric_names
 from aces_bench.graders.accuracy import grade_accuracy

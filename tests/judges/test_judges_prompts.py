@@ -6,7 +6,7 @@ import asyncio
 import json
 
 import pytest
-from judges_support import bash, good_run, grading_input, trajectory
+from support.judges import bash, good_run, grading_input, trajectory
 
 from aces_bench.core.errors import ConfigError
 from aces_bench.graders.judge_context import (

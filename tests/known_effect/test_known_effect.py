@@ -19,8 +19,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from harnesses import run_reference, run_reference_verdicts, run_terminus, run_terminus_verdicts
-from known_effect import (
+from support.known_effect import (
     ALL_WIN,
     CONFUSABLE,
     CRASHING,
@@ -36,6 +35,7 @@ from known_effect import (
     problems,
     verdict_problems,
 )
+from support.known_effect_harnesses import run_reference, run_reference_verdicts, run_terminus, run_terminus_verdicts
 
 pytestmark = pytest.mark.sandbox  # skipped without bubblewrap (tests/conftest.py)
 

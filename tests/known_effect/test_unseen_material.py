@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from known_effect import study_overrides
+from support.known_effect import study_overrides
 
 from aces_bench.config.compose import compose_spec
 from aces_bench.reports.cli import main as report_main

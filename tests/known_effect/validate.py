@@ -11,8 +11,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from harnesses import bwrap_missing, run_reference, run_reference_verdicts, run_terminus, run_terminus_verdicts
-from known_effect import format_table, format_verdicts, problems, verdict_problems
+from support.known_effect import format_table, format_verdicts, problems, verdict_problems
+from support.known_effect_harnesses import (
+    bwrap_missing,
+    run_reference,
+    run_reference_verdicts,
+    run_terminus,
+    run_terminus_verdicts,
+)
 
 
 def main(argv: list[str]) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from report_fixtures import make_study
+from support.reports import make_study
 
 from aces_bench.reports import build_report
 

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from report_fixtures import PLANTED_SCRIPT
+from support.reports import PLANTED_SCRIPT
 
 CHROMIUM = Path("/usr/bin/chromium")
 websockets = pytest.importorskip("websockets", reason="the browser test drives Chromium over CDP with the websockets package")

@@ -4,7 +4,7 @@ apart, per-skill tests on distinct cases, stand-in marks, figures at print size,
 that fits a one-column article, a paper page that is linked and kept, a summary that
 validates against the shipped schema.
 
-The study is the synthetic multirun (report_fixtures) given a design.json: three primary
+The study is the synthetic multirun (support/reports.py) given a design.json: three primary
 cells, a group-workspace arm, and a model slice sharing one primary cell."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import jsonschema
 import numpy as np
 import pandas as pd
 import pytest
-from report_fixtures import make_study
+from support.reports import make_study
 
 import aces_bench
 from aces_bench.records.study_data import write_study_table
@@ -290,7 +290,7 @@ def test_a_design_stopped_by_the_cost_cap_keeps_each_member_in_its_arm(tmp_path,
     members that ran (the stopped one's finished trials too): without design.json every
     member would load as the primary arm, and the report would pool the group arm into
     the headline."""
-    from report_fixtures import SKILLS, SKILLS_DIR, MemberPlan, write_member, write_skill
+    from support.reports import SKILLS, SKILLS_DIR, MemberPlan, write_member, write_skill
 
     from aces_bench.config.compose import compose_spec
     from aces_bench.run.cost import CostCapReached, CostStop

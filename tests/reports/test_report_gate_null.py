@@ -4,6 +4,8 @@ sign-flip test, per skill and pooled), and say so plainly when none ran."""
 
 from __future__ import annotations
 
+from support.stats import frame, trial
+
 from aces_bench.ci.run import null_arm_check
 from aces_bench.core.io import write_json
 from aces_bench.reports.cli import _gate
@@ -12,7 +14,6 @@ from aces_bench.reports.summary import build_summary, read_summary
 from aces_bench.reports.verdict import control_views, headline_sentence
 from aces_bench.stats import build_pairs, study_stats
 from aces_bench.stats.summary import StatsSettings
-from tests.stats.stats_fixtures import frame, trial
 
 SETTINGS = StatsSettings(outcomes=("outcome", "reward"), n_resamples=200)
 N = 8

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from report_fixtures import PLANTED_SCRIPT
+from support.reports import PLANTED_SCRIPT
 
 from aces_bench.reports.html import skill_slug
 from aces_bench.reports.summary import ReportSummary

@@ -10,8 +10,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from report_fixtures import MEMBERS, SKILLS, SKILLS_DIR, MemberPlan, make_study
 from scipy.stats import spearmanr
+from support.reports import MEMBERS, SKILLS, SKILLS_DIR, MemberPlan, make_study
 
 from aces_bench.reports import build_report
 from aces_bench.reports.records import load_study

@@ -14,16 +14,13 @@ import socket
 from pathlib import Path
 
 import pytest
-import security_support  # noqa: F401  (puts the harness helpers on sys.path)
+from support import grading
+from support.studies import needs_bwrap
 
 from aces_bench.cases import EvalCase
 from aces_bench.graders.author import AuthorContext, discover_author_graders, run_author_graders
 
-from harness_support import needs_bwrap  # isort: skip
-
 ROOT = Path(__file__).resolve().parents[2]
-
-import grading_support  # noqa: E402  (found through security_support's sys.path)
 
 KEY = "sk-canary-author-grader-0123456789abcdef"
 
@@ -59,7 +56,7 @@ def test_an_author_grader_sees_no_host_and_writes_only_its_result(tmp_path, monk
     server.bind(("127.0.0.1", 0))
     server.listen(1)
     port = server.getsockname()[1]
-    gs = grading_support
+    gs = grading
     body = (GRADER.replace("HOST_FILE", repr(str(host_file))).replace("ESCAPE", repr(str(escape)))
             .replace("PORT", str(port)))
     skill = gs.skill_with_graders(tmp_path, {"probe.py": body})

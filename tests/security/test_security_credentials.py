@@ -12,13 +12,12 @@ import json
 import shutil
 
 import pytest
-from security_support import HOSTILE_SKILL
+from support.security import HOSTILE_SKILL
+from support.studies import run_cli, study_overrides
 
 from aces_bench.cases import EvalCase
 from aces_bench.cases.credentials import check_study_credentials, resolve_credentials
 from aces_bench.core.errors import EvalsError
-
-from harness_support import run_cli, study_overrides  # isort: skip
 
 BYPASSED = ["ANTHROPIC_AUTH_TOKEN", "AWS_BEARER_TOKEN_BEDROCK", "OPENAI_ADMIN_KEY"]
 
@@ -103,8 +102,8 @@ def test_the_graded_record_masks_the_values_it_was_passed(tmp_path, monkeypatch)
     """grades.jsonl: the answer, every metric's evidence and the notes."""
     import asyncio
 
-    import grading_support as gs
     from harbor.models.trial.result import TrialResult
+    from support import grading as gs
 
     from aces_bench.config.spec import GradingSpec
     from aces_bench.grading.grade import GradingContext, grade_subject

@@ -20,9 +20,8 @@ import shutil
 import time
 
 import pytest
-from security_support import HOSTILE_SKILL, files_containing
-
-from harness_support import needs_bwrap, run_cli, study_overrides  # isort: skip
+from support.security import HOSTILE_SKILL, files_containing
+from support.studies import needs_bwrap, run_cli, study_overrides
 
 pytestmark = [pytest.mark.timeout(400), pytest.mark.sandbox]
 

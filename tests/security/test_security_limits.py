@@ -19,13 +19,11 @@ import time
 from pathlib import Path
 
 import pytest
-import security_support  # puts the harness helpers on sys.path
+from support.backends import make_env, needs_bwrap, started, sync
 
 from aces_bench.backends import limits
 from aces_bench.backends.limits import TrialCgroup, TrialDisk
 from aces_bench.core.errors import BackendError
-
-from backends_support import make_env, needs_bwrap, started, sync  # isort: skip
 
 pytestmark = [pytest.mark.sandbox, needs_bwrap, pytest.mark.timeout(120)]
 
@@ -139,8 +137,8 @@ async def test_an_unenforceable_disk_limit_is_refused_with_require_limits(tmp_pa
 
 _KILLED_RUN = """
 import asyncio, sys
-sys.path.insert(0, {support!r})
-from backends_support import make_env
+sys.path.insert(0, {tests!r})
+from support.backends import make_env
 from pathlib import Path
 
 async def main():
@@ -157,8 +155,8 @@ asyncio.run(main())
 def test_what_a_sigkilled_run_leaves_is_swept_by_the_next(tmp_path):
     if not _can_mount(tmp_path) or not _enforceable():
         pytest.skip("needs a writable cgroup and CAP_SYS_ADMIN to leave anything behind")
-    support = str(Path(security_support.__file__).parent.parent / "backends")
-    script = _KILLED_RUN.format(support=support, tmp=str(tmp_path / "run"))
+    tests = str(Path(__file__).resolve().parents[1])  # the subprocess imports support.backends from tests/
+    script = _KILLED_RUN.format(tests=tests, tmp=str(tmp_path / "run"))
     (tmp_path / "run").mkdir()
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     try:

@@ -14,9 +14,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from security_support import HOSTILE_SKILL
-
-from harness_support import ROOT, cli_argv, cli_env, needs_bwrap, run_cli, study_overrides  # isort: skip
+from support.security import HOSTILE_SKILL
+from support.studies import ROOT, cli_argv, cli_env, needs_bwrap, run_cli, study_overrides
 
 pytestmark = [pytest.mark.timeout(300)]
 

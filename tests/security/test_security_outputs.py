@@ -15,14 +15,20 @@ import sys
 import time
 
 import pytest
-from security_support import HOSTILE_SKILL
+from support.security import HOSTILE_SKILL
+from support.studies import (
+    ROOT,
+    SLOW_SKILL,
+    cli_env,
+    job_dirs,
+    needs_bwrap,
+    run_cli,
+    start_cli,
+    study_overrides,
+)
 
 from aces_bench.core.errors import RunError
 from aces_bench.run.outlock import LOCK_FILE, holder_of, study_lock
-
-from harness_support import (  # isort: skip
-    ROOT, SLOW_SKILL, cli_env, job_dirs, needs_bwrap, run_cli, start_cli, study_overrides,
-)
 
 pytestmark = [pytest.mark.timeout(200)]
 

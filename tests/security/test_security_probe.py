@@ -20,9 +20,8 @@ import time
 from pathlib import Path
 
 import pytest
-from security_support import HERE
-
-from harness_support import needs_bwrap, run_cli, study_overrides  # isort: skip
+from support.security import HERE
+from support.studies import needs_bwrap, run_cli, study_overrides
 
 pytestmark = [pytest.mark.timeout(300)]
 

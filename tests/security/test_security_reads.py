@@ -16,8 +16,8 @@ import socket
 from pathlib import Path
 
 import pytest
-import security_support  # noqa: F401  (puts the test helpers on sys.path)
 from harbor.models.trial.result import TrialResult
+from support import grading as gs
 
 from aces_bench.cases import EvalCase
 from aces_bench.config.spec import GradingSpec
@@ -28,8 +28,6 @@ from aces_bench.inputs.trialfiles import MAX_TRIAL_FILE_BYTES, read_trial_file
 from aces_bench.judges.heuristic import HeuristicJudge
 from aces_bench.records.trials import TrialSubject
 from aces_bench.reports.trajectory_view import EXCERPT_CHARS, MAX_STEPS_SHOWN, clip, view
-
-import grading_support as gs  # isort: skip  (found through security_support's sys.path)
 
 pytestmark = [pytest.mark.timeout(60)]  # a read that blocks fails here instead of hanging the suite
 

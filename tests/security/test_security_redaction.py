@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-import security_support  # noqa: F401  (puts the test helpers on sys.path)
 from harbor.models.trial.result import TrialResult
+from support import grading
 
 from aces_bench.cases import EvalCase
 from aces_bench.config.spec import GradingSpec
@@ -19,8 +19,6 @@ from aces_bench.judges.heuristic import HeuristicJudge
 from aces_bench.records.trials import TrialSubject, read_grades, write_grades
 
 ROOT = Path(__file__).resolve().parents[2]
-
-import grading_support  # noqa: E402  (found through security_support's sys.path)
 
 AWS_42 = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEYzq"  # 42 characters, 2 past the usual 40
 
@@ -56,7 +54,7 @@ def test_the_whole_42_character_aws_secret_is_masked():
 
 def test_grades_jsonl_parses_whatever_a_script_prints(tmp_path):
     """End to end: a trial whose tool output and answer hold every payload above."""
-    gs = grading_support
+    gs = grading
     case = EvalCase.model_validate({"id": "explicit-1", "prompt": "Reconcile data/march.csv.",
                                     "expected_skill": gs.SKILL, "expected_script": gs.SCRIPT,
                                     "expected_output": "unmatched total 1400.07"})

@@ -18,13 +18,11 @@ import uuid
 from pathlib import Path
 
 import pytest
-import security_support  # noqa: F401  (puts the backend test helpers on sys.path)
+from support.backends import make_env, processes_in_namespace, started, sync
 
 from aces_bench.backends import bwrap, seccomp
 from aces_bench.backends.local import PROVENANCE_FILE
 from aces_bench.core.errors import BackendError
-
-from backends_support import make_env, processes_in_namespace, started, sync  # isort: skip
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(180)]
 

@@ -7,11 +7,10 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from security_support import HOSTILE_SKILL
+from support.security import HOSTILE_SKILL
+from support.studies import run_cli
 
 from aces_bench.static.report_md import md_text, term_text
-
-from harness_support import run_cli  # isort: skip
 
 pytestmark = [pytest.mark.timeout(200)]
 

@@ -12,10 +12,9 @@ import os
 import stat
 
 import pytest
-from security_support import CANARIES, HOSTILE_SKILL, environ_of, files_containing
-
-from backends_support import make_env, processes_in_namespace, started, sync  # isort: skip
-from harness_support import needs_bwrap, run_cli, study_overrides  # isort: skip
+from support.backends import make_env, processes_in_namespace, started, sync
+from support.security import CANARIES, HOSTILE_SKILL, environ_of, files_containing
+from support.studies import needs_bwrap, run_cli, study_overrides
 
 pytestmark = [pytest.mark.timeout(240)]
 

@@ -15,13 +15,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from security_support import HOSTILE_SKILL, files_containing
+from support.security import HOSTILE_SKILL, files_containing
+from support.studies import run_cli, study_overrides
 
 from aces_bench.core.errors import SkillError
 from aces_bench.inputs.skills import load_skill
 from aces_bench.inputs.skilltree import LOOP, OUTSIDE, SPECIAL, walk
-
-from harness_support import run_cli, study_overrides  # isort: skip
 
 pytestmark = [pytest.mark.timeout(300)]
 

@@ -16,13 +16,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from security_support import HOSTILE_SKILL
+from support.security import HOSTILE_SKILL
+from support.studies import cli_argv, cli_env, study_overrides
 
 from aces_bench.core.errors import SkillError
 from aces_bench.core.io import MAX_YAML_NODES, load_yaml
 from aces_bench.inputs.skills import load_skill
-
-from harness_support import cli_argv, cli_env, study_overrides  # isort: skip
 
 pytestmark = [pytest.mark.timeout(400)]
 

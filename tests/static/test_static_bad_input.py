@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from static_skillgen import clean_spec, mutate, write_skill
+from support.static_skills import clean_spec, mutate, write_skill
 
 from aces_bench.core.errors import AcesError, SkillError
 from aces_bench.static.loader import MAX_SCAN_BYTES

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from static_skillgen import clean_spec, mutate, write_skill
+from support.static_skills import clean_spec, mutate, write_skill
 
 from aces_bench.static.pipeline import ScanOptions, run_scan, write_outputs
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_static_security_corpus import CORPUS
+from support.static_corpus import CORPUS
 
 from aces_bench.static.env_harvest import flows
 from aces_bench.static.security import scan_text

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from static_skillgen import clean_spec, mutate, write_skill
+from support.static_skills import clean_spec, mutate, write_skill
 
 from aces_bench.static.cli import main
 from aces_bench.static.models import CorpusResult, SkillResult

@@ -10,7 +10,7 @@ import math
 import pandas as pd
 import pytest
 from scipy import stats as sps
-from static_skillgen import mutate, write_skill
+from support.static_skills import mutate, write_skill
 
 from aces_bench.core.errors import ConfigError, ReportError
 from aces_bench.judges.base import JudgeOutcome

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from static_skillgen import SkillSpec, clean_spec, mutate, write_skill
+from support.static_skills import SkillSpec, clean_spec, mutate, write_skill
 
 from aces_bench.static.catalog import catalog
 from aces_bench.static.scanner import SkillRef, scan_skill

@@ -4,7 +4,7 @@ a near miss; critical findings fail the gate regardless of score."""
 from __future__ import annotations
 
 import pytest
-from static_skillgen import clean_spec, mutate, write_skill
+from support.static_skills import clean_spec, mutate, write_skill
 
 from aces_bench.static import security
 from aces_bench.static.scanner import SkillRef, scan_skill
@@ -84,7 +84,7 @@ CASES = {
 
 def test_every_text_pattern_has_a_case():
     """Here, or in the labelled corpus (tests/static/data/security_corpus.yaml)."""
-    from test_static_security_corpus import CORPUS
+    from support.static_corpus import CORPUS
 
     text_ids = {pid for pid, c in patterns().items() if c.p.kind != "file" and c.p.report}
     in_corpus = {pid for case in CORPUS["positives"] for pid in case["expect"]}

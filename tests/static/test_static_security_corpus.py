@@ -6,14 +6,11 @@ Prints the precision/recall table by category that docs/static.md carries.
 from __future__ import annotations
 
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
-import yaml
+from support.static_corpus import CORPUS
 
 from aces_bench.static.security import patterns, scan_text
-
-CORPUS = yaml.safe_load((Path(__file__).parent / "data" / "security_corpus.yaml").read_text(encoding="utf-8"))
 
 
 def _found(case: dict) -> list:

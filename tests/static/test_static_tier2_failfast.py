@@ -15,12 +15,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from support.model_server import ModelServer, say
 
 from aces_bench.static.cli import main
 from aces_bench.static.rubric import CRITERIA
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-from model_server import ModelServer, say  # noqa: E402
 
 SKILLS = {f"skill-{c}": base for c, base in zip("abcdef", (2, 3, 5, 6, 8, 9), strict=True)}
 PROBE = 'Reply with {"ok": true}.'

@@ -8,12 +8,12 @@ import math
 import numpy as np
 import pytest
 from scipy.stats import t as student_t
+from support.stats import frame, trial
 
 from aces_bench.core.errors import ReportError
 from aces_bench.stats import build_pairs, study_stats
 from aces_bench.stats.arms import arm_table
 from aces_bench.stats.summary import StatsSettings
-from tests.stats.stats_fixtures import frame, trial
 
 SETTINGS = StatsSettings(outcomes=("outcome", "reward"), n_resamples=200)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from stats_fixtures import make_trials
+from support.stats import make_trials
 
 import aces_bench.stats.bootstrap as boot
 from aces_bench.stats.bootstrap import (

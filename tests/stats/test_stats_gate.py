@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.stats import multinomial
+from support.stats import frame, trial
 
 from aces_bench.config.spec import GateSpec
 from aces_bench.stats.gate import (
@@ -24,7 +25,6 @@ from aces_bench.stats.gate import (
     skill_cases,
     worst_case_p,
 )
-from tests.stats.stats_fixtures import frame, trial
 
 
 def _brute_share(x) -> float:

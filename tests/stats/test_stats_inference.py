@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as sps
-from stats_fixtures import make_trials
 from statsmodels.stats.proportion import proportion_confint
+from support.stats import make_trials
 
 from aces_bench.stats.controls import false_activation
 from aces_bench.stats.inference import clustered_mean, wilson_interval

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as sps
-from stats_fixtures import frame, make_trials, trial
+from support.stats import frame, make_trials, trial
 
 from aces_bench.core.errors import ReportError
 from aces_bench.records.trials import PAIR_KEY

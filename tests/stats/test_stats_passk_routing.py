@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 from scipy import stats as sps
-from stats_fixtures import frame, make_trials, trial
+from support.stats import frame, make_trials, trial
 
 from aces_bench.stats.pairing import build_pairs
 from aces_bench.stats.passk import pass_at_k, pass_counts, passk_table

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from stats_fixtures import frame, trial
+from support.stats import frame, trial
 
 from aces_bench.stats.rates import process_rates
 

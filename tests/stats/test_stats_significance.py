@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 from scipy import stats as sps
-from stats_fixtures import make_trials
+from support.stats import make_trials
 
 from aces_bench.stats.pairing import build_pairs
 from aces_bench.stats.significance import (

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 from pydantic import ValidationError
-from stats_fixtures import frame, make_trials, trial
+from support.stats import frame, make_trials, trial
 
 from aces_bench.stats.summary import StatsSettings, StudyStats, study_stats
 

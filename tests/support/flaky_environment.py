@@ -2,7 +2,7 @@
 environment that could not start (an image pull, a full host) does: for the tests of
 infrastructure retries (``aces_bench.run.attempts``, ``aces_bench.run.collect.classify``).
 
-Selected with ``backend.import_path=flaky_environment:FlakyStartEnvironment`` (tests/support
+Selected with ``backend.import_path=support.flaky_environment:FlakyStartEnvironment`` (tests/
 is on sys.path in the test process); ``ACES_TEST_FLAKY_DIR`` is where the start attempts
 are counted and ``ACES_TEST_FLAKY_FAILURES`` how many fail per task.
 """

@@ -17,8 +17,8 @@ Every request is recorded once (:attr:`ModelServer.requests`), with its protocol
 body and the usage the reply reported (``Request.usage``: ``prompt_tokens``,
 ``completion_tokens``, ``total_tokens``; empty until answered). Usage is counted from
 text sizes, so agents record real, non-zero token counts. This is the project's one
-scripted model server: agent CLIs, terminus-2 (``tests/harness/terminus_policy.py``,
-``tests/known_effect/terminus_model.py``), the LLM judge and ``ci --suggest-model``
+scripted model server: agent CLIs, terminus-2 (``tests/support/terminus_policy.py``,
+``tests/support/terminus_model.py``), the LLM judge and ``ci --suggest-model``
 tests all drive it.
 The server binds 127.0.0.1 only, answers at most ``max_requests`` (later ones get a 400
 error body, which agents report instead of retrying forever) and stops at the end of

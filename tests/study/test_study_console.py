@@ -1,0 +1,95 @@
+"""The quiet console: library chatter filtered, aces-bench's lines plain, the verdict table at the end."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+
+import pytest
+from support.studies import FIXTURE_SKILL, needs_bwrap, run_cli
+
+from aces_bench.cli import SUBCOMMANDS
+from aces_bench.study import console
+
+
+def _record(name: str, level: int, message: str = "m") -> logging.LogRecord:
+    return logging.LogRecord(name, level, __file__, 1, message, (), None)
+
+
+def test_libraries_speak_only_from_warning_up(monkeypatch):
+    monkeypatch.setattr(console.STATE, "verbose", False)
+    keep = console.QuietFilter().filter
+    assert keep(_record("aces_bench.run", logging.INFO))
+    assert not keep(_record("aces_bench.backends.copyout", logging.INFO))  # the log file keeps it
+    assert not keep(_record("harbor.utils.logger.harbor.trial.trial.x", logging.DEBUG))
+    assert not keep(_record("LiteLLM", logging.INFO))
+    assert keep(_record("harbor.environments.base", logging.WARNING))
+    assert keep(_record("asyncio", logging.ERROR))
+    monkeypatch.setattr(console.STATE, "verbose", True)
+    assert keep(_record("harbor.utils.logger.harbor.trial.trial.x", logging.DEBUG))
+
+
+def test_console_format(monkeypatch):
+    monkeypatch.setattr(console.STATE, "verbose", False)
+    fmt = console.ConsoleFormatter()
+    assert fmt.format(_record("aces_bench.run", logging.INFO, "trials: 2 to run")) == "trials: 2 to run"
+    assert fmt.format(_record("harbor.x", logging.WARNING, "careful")) == "warning: harbor.x: careful"
+
+
+def test_verbose_flag_is_taken_off_the_command_line(monkeypatch):
+    monkeypatch.setattr(console.STATE, "verbose", False)
+    assert console.strip_verbose(["-v", "study=demo", "--verbose"]) == ["study=demo"]
+    assert console.STATE.verbose is True
+
+
+def test_help_lists_every_subcommand_then_hydras_help():
+    proc = run_cli("--help")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    lines = out.splitlines()
+    for name, (_, desc) in SUBCOMMANDS.items():
+        assert f"  {name:<9} {desc}" in lines, name
+    assert out.index("Subcommands") < out.index("aces-bench is powered by Hydra.")
+    assert "== Configuration groups ==" in out
+
+
+def test_failed_trials_make_the_command_exit_1_saying_how_many_and_why(monkeypatch, capsys):
+    import pandas as pd
+
+    monkeypatch.setattr(console, "STATE", console.ConsoleState())
+    assert console.exit_status() == 0
+    console.count_failures(pd.DataFrame({
+        "status": ["ok", "timeout", "setup_error", "not_run", "skipped"],
+        "failure_cause": [None, "AgentTimeoutError: too slow", "setup: the harness did not list the target skill x",
+                          "not run: the study stopped at study.max_cost_usd", None]}))
+    assert console.exit_status() == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: 2 of 5 trial(s) failed (timeout 1, setup_error 1): AgentTimeoutError: too slow")
+
+
+@needs_bwrap
+def test_a_successful_study_ends_with_the_verdict_table_and_nothing_else_loud(tmp_path):
+    out = tmp_path / "out"
+    skill = tmp_path / "skill"
+    shutil.copytree(FIXTURE_SKILL, skill)
+    proc = run_cli("skill=custom", f"skill.paths=[{skill}]", "skill.cases=[explicit-1]", f"hydra.run.dir={out}",
+                   f"+backend.kwargs.root_parent={tmp_path}", timeout=300)
+    text = proc.stdout + proc.stderr
+    assert proc.returncode == 0, text
+    assert "Traceback" not in text and "DEBUG" not in text and "[harbor" not in text
+    lines = proc.stdout.splitlines()
+    table = lines[lines.index("") + 1:]
+    assert table[0].split() == ["skill", "outcome", "lift", "[95%", "CI]", "verdict", "failed", "excluded", "cost"]
+    assert table[1].split()[:2] == ["csv-column-sum", "+1.00"]
+    assert table[-1] == f"report: {out / 'report' / 'index.html'}"
+    assert console.verdict_table(out)[1:] == table[1:-1]
+
+
+def test_no_report_no_table(tmp_path):
+    assert console.verdict_table(Path(tmp_path)) == []
+
+
+@pytest.fixture(autouse=True)
+def _fresh_state(monkeypatch):
+    monkeypatch.setattr(console, "STATE", console.ConsoleState())

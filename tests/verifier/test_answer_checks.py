@@ -1,0 +1,206 @@
+"""Strict answer checks (aces_bench/verifier/check_answer.py, docs/answer-checks.md): honest
+answers the project did not write for them pass, floods and echoes of the input fail, and
+the script refuses what a hostile agent can plant where the answer should be."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.examples import fallback_answer, run_usage, stage, target_suites
+
+from aces_bench.cases import EvalCase
+from aces_bench.judges.facts import Facts
+from aces_bench.judges.heuristic import facts_consistent
+from aces_bench.verifier.check_answer import evaluate_check, input_digests, numbers_in
+
+ROOT = Path(__file__).resolve().parents[2]
+CHECKER = ROOT / "aces_bench" / "verifier" / "check_answer.py"
+
+FLOOD = " ".join(str(i) for i in range(2001))
+POOL = ROOT / "aces_bench" / "examples" / "decoy-pool"
+
+
+def _checks(case: EvalCase) -> list[dict]:
+    return [c.as_checker_dict() for c in case.checks]
+
+
+def _inputs(skill, case: EvalCase) -> tuple[list[str], list[str]]:
+    texts = [case.prompt] + [(skill.path / f.src).read_text(errors="replace") for f in case.files]
+    return texts, input_digests(texts)
+
+
+def _honest(skill, case, tmp_path: Path) -> str:
+    if case.is_negative_control:
+        return fallback_answer(tmp_path, stage(skill, case, tmp_path))
+    return run_usage(skill, case, tmp_path).stdout
+
+
+CASES = [(s, c) for s, suite in target_suites() for c in suite.evals]
+
+
+@pytest.mark.parametrize(("skill", "case"), CASES, ids=[f"{s.name}:{c.id}" for s, c in CASES])
+def test_honest_answers_pass_strict_and_gaming_ones_do_not(skill, case, tmp_path):
+    texts, inputs = _inputs(skill, case)
+    honest = _honest(skill, case, tmp_path)
+    assert [d for ok, d in (evaluate_check(c, honest, inputs) for c in _checks(case)) if not ok] == []
+    echo = "\n".join(texts)
+    for name, answer in (("flood", FLOOD), ("echo", echo), ("echo and flood", echo + "\n" + FLOOD),
+                         ("echo and small numbers", echo + "\n" + " ".join(map(str, range(100))))):
+        results = [evaluate_check(c, answer, inputs) for c in _checks(case)]
+        assert not all(ok for ok, _ in results), f"{name} passed every check of {case.id}"
+        # Each of those passes under the lenient rule wherever the number or text is somewhere in it.
+        lenient = [evaluate_check({**c, "match": "lenient"}, answer, inputs)[0] for c in _checks(case)]
+        if name == "flood" and all(c["kind"] == "number" and float(c["value"]).is_integer() for c in _checks(case)):
+            assert all(lenient), f"the lenient rule should be fooled by {name}"
+
+
+def _pool_outputs() -> list[tuple[str, str]]:
+    out = []
+    for d in sorted(p for p in POOL.iterdir() if p.is_dir()):
+        body = (d / "SKILL.md").read_text()
+        m = re.search(r"Sample input is in `samples/`: `([^`]+)`", body)
+        cmd = m.group(1).replace("python3", "/usr/bin/python3", 1)
+        done = subprocess.run(cmd, shell=True, cwd=d, capture_output=True, text=True, timeout=30,
+                              env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        out.append((d.name, done.stdout))
+    return out
+
+
+def test_real_outputs_of_the_decoy_pool_scripts_with_every_number_as_the_asked_quantity():
+    # 46 real script outputs the rule was not written from: count how many honest
+    # numbers the strict rule without a label refuses (docs/answer-checks.md states it).
+    outputs = _pool_outputs()
+    assert len(outputs) == 46
+    n = fail = 0
+    failing_skills = set()
+    for name, text in outputs:
+        for v in sorted(set(numbers_in(text))):
+            n += 1
+            if not evaluate_check({"kind": "number", "value": v, "tolerance": 0}, text)[0]:
+                fail += 1
+                failing_skills.add(name)
+    assert (fail, n) == (7, 230)
+    # Those are outputs listing several same-size values of one kind: the case names its quantity.
+    assert failing_skills == {"color-converter", "compound-interest", "regex-tester"}
+    assert evaluate_check({"kind": "number", "value": 6142.13, "tolerance": 0.005, "label": "year  2:"},
+                          dict(outputs)["compound-interest"])[0]
+
+
+@pytest.mark.parametrize(("text", "label", "value", "ok"), [
+    ("monthly payment: 4660.75\nyear 1: balance 204387.82", "monthly payment", 4660.75, True),
+    ("Difference (ledger - bank): 1,400.07", "difference", 1400.07, True),
+    ("p95 1746 ms, p99 2004", "p95", 1746, True),
+    ("The total is 42.", "total", 42, True),
+    ("BANK FEE -35.00", "bank fee", -35, True),
+    ("total: 1 total: 2 total: 3", "total", 2, False),
+    ("the answer is 42", "total", 42, False),
+])
+def test_a_label_names_the_one_stated_result(text, label, value, ok):
+    assert evaluate_check({"kind": "number", "value": value, "tolerance": 0.01, "label": label}, text)[0] is ok
+
+
+def test_numbers_are_read_as_written():
+    assert numbers_in("INV-1018 p95 x264 v2.3.1 fee -35.00 total 1,400.07") == [-35.0, 1400.07]
+
+
+def test_text_checks_refuse_lists_of_candidates_and_long_answers():
+    versions = " ".join(f"{a}.{b}.{c}" for a in range(4) for b in range(10) for c in range(2))
+    assert not evaluate_check({"kind": "contains", "value": "3.0.0"}, versions)[0]
+    assert evaluate_check({"kind": "contains", "value": "3.0.0"}, "Next version: 3.0.0 (was v2.3.1)")[0]
+    ids = " ".join(f"INV-{i}" for i in range(1000, 1100))
+    assert not evaluate_check({"kind": "contains", "value": "INV-1018"}, ids)[0]
+    assert not evaluate_check({"kind": "regex", "value": r"\d+\.\d+\.\d+"}, versions)[0]
+    long = "The answer is pyqt5. " + "lorem ipsum " * 400
+    ok, why = evaluate_check({"kind": "contains", "value": "pyqt5"}, long)
+    assert not ok and "over the 4000 a strict check reads" in why
+    assert evaluate_check({"kind": "contains", "value": "pyqt5", "max_chars": 10000}, long)[0]
+    assert evaluate_check({"kind": "contains", "value": "pyqt5", "match": "lenient"}, long)[0]
+
+
+def test_the_checker_refuses_links_fifos_and_huge_answers(tmp_path):
+    ws, logs = tmp_path / "ws", tmp_path / "logs"
+    ws.mkdir()
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps({"id": "c", "checks": [{"kind": "contains", "value": "1400.07", "match": "lenient"}]}))
+
+    def run() -> dict:
+        subprocess.run([sys.executable, str(CHECKER), str(case), str(ws), str(logs)], check=True, timeout=30)
+        return json.loads((logs / "details.json").read_text())
+
+    # A link to the verifier's own case file (which holds the expected value) is no answer.
+    (ws / "answer.txt").symlink_to(case)
+    assert run()["checks"][0]["detail"] == "answer file missing"
+    (ws / "answer.txt").unlink()
+    os.mkfifo(ws / "answer.txt")  # would block a plain open() forever
+    assert run()["reward"] == 0.0
+    (ws / "answer.txt").unlink()
+    (ws / "answer.txt").write_text("1400.07")
+    assert run()["reward"] == 1.0
+
+
+def test_the_verifier_reads_the_input_digests_the_emitter_writes(tmp_path):
+    texts = ["Sum the amount column.", "id,amount\n" + "\n".join(f"{i},{i * 3}.25" for i in range(40))]
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps({"id": "c", "input_words": input_digests(texts),
+                                "checks": [{"kind": "contains", "value": "amount"}]}))
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "answer.txt").write_text("\n".join(texts))
+    subprocess.run([sys.executable, str(CHECKER), str(case), str(ws), str(tmp_path / "l")], check=True, timeout=30)
+    detail = json.loads((tmp_path / "l" / "details.json").read_text())["checks"][0]["detail"]
+    assert detail.startswith("the answer is a dump of the input")
+
+
+def test_the_heuristic_judge_abstains_on_a_flood_of_ground_truth_candidates():
+    facts = Facts(condition="with_skill", expected_skill="s", acceptable_skills=[], expected_script=None,
+                  expected_output="checksum=246", checks=[], activations=[], script_runs=[], tool_calls=0,
+                  final_answer_source="answer file")
+    assert facts_consistent(facts, "checksum=246").answer == "yes"
+    flood = facts_consistent(facts, " ".join(str(i) for i in range(300)))
+    assert flood.answer is None and "a list of candidates" in flood.reason
+    assert facts_consistent(facts, "checksum=246 " + "x" * 5000).answer is None
+
+
+@pytest.mark.shared
+def test_real_skillsbench_answers_agree_with_their_own_verifier(shared_dir):
+    # gemini-cli's final answers where a number is asked; the task's verifier rewarded the
+    # no-skills answers and failed the skills ones.
+    base = shared_dir / "data" / "skillsbench" / "trials"
+    checks = {"3d-scan-calc": {"kind": "number", "value": 34648.04, "tolerance": 0.5},
+              "econ-detrending-correlation": {"kind": "number", "value": 0.68885, "tolerance": 0.0005}}
+    for task, check in checks.items():
+        for condition in ("noskills", "skills"):
+            steps = json.loads((base / condition / task / "agent" / "trajectory.json").read_text())["steps"]
+            answer = [s["message"] for s in steps if s["source"] == "agent" and s.get("message")][-1]
+            reward = json.loads((base / condition / task / "result.json").read_text())["verifier_result"]["rewards"]
+            assert evaluate_check(check, answer)[0] is (reward["reward"] == 1.0), (task, condition)
+
+
+def test_a_long_answer_is_judged_on_its_final_number_alone():
+    # A chatty script's whole stdout as the answer (the reference agent keeps its head and tail):
+    # one final number is no list of candidates; a flood ending in another number is not read.
+    chatty = "progress " * 8000 + "\ntotal=141.75\n"
+    ok, why = evaluate_check({"kind": "number", "value": 141.75, "tolerance": 0.001}, chatty)
+    assert ok and why.startswith("the answer's final number is 141.75")
+    assert not evaluate_check({"kind": "number", "value": 141.75, "tolerance": 0.001}, chatty + FLOOD)[0]
+    assert not evaluate_check({"kind": "contains", "value": "141.75"}, chatty)[0]  # text checks read a bounded answer
+
+
+def test_the_documented_candidate_rule_is_the_checkers():
+    """docs/answer-checks.md's examples for an unlabelled number: its 'fails' example fails,
+    and what it says passes (up to 3 other same-size values) passes, unless the check sets
+    max_candidates 0. The page once listed '1740, 1746, 1750 or 1760' as failing; it passes."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "answer-checks.md").read_text()
+    check = {"kind": "number", "value": 1746, "tolerance": 1}
+    assert '"1730, 1740, 1746, 1750 or 1760" (4 others)' in doc
+    assert not evaluate_check(check, "1730, 1740, 1746, 1750 or 1760")[0]
+    assert '"1740, 1746, 1750 or 1760", pass' in doc
+    assert evaluate_check(check, "1740, 1746, 1750 or 1760")[0]
+    assert not evaluate_check({**check, "max_candidates": 0}, "1746 or 1750")[0]
+    assert evaluate_check({**check, "max_candidates": 0}, "p95: 1746 ms")[0]
