@@ -23,7 +23,7 @@ Spending functions (one-sided level alpha, spending time t):
 - ``obf``: Lan-DeMets O'Brien-Fleming type, 2 (1 - Phi(z_{1 - alpha/2} / sqrt(t)));
 - ``pocock``: Lan-DeMets Pocock type, alpha log(1 + (e - 1) t).
 
-``tests/stats/test_stats_boundaries.py`` checks the boundaries against gsDesign's
+``tests/stats/test_stats_sequential.py`` checks the boundaries against gsDesign's
 published values.
 """
 
