@@ -21,8 +21,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from support.model_server import ModelServer, message_text, say
+
 ROOT = Path(__file__).resolve().parents[2]
-HARNESS = ROOT / "tests" / "harness"
 SKILL = ROOT / "tests" / "fixtures" / "skills" / "csv-column-sum"
 CONTEXT_LIMIT = 1_000_000  # litellm's fallback for a model it does not know (Harbor's LiteLLM)
 _USAGE = re.compile(r"python3 (scripts/\S+\.py) <file\.csv> (\w+)")
@@ -36,8 +37,6 @@ def _reply(analysis: str, commands: list[str], *, complete: bool = False) -> str
 
 
 def policy(body: dict[str, Any]) -> str:
-    from fake_llm_server import message_text
-
     texts = [message_text(m) for m in body.get("messages", [])]
     everything = "\n".join(texts)
     last = texts[-1] if texts else ""
@@ -72,9 +71,6 @@ def policy(body: dict[str, Any]) -> str:
 
 def run(dest: Path) -> dict[str, Any]:
     """Run the study; copy the with-skill trial's trajectory files into ``dest``; its grading inputs."""
-    sys.path.insert(0, str(HARNESS))
-    from fake_llm_server import ScriptedChatServer
-
     from aces_bench.config.compose import compose_spec
     from aces_bench.records.trials import read_grades
     from aces_bench.study.entry import run_study
@@ -82,7 +78,8 @@ def run(dest: Path) -> dict[str, Any]:
     os.environ.setdefault("OPENAI_API_KEY", "sk-test-dummy")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("HARBOR_TELEMETRY", "0")
-    with tempfile.TemporaryDirectory() as tmp, ScriptedChatServer(policy, max_requests=60, idle_timeout=90) as server:
+    model = ModelServer(lambda request: say(policy(request.body)), max_requests=60, idle_timeout=90)
+    with tempfile.TemporaryDirectory() as tmp, model as server:
         out = Path(tmp) / "out"
         spec = compose_spec([
             "harness=terminus-2", "model=openai-compatible", "model.name=openai/test-model",
