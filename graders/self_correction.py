@@ -38,7 +38,6 @@ first-attempt checks. Baseline and negative controls are graded the same way.
 from __future__ import annotations
 
 import posixpath
-import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -62,16 +61,12 @@ from aces_bench.verifier.check_answer import evaluate_check
 
 METRIC = "self_correction"
 FIRST_ATTEMPT_CHECKS = (ACTIVATION, EXECUTION, WORKFLOW_ORDER)
-_SKILL_CONFIG = re.compile(
-    r"/\.claude/settings(?:\.local)?\.json$|/\.gemini/settings\.json$|/\.codex/config\.toml$|"
-    r"/\.config/opencode/opencode\.jsonc?$|(?:^|/)opencode\.jsonc?$|/\.agents/config\.(?:toml|json)$"
-)
 
 
-def _profile_config(path: str) -> bool:
-    """A write to a plugin harness's skill config (``HarnessProfile.skill_configs``)."""
+def _skill_config(path: str) -> bool:
+    """A write to a harness's skill config file (any profile's ``HarnessProfile.skill_configs``)."""
     configs = profile_skill_configs()
-    return bool(configs) and posixpath.normpath(path) in {posixpath.normpath(c) for c in configs}
+    return configs is not None and configs.fullmatch(posixpath.normpath(path)) is not None
 
 
 class TraceEvent(BaseModel):
@@ -162,7 +157,7 @@ def skill_changes(calls: tuple[Call, ...], skills_dir: str, target: set[str]) ->
             if ref is not None:
                 out.append({"index": c.index, "step_id": c.step_id, "where": c.where, "tool": c.tool, "path": p,
                             "skill": ref.skill, "file": ref.rel or ".", "target": norm_skill(ref.skill) in target})
-            elif _SKILL_CONFIG.search(p) or _profile_config(p):
+            elif _skill_config(p):
                 out.append({"index": c.index, "step_id": c.step_id, "where": c.where, "tool": c.tool, "path": p,
                             "skill": None, "file": p, "target": True})
     return out

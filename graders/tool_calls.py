@@ -24,29 +24,11 @@ from typing import Any, Literal
 
 from harbor.models.trajectories import Trajectory
 
-from aces_bench.agents.profiles import profile_skill_roots, profile_tool_kinds
+from aces_bench.agents.profiles import profile_skill_roots, tool_kind
 from aces_bench.graders.shell import parse_command, resolve
 
 CallKind = Literal["shell", "read", "write", "edit", "list", "search", "activate", "web", "delegate", "control", "other"]
 
-_KINDS: dict[str, CallKind] = {}
-for _kind, _names in {
-    "shell": "bash bash_command shell run_shell_command exec_command execute_command run_command terminal "
-    "local_shell shell_command run_terminal_cmd run_in_terminal execute cmd container.exec",
-    "read": "read read_file view view_file open_file cat notebookread read_many_files get_file_contents",
-    "write": "write write_file create_file create",
-    "edit": "edit replace str_replace multiedit edit_file apply_patch patch notebookedit insert search_replace",
-    "list": "ls list_directory list_dir list_files glob find_files",
-    "search": "grep search_file_content search ripgrep codebase_search file_search",
-    "activate": "activate_skill skill load_skill use_skill",
-    "web": "web_search google_web_search websearch webfetch web_fetch fetch browse",
-    "delegate": "task subagent delegate spawn_agent",
-    "control": "mark_task_complete task_complete finish submit todowrite todo_write write_todos think "
-    "update_plan exit_plan_mode",
-}.items():
-    for _n in _names.split():
-        _KINDS[_n] = _kind  # type: ignore[assignment]
-_EDITOR_TOOLS = {"str_replace_based_edit_tool", "str_replace_editor", "text_editor"}
 _PATH_KEYS = ("file_path", "path", "filePath", "filename", "file", "target_file", "absolute_path",
               "notebook_path", "dir_path", "directory", "dirPath")
 _SKILL_KEYS = ("name", "skill", "skill_name", "skillName", "command")
@@ -63,13 +45,6 @@ _ERROR_FLAG = re.compile(r"(?:^|\n)\[error\] tool reported failure|^\s*(?:Error|
 _FAILURE_TEXT = re.compile(
     r"Traceback \(most recent call last\)|: command not found|No such file or directory|Permission denied|"
     r"ModuleNotFoundError|SyntaxError:|(?:^|\n)(?:bash|sh): .*: (?:not found|cannot)"
-)
-_HARNESS_SKILL_ROOTS = (
-    r"[^\s'\"]*?/\.(?:claude|agents|gemini|codex|cursor|opencode|config/opencode)/skills",
-    r"/runtime/skills",
-    r"/logs/agent/sessions/skills",  # claude-code under Harbor: CLAUDE_CONFIG_DIR=/logs/agent/sessions
-    r"/plugins/[^/]+/skills",  # a plugin staged whole (skill.intervention=plugin), loaded with --plugin-dir
-    r"(?:~|/root|/home/[^/]+)/skills",
 )
 
 
@@ -139,8 +114,7 @@ def _skill_path_regex(skills_dir: str) -> re.Pattern[str]:
 @lru_cache(maxsize=32)
 def _skill_path_regex_for(skills_dir: str, profile_roots: tuple[str, ...]) -> re.Pattern[str]:
     roots = [re.escape(posixpath.normpath(skills_dir))] if skills_dir else []
-    roots += list(_HARNESS_SKILL_ROOTS)
-    roots += [re.escape(posixpath.normpath(r)) for r in profile_roots]  # a plugin harness's (HarnessProfile)
+    roots += list(profile_roots)  # every harness profile's skill folders, then the generic ones
     return re.compile(r"^(?:" + "|".join(roots) + r")/(?P<skill>[^/]+)(?:/(?P<rel>.*))?$")
 
 
@@ -169,18 +143,13 @@ def content_text(content: Any) -> str:
     return "\n".join(p.text for p in content if getattr(p, "text", None))
 
 
-def _kind(tool: str, args: dict[str, Any]) -> CallKind:
-    low = tool.lower()
-    if low in _EDITOR_TOOLS:
+def _kind(tool: str, args: dict[str, Any], agent: str | None = None) -> CallKind:
+    """The call's kind from the harness profiles (``agents.profiles.tool_kind``: the trajectory's own agent first)."""
+    kind = tool_kind(tool, agent)
+    if kind == "editor":  # one text-editor tool, its ``command`` argument says which
         sub = str(args.get("command", ""))
         return "read" if sub == "view" else "write" if sub == "create" else "edit"
-    if low in _KINDS:
-        return _KINDS[low]
-    tail = re.split(r"[.:/]", low)[-1]
-    if tail in _KINDS:
-        return _KINDS[tail]
-    extra = profile_tool_kinds()  # a plugin harness's tool names (HarnessProfile.tool_kinds)
-    return extra.get(low, extra.get(tail, "other"))  # type: ignore[return-value]
+    return kind  # type: ignore[return-value]
 
 
 def _command_text(args: dict[str, Any]) -> str:
@@ -251,7 +220,9 @@ class _Builder:
         self.responses: list[tuple[int, str]] = []
         self.n_steps = 0
 
-    def walk(self, traj: Trajectory, subagent: str | None = None) -> None:
+    def walk(self, traj: Trajectory, subagent: str | None = None, agent: str | None = None) -> None:
+        # Tool names are read by the (sub)trajectory's own agent's profile (ATIF agent.name).
+        agent = getattr(traj.agent, "name", None) or agent
         subs = {t.trajectory_id: t for t in (traj.subagent_trajectories or []) if t.trajectory_id}
         used: set[str] = set()
         for step in traj.steps:
@@ -272,20 +243,20 @@ class _Builder:
                     # A shared, unattributed output (batched terminal commands) goes to
                     # the last call: that is the screen the agent saw after the batch.
                     res = loose[0]
-                self._add(step.step_id, tc, res, subagent)
+                self._add(step.step_id, tc, res, subagent, agent)
             for r in results:
                 for ref in r.subagent_trajectory_ref or []:
                     sub = subs.get(ref.trajectory_id) if ref.trajectory_id else None
                     if sub is not None and ref.trajectory_id not in used:
                         used.add(ref.trajectory_id)
-                        self.walk(sub, ref.trajectory_id)
+                        self.walk(sub, ref.trajectory_id, agent)
         for tid, sub in subs.items():
             if tid not in used:
-                self.walk(sub, tid)
+                self.walk(sub, tid, agent)
 
-    def _add(self, step_id: int, tc: Any, res: Any, subagent: str | None) -> None:
+    def _add(self, step_id: int, tc: Any, res: Any, subagent: str | None, agent: str | None = None) -> None:
         args = tc.arguments or {}
-        kind = _kind(tc.function_name, args)
+        kind = _kind(tc.function_name, args, agent)
         output = content_text(res.content) if res is not None else ""
         exit_code, failed, source = _status(output, tc.extra, res.extra if res is not None else None, kind)
         fields: dict[str, Any] = {}

@@ -29,6 +29,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from pydantic import BaseModel
 
+from aces_bench.agents.profiles import paper_harness  # the paper's harness labels (HarnessProfile.paper_label)
 from aces_bench.reports.analysis import STRESS_ARM, AnalysisSet
 from aces_bench.reports.figures import (
     FigureInputs,
@@ -63,8 +64,6 @@ from aces_bench.stats.pairing import COMPOSITE, FINAL_PASS, OUTCOME_ONLY, REWARD
 
 REPORTED_LABEL = "ACES paper, reported"
 REPORTED_COLOR = OKABE_ITO.get("black", "#000000")
-# The paper's harness names -> the harness option names of this project.
-HARNESS_NAMES = {"OpenCode": "opencode", "Claude Code": "claude-code", "Codex": "codex", "Terminus-2": "terminus-2"}
 # Evidence inventory: the report's inventory item -> the paper's key.
 INVENTORY_KEYS = {
     "harnesses": "primary_harnesses", "skill-agent cells": "skill_agent_cells",
@@ -147,7 +146,7 @@ def paper_harness_lift(inp: FigureInputs, reported: dict, out: Path) -> FigureOu
     name, title = "paper_harness_lift", "Composite lift per harness: this study vs the ACES paper"
     table = inp.lift(("harness",), outcomes=(COMPOSITE,))
     table = table.loc[table["n"] > 0].set_index("harness")
-    paper = {HARNESS_NAMES.get(r["harness"], r["harness"]): _f(r.get("lift")) for r in reported.get("by_harness", [])}
+    paper = {paper_harness(r["harness"]): _f(r.get("lift")) for r in reported.get("by_harness", [])}
     names = sorted(set(table.index) | set(paper))
     if table.empty:
         return FigureOutcome(name, title, skipped="no harness has a scored composite pair")
@@ -464,7 +463,7 @@ def side_by_side(inp: FigureInputs, reported: dict, items: list[InventoryItem], 
                   len(sdv), note, head, stand)]
     by_h = inp.lift(("harness",), outcomes=(COMPOSITE,)).set_index("harness")
     for r in reported.get("by_harness", []):
-        ours = HARNESS_NAMES.get(r["harness"], r["harness"])
+        ours = paper_harness(r["harness"])
         got = by_h.loc[ours] if ours in by_h.index else None
         trials = inp.trials.loc[inp.trials["harness"].astype(str) == ours]
         rows.append(_row("by harness", f"{ours} composite lift", r.get("lift"),
@@ -472,7 +471,7 @@ def side_by_side(inp: FigureInputs, reported: dict, items: list[InventoryItem], 
                          "" if got is not None else "harness not in this study", head,
                          inp.stand_in(trials, COMPOSITE)))
     # The harnesses of this study the paper did not run: the figure draws them, the table lists them.
-    listed = {HARNESS_NAMES.get(r["harness"], r["harness"]) for r in reported.get("by_harness", [])}
+    listed = {paper_harness(r["harness"]) for r in reported.get("by_harness", [])}
     for ours in sorted(h for h in by_h.index if h not in listed and by_h.loc[h, "n"]):
         got = by_h.loc[ours]
         trials = inp.trials.loc[inp.trials["harness"].astype(str) == ours]

@@ -67,14 +67,18 @@ def _member_resolver(overrides, exclude_keys, requires_model) -> str:
 
 def _store_plugin_options(cs: ConfigStore) -> None:
     """Every registered harness and backend profile (a plugin's) becomes an option of its
-    group, beside the YAML files: ``harness=<name>`` composes it and ``--help`` lists it."""
-    from aces_bench.agents.profiles import HARNESSES
+    group, beside the YAML files: ``harness=<name>`` composes it and ``--help`` lists it.
+    A built-in harness profile has its YAML option already, and a grading-only one
+    (``runnable=False``) is no option."""
+    from aces_bench.agents.profiles import HARNESSES, is_builtin
     from aces_bench.backends import BACKENDS
     from aces_bench.core.errors import ConfigError
 
     for group, registry in (("harness", HARNESSES), ("backend", BACKENDS)):
         shipped = {p.name.removesuffix(".yaml") for p in resources.files(CONFIG_MODULE).joinpath(group).iterdir()}
         for name, profile in registry.items():
+            if group == "harness" and (not profile.runnable or (is_builtin(name) and name in shipped)):
+                continue
             if name in shipped or name == f"base_{group}":
                 raise ConfigError(f"a plugin registers {group} {name!r}, which aces-bench ships already",
                                   where=f"{group}={name}", fix="register it under another name")

@@ -55,15 +55,16 @@ from aces_bench.run.outlock import study_lock, usable_output_dir
 from aces_bench.run.runner import run_job
 
 REFERENCE = "aces_bench.agents.reference:ReferenceAgent"
-TURN_LIMIT = {"terminus-2": "max_turns", "claude-code": "max_turns"}
-"""Harbor agent -> its kwarg capping the agent's turns (the others stop by the timeout only)."""
 DEFAULT_DECOYS = "decoys=paper"
 
 
 def _turn_limit(spec: RunSpec) -> str | None:
-    """The kwarg capping the harness's turns: a built-in's (``TURN_LIMIT``) or a plugin profile's."""
+    """The kwarg capping the harness's turns (``HarnessProfile.turn_limit``; the others stop by the timeout only).
+
+    The profile is the harness's own (``harness.name``), else the Harbor agent's or the CLI's
+    it runs (``harness=harbor harness.agent=terminus-2``)."""
     h = spec.harness
-    return TURN_LIMIT.get(h.agent or h.cli or "") or profile_turn_limit(h.name)
+    return profile_turn_limit(h.name, h.agent, h.cli)
 
 
 def quoted(path: Path) -> str:
