@@ -48,9 +48,15 @@ CLAUDE_CODE = HarnessProfile(
     skill_configs=("**/.claude/settings.json", "**/.claude/settings.local.json"),
     tool_kinds=named_kinds(
         shell="Bash", read="Read NotebookRead", write="Write", edit="Edit MultiEdit NotebookEdit", list="Glob",
-        search="Grep", activate="Skill", web="WebFetch WebSearch", delegate="Task", control="TodoWrite",
-        other="Agent CronCreate CronDelete CronList EnterWorktree ExitWorktree ReportFindings ScheduleWakeup "
-              "SendMessage TaskCreate TaskGet TaskList TaskOutput TaskStop TaskUpdate Workflow",
+        search="Grep", activate="Skill", web="WebFetch WebSearch",
+        # Agent launches a subagent (Task's successor); Workflow runs a script of subagents
+        # (its ``script`` is JavaScript, never a shell command).
+        delegate="Task Agent Workflow",
+        # TaskCreate/Get/List/Update keep the session's task list (TodoWrite's successor).
+        control="TodoWrite TaskCreate TaskGet TaskList TaskUpdate",
+        # TaskOutput/TaskStop read or stop a background task; the rest schedule, message or report.
+        other="CronCreate CronDelete CronList EnterWorktree ExitWorktree ReportFindings ScheduleWakeup "
+              "SendMessage TaskOutput TaskStop",
     ),
 )
 
@@ -60,11 +66,11 @@ CODEX = HarnessProfile(
     skill_roots=("**/.codex/skills", "**/.agents/skills"),
     skill_configs=("**/.codex/config.toml", "**/.agents/config.toml", "**/.agents/config.json"),
     tool_kinds=named_kinds(
-        shell="exec_command shell shell_command", edit="apply_patch", web="web_search", delegate="spawn_agent",
-        control="update_plan",
-        # write_stdin types into a running exec_command session (no command of its own).
-        other="write_stdin request_user_input view_image get_goal create_goal update_goal "
-              "close_agent resume_agent send_input wait_agent",
+        shell="exec_command shell shell_command", read="view_image", edit="apply_patch", web="web_search",
+        delegate="spawn_agent", control="update_plan get_goal create_goal update_goal",
+        # write_stdin types into a running exec_command session (no command of its own); the
+        # multi_agent_v1 namespace's other tools talk to an agent spawn_agent started.
+        other="write_stdin request_user_input close_agent resume_agent send_input wait_agent",
     ),
 )
 
@@ -75,7 +81,7 @@ OPENCODE = HarnessProfile(
     skill_roots=("**/.opencode/skills", "**/.config/opencode/skills"),
     skill_configs=("**/opencode.json", "**/opencode.jsonc"),
     tool_kinds=named_kinds(
-        shell="bash", read="read", write="write", edit="edit patch apply_patch", list="glob", search="grep",
+        shell="bash", read="read", write="write", edit="edit patch apply_patch", list="glob list", search="grep",
         activate="skill", web="webfetch websearch", delegate="task", control="todowrite",
     ),
 )
@@ -86,8 +92,8 @@ GEMINI_CLI = HarnessProfile(
     skill_configs=("**/.gemini/settings.json",),
     tool_kinds=named_kinds(
         shell="run_shell_command", read="read_file read_many_files", write="write_file", edit="replace",
-        list="list_directory glob", search="search_file_content", activate="activate_skill",
-        web="google_web_search web_fetch", control="write_todos exit_plan_mode",
+        list="list_directory glob", search="search_file_content grep_search", activate="activate_skill",
+        web="google_web_search web_fetch", delegate="invoke_agent", control="write_todos exit_plan_mode",
     ),
 )
 

@@ -229,3 +229,17 @@ def test_the_profile_tool_kinds_are_the_graders_call_kinds():
     from aces_bench.graders.tool_calls import CallKind
 
     assert set(TOOL_KINDS) == set(get_args(CallKind)) | {"editor"}
+
+
+def test_the_real_clis_newer_tools_have_their_kinds():
+    """Names the pinned CLIs offer that the old table did not know (tests/harness/test_harness_profile_tools.py)."""
+    traj = _trajectory("claude-code", ("TaskCreate", {"subject": "sum", "description": "sum the column"}),
+                       ("Agent", {"prompt": "sum it", "subagent_type": "general-purpose"}),
+                       ("Workflow", {"script": "rm -rf /workspace && python3 /skills/x/run.py"}),
+                       ("TaskStop", {"task_id": "t1"}))
+    calls = build_view(traj).calls
+    assert [c.kind for c in calls] == ["control", "delegate", "delegate", "other"]
+    assert calls[2].execs == () and calls[2].removes == ()  # a workflow script is not a shell command
+    codex = build_view(_trajectory("codex", ("view_image", {"path": "/workspace/plot.png"}))).calls[0]
+    assert (codex.kind, codex.reads) == ("read", ("/workspace/plot.png",))
+    assert tool_kind("grep_search", "gemini-cli") == "search" and tool_kind("invoke_agent", "gemini-cli") == "delegate"
