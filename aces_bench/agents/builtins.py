@@ -76,7 +76,8 @@ CODEX = HarnessProfile(
 
 OPENCODE = HarnessProfile(
     name="opencode", import_path="aces_bench.agents.installed:OpenCode", cli="opencode",
-    label="opencode (Harbor agent)", api="anthropic", paper_label="OpenCode",
+    label="opencode (Harbor agent)", api="anthropic", other_apis=("openai-responses", "openai-chat"),
+    paper_label="OpenCode",
     # opencode also reads .claude/skills and .agents/skills (both claimed by claude-code and codex).
     skill_roots=("**/.opencode/skills", "**/.config/opencode/skills"),
     skill_configs=("**/opencode.json", "**/opencode.jsonc"),

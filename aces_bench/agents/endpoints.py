@@ -21,16 +21,12 @@ from __future__ import annotations
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
+from aces_bench.agents.profiles import HARNESSES
+
 Api = Literal["anthropic", "openai-responses", "openai-chat"]
 API_NAMES: dict[str, str] = {"anthropic": "the Anthropic Messages API", "openai-responses": "the OpenAI Responses API",
                              "openai-chat": "the OpenAI Chat Completions API"}
 
-# The APIs each agent CLI can speak (the first is its own).
-CLI_APIS: dict[str, tuple[Api, ...]] = {
-    "claude-code": ("anthropic",),
-    "codex": ("openai-responses",),
-    "opencode": ("anthropic", "openai-responses", "openai-chat"),
-}
 # Clients that append /v1/<path> to the base themselves (the Anthropic SDKs).
 _APPENDS_V1 = {"claude-code"}
 _ANTHROPIC_PREFIXES = ("anthropic/", "claude")
@@ -72,11 +68,20 @@ def harness_base_url(cli: str | None, agent: str | None, model: str | None, base
     return root + "/v1"
 
 
+def cli_apis(cli: str | None) -> tuple[str, ...]:
+    """The wire APIs the harness running npm CLI ``cli`` speaks, its own first (its profile's
+    ``api`` and ``other_apis``); empty when no profile says."""
+    for _, profile in HARNESSES.items():
+        if cli and profile.cli == cli and profile.api:
+            return (profile.api, *profile.other_apis)
+    return ()
+
+
 def check_api(cli: str | None, model: str | None, api: str | None) -> str | None:
     """Why a harness and a model cannot talk (one line naming the fix), or None when they can."""
-    if cli not in CLI_APIS:
+    speaks = cli_apis(cli)
+    if not speaks:
         return None
-    speaks = CLI_APIS[cli]
     if api is not None:
         if api in speaks:
             return None

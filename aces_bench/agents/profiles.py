@@ -36,6 +36,9 @@ TOOL_KINDS = ("shell", "read", "write", "edit", "list", "search", "activate", "w
 ``create`` a write, anything else an edit); ``other`` is deliberate: the harness has the
 tool and it is none of the others."""
 
+WIRE_APIS = ("anthropic", "openai-responses", "openai-chat")
+"""The wire APIs a harness may speak to its model (``agents/endpoints.API_NAMES`` names them)."""
+
 
 def named_kinds(**names: str) -> dict[str, str]:
     """``shell="bash exec_command"`` -> {"bash": "shell", "exec_command": "shell"}."""
@@ -83,7 +86,9 @@ class HarnessProfile:
     trigger run sets it), ``skill_roots`` where it finds skills in a trial,
     ``skill_configs`` the files where it turns skills on or off (a write there is a skill
     change, ``graders/self_correction``), ``api`` the wire API it speaks to the model
-    (``anthropic``, ``openai-responses``, ``openai-chat``).
+    (``anthropic``, ``openai-responses``, ``openai-chat``) and ``other_apis`` those it also
+    speaks, by the model's provider (``agents/endpoints.check_api`` refuses a model of
+    another family).
 
     ``tool_kinds`` maps each tool name the harness gives its model (any case) to a kind in
     ``TOOL_KINDS``; a trajectory whose ATIF ``agent.name`` is one of ``agent_names``
@@ -108,6 +113,7 @@ class HarnessProfile:
     skill_configs: tuple[str, ...] = ()
     tool_kinds: dict[str, str] = field(default_factory=dict)
     api: str | None = None
+    other_apis: tuple[str, ...] = ()
     agent_names: tuple[str, ...] = ()
     paper_label: str | None = None
     runnable: bool = True
@@ -116,6 +122,10 @@ class HarnessProfile:
         bad = {tool: kind for tool, kind in self.tool_kinds.items() if kind not in TOOL_KINDS}
         if bad:
             raise ValueError(f"harness profile {self.name!r}: unknown tool kind(s) {bad} (use one of: {', '.join(TOOL_KINDS)})")
+        apis = [a for a in (self.api, *self.other_apis) if a is not None and a not in WIRE_APIS]
+        if apis or (self.other_apis and self.api is None):
+            raise ValueError(f"harness profile {self.name!r}: api/other_apis {apis or list(self.other_apis)} "
+                             f"(use one of: {', '.join(WIRE_APIS)}; other_apis only beside api)")
 
     @property
     def atif_names(self) -> tuple[str, ...]:

@@ -243,3 +243,16 @@ def test_the_real_clis_newer_tools_have_their_kinds():
     codex = build_view(_trajectory("codex", ("view_image", {"path": "/workspace/plot.png"}))).calls[0]
     assert (codex.kind, codex.reads) == ("read", ("/workspace/plot.png",))
     assert tool_kind("grep_search", "gemini-cli") == "search" and tool_kind("invoke_agent", "gemini-cli") == "delegate"
+
+
+def test_the_wire_apis_come_from_the_profiles():
+    from aces_bench.agents.endpoints import API_NAMES, check_api, cli_apis
+
+    assert cli_apis("claude-code") == ("anthropic",) and cli_apis("codex") == ("openai-responses",)
+    assert cli_apis("opencode") == ("anthropic", "openai-responses", "openai-chat")
+    assert cli_apis(None) == () and cli_apis("no-such-cli") == ()
+    assert set(API_NAMES) == {a for _, p in HARNESSES.items() for a in (p.api, *p.other_apis) if a}
+    assert "calls the Anthropic Messages API" in check_api("claude-code", "openai/gpt-4o", None)
+    assert check_api("opencode", "openai/gpt-4o", None) is None
+    with pytest.raises(ValueError, match="api/other_apis"):
+        HarnessProfile(name="bad", api="gemini")
