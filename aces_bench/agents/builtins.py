@@ -14,7 +14,9 @@ Each profile's tool names come from material this project did not write:
   ``../shared/data/skillsbench``), Harbor's ``installed/gemini_cli.py`` (the web tools) and
   the Gemini CLI tool table of obra/superpowers' ``using-superpowers`` skill.
 - deerflow, trae-agent (grading only): the tool lists Harbor's installed agents configure
-  (``installed/deerflow.py``, ``installed/trae_agent.py``).
+  (``installed/deerflow.py``, ``installed/trae_agent.py``). Harbor 0.25's trae-agent writes
+  an ATIF trajectory named ``trae-agent``; its deerflow writes none, so the deerflow
+  profile only says what those names mean to any agent that uses them (the union).
 
 A grading-only profile (``runnable=False``) is no ``harness=`` option of its own; those
 harnesses run only as Harbor installed agents (``harness=harbor harness.agent=gemini-cli``
