@@ -7,6 +7,10 @@ really offers a model; each name must be on the harness's ``HarnessProfile.tool_
 (a kind, or ``other`` listed deliberately), so the graders never meet a tool of a built-in
 harness they have not been told about. The ATIF trajectory Harbor writes names the agent
 the profile is looked up by.
+
+terminus-2 (Harbor's own agent) and the reference agent offer no tools array: their
+evidence is the ATIF trajectory each writes in a real run (terminus-2 driven by the
+scripted terminus policy), whose agent name and every tool name must be on the profile.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from pathlib import Path
 import pytest
 from support.model_server import ModelServer, Replay
 from support.studies import needs_bwrap, read_table, study_overrides
+from support.terminus_policy import terminus_policy
 
 from aces_bench.agents.clis import CLIS, MANIFEST, cli_dir
 from aces_bench.agents.profiles import HARNESSES
@@ -77,3 +82,27 @@ def test_every_tool_the_real_cli_offers_has_a_kind_on_its_profile(harness, tmp_p
     for trial in table["trial_dir"]:
         trajectory = json.loads(Path(trial, "agent", "trajectory.json").read_text(encoding="utf-8"))
         assert trajectory["agent"]["name"] in profile.atif_names
+
+
+@needs_bwrap
+@pytest.mark.parametrize("harness", ["terminus-2", "reference"])
+def test_every_tool_in_a_real_atif_trajectory_has_a_kind_on_its_profile(harness, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    if harness == "terminus-2":
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+        with ModelServer(terminus_policy, max_requests=16, idle_timeout=60) as server:
+            run_study(compose_spec(["harness=terminus-2", "model=openai-compatible", "model.name=openai/test-model",
+                                    f"model.base_url={server.base_url}", *study_overrides(root_parent=tmp_path)],
+                                   output_dir=out))
+        assert server.errors == []
+    else:
+        run_study(compose_spec(["harness=reference", *study_overrides(root_parent=tmp_path)], output_dir=out))
+    profile = HARNESSES.get(harness)
+    known = {name.lower() for name in profile.tool_kinds}
+    used: set[str] = set()
+    for trial in read_table(out)["trial_dir"]:
+        trajectory = json.loads(Path(trial, "agent", "trajectory.json").read_text(encoding="utf-8"))
+        assert trajectory["agent"]["name"] in profile.atif_names
+        used |= {c["function_name"] for s in trajectory["steps"] for c in s.get("tool_calls") or []}
+    assert used >= {"terminus-2": {"bash_command", "mark_task_complete"}, "reference": {"bash"}}[harness], used
+    assert not sorted(n for n in used if n.lower() not in known), used
