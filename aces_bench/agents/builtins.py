@@ -13,6 +13,7 @@ Each profile's tool names come from material this project did not write:
 - gemini-cli (grading only): its real SkillsBench trajectories (``tests/golden/real_grades``,
   ``../shared/data/skillsbench``), Harbor's ``installed/gemini_cli.py`` (the web tools) and
   the Gemini CLI tool table of obra/superpowers' ``using-superpowers`` skill.
+- mini-swe-agent (grading only): the ATIF converter of Harbor's ``installed/mini_swe_agent.py``.
 - deerflow, trae-agent (grading only): the tool lists Harbor's installed agents configure
   (``installed/deerflow.py``, ``installed/trae_agent.py``). Harbor 0.25's trae-agent writes
   an ATIF trajectory named ``trae-agent``; its deerflow writes none, so the deerflow
@@ -20,7 +21,7 @@ Each profile's tool names come from material this project did not write:
 
 A grading-only profile (``runnable=False``) is no ``harness=`` option of its own; those
 harnesses run only as Harbor installed agents (``harness=harbor harness.agent=gemini-cli``
-with a container backend), and their trajectories are graded with these facts.
+with a container backend, untried here), and their trajectories are graded with these facts.
 
 How a runnable built-in runs stays in ``conf/harness/<name>.yaml``; ``cli`` and
 ``import_path``/``agent`` are repeated here and a test holds them equal to the YAML.
@@ -104,6 +105,11 @@ DEERFLOW = HarnessProfile(
     name="deerflow", agent="deerflow", label="deerflow (graded only)", runnable=False,
     tool_kinds=named_kinds(shell="bash", read="read_file", write="write_file", edit="str_replace", list="ls glob",
                       search="grep", web="web_search web_fetch"),
+)
+
+MINI_SWE_AGENT = HarnessProfile(
+    name="mini-swe-agent", agent="mini-swe-agent", label="mini-swe-agent (graded only)", runnable=False,
+    tool_kinds=named_kinds(shell="bash"),  # its one tool; Harbor's converter names a call "bash" when unnamed
 )
 
 TRAE_AGENT = HarnessProfile(

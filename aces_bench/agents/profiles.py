@@ -249,7 +249,8 @@ def paper_harness(label: str) -> str:
 BUILTINS: dict[str, str] = {
     name: f"aces_bench.agents.builtins:{attr}" for name, attr in (
         ("reference", "REFERENCE"), ("terminus-2", "TERMINUS_2"), ("claude-code", "CLAUDE_CODE"), ("codex", "CODEX"),
-        ("opencode", "OPENCODE"), ("gemini-cli", "GEMINI_CLI"), ("deerflow", "DEERFLOW"), ("trae-agent", "TRAE_AGENT"))
+        ("opencode", "OPENCODE"), ("gemini-cli", "GEMINI_CLI"), ("deerflow", "DEERFLOW"), ("trae-agent", "TRAE_AGENT"),
+        ("mini-swe-agent", "MINI_SWE_AGENT"))
 }
 """The built-in harnesses (``aces_bench/agents/builtins.py`` holds them and says where each fact comes from)."""
 

@@ -40,7 +40,8 @@ GENERIC_LAUNCHERS = {
     # by that agent's profile when one exists (gemini-cli, deerflow, trae-agent, ...).
     "harbor",
 }
-BUILTINS = ("reference", "terminus-2", "claude-code", "codex", "opencode", "gemini-cli", "deerflow", "trae-agent")
+BUILTINS = ("reference", "terminus-2", "claude-code", "codex", "opencode", "gemini-cli", "deerflow", "trae-agent",
+            "mini-swe-agent")
 
 
 @pytest.fixture
@@ -96,7 +97,7 @@ def test_each_runnable_built_in_has_its_yaml_and_grading_only_ones_are_no_option
     for name in BUILTINS:
         profile = HARNESSES.get(name)
         assert (name in shipped) == profile.runnable, name
-    for name in ("gemini-cli", "deerflow", "trae-agent"):
+    for name in ("gemini-cli", "deerflow", "trae-agent", "mini-swe-agent"):
         with pytest.raises(Exception, match=name):  # Hydra: no such option in group harness
             compose_spec([f"harness={name}"], output_dir=tmp_path)
     # The built-in YAML options still compose (the built-in profiles are not stored over them).
