@@ -233,7 +233,7 @@ def test_the_profile_tool_kinds_are_the_graders_call_kinds():
 
 
 def test_the_real_clis_newer_tools_have_their_kinds():
-    """Names the pinned CLIs offer that the old table did not know (tests/harness/test_harness_profile_tools.py)."""
+    """Names the pinned CLIs offer that the old table did not know (tests/agents/test_agents_profile_tools.py)."""
     traj = _trajectory("claude-code", ("TaskCreate", {"subject": "sum", "description": "sum the column"}),
                        ("Agent", {"prompt": "sum it", "subagent_type": "general-purpose"}),
                        ("Workflow", {"script": "rm -rf /workspace && python3 /skills/x/run.py"}),

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 import pytest
-from golden_real import grade_committed
+from support.golden import grade_committed
 
 from aces_bench.agents.profiles import HARNESSES, HarnessProfile, tool_kind
 
