@@ -23,7 +23,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 from aces_bench.agents.profiles import HARNESSES
 
-Api = Literal["anthropic", "openai-responses", "openai-chat"]
 API_NAMES: dict[str, str] = {"anthropic": "the Anthropic Messages API", "openai-responses": "the OpenAI Responses API",
                              "openai-chat": "the OpenAI Chat Completions API"}
 

@@ -25,7 +25,7 @@ import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from aces_bench.core.registry import Registry, load_path
 
@@ -36,8 +36,10 @@ TOOL_KINDS = ("shell", "read", "write", "edit", "list", "search", "activate", "w
 ``create`` a write, anything else an edit); ``other`` is deliberate: the harness has the
 tool and it is none of the others."""
 
-WIRE_APIS = ("anthropic", "openai-responses", "openai-chat")
-"""The wire APIs a harness may speak to its model (``agents/endpoints.API_NAMES`` names them)."""
+WireApi = Literal["anthropic", "openai-responses", "openai-chat"]
+"""A wire API a harness speaks to its model, or a model endpoint speaks (``model.api``);
+``agents/endpoints.API_NAMES`` names each for messages."""
+WIRE_APIS: tuple[str, ...] = get_args(WireApi)
 
 
 def named_kinds(**names: str) -> dict[str, str]:

@@ -15,6 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import InterpolationValidationError, MissingMandatoryValue, OmegaConfBaseException
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from aces_bench.agents.profiles import WireApi
 from aces_bench.backends import BACKENDS, LOCAL_BACKEND
 from aces_bench.core.conditions import CONTROLS, Control
 from aces_bench.core.errors import ConfigError, from_validation
@@ -102,15 +103,12 @@ class HarnessSpec(_Frozen):
         return self.label or self.name
 
 
-ModelApi = Literal["anthropic", "openai-responses", "openai-chat"]
-
-
 class ModelSpec(_Frozen):
     name: str | None = None
     base_url: str | None = Field(default=None, pattern=r"^https?://[^\s]+$")
     api_key_env: str | None = None
     label: str | None = None
-    api: ModelApi | None = None  # what the endpoint speaks, when a gateway translates
+    api: WireApi | None = None  # what the endpoint speaks, when a gateway translates
     version: str | None = None  # the provider's version string; part of the baseline-reuse key
 
     @property
