@@ -1,35 +1,10 @@
-"""Evaluation assets: the case model, its file formats, EVAL.md intent, and dataset creation.
+"""Creating and refining a skill's evaluation cases, and trigger evaluation.
 
-Public API (import from here):
-- ``EvalCase``, ``EvalSuite``, ``Check``, ``FileSpec``: the versioned case model.
-- ``load_suite(skill_dir, skill_name)``: every case of a skill, validated and checked.
-- ``write_suite(path, suite)``: the one canonical written form.
-- ``resolve_credentials(case, environ)``: credential values at run time only.
-- ``parse_eval_md(text, path)``: the author's EVAL.md intent.
-- ``create_dataset(...)`` / ``refine_dataset(...)``: ``aces-bench dataset create`` and ``aces-bench dataset refine``.
+Owns ``aces-bench dataset create|refine|check`` (``cli``, ``create``, ``refine``, with
+offline ``templates``, LLM drafts through the judge layer in ``llm``, and the
+``grounding`` and ``lift`` they rest on) and ``aces-bench trigger`` (``trigger``,
+``trigger_cli``, ``trigger_run``, ``trigger_html``). The case model and its file formats
+are ``aces_bench.cases``; import them from there.
+
+May import: ``study`` and every layer below it (pyproject's layers contract); not ``ci``.
 """
-
-from __future__ import annotations
-
-from aces_bench.cases.credentials import check_credential_name, resolve_credentials
-from aces_bench.cases.formats import load_suite, read_assets, write_suite
-from aces_bench.cases.model import (
-    EVALS_SCHEMA_VERSION,
-    Check,
-    EvalCase,
-    EvalSuite,
-    FileSpec,
-)
-
-__all__ = [
-    "EVALS_SCHEMA_VERSION",
-    "Check",
-    "EvalCase",
-    "EvalSuite",
-    "FileSpec",
-    "check_credential_name",
-    "load_suite",
-    "read_assets",
-    "resolve_credentials",
-    "write_suite",
-]

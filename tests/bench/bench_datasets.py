@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from aces_bench.datasets import load_suite, write_suite
+from aces_bench.cases import load_suite, write_suite
 from aces_bench.datasets.create import create_dataset
 
 GOLDEN = Path(__file__).resolve().parents[1] / "datasets" / "golden"

@@ -11,15 +11,10 @@ from support.datasets import GOLDEN, SKILL_NAME, skill_copy
 
 from aces_bench.cases import EvalCase as ReExportedCase
 from aces_bench.cases import load_suite as reexported_load_suite
-from aces_bench.cases.formats import derived_id, render_suite
+from aces_bench.cases.credentials import resolve_credentials
+from aces_bench.cases.formats import derived_id, load_suite, render_suite, write_suite
+from aces_bench.cases.model import EvalCase, EvalSuite
 from aces_bench.core.errors import EvalsError
-from aces_bench.datasets import (
-    EvalCase,
-    EvalSuite,
-    load_suite,
-    resolve_credentials,
-    write_suite,
-)
 
 VALID = GOLDEN / "valid"
 CANONICAL = GOLDEN / "canonical"

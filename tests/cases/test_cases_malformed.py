@@ -198,7 +198,7 @@ def test_symlink_inside_the_skill_is_allowed(tmp_path):
     skill = skill_copy(tmp_path)
     os.symlink(skill / "evals" / "files" / "sales.csv", skill / "evals" / "files" / "alias.csv")
     (skill / "evals" / "evals.json").write_text('{"evals": [{"id": "a", "prompt": "x", "files": ["evals/files/alias.csv"]}]}')
-    from aces_bench.datasets import load_suite
+    from aces_bench.cases import load_suite
 
     assert load_suite(skill, "csv-stats").evals[0].files[0].dest == "data/alias.csv"
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from support.datasets import GOLDEN, SKILL_NAME, skill_copy
 
+from aces_bench.cases import load_suite
 from aces_bench.core.errors import EvalsError
-from aces_bench.datasets import load_suite
 from aces_bench.datasets.create import create_dataset
 from aces_bench.datasets.llm import (
     PROMPT_ID,

@@ -16,8 +16,8 @@ from harbor.models.trajectories import Agent
 from support.datasets import GOLDEN, SKILL_NAME, skill_copy
 
 from aces_bench.agents.atif import TrajectoryRecorder
+from aces_bench.cases import load_suite
 from aces_bench.core.errors import EvalsError
-from aces_bench.datasets import load_suite
 from aces_bench.datasets.lift import aligned_answer, common_steps
 from aces_bench.datasets.refine import refine_dataset
 from aces_bench.records.trials import GradedTrial
