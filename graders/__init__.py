@@ -16,4 +16,8 @@ grader never pulls in the judge layer or Harbor's job machinery):
 Per-trial orchestration lives in ``aces_bench.grading.grade`` (``grade_records``,
 ``grade_subject``) and ``aces_bench.grading.cli`` (``aces-bench grade``); the records
 in ``aces_bench.records.trials``. Graders never import either.
+
+May import (pyproject's layers contract): ``run`` and every layer below it (``emitters``,
+``config``, ``agents``, ``judges``, ``cases``, ``core``, ...); never ``grading`` or
+``records``.
 """

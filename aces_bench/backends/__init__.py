@@ -9,6 +9,9 @@ one file: its Harbor environment class and one ``BACKENDS.register(name, Backend
 it then is a ``backend`` option (``aces-bench --help`` lists it), and its ``preflight``
 (an import path to ``f(spec)``, raising an aces_bench error) runs with the study's
 preflight, before any trial runs.
+
+May import (pyproject's layers contract): ``cases`` and every layer below it; not its
+siblings ``agents`` and ``judges``.
 """
 
 from __future__ import annotations

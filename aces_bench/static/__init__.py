@@ -7,6 +7,8 @@ Public API::
     write_outputs(out_dir, corpus, results, formats=("json", "sarif", "md"))
     static_vs_live(results, lift, rubric_means=None)   # Spearman + Fisher-z CI
     load_lift(results_dir_or_parquet_or_json) -> {skill: lift}
+
+May import (pyproject's layers contract): ``stats`` and every layer below it.
 """
 
 from importlib import import_module

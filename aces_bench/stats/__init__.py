@@ -1,7 +1,11 @@
 """Statistics over the tidy trials table: Skill Lift and its uncertainty, pass@k,
 routing premium, static-vs-live correlation, significance, design power and a
 missingness audit. Pure functions over DataFrames; ``external`` reads SkillsBench's
-registry; ``summary.study_stats`` runs everything into one ``StudyStats`` model."""
+registry; ``summary.study_stats`` runs everything into one ``StudyStats`` model.
+
+May import (pyproject's layers contract): ``grading`` and every layer below it (``records``,
+``graders``, ``run``, ...).
+"""
 
 from aces_bench.stats.bootstrap import (
     BootstrapCI,
