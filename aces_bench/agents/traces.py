@@ -22,23 +22,20 @@ guessed); ``[]`` means the model was shown no skill at all.
 
 from __future__ import annotations
 
-import html
 import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harbor.models.trial.paths import TrialPaths
 
+from aces_bench.core.metering import available_skills, codex_skills, response_usage, token_count
+from aces_bench.core.metering import unique as _unique
 from aces_bench.core.pricing import Usage
 
 CLAUDE_OUTPUT = "claude-code.txt"
 OPENCODE_CALLS = "aces-model-calls.jsonl"
 _MAX_LINES = 200_000  # a trace line budget: a flooded log is read this far, not to the end
-_AVAILABLE = re.compile(r"<available_skills>(.*?)</available_skills>", re.S)
-_NAME = re.compile(r"<name>(.*?)</name>", re.S)
-_CODEX_SKILL = re.compile(r"^- ([^\s:][^:\n]*?): ", re.M)
 
 
 @dataclass
@@ -71,30 +68,6 @@ def _jsonl(path: Path) -> Iterator[dict]:
         return
 
 
-def _unique(names) -> list[str]:
-    out: list[str] = []
-    for n in names:
-        n = str(n).strip()
-        if n and n not in out:
-            out.append(n)
-    return out
-
-
-def _int(value) -> int:
-    try:
-        return max(0, int(value or 0))
-    except (TypeError, ValueError):
-        return 0
-
-
-def available_skills(text: str) -> list[str] | None:
-    """The names in the first ``<available_skills>`` block of a prompt; None when it has none."""
-    m = _AVAILABLE.search(text or "")
-    if m is None:
-        return None
-    return _unique(html.unescape(n) for n in _NAME.findall(m.group(1)))
-
-
 # --- claude-code -------------------------------------------------------------------------
 
 
@@ -115,11 +88,11 @@ def claude_code_trace(logs_dir: Path) -> HarnessTrace:
             message = event.get("message")
             if event.get("type") == "assistant" and isinstance(message, dict) and isinstance(message.get("usage"), dict):
                 u = message["usage"]
-                read, write = _int(u.get("cache_read_input_tokens")), _int(u.get("cache_creation_input_tokens"))
+                read, write = token_count(u.get("cache_read_input_tokens")), token_count(u.get("cache_creation_input_tokens"))
                 # claude-code writes one line per content block of a message, each with its usage.
                 by_message[str(message.get("id") or len(by_message))] = Usage(
-                    str(message.get("model") or "unknown"), _int(u.get("input_tokens")) + read + write,
-                    _int(u.get("output_tokens")), read, write, calls=1)
+                    str(message.get("model") or "unknown"), token_count(u.get("input_tokens")) + read + write,
+                    token_count(u.get("output_tokens")), read, write, calls=1)
     trace.visible = _unique(listed) if saw_session else None
     result = None
     for event in _jsonl(logs_dir / CLAUDE_OUTPUT):
@@ -130,9 +103,9 @@ def claude_code_trace(logs_dir: Path) -> HarnessTrace:
         for model, u in model_usage.items():
             if not isinstance(u, dict):
                 continue
-            read, write = _int(u.get("cacheReadInputTokens")), _int(u.get("cacheCreationInputTokens"))
-            trace.usage.append(Usage(str(model), _int(u.get("inputTokens")) + read + write,
-                                     _int(u.get("outputTokens")), read, write))
+            read, write = token_count(u.get("cacheReadInputTokens")), token_count(u.get("cacheCreationInputTokens"))
+            trace.usage.append(Usage(str(model), token_count(u.get("inputTokens")) + read + write,
+                                     token_count(u.get("outputTokens")), read, write))
         trace.own_cost_usd = (result or {}).get("total_cost_usd")
     else:
         if by_message:
@@ -145,15 +118,6 @@ def claude_code_trace(logs_dir: Path) -> HarnessTrace:
 
 
 # --- codex ----------------------------------------------------------------------------------
-
-
-def _codex_skills(text: str) -> list[str]:
-    start = text.find("### Available skills")
-    if start < 0:
-        return []
-    end = text.find("</skills_instructions>", start)
-    block = text[start:end if end > 0 else None]
-    return _unique(m.group(1) for m in _CODEX_SKILL.finditer(block))
 
 
 def codex_trace(logs_dir: Path) -> HarnessTrace:
@@ -175,12 +139,12 @@ def codex_trace(logs_dir: Path) -> HarnessTrace:
                 for part in payload.get("content") or []:
                     text = part.get("text") if isinstance(part, dict) else None
                     if isinstance(text, str) and "<skills_instructions>" in text:
-                        listed += _codex_skills(text)
+                        listed += codex_skills(text)
             elif kind == "token_usage_record" and isinstance(payload.get("usage"), dict):
                 u = payload["usage"]
-                read, write = _int(u.get("cached_input_tokens")), _int(u.get("cache_write_input_tokens"))
+                read, write = token_count(u.get("cached_input_tokens")), token_count(u.get("cache_write_input_tokens"))
                 key = str(payload.get("response_id") or len(by_response))
-                by_response[key] = Usage(model, _int(u.get("input_tokens")), _int(u.get("output_tokens")),
+                by_response[key] = Usage(model, token_count(u.get("input_tokens")), token_count(u.get("output_tokens")),
                                          read, write, calls=1)
     trace.visible = _unique(listed)
     merged: dict[str, Usage] = {}
@@ -191,51 +155,6 @@ def codex_trace(logs_dir: Path) -> HarnessTrace:
 
 
 # --- opencode -------------------------------------------------------------------------------
-
-
-def _sse_json(text: str) -> Iterator[dict]:
-    for line in text.splitlines():
-        line = line.strip()
-        if line.startswith("data:"):
-            line = line[5:].strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            item = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(item, dict):
-            yield item
-
-
-def response_usage(text: str, model: str) -> Usage | None:
-    """The usage one model response reported (Anthropic Messages, OpenAI Responses or
-    Chat Completions; streamed or not), or None when it reported none."""
-    inp = out = read = write = 0
-    found = False
-    for item in _sse_json(text):
-        kind = item.get("type")
-        if kind == "message_start" and isinstance(item.get("message"), dict):
-            u = item["message"].get("usage") or {}
-        elif kind == "response.completed" and isinstance(item.get("response"), dict):
-            u = item["response"].get("usage") or {}
-        else:
-            u = item.get("usage") if isinstance(item.get("usage"), dict) else None
-        if not u:
-            continue
-        found = True
-        if "prompt_tokens" in u:  # chat completions (its last chunk, or the whole reply)
-            details = u.get("prompt_tokens_details") or {}
-            inp, out, read = _int(u.get("prompt_tokens")), _int(u.get("completion_tokens")), _int(details.get("cached_tokens"))
-        elif "input_tokens_details" in u or kind == "response.completed":  # responses: input includes cached
-            inp, out = _int(u.get("input_tokens")), _int(u.get("output_tokens"))
-            read = _int((u.get("input_tokens_details") or {}).get("cached_tokens"))
-        else:  # anthropic: input excludes cache reads and writes; message_delta carries the output
-            if "input_tokens" in u or "cache_read_input_tokens" in u:
-                r, w = _int(u.get("cache_read_input_tokens")), _int(u.get("cache_creation_input_tokens"))
-                inp, read, write = _int(u.get("input_tokens")) + r + w, r, w
-            out = max(out, _int(u.get("output_tokens")))
-    return Usage(model, inp, out, read, write, calls=1) if found else None
 
 
 def opencode_trace(logs_dir: Path) -> HarnessTrace:

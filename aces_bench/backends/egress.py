@@ -11,6 +11,10 @@ end between the agent and the endpoint (the relay only copies bytes).
 
 Nothing else is reachable from inside: no route leaves the namespace, and the host's
 other loopback ports are in another namespace.
+
+A plain-HTTP endpoint given in ``metered`` is served by a metering proxy instead of the
+byte relay (:mod:`aces_bench.backends.meter`): every model request of the trial is then
+recorded on the host, in the trial dir, from the provider's responses.
 """
 
 from __future__ import annotations
@@ -23,8 +27,10 @@ import os
 import socket
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlsplit
 
+from aces_bench.backends.meter import MeteringProxy
 from aces_bench.core.errors import BackendError
 
 log = logging.getLogger(__name__)
@@ -62,6 +68,18 @@ def endpoint_from_url(url: str, *, where: str = "model.base_url") -> Endpoint:
         raise BackendError(f"cannot tell the host and port of {url!r}", where=where,
                            fix="give a URL like http://127.0.0.1:8000/v1 or https://api.example.com")
     return Endpoint(parts.hostname.lower(), port)
+
+
+def metered_endpoints(urls: list[str]) -> dict[Endpoint, str]:
+    """The plain-HTTP endpoints among ``urls`` (the model's base URL), each with the origin
+    its metering proxy forwards to; an https endpoint is left to the byte relay (TLS)."""
+    out: dict[Endpoint, str] = {}
+    for url in urls:
+        if urlsplit(url).scheme != "http":
+            continue
+        ep = endpoint_from_url(url, where="backend.kwargs.egress_urls")
+        out[ep] = f"http://{ep.host}:{ep.port}"
+    return out
 
 
 def allowlist_endpoints(allowed_hosts: list[str], urls: list[str]) -> tuple[Endpoint, ...]:
@@ -144,20 +162,34 @@ def listen_in_netns(pid: int, port: int) -> socket.socket:
 class EgressRelay:
     """Relays connections made inside a sandbox to its allowed endpoints (module doc)."""
 
-    def __init__(self, pid: int, endpoints: tuple[Endpoint, ...]):
+    def __init__(self, pid: int, endpoints: tuple[Endpoint, ...], *, metered: dict[Endpoint, str] | None = None,
+                 trial_dir: Path | None = None):
+        """``metered``: endpoint -> the plain-HTTP URL its metering proxy forwards to; its
+        record goes to ``trial_dir`` (required with ``metered``)."""
         self.pid = pid
         self.endpoints = endpoints
+        self.metered = dict(metered or {}) if trial_dir is not None else {}
+        self.trial_dir = trial_dir
         self.connections = 0
         self._servers: list[asyncio.AbstractServer] = []
+        self._proxies: list[MeteringProxy] = []
         self._tasks: set[asyncio.Task] = set()
 
     async def start(self) -> None:
         for ep in self.endpoints:
             sock = await asyncio.to_thread(listen_in_netns, self.pid, ep.port)
+            if ep in self.metered and self.trial_dir is not None:
+                proxy = MeteringProxy(self.metered[ep], self.trial_dir)
+                await proxy.start(sock)
+                self._proxies.append(proxy)
+                continue
             server = await asyncio.start_server(lambda r, w, ep=ep: self._relay(r, w, ep), sock=sock)
             self._servers.append(server)
 
     async def stop(self) -> None:
+        for proxy in self._proxies:
+            await proxy.stop()
+        self._proxies.clear()
         for server in self._servers:
             server.close()
         for task in list(self._tasks):

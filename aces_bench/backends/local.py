@@ -68,7 +68,7 @@ from aces_bench.backends.dockerfile import (
     is_archive,
     load_plan,
 )
-from aces_bench.backends.egress import EgressRelay, Endpoint, allowlist_endpoints, hosts_file
+from aces_bench.backends.egress import EgressRelay, Endpoint, allowlist_endpoints, hosts_file, metered_endpoints
 from aces_bench.backends.limits import TrialCgroup, TrialDisk, ram_backed, sweep_stale
 from aces_bench.backends.rootfs import PrivateRoot, make_skeleton, owner_ids
 from aces_bench.core import io
@@ -302,7 +302,7 @@ class LocalSandboxEnvironment(BaseEnvironment):
             self._refuse_missing_isolation(self._sandbox.missing)
             await self._sandbox.start()
             if endpoints:
-                self._egress = EgressRelay(self._sandbox.pid, endpoints)
+                self._egress = self._relay(endpoints)
                 await self._egress.start()
             await self._apply_plan(self._plan)
             paths = EnvironmentPaths.for_os(self.os)
@@ -438,7 +438,7 @@ class LocalSandboxEnvironment(BaseEnvironment):
         self._sandbox = self._new_sandbox()
         await self._sandbox.start()
         if self._egress is not None:
-            self._egress = EgressRelay(self._sandbox.pid, self._egress.endpoints)
+            self._egress = self._relay(self._egress.endpoints)
             await self._egress.start()
         if not self._is_verifier_env:
             self._note_verifier("shared sandbox restarted: every agent process ended before the verifier; "
@@ -636,9 +636,17 @@ class LocalSandboxEnvironment(BaseEnvironment):
             return ()
         return allowlist_endpoints(list(self._network_policy.allowed_hosts), self._egress_urls)
 
+    def _relay(self, endpoints: tuple[Endpoint, ...]) -> EgressRelay:
+        """The sandbox's way out to ``endpoints``; a plain-HTTP model endpoint through a
+        metering proxy recording into this trial's dir (``aces_bench.backends.meter``)."""
+        assert self._sandbox is not None
+        return EgressRelay(self._sandbox.pid, endpoints, metered=metered_endpoints(self._egress_urls),
+                           trial_dir=self.trial_paths.trial_dir)
+
     def _network_label(self) -> str:
         if self._egress is not None:
-            return "allowlist: " + ", ".join(str(ep) for ep in self._egress.endpoints)
+            return "allowlist: " + ", ".join(str(ep) + (" (metered)" if ep in self._egress.metered else "")
+                                             for ep in self._egress.endpoints)
         return "on" if self.network_enabled else "off"
 
     async def _teardown(self, *, delete: bool) -> None:

@@ -63,7 +63,7 @@ from aces_bench.judges.base import Judge
 from aces_bench.judges.factory import build_judge
 from aces_bench.records.trials import LABEL_FIELDS, GradedTrial, TrialFacts, TrialSubject, spec_labels
 from aces_bench.run.collect import TrialRecord
-from aces_bench.run.cost import trial_cost
+from aces_bench.run.cost import METERED, TrialSpend, trial_cost, trial_dir_of, trial_spend
 
 GRADABLE = ("ok", "agent_error", "timeout", "verifier_error")
 NO_SKILL = "(none)"
@@ -103,13 +103,23 @@ class ProofOfLoad:
     cause: str | None = None
 
 
+def shown_to_model(result, trial_dir) -> tuple[list[str] | None, str]:
+    """(the skills the trial's model was shown, where that was read): from the metering
+    record of the requests themselves when the trial had one (outside the sandbox), else
+    from the harness's own record (``agents.traces.shown_skills``)."""
+    metered = trial_spend(result) if result is not None and trial_dir_of(result) is not None else None
+    if metered is not None and metered.source == METERED and metered.visible is not None:
+        return metered.visible, "model requests seen by the host-side metering proxy"
+    return shown_skills(result, trial_dir)
+
+
 def proof_of_load(result, trial_dir, *, target: str, side: str, status: str) -> ProofOfLoad:
     """A with-skill trial whose model was not shown the target, or a baseline whose model
     was, did not run the condition it stands for: a setup failure, reported apart and
     never a lift data point. Unknown (a harness that keeps no record) is not a failure."""
     if result is None:
         return ProofOfLoad(None, None)
-    shown, source = shown_skills(result, trial_dir)
+    shown, source = shown_to_model(result, trial_dir)
     if shown is None:
         return ProofOfLoad(None, None)
     listed = any(_names_skill(name, target) for name in shown)
@@ -130,6 +140,21 @@ def _names_skill(shown: str, target: str) -> bool:
     """Whether a listed name is the target: as is, or namespaced by the plugin that
     brings it (claude-code lists a plugin's skills as ``<plugin>:<skill>``)."""
     return shown == target or shown.rpartition(":")[2] == target and ":" in shown
+
+
+def _usage_fields(spend: TrialSpend, agent_result) -> dict:
+    """The trial's tokens (metered when it was), the harness's claim beside them, and the flag."""
+    if agent_result is None and spend.source != METERED:
+        return {}
+    claimed_in = sum(u.input_tokens for u in spend.claimed) if agent_result is not None else None
+    claimed_out = sum(u.output_tokens for u in spend.claimed) if agent_result is not None else None
+    metered = spend.source == METERED
+    return {
+        "input_tokens": sum(u.input_tokens for u in spend.usage) if metered else agent_result.n_input_tokens,
+        "output_tokens": sum(u.output_tokens for u in spend.usage) if metered else agent_result.n_output_tokens,
+        "usage_source": spend.source, "claimed_input_tokens": claimed_in, "claimed_output_tokens": claimed_out,
+        "usage_mismatch": (spend.mismatch is not None) if spend.source == METERED else None,
+    }
 
 
 def composite_score(metrics: dict[str, MetricResult], spec: RunSpec) -> float | None:
@@ -262,6 +287,10 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         staged = {norm_skill(n): n for n in subject.staged_skills}
         fired = staged.get(norm_skill(acts[0].skill), acts[0].skill) if acts else NO_SKILL
     agent_result = subject.result.agent_result if subject.result else None
+    spend = trial_spend(subject.result) if subject.result is not None else TrialSpend([], "", [])
+    if spend.mismatch:
+        notes.append(spend.mismatch)
+    notes += spend.notes
     n_tool_calls = sum(len(s.tool_calls or []) for s in trajectory.steps) if trajectory else None
     names = sorted(subject.case.required_credentials) if subject.case is not None else []
     values = credential_values(names)
@@ -274,10 +303,10 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         metrics=metrics, composite=verdict.composite, first_attempt_pass=first_pass,
         self_correction=self_correction,
         n_steps=len(trajectory.steps) if trajectory else None, n_tool_calls=n_tool_calls,
-        input_tokens=agent_result.n_input_tokens if agent_result else None,
-        output_tokens=agent_result.n_output_tokens if agent_result else None,
+        **_usage_fields(spend, agent_result),
         # One price function for every harness (aces_bench.core.pricing), never a harness's own figure.
-        cost_usd=trial_cost(subject.result) if agent_result else None, wall_sec=_wall(subject.result),
+        cost_usd=trial_cost(subject.result) if agent_result or spend.source == METERED else None,
+        wall_sec=_wall(subject.result),
         final_answer=redact(final_answer) if final_answer else None,
         grading_mode=grading.mode, final_pass=outcome.final_pass, outcome_only=outcome_only(metrics),
         outcome=outcome.outcome, outcome_source=outcome.source, outcome_per_protocol=outcome.per_protocol,

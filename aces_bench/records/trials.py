@@ -124,6 +124,14 @@ class TrialTotals(BaseModel):
     output_tokens: int | None = None
     cost_usd: float | None = None
     wall_sec: float | None = None
+    usage_source: str | None = Field(default=None, description="where the tokens and cost come from: metered (the "
+                                     "host-side metering proxy, from the provider's responses) | harness claim (the "
+                                     "harness's own record, no metering point) | no model calls (reference agent)")
+    claimed_input_tokens: int | None = Field(default=None, description="input tokens the harness's own record claims "
+                                             "(kept as its claim when the trial was metered)")
+    claimed_output_tokens: int | None = None
+    usage_mismatch: bool | None = Field(default=None, description="metered trials: the claim disagrees with the "
+                                        "metered tokens beyond the tolerance (the note says how); None not metered")
 
 
 # --- the table row ---------------------------------------------------------------------
@@ -214,7 +222,8 @@ def table_columns() -> tuple[str, ...]:
 _FLOAT_COLUMNS = ("reward", "composite", "outcome", "outcome_per_protocol", "cost_usd", "wall_sec", "author_score")
 # Counts that may be missing (a failed trial has no steps): nullable integers, so a CSV
 # says 12, never 12.0.
-_COUNT_COLUMNS = ("n_steps", "n_tool_calls", "input_tokens", "output_tokens")
+_COUNT_COLUMNS = ("n_steps", "n_tool_calls", "input_tokens", "output_tokens", "claimed_input_tokens",
+                  "claimed_output_tokens")
 CSV_FLOAT_FORMAT = "%.6g"
 """Six significant digits in ``trials.csv``: scores and seconds as a reader uses them
 (the Parquet file keeps full precision)."""

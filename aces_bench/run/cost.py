@@ -4,7 +4,11 @@ The estimate is trials x expected tokens per trial (``study.expected_input_token
 ``study.expected_output_tokens``) at the model's list price (``aces_bench.core.pricing``,
 the one price function). Real spend is every model call a trial's harness made, the
 harness's auxiliary calls (opencode's title call, claude-code's small-model calls)
-included, priced by the same function.
+included, priced by the same function. Where the trial had a metering point (the
+local sandbox's host-side proxy, :mod:`aces_bench.backends.meter`) the tokens are the
+ones the provider's responses reported there; the harness's own record, written
+inside the sandbox where a skill can rewrite it, is then only a claim, and a claim
+that disagrees beyond a tolerance is flagged on the trial.
 
 The cap (``study.max_cost_usd``) is for the whole study, not one command: spend is kept
 in a ledger (``spend.jsonl``) in the study's budget folder (the output folder; a sweep's
@@ -26,6 +30,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from harbor.models.trial.result import TrialResult
 from pydantic import ConfigDict, Field
@@ -33,6 +38,7 @@ from pydantic import ConfigDict, Field
 from aces_bench.config.spec import RunSpec
 from aces_bench.core.errors import RunError
 from aces_bench.core.io import write_json
+from aces_bench.core.metering import mismatch, read_meter
 from aces_bench.core.pricing import Price, Usage, cost_of, estimate_trial, price_of
 from aces_bench.core.versioning import VersionedRecord, load_model
 
@@ -120,12 +126,14 @@ def check_cap(spec: RunSpec, est: CostEstimate, spent: float = 0.0, *, where: st
 # --- what one trial spent ---------------------------------------------------------------
 
 
-def trial_usage(result: TrialResult, model: str | None = None) -> list[Usage]:
-    """Every model's tokens in one trial.
+def claimed_usage(result: TrialResult, model: str | None = None) -> list[Usage]:
+    """Every model's tokens in one trial as the harness itself recorded them.
 
     aces-bench's harnesses record each call (auxiliary calls included) in the agent
     result's ``metadata["aces_usage"]``; any other agent is read from Harbor's
-    ``model_usage`` or, failing that, its totals under the configured model.
+    ``model_usage`` or, failing that, its totals under the configured model. Inside a
+    sandbox these files are written where the skill can reach them: a claim, which a
+    metering record (:func:`trial_spend`) overrides.
     """
     agent = result.agent_result
     if agent is None:
@@ -145,12 +153,65 @@ def trial_usage(result: TrialResult, model: str | None = None) -> list[Usage]:
     return []
 
 
+METERED = "metered"
+CLAIMED = "harness claim"
+NO_MODEL = "no model calls (reference agent)"
+
+
+@dataclass(frozen=True)
+class TrialSpend:
+    """What one trial spent and where that figure comes from.
+
+    ``source`` is ``metered`` (the host-side metering proxy's record of the provider's
+    responses: :mod:`aces_bench.core.metering`), ``harness claim`` (no metering point:
+    the harness's own record) or ``no model calls (reference agent)``.
+    """
+
+    usage: list[Usage]
+    source: str
+    claimed: list[Usage] = field(default_factory=list)
+    mismatch: str | None = None  # the claim disagrees with the metered tokens (one line)
+    visible: list[str] | None = None  # metered: the skills the trial's requests listed
+    notes: list[str] = field(default_factory=list)
+
+
+def trial_dir_of(result: TrialResult) -> Path | None:
+    """The trial dir Harbor wrote ``result`` in (its ``trial_uri``), or None."""
+    parts = urlsplit(getattr(result, "trial_uri", None) or "")
+    return Path(unquote(parts.path)) if parts.scheme == "file" and parts.path else None
+
+
+def _reference(result: TrialResult) -> bool:
+    agent = result.agent_result
+    return agent is not None and "aces_reference" in (agent.metadata or {})
+
+
+def trial_spend(result: TrialResult, model: str | None = None) -> TrialSpend:
+    """One trial's usage: the metering record when the trial had one, else the claim."""
+    claimed = claimed_usage(result, model)
+    metered = read_meter(trial_dir_of(result))
+    if metered is not None:
+        flag = mismatch(metered, claimed) if result.agent_result is not None else None
+        return TrialSpend(metered.usage, METERED, claimed, flag, metered.visible, metered.notes)
+    if _reference(result) and not claimed:
+        return TrialSpend([], NO_MODEL, claimed)
+    return TrialSpend(claimed, CLAIMED, claimed)
+
+
+def trial_usage(result: TrialResult, model: str | None = None) -> list[Usage]:
+    """Every model's tokens in one trial (:func:`trial_spend`)."""
+    return trial_spend(result, model).usage
+
+
 def trial_cost(result: TrialResult, model: str | None = None) -> float | None:
-    """What one trial cost at list prices; None when it used tokens of a model with no price."""
-    usage = trial_usage(result, model)
-    if not usage:
-        return 0.0 if result.agent_result is not None else None
-    cost = cost_of(usage)
+    """What one trial cost at list prices; None when it used tokens of a model with no
+    price, or made no model call at all (the reference agent: nothing measured, not $0)."""
+    spend = trial_spend(result, model)
+    if spend.source == NO_MODEL:
+        return None
+    if not spend.usage:
+        return 0.0 if result.agent_result is not None or spend.source == METERED else None
+    cost = cost_of(spend.usage)
     return cost.usd if cost.complete else None
 
 
@@ -171,6 +232,8 @@ class SpendEntry(VersionedRecord):
     input_tokens: int = 0
     output_tokens: int = 0
     models: list[str] = Field(default_factory=list)
+    source: str = Field(default=CLAIMED, description="metered | harness claim | no model calls (reference agent)")
+    usage_mismatch: str | None = Field(default=None, description="the harness's claim disagrees with the metering")
     at: float = Field(default_factory=time.time)
 
 
@@ -228,13 +291,15 @@ class Ledger:
 
 
 def spend_entry(result: TrialResult, *, trial: str, member: str, model: str | None) -> SpendEntry:
-    usage = trial_usage(result, model)
+    spend = trial_spend(result, model)
+    usage = spend.usage
     cost = cost_of(usage) if usage else None
     return SpendEntry(
         trial=trial, member=member, usd=cost.usd if cost else 0.0,
-        known=bool(usage) and cost is not None and cost.complete,
+        # A metered trial that made no call spent a measured $0.
+        known=(bool(usage) and cost is not None and cost.complete) or (spend.source == METERED and not usage),
         input_tokens=sum(u.input_tokens for u in usage), output_tokens=sum(u.output_tokens for u in usage),
-        models=sorted({u.model for u in usage}),
+        models=sorted({u.model for u in usage}), source=spend.source, usage_mismatch=spend.mismatch,
     )
 
 

@@ -67,7 +67,8 @@ async def test_allowlist_reaches_the_model_endpoint_and_nothing_else(tmp_path):
             result = await env.exec(f"python3 -c {shlex.quote(PROBE)} {shlex.quote(json.dumps(targets))} {model.base_url}")
             assert result.return_code == 0, result.stderr
             seen = json.loads(result.stdout)
-            assert env.provenance.network == f"allowlist: 127.0.0.1:{model.port}"
+            # A plain-HTTP model endpoint is reached through the trial's metering proxy.
+            assert env.provenance.network == f"allowlist: 127.0.0.1:{model.port} (metered)"
     assert seen["model_port"] == "connected"
     assert seen["model_reply"] == "pong"
     assert seen["other_loopback_port"] == "ConnectionRefusedError"
