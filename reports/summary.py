@@ -25,6 +25,7 @@ from aces_bench.reports.limits import LimitsRow
 from aces_bench.reports.pass_rates import PassRateRow, pass_rates
 from aces_bench.reports.static_live import StaticLiveSection
 from aces_bench.run.collect import provider_failure
+from aces_bench.run.cost import CostRow
 from aces_bench.stats import StudyStats, lift_table
 from aces_bench.stats.agreement import AgreementRow
 from aces_bench.stats.controls import is_negative_control, positive_cases
@@ -218,8 +219,9 @@ class ReportSummary(VersionedRecord):
     static_vs_live: StaticLiveSection | None = Field(
         default=None, description="static scan of the target skills against their live lift; None for external data")
     stats: StudyStats = Field(description="every statistic, as aces_bench.stats computed it")
-    cost_by_arm: list[dict[str, Any]] = Field(
-        default_factory=list, description="tokens and cost per condition (aces_bench.run.cost.cost_by_arm)")
+    cost_by_arm: list[CostRow] = Field(
+        default_factory=list, description="tokens and cost per condition (aces_bench.run.cost.cost_by_arm): metered "
+        "at the host-side metering proxy where the trial had one, else the harness's own claim, and which it is")
     visible_skills: list[dict[str, Any]] = Field(
         default_factory=list, description="the skills each harness showed its model, per condition: one row per "
         "distinct listing with its trial count (aces_bench.agents.traces); skills '' = none, None = not recorded")

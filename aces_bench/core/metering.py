@@ -30,6 +30,10 @@ from pydantic import BaseModel, ConfigDict
 from aces_bench.core.pricing import Usage
 
 METER_FILE = "model-meter.jsonl"
+# Where a trial's usage figure comes from (``usage_source`` in the trials table).
+METERED = "metered"
+CLAIMED = "harness claim"
+NO_MODEL = "no model calls (reference agent)"
 # Claimed and metered tokens may differ by the CLI's rounding or a call it did not log;
 # beyond this share (or a plain count of 100 tokens, whichever is larger) the trial is flagged.
 MISMATCH_TOLERANCE = 0.05

@@ -33,12 +33,12 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from harbor.models.trial.result import TrialResult
-from pydantic import ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from aces_bench.config.spec import RunSpec
 from aces_bench.core.errors import RunError
 from aces_bench.core.io import write_json
-from aces_bench.core.metering import mismatch, read_meter
+from aces_bench.core.metering import CLAIMED, METERED, NO_MODEL, mismatch, read_meter
 from aces_bench.core.pricing import Price, Usage, cost_of, estimate_trial, price_of
 from aces_bench.core.versioning import VersionedRecord, load_model
 
@@ -65,6 +65,7 @@ class CostEstimate:
     output_tokens: int
     price: Price | None
     model_driven: bool = True
+    harness: str = ""
 
     @property
     def per_trial(self) -> float | None:
@@ -81,7 +82,8 @@ class CostEstimate:
 
     def summary(self, model: str | None) -> str:
         if not self.model_driven:
-            return f"study: {self.trials} trial(s) to run; the harness calls no model (estimated cost $0)"
+            # Not "$0" as if measured: nothing is called, so nothing is spent or metered.
+            return f"study: {self.trials} trial(s) to run; usage: no model calls ({self.harness or 'the'} agent)"
         head = (f"study: {self.trials} trial(s) to run; expected {self.input_tokens:,} input + "
                 f"{self.output_tokens:,} output tokens per trial")
         if self.price is None:
@@ -93,7 +95,7 @@ class CostEstimate:
 def estimate(spec: RunSpec, trials: int) -> CostEstimate:
     s = spec.study
     return CostEstimate(trials, s.expected_input_tokens, s.expected_output_tokens, model_price(spec.model.name),
-                        model_driven=spec.harness.requires_model)
+                        model_driven=spec.harness.requires_model, harness=spec.harness.name)
 
 
 def check_cap(spec: RunSpec, est: CostEstimate, spent: float = 0.0, *, where: str = "study.max_cost_usd") -> None:
@@ -151,11 +153,6 @@ def claimed_usage(result: TrialResult, model: str | None = None) -> list[Usage]:
         return [Usage(name, agent.n_input_tokens or 0, agent.n_output_tokens or 0,
                       cache_read_tokens=agent.n_cache_tokens or 0)]
     return []
-
-
-METERED = "metered"
-CLAIMED = "harness claim"
-NO_MODEL = "no model calls (reference agent)"
 
 
 @dataclass(frozen=True)
@@ -444,14 +441,47 @@ class CostGuard:
                         reason=self.tripped or "stopped")
 
 
+class CostRow(BaseModel):
+    """Tokens and cost of one condition: a row of summary.json's ``cost_by_arm``."""
+
+    condition: str
+    n_trials: int
+    input_tokens: int = Field(description="metered tokens where the trial was metered, else the harness's claim")
+    output_tokens: int
+    n_costed: int = Field(description="trials with a known cost; the others are never counted as $0")
+    cost_usd: float | None
+    mean_cost_usd: float | None
+    n_metered: int = Field(default=0, description="trials whose usage the host-side metering proxy measured")
+    n_claimed: int = Field(default=0, description="trials whose usage is only the harness's own claim")
+    n_no_model: int = Field(default=0, description="trials that made no model call (reference agent)")
+    n_usage_mismatch: int = Field(default=0, description="metered trials whose harness claimed other usage")
+    usage: str = Field(default="", description="where the figures come from, in words")
+
+
+def _usage_words(n_metered: int, n_claimed: int, n_no_model: int, n_mismatch: int, n: int) -> str:
+    if n_no_model == n:
+        return f"usage: {NO_MODEL}"
+    parts = [f"{k} {what}" for k, what in ((n_metered, "metered"), (n_claimed, "harness claim (not metered)"),
+                                           (n_no_model, NO_MODEL)) if k]
+    flag = f"; {n_mismatch} usage mismatch(es) flagged" if n_mismatch else ""
+    return "usage: " + (", ".join(parts) if parts else "not recorded") + flag
+
+
+def _count(group, column: str, value=None) -> int:
+    if column not in group:
+        return 0
+    col = group[column]
+    return int((col == value).sum()) if value is not None else int(col.fillna(False).astype(bool).sum())
+
+
 def cost_by_arm(trials, headline_lift: float | None) -> tuple[list[dict], float | None]:
-    """Tokens and cost per condition, and the dollars one point of lift costs.
+    """Tokens and cost per condition (``CostRow`` dicts), and the dollars one point of lift costs.
 
     A point is one percentage point of the headline outcome's lift; its price is the
     extra mean cost per with-skill trial over the baseline, divided by the lift in
     points. None when a cost is unknown or the lift is not positive. Trials without a
-    cost (no agent result, an unpriced model) are counted in ``n_costed`` terms, never
-    as $0.
+    cost (no agent result, an unpriced model, no model call) are counted in ``n_costed``
+    terms, never as $0.
     """
     rows: list[dict] = []
     means: dict[str, float] = {}
@@ -460,15 +490,17 @@ def cost_by_arm(trials, headline_lift: float | None) -> tuple[list[dict], float 
     for condition, group in trials.groupby("condition", sort=True):
         cost = group["cost_usd"] if "cost_usd" in group else None
         known = cost.dropna() if cost is not None else []
-        row = {
-            "condition": str(condition),
-            "n_trials": int(len(group)),
-            "input_tokens": int(group["input_tokens"].fillna(0).sum()) if "input_tokens" in group else 0,
-            "output_tokens": int(group["output_tokens"].fillna(0).sum()) if "output_tokens" in group else 0,
-            "n_costed": int(len(known)),
-            "cost_usd": float(known.sum()) if len(known) else None,
-            "mean_cost_usd": float(known.mean()) if len(known) else None,
-        }
+        counts = (_count(group, "usage_source", METERED), _count(group, "usage_source", CLAIMED),
+                  _count(group, "usage_source", NO_MODEL), _count(group, "usage_mismatch"))
+        row = CostRow(
+            condition=str(condition), n_trials=int(len(group)),
+            input_tokens=int(group["input_tokens"].fillna(0).sum()) if "input_tokens" in group else 0,
+            output_tokens=int(group["output_tokens"].fillna(0).sum()) if "output_tokens" in group else 0,
+            n_costed=int(len(known)), cost_usd=float(known.sum()) if len(known) else None,
+            mean_cost_usd=float(known.mean()) if len(known) else None,
+            n_metered=counts[0], n_claimed=counts[1], n_no_model=counts[2], n_usage_mismatch=counts[3],
+            usage=_usage_words(*counts, int(len(group))),
+        ).model_dump()
         rows.append(row)
         if row["mean_cost_usd"] is not None:
             means[row["condition"]] = row["mean_cost_usd"]

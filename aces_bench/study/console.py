@@ -124,7 +124,7 @@ def verdict_table(results_dir: Path, trials=None) -> list[str]:
         interval = "" if r is None or r.ci_lo is None else f" [{r.ci_lo:+.2f}, {r.ci_hi:+.2f}]"
         lift = (_fmt(r.lift) if r is not None else "n/a") + interval
         failed = excluded = 0
-        cost = None
+        cost, no_model = None, False
         if trials is not None and len(trials):
             part = trials.loc[trials["skill"].astype(str) == v.skill]
             status = part["status"].astype(str)
@@ -135,8 +135,11 @@ def verdict_table(results_dir: Path, trials=None) -> list[str]:
                                             if "outcome" in part else 0)
             known = part["cost_usd"].dropna() if "cost_usd" in part else []
             cost = float(known.sum()) if len(known) else None
+            from aces_bench.core.metering import NO_MODEL  # the console module loads no pydantic at import
+
+            no_model = "usage_source" in part and bool((part["usage_source"] == NO_MODEL).all())
         rows.append((v.skill, lift, v.status, str(failed), str(excluded),
-                     "n/a" if cost is None else f"${cost:,.4f}"))
+                     "no model calls" if no_model else "n/a" if cost is None else f"${cost:,.4f}"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
 

@@ -100,8 +100,8 @@ def test_one_token_estimate_for_the_preview_the_design_and_the_cap(tmp_path):
     assert estimate(spec, 10).usd == pytest.approx(10 * per_trial)
     reference = compose_spec([], output_dir=tmp_path)
     assert member_cost(reference, 10) == 0.0
-    assert estimate(reference, 10).summary(None) == "study: 10 trial(s) to run; the harness calls no model " \
-                                                     "(estimated cost $0)"
+    assert estimate(reference, 10).summary(None) == "study: 10 trial(s) to run; usage: no model calls " \
+                                                     "(reference agent)"
 
 
 def test_a_sweep_says_its_total_and_refuses_it_above_the_cap(tmp_path, capsys):

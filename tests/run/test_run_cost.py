@@ -100,7 +100,9 @@ def test_cost_by_arm_and_dollars_per_point_of_lift():
     rows, per_point = cost_by_arm(trials, headline_lift=0.5)
     by = {r["condition"]: r for r in rows}
     assert by["with_skill"] == {"condition": "with_skill", "n_trials": 2, "input_tokens": 4000, "output_tokens": 40,
-                                "n_costed": 2, "cost_usd": pytest.approx(0.8), "mean_cost_usd": pytest.approx(0.4)}
+                                "n_costed": 2, "cost_usd": pytest.approx(0.8), "mean_cost_usd": pytest.approx(0.4),
+                                "n_metered": 0, "n_claimed": 0, "n_no_model": 0, "n_usage_mismatch": 0,
+                                "usage": "usage: not recorded"}
     assert by["baseline"]["n_costed"] == 1 and by["baseline"]["cost_usd"] == pytest.approx(0.1)
     assert per_point == pytest.approx((0.4 - 0.1) / 50)
     assert cost_by_arm(trials, headline_lift=0.0)[1] is None
