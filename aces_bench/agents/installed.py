@@ -24,7 +24,10 @@ opencode keeps no record of its system prompt or of its side calls (the title), 
 small plugin aces-bench writes into its config folder records each model call: the
 skill names of the request's ``<available_skills>`` block and the response's usage.
 Like every file the agent can write, that record is evidence from inside the sandbox:
-a hostile agent could rewrite it (as it could the CLIs' own session files).
+a hostile agent could rewrite it (as it could the CLIs' own session files). So all of
+this is the harness's *claim*: where the trial had a host-side metering point
+(``aces_bench.backends.meter``), cost, the cap and proof of load read the metering
+record instead, and a claim that disagrees with it is flagged (``aces_bench.run.cost``).
 
 ``ClaudeCode`` also loads every plugin a task stages under ``/plugins/<name>/``
 (``skill.intervention=plugin``) with the CLI's own ``--plugin-dir``: its commands,

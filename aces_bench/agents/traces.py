@@ -16,8 +16,10 @@ the trial (``HarnessTrace``), never the CLI's summary alone:
 - terminus-2: the ``<available_skills>`` block of the first user message in its
   trajectory.
 
-``visible`` is None when the record is missing (the names are then unknown, never
-guessed); ``[]`` means the model was shown no skill at all.
+These files are written inside the sandbox, where a skill can rewrite them: they are the
+harness's claim, overridden by the host-side metering record where the trial had one
+(:mod:`aces_bench.core.metering`). ``visible`` is None when the record is missing (the
+names are then unknown, never guessed); ``[]`` means the model was shown no skill at all.
 """
 
 from __future__ import annotations
