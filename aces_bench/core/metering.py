@@ -44,8 +44,9 @@ _AVAILABLE = re.compile(r"<available_skills>(.*?)</available_skills>", re.S)
 _NAME = re.compile(r"<name>(.*?)</name>", re.S)
 _CODEX_SKILL = re.compile(r"^- ([^\s:][^:\n]*?): ", re.M)
 CLAUDE_LISTING = "The following skills are available for use with the Skill tool:"
-# A claude-code plugin's skill is listed as "<plugin>:<skill>": the name runs to the first ": ".
-_CLAUDE_SKILL = re.compile(r"^- (\S+?):(?: |$)", re.M)
+# "- name: description", or past claude-code's listing budget "- name" alone; a plugin's
+# skill is "<plugin>:<skill>", so the name runs to the first ": " or the end of the line.
+_CLAUDE_SKILL = re.compile(r"^- (\S+?)(?::(?: |$)|$)", re.M)
 
 
 def token_count(value) -> int:
@@ -89,7 +90,8 @@ def codex_skills(text: str) -> list[str]:
 
 def claude_code_skills(text: str) -> list[str]:
     """The names of claude-code's Skill-tool listing (a ``<system-reminder>`` of the first
-    user message: ``- name: description`` lines)."""
+    user message: ``- name: description`` lines, then ``- name`` lines once the
+    descriptions have used the CLI's listing budget)."""
     start = text.find(CLAUDE_LISTING)
     if start < 0:
         return []

@@ -63,7 +63,7 @@ from aces_bench.judges.base import Judge
 from aces_bench.judges.factory import build_judge
 from aces_bench.records.trials import LABEL_FIELDS, GradedTrial, TrialFacts, TrialSubject, spec_labels
 from aces_bench.run.collect import TrialRecord
-from aces_bench.run.cost import METERED, TrialSpend, trial_cost, trial_dir_of, trial_spend
+from aces_bench.run.cost import METERED, TrialSpend, trial_cost, trial_spend
 
 GRADABLE = ("ok", "agent_error", "timeout", "verifier_error")
 NO_SKILL = "(none)"
@@ -107,7 +107,7 @@ def shown_to_model(result, trial_dir) -> tuple[list[str] | None, str]:
     """(the skills the trial's model was shown, where that was read): from the metering
     record of the requests themselves when the trial had one (outside the sandbox), else
     from the harness's own record (``agents.traces.shown_skills``)."""
-    metered = trial_spend(result) if result is not None and trial_dir_of(result) is not None else None
+    metered = trial_spend(result, trial_dir=trial_dir) if result is not None else None
     if metered is not None and metered.source == METERED and metered.visible is not None:
         return metered.visible, "model requests seen by the host-side metering proxy"
     return shown_skills(result, trial_dir)
@@ -287,7 +287,8 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         staged = {norm_skill(n): n for n in subject.staged_skills}
         fired = staged.get(norm_skill(acts[0].skill), acts[0].skill) if acts else NO_SKILL
     agent_result = subject.result.agent_result if subject.result else None
-    spend = trial_spend(subject.result) if subject.result is not None else TrialSpend([], "", [])
+    spend = (trial_spend(subject.result, trial_dir=subject.trial_dir) if subject.result is not None
+             else TrialSpend([], "", []))
     if spend.mismatch:
         notes.append(spend.mismatch)
     notes += spend.notes
@@ -305,7 +306,8 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         n_steps=len(trajectory.steps) if trajectory else None, n_tool_calls=n_tool_calls,
         **_usage_fields(spend, agent_result),
         # One price function for every harness (aces_bench.core.pricing), never a harness's own figure.
-        cost_usd=trial_cost(subject.result) if agent_result or spend.source == METERED else None,
+        cost_usd=trial_cost(subject.result, trial_dir=subject.trial_dir) if agent_result or spend.source == METERED
+        else None,
         wall_sec=_wall(subject.result),
         final_answer=redact(final_answer) if final_answer else None,
         grading_mode=grading.mode, final_pass=outcome.final_pass, outcome_only=outcome_only(metrics),

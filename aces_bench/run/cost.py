@@ -183,10 +183,11 @@ def _reference(result: TrialResult) -> bool:
     return agent is not None and "aces_reference" in (agent.metadata or {})
 
 
-def trial_spend(result: TrialResult, model: str | None = None) -> TrialSpend:
-    """One trial's usage: the metering record when the trial had one, else the claim."""
+def trial_spend(result: TrialResult, model: str | None = None, trial_dir: Path | str | None = None) -> TrialSpend:
+    """One trial's usage: the metering record when the trial had one, else the claim.
+    ``trial_dir``: where the trial's files are now (default: where Harbor wrote them)."""
     claimed = claimed_usage(result, model)
-    metered = read_meter(trial_dir_of(result))
+    metered = read_meter(trial_dir if trial_dir is not None else trial_dir_of(result))
     if metered is not None:
         flag = mismatch(metered, claimed) if result.agent_result is not None else None
         return TrialSpend(metered.usage, METERED, claimed, flag, metered.visible, metered.notes)
@@ -200,10 +201,10 @@ def trial_usage(result: TrialResult, model: str | None = None) -> list[Usage]:
     return trial_spend(result, model).usage
 
 
-def trial_cost(result: TrialResult, model: str | None = None) -> float | None:
+def trial_cost(result: TrialResult, model: str | None = None, trial_dir: Path | str | None = None) -> float | None:
     """What one trial cost at list prices; None when it used tokens of a model with no
     price, or made no model call at all (the reference agent: nothing measured, not $0)."""
-    spend = trial_spend(result, model)
+    spend = trial_spend(result, model, trial_dir)
     if spend.source == NO_MODEL:
         return None
     if not spend.usage:

@@ -3,6 +3,8 @@
 ``fixtures/model-requests.json`` holds requests the real CLIs sent to the scripted model
 server (claude-code 2.1, codex 0.171, opencode 1.18 in the bubblewrap sandbox; trimmed
 to the listing and a few tool names): the listing is read from each harness's own form.
+``claude-code-over-budget`` is claude-code staged with a public skill collection
+(K-Dense-AI/claude-scientific-skills, 134 skills) in a group-mode study.
 """
 
 from __future__ import annotations
@@ -26,10 +28,18 @@ from aces_bench.core.pricing import Usage
 REQUESTS = json.loads((Path(__file__).parent / "fixtures" / "model-requests.json").read_text())
 
 
-@pytest.mark.parametrize("harness", sorted(REQUESTS))
+@pytest.mark.parametrize("harness", ["claude-code", "codex", "opencode"])
 def test_each_real_harness_listing_is_read_from_its_request(harness):
     assert request_listing(REQUESTS[harness]["with_skill"]) == ["csv-column-sum"]
     assert request_listing(REQUESTS[harness]["baseline"]) == []
+
+
+def test_past_its_listing_budget_claude_code_lists_bare_names_and_they_count():
+    """claude-code 2.1 staged with the 134 public K-Dense scientific skills and the target:
+    about 17 are described, the rest listed as ``- name`` lines (a real request)."""
+    names = request_listing(REQUESTS["claude-code-over-budget"]["with_skill"])
+    assert len(names) == 135 and len(set(names)) == 135
+    assert names[0] == "adaptyv" and "csv-column-sum" in names and names[-1] == "zarr-python"
 
 
 def test_a_side_call_without_tools_lists_nothing_rather_than_no_skill():
