@@ -80,3 +80,28 @@ async def test_an_unreachable_endpoint_is_a_502_and_a_recorded_failed_call(tmp_p
     [call] = _calls(tmp_path)
     assert call.status is None and call.error and not call.usage_reported
     assert read_meter(tmp_path).usage == []
+
+
+@sync
+async def test_a_proxy_style_request_for_another_host_still_goes_to_the_model_only(tmp_path):
+    """A hostile client asking the proxy for an absolute URL (``GET http://other/...``, as
+    to a forward proxy) reaches the configured model endpoint, never the host it named."""
+    import asyncio
+
+    with ModelServer(lambda r: say("pong")) as model, ModelServer(lambda r: say("leak")) as other:
+        sock = _socket()
+        proxy = MeteringProxy(model.url, tmp_path)
+        await proxy.start(sock)
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", sock.getsockname()[1])
+            body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "x"}]}).encode()
+            writer.write(f"POST {other.url}/v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{other.port}\r\n"
+                         f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+                         .encode() + body)
+            await writer.drain()
+            reply = (await reader.read()).decode()
+            writer.close()
+        finally:
+            await proxy.stop()
+    assert "pong" in reply and "leak" not in reply
+    assert other.requests == [] and len(model.requests) == 1
