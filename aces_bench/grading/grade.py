@@ -25,6 +25,7 @@ from harbor.models.trial.result import TrialResult
 from aces_bench.agents.traces import shown_skills
 from aces_bench.config.spec import GradingSpec, RunSpec
 from aces_bench.core.conditions import graded_as
+from aces_bench.core.metering import read_meter
 from aces_bench.core.metrics import metric_names
 from aces_bench.core.modes import mode
 from aces_bench.graders.atif import load_trial_trajectory
@@ -63,7 +64,7 @@ from aces_bench.judges.base import Judge
 from aces_bench.judges.factory import build_judge
 from aces_bench.records.trials import LABEL_FIELDS, GradedTrial, TrialFacts, TrialSubject, spec_labels
 from aces_bench.run.collect import TrialRecord
-from aces_bench.run.cost import METERED, TrialSpend, trial_cost, trial_spend
+from aces_bench.run.cost import METERED, TrialSpend, trial_cost, trial_dir_of, trial_spend
 
 GRADABLE = ("ok", "agent_error", "timeout", "verifier_error")
 NO_SKILL = "(none)"
@@ -107,8 +108,8 @@ def shown_to_model(result, trial_dir) -> tuple[list[str] | None, str]:
     """(the skills the trial's model was shown, where that was read): from the metering
     record of the requests themselves when the trial had one (outside the sandbox), else
     from the harness's own record (``agents.traces.shown_skills``)."""
-    metered = trial_spend(result, trial_dir=trial_dir) if result is not None else None
-    if metered is not None and metered.source == METERED and metered.visible is not None:
+    metered = read_meter(trial_dir if trial_dir is not None else trial_dir_of(result)) if result is not None else None
+    if metered is not None and metered.visible is not None:
         return metered.visible, "model requests seen by the host-side metering proxy"
     return shown_skills(result, trial_dir)
 
