@@ -137,7 +137,7 @@ def _gate(report_dir: Path, threshold: float, family: str | None, min_cases: int
             # A pass shows what it rests on: the test, its exact p and the cases.
             print(f"PASS {v.skill}: {describe(v)}")
     n = len(summary.gate_cases)
-    rule = (f"pass-rate lift credibly above {threshold:+.3f} (one-sided, {family_text(settings, verdicts)}), at least {settings.min_cases} cases won, "
+    rule = (f"pass-rate lift credibly above {threshold:+.3f} (one-sided; {family_text(settings, verdicts)}), at least {settings.min_cases} cases won, "
             "no harm on should-not-use cases, null arm consistent with 0 where it ran")
     print(f"gate: {null_arm_status(summary)}")
     if failures or null_failures:

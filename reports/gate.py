@@ -69,9 +69,9 @@ def family_text(settings: GateSettings, verdicts: list[GateVerdict]) -> str:
     """The family the verdicts were adjusted over, its size and the method, in words."""
     k = sum(1 for v in verdicts if v.n_cases)
     if settings.family == "none" and k > 1:
-        return f"family: none (per-skill, unadjusted: each of {k} skills at {settings.alpha:g})"
-    return f"family: the study's {k} skill(s) with data, Holm at {settings.alpha:g}" if k > 1 else \
-        f"family: 1 skill at {settings.alpha:g}"
+        return f"per-skill, unadjusted: each of {k} skills at {settings.alpha:g}"
+    return f"Holm across the study's {k} skills with data at {settings.alpha:g}" if k > 1 else \
+        f"1 skill at {settings.alpha:g}"
 
 
 def describe(v: GateVerdict) -> str:

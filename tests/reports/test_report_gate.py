@@ -31,8 +31,8 @@ def test_three_cases_per_skill_are_not_enough_to_pass(member, tmp_path, capsys):
     assert ("FAIL access-log-latency: not enough cases: 3 case(s): 2 won by more than +0.000, 0 lost, 1 other: the "
             "gate needs 5 distinct cases won by more than +0.000 (p = 0.2656); betting interval [-0.612, +1.000] "
             "(98.33% each side); false activation 100% of 1") in err
-    assert err[-1] == ("gate: 3 of 3 skill(s) fail: pass-rate lift credibly above +0.000 (one-sided, family: the "
-                       "study's 3 skill(s) with data, Holm at 0.05), at least 5 cases won, no harm on should-not-use "
+    assert err[-1] == ("gate: 3 of 3 skill(s) fail: pass-rate lift credibly above +0.000 (one-sided; Holm across "
+                       "the study's 3 skills with data at 0.05), at least 5 cases won, no harm on should-not-use "
                        "cases, null arm consistent with 0 where it ran")
     # Fewer cases required: the test itself still decides (2 wins of 3 cases is p = 1/e = 0.27).
     assert main([str(member), "--out", str(out), "--fail-under-lift", "0", "--min-cases", "2"]) == 1
