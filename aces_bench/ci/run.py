@@ -46,14 +46,14 @@ def _sequential_spec(spec, base: list[str], overrides: list[str], run_dir: Path,
     A sequential study decides each skill at its looks with the gate's settings
     (``study.gate``), so ci runs it with the policy's: the verdict ci reads is the one the
     design stopped with. Refused: a policy the sequential decisions cannot answer
-    (``min_outcome_lift_lower_bound``: a second threshold the design was not built for), and ``study.gate`` overrides that differ from
-    the policy's gate."""
+    (``min_outcome_lift_lower_bound``: a second threshold the design was not built for),
+    and ``study.gate`` overrides that differ from the policy's gate."""
     from aces_bench.config.compose import compose_spec
     from aces_bench.core.errors import ConfigError
 
     if policy.min_outcome_lift_lower_bound is not None:
         raise ConfigError("aces-bench ci cannot gate a sequential study with min_outcome_lift_lower_bound: that "
-                          "check re-gates at its own threshold, while each skill's sequential design stops at the "
+                          "check re-gates at a second threshold, while each skill's sequential design stops at the "
                           "threshold it was built for", where="study.sequential",
                           fix="drop min_outcome_lift_lower_bound from the policy (gate.threshold sets the lift each "
                               "skill must credibly exceed), or drop study.sequential=true")
