@@ -298,8 +298,11 @@ def gate_family(cases: Sequence[GateCases], settings: GateSettings | None = None
         help_levels = harm_levels = [s.alpha] * k
         family = "1 skill" if k <= 1 else f"none: each of {k} skills at {s.alpha:g}, unadjusted"
     levels = dict(zip(tested, zip(help_levels, harm_levels, strict=True), strict=True))
-    return [gate_verdict(c, s, level=levels.get(i, (s.alpha, s.alpha))[0], harm_level=levels.get(i, (s.alpha,) * 2)[1],
-                         family=family, bound=bound) for i, c in enumerate(cases)]
+    out = []
+    for i, c in enumerate(cases):
+        help_level, harm_level = levels.get(i, (s.alpha, s.alpha))  # a skill with no data: "no data" either way
+        out.append(gate_verdict(c, s, level=help_level, harm_level=harm_level, family=family, bound=bound))
+    return out
 
 
 # --- the verdict ------------------------------------------------------------------------
