@@ -39,7 +39,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from aces_bench.stats.betting import evalue_bound, evalue_p
 
@@ -71,6 +71,15 @@ class GateSettings(BaseModel):
     null_alpha: float = Field(default=0.05, gt=0, lt=1, description="two-sided level of the null-arm test")
     family: Family = Field(default="holm", description="adjustment across a study's skills: holm, or none "
                            "(per-skill, unadjusted)")
+
+    @field_validator("family", mode="before")
+    @classmethod
+    def _bonferroni_size(cls, value):
+        """A summary.json written before Holm stored a Bonferroni family size: 1 was each skill
+        at alpha ("none"); more was a family-wise adjustment, which Holm now makes."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            return "none" if value <= 1 else "holm"
+        return value
 
     @property
     def level(self) -> float:

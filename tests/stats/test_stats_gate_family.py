@@ -152,3 +152,11 @@ def test_per_attempt_negative_data_comes_from_the_trials_table():
     # Activated on attempts that passed only: no regression.
     act["activated"] = [True, False, True]
     assert gate_table(trials, activations=act)[0].verdict == "helps"
+
+
+def test_settings_written_before_holm_still_read():
+    # summary.json from before this rule stored a Bonferroni family size.
+    assert GateSettings.model_validate({"family": 1}).family == "none"
+    assert GateSettings.model_validate({"family": 3}).family == "holm"
+    with pytest.raises(ValueError, match="holm"):
+        GateSettings(family="bonferroni")
