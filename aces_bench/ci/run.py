@@ -88,7 +88,8 @@ def gate_check(policy: Policy, summary, skills: list[str]) -> tuple[Check, list]
         verdicts = gate_family(cases, settings)  # the skills this run gates are the family
     bad = [v for v in verdicts if not v.passed]
     missing = sorted(set(skills) - {v.skill for v in verdicts})
-    rule = f"pass-rate lift credibly above {threshold:+.3f} ({family_text(settings, verdicts)})"
+    family = "each skill's design at its own alpha" if summary.sequential else family_text(settings, verdicts)
+    rule = f"pass-rate lift credibly above {threshold:+.3f} ({family})"
     if bad or missing or not verdicts:
         reason = "; ".join([f"{v.skill}: {describe(v)}" for v in bad] + [f"{m}: no scored case" for m in missing])
         return Check(name="gate", status="fail", reason=reason or "no skill has a scored case"), verdicts
