@@ -137,6 +137,10 @@ bench: install sandbox ## Run every speed benchmark, then list every missed targ
 bench-sequential: install sandbox ## Sequential vs fixed gate: SkillsBench simulation (needs ../shared) and the known-effect suite live
 	$(TEST_SCRIPT_ENV) HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) tests/bench/bench_sequential.py
 
+.PHONY: bench-gate
+bench-gate: install ## The gate's power, family-wise error, skewed-null size and monotonicity, simulated (docs/gate.md)
+	HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) tests/bench/bench_gate.py
+
 .PHONY: clean
 clean: ## Remove outputs, caches and the virtualenv
 	rm -rf $(VENV) outputs multirun .pytest_cache .aces-cache build *.egg-info

@@ -112,12 +112,12 @@ def _negative_activation(pages: StudyPages, rec: dict) -> bool | None:
 
 
 def negative_control_activations(trials: pd.DataFrame, pages: StudyPages) -> pd.DataFrame:
-    """One row per with-skill trial on a negative control: did it trigger the target skill?"""
+    """One row per with-skill trial on a negative control (its pair key): did it trigger the target skill?"""
     sel = trials.loc[(trials["condition"] == "with_skill") & is_negative_control(trials)]
-    rows = [{"skill": rec["skill"], "case_id": rec["case_id"], "activated": _negative_activation(pages, rec)}
+    rows = [{**{k: rec.get(k) for k in PAIR_KEY}, "activated": _negative_activation(pages, rec)}
             for rec in (pages.row({k: r[k] for k in PAIR_KEY}, "with_skill") or {} for r in sel.to_dict("records"))
             if rec]
-    return pd.DataFrame(rows, columns=["skill", "case_id", "activated"])
+    return pd.DataFrame(rows, columns=[*PAIR_KEY, "activated"])
 
 
 def sub_checks(study: StudyData, run_ids: set[str] | None = None) -> pd.DataFrame:
@@ -169,8 +169,8 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
     sets = analysis_sets(study.trials)
     primary = sets.headline.trials
     offline = frozenset(offline_model_runs(study.members))
-    stats = study_stats(primary, settings=settings, static_scores=static_scores,
-                        activations=negative_control_activations(primary, pages),
+    activations = negative_control_activations(primary, pages)
+    stats = study_stats(primary, settings=settings, static_scores=static_scores, activations=activations,
                         checks=sub_checks(study, set(primary["run_id"].astype(str))), routing_trials=sets.routing)
     pairs = build_pairs(primary)
     outcome = stats.settings.headline_outcome
@@ -185,7 +185,7 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
                             visible=visible_skills(study.members),
                             # Group-mode trials of every arm (the primary arm is isolation): one
                             # table per skill, harness, model, decoy set and condition.
-                            confusion_trials=study.trials,
+                            confusion_trials=study.trials, activations=activations,
                             judge_agreement=judge_agreement((g for m in study.members for g in m.grades.values()),
                                                             stats.settings.level))
     from aces_bench.run.cost import read_stop

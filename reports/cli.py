@@ -1,13 +1,13 @@
 """``aces-bench report``: regenerate a report from stored results, or report SkillsBench's registry.
 
-    aces-bench report <results-dir> [--out DIR] [--fail-under-lift X [--outcome O] [--lower-bound]]
+    aces-bench report <results-dir> [--out DIR] [--fail-under-lift X [--outcome O] [--per-skill]]
     aces-bench report --skillsbench <results-registry.json> [--out DIR]
 
 With ``--fail-under-lift`` the command is a CI gate (``reports/gate.py``, the rule in
 ``aces_bench/stats/gate.py`` and docs/gate.md): exit 1, one line per failing skill with
-its verdict, unless every skill's pass-rate lift is credibly above X by an exact
-one-sided test with enough cases won, no harm on should-not-use cases and a null arm
-consistent with 0; exit 0 otherwise. A study without a null arm is said to have none
+its verdict, unless every skill's pass-rate lift is credibly above X by the gate's
+one-sided betting test (Holm across the study's skills unless ``--per-skill``) with enough
+cases won, no harm on should-not-use cases and a null arm consistent with 0; exit 0 otherwise. A study without a null arm is said to have none
 ("null arm not run"), never passed on it.
 """
 
@@ -29,12 +29,13 @@ def parser() -> argparse.ArgumentParser:
         description="Regenerate the report from stored results (no trial is rerun).",
         epilog="CI gate for skill changes:\n"
                "  aces-bench report outputs/my-study --fail-under-lift 0.05\n"
-               "  aces-bench report outputs/my-study --fail-under-lift 0 --lower-bound\n"
+               "  aces-bench report outputs/my-study --fail-under-lift 0 --per-skill\n"
                "exits 1 and prints 'FAIL <skill>: <verdict>: <reason>' for each skill the gate does not\n"
                "pass: its pass-rate lift (with minus without, per distinct case, failures counted as losses)\n"
-               "must be credibly above X by an exact one-sided test at 0.05 (--lower-bound: Bonferroni over\n"
-               "the skills), with at least 5 cases won, no credible harm on should-not-use cases and a null\n"
-               "arm (study.controls=[null]) consistent with 0; 'null arm not run' when the study has none.\n"
+               "must be credibly above X by a one-sided betting test at 0.05, Holm-adjusted across the\n"
+               "study's skills (--per-skill: each at 0.05, unadjusted), with at least 5 cases won, no harm\n"
+               "on should-not-use cases and a null arm (study.controls=[null]) consistent with 0; 'null arm\n"
+               "not run' when the study has none.\n"
                "The rule with examples: docs/gate.md. The report is written either way.")
     p.add_argument("results_dir", nargs="?", type=Path,
                    help="a study output dir (outputs/<study>) or a multirun dir whose subfolders are study dirs")
@@ -50,9 +51,12 @@ def parser() -> argparse.ArgumentParser:
                       help="exit 1 unless every skill's pass-rate lift is credibly above X (e.g. 0.05) by the "
                            "gate's rule (docs/gate.md)")
     gate.add_argument("--outcome", choices=OUTCOMES, default=OUTCOME, help=argparse.SUPPRESS)
-    gate.add_argument("--lower-bound", action="store_true",
-                      help="the same test at a Bonferroni-adjusted level over the skills gated (alpha / m each), "
-                           "and print each skill's one-sided lower confidence bound from it")
+    family = gate.add_mutually_exclusive_group()
+    family.add_argument("--lower-bound", action="store_true",
+                        help="family-wise bounds: Holm across the study's skills (the default; kept for scripts "
+                             "that pass it). Each skill's interval is printed either way")
+    family.add_argument("--per-skill", action="store_true",
+                        help="test each skill at alpha on its own (unadjusted across skills; labelled so)")
     gate.add_argument("--min-cases", type=int, metavar="N",
                       help="distinct cases a skill must win by more than X (default: the study's study.gate.min_cases, 5)")
     gate.add_argument("--alpha", type=float, metavar="A",
@@ -67,9 +71,9 @@ def main(argv: list[str]) -> int:
                           where="aces-bench report",
                           fix="e.g. `aces-bench report outputs/demo` or `aces-bench report --skillsbench results-registry.json`")
     gating = args.fail_under_lift is not None
-    if not gating and (args.lower_bound or args.outcome != OUTCOME or args.min_cases is not None
+    if not gating and (args.lower_bound or args.per_skill or args.outcome != OUTCOME or args.min_cases is not None
                        or args.alpha is not None):
-        raise ReportError("--lower-bound, --min-cases and --alpha only apply to the CI gate",
+        raise ReportError("--lower-bound, --per-skill, --min-cases and --alpha only apply to the CI gate",
                           where="aces-bench report", fix="add --fail-under-lift X, or drop them")
     if args.outcome != OUTCOME:
         raise ReportError(f"--outcome {args.outcome}: the gate is one rule, on the graded pass (final_pass) per case",
@@ -100,14 +104,16 @@ def main(argv: list[str]) -> int:
         print(f"paper figures: {index.parent / 'paper.html'}")
     if not gating:
         return 0
-    return _gate(index.parent, args.fail_under_lift, args.lower_bound, args.min_cases, args.alpha)
+    family = "none" if args.per_skill else "holm" if args.lower_bound else None
+    return _gate(index.parent, args.fail_under_lift, family, args.min_cases, args.alpha)
 
 
-def _gate(report_dir: Path, threshold: float, lower_bound: bool, min_cases: int | None,
+def _gate(report_dir: Path, threshold: float, family: str | None, min_cases: int | None,
           alpha: float | None) -> int:
     from aces_bench.reports.build import SUMMARY_FILE
     from aces_bench.reports.gate import (
         describe,
+        family_text,
         gate_failures,
         gate_verdicts,
         null_arm_failures,
@@ -119,20 +125,19 @@ def _gate(report_dir: Path, threshold: float, lower_bound: bool, min_cases: int 
     summary = read_summary(report_dir / SUMMARY_FILE)
     if summary.sequential:
         return _sequential_gate(summary, threshold)
-    settings = settings_for(summary, threshold=threshold, lower_bound=lower_bound, min_cases=min_cases, alpha=alpha)
-    failures = gate_failures(summary, threshold=threshold, lower_bound=lower_bound, min_cases=min_cases, alpha=alpha)
+    settings = settings_for(summary, threshold=threshold, family=family, min_cases=min_cases, alpha=alpha)
+    failures = gate_failures(summary, threshold=threshold, family=family, min_cases=min_cases, alpha=alpha)
     null_failures = null_arm_failures(summary)
     for f in failures + null_failures:
         print(f.line(), file=sys.stderr)
     failing = {f.skill for f in failures}
-    for v in gate_verdicts(summary, settings):
+    verdicts = gate_verdicts(summary, settings)
+    for v in verdicts:
         if v.passed and v.skill not in failing:
             # A pass shows what it rests on: the test, its exact p and the cases.
             print(f"PASS {v.skill}: {describe(v)}")
     n = len(summary.gate_cases)
-    level = f"one-sided level {settings.alpha:g}" + (
-        f"/{settings.family} (Bonferroni over {settings.family} skills)" if settings.family > 1 else "")
-    rule = (f"pass-rate lift credibly above {threshold:+.3f} ({level}), at least {settings.min_cases} cases won, "
+    rule = (f"pass-rate lift credibly above {threshold:+.3f} (one-sided; {family_text(settings, verdicts)}), at least {settings.min_cases} cases won, "
             "no harm on should-not-use cases, null arm consistent with 0 where it ran")
     print(f"gate: {null_arm_status(summary)}")
     if failures or null_failures:

@@ -3,9 +3,11 @@ from summary.json.
 
 The report stores each skill's plain per-case data (``ReportSummary.gate_cases``), so
 ``aces-bench report --fail-under-lift X`` re-gates them at threshold X with the very
-function the verdict column and ``aces-bench ci`` call. ``--lower-bound`` asks the same
-question at a Bonferroni-adjusted level over the skills gated (alpha / m each) and
-prints each skill's one-sided lower confidence bound from the same test. A skill fails
+function the verdict column and ``aces-bench ci`` call (``gate_family``: "helps" and "harms"
+adjusted by Holm across the study's skills, unless ``--per-skill`` asks for each skill at
+alpha, labelled so). Each skill's interval is the one its verdict was decided from: the
+betting test's, at the level Holm gave it. ``--lower-bound`` is kept for the scripts that
+pass it: the family control it used to switch on is now the default. A skill fails
 unless its verdict is "helps": not enough cases (one pair never passes), a lift that does
 not credibly exceed X, harm on its own cases or on should-not-use cases, or a null arm
 that shows an effect all fail it, each in its own words.
@@ -20,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from aces_bench.reports.summary import ReportSummary
-from aces_bench.stats.gate import GateSettings, GateVerdict, gate_verdict, sign_flip_p
+from aces_bench.stats.gate import Family, GateSettings, GateVerdict, gate_family, sign_flip_p
 
 NOT_RUN = ("null arm not run: the instrument's own lift is unchecked "
            "(add study.controls=[null] to run the baseline twice)")
@@ -35,40 +37,57 @@ class GateFailure:
         return f"FAIL {self.skill}: {self.reason}"
 
 
-def settings_for(summary: ReportSummary, *, threshold: float | None = None, lower_bound: bool = False,
+def settings_for(summary: ReportSummary, *, threshold: float | None = None, family: Family | None = None,
                  min_cases: int | None = None, alpha: float | None = None) -> GateSettings:
     """The study's gate settings (summary.json), with a command line's threshold and family."""
     base = summary.gate[0].settings if summary.gate else GateSettings()
-    update: dict = {"family": max(1, len(summary.gate_cases)) if lower_bound else 1}
+    update: dict = {}
+    if family is not None:
+        update["family"] = family
     if threshold is not None:
         update["threshold"] = threshold
     if min_cases is not None:
         update["min_cases"] = min_cases
     if alpha is not None:
         update["alpha"] = alpha
-    return base.model_copy(update=update)
+    return GateSettings.model_validate({**base.model_dump(), **update})
 
 
 def gate_verdicts(summary: ReportSummary, settings: GateSettings) -> list[GateVerdict]:
-    return [gate_verdict(c, settings) for c in summary.gate_cases]
+    """Every skill of the summary gated as one family (``stats.gate.gate_family``)."""
+    return gate_family(summary.gate_cases, settings)
+
+
+def interval_text(v: GateVerdict) -> str:
+    """The interval the verdict was decided from, with its one-sided level, or "" when unset."""
+    if v.lower_bound is None or v.upper_bound is None or v.level is None:
+        return ""
+    return f"betting interval [{v.lower_bound:+.3f}, {v.upper_bound:+.3f}] ({100 * (1 - v.level):.4g}% each side)"
+
+
+def family_text(settings: GateSettings, verdicts: list[GateVerdict]) -> str:
+    """The family the verdicts were adjusted over, its size and the method, in words."""
+    k = sum(1 for v in verdicts if v.n_cases)
+    if settings.family == "none" and k > 1:
+        return f"per-skill, unadjusted: each of {k} skills at {settings.alpha:g}"
+    return f"Holm across the study's {k} skills with data at {settings.alpha:g}" if k > 1 else \
+        f"1 skill at {settings.alpha:g}"
 
 
 def describe(v: GateVerdict) -> str:
-    """One line: the verdict, its reason and, past 0, the lower bound of the same test."""
-    bound = ""
-    if v.lower_bound is not None:
-        level = 1 - v.settings.level
-        bound = f"; {100 * level:.4g}% lower bound {v.lower_bound:+.3f}"
+    """One line: the verdict, its reason and the interval it was decided from."""
+    interval = interval_text(v)
+    bound = f"; {interval}" if interval else ""
     fa = v.negative.false_activation
     shown = fa is not None and "false activation" not in v.reason
     tail = f"; false activation {fa:.0%} of {v.negative.false_activation_n}" if shown else ""
     return f"{v.verdict}: {v.reason}{bound}{tail}"
 
 
-def gate_failures(summary: ReportSummary, *, threshold: float, lower_bound: bool = False,
+def gate_failures(summary: ReportSummary, *, threshold: float, family: Family | None = None,
                   min_cases: int | None = None, alpha: float | None = None) -> list[GateFailure]:
     """Skills whose verdict is not "helps" at ``threshold``, by name, each with its reason."""
-    settings = settings_for(summary, threshold=threshold, lower_bound=lower_bound, min_cases=min_cases, alpha=alpha)
+    settings = settings_for(summary, threshold=threshold, family=family, min_cases=min_cases, alpha=alpha)
     if not summary.gate_cases:
         return [GateFailure("all skills", "this summary has no per-case gate data (written before the gate was one "
                             "rule, or from external data): rebuild the report with `aces-bench report`")]

@@ -325,7 +325,7 @@ def verdict_table(env, summary: ReportSummary) -> str:
                      v.status])
     caption = (f"Verdict per skill: the gate (docs/gate.md). Lift: {outcome_label(summary.headline_outcome).lower()}"
                f", set: {_set(summary)}; {_level(summary)}% CI clustered by case (t, cases - 1 df); a dash: no "
-               f"interval. Cases, won, lost and the gate's exact one-sided p are per distinct case on the pass "
+               f"interval. Cases, won, lost and the gate's one-sided p are per distinct case on the pass "
                f"difference. {who(summary)}")
     return table(env, caption=caption, short="Verdict per skill", label="tab:aces-verdict", cols=cols, rows=rows,
                  note=_gate_note(summary))
@@ -338,9 +338,9 @@ def _gate_note(summary: ReportSummary) -> str:
         return "Verdict: no per-case gate data in this summary (rebuild the report)."
     st = g.settings
     return (f"Verdict: the gate (docs/gate.md; the same rule as the fail-under-lift gate and aces-bench ci): helps only when the pass-rate "
-            f"lift per distinct case (failures counted as losses) is above {st.threshold:g} by an exact one-sided "
-            f"test at level {st.alpha:g}, with at least {st.min_cases} cases won, no credible harm on should-not-use "
-            f"cases (one-sided, level {st.harm_alpha:g}) and a null arm consistent with 0 where it ran; else "
+            f"lift per distinct case (failures counted as losses) is above {st.threshold:g} by a one-sided "
+            f"betting test at level {st.alpha:g} ({g.family or '1 skill'}), with at least {st.min_cases} cases won, no credible harm on should-not-use "
+            f"cases (no case the baseline always passes broken; one-sided, level {st.harm_alpha:g}) and a null arm consistent with 0 where it ran; else "
             "not enough cases, does not reach threshold, harms, harms should-not-use cases or null arm shows an "
             "effect. The intervals describe the lift; the gate decides.")
 

@@ -29,7 +29,7 @@ from aces_bench.run.cost import CostRow
 from aces_bench.stats import StudyStats, lift_table
 from aces_bench.stats.agreement import AgreementRow
 from aces_bench.stats.controls import is_negative_control, positive_cases
-from aces_bench.stats.gate import GateCases, GateSettings, GateVerdict, gate_verdict, skill_cases
+from aces_bench.stats.gate import GateCases, GateSettings, GateVerdict, gate_family, skill_cases
 from aces_bench.stats.pairing import (
     COMPOSITE,
     FINAL_PASS,
@@ -461,15 +461,17 @@ def intention_to_treat(trials: pd.DataFrame, stats: StudyStats) -> IntentionToTr
                             n_per_protocol=int(pp.get("n") or 0))
 
 
-def gate_inputs(trials: pd.DataFrame, stats: StudyStats) -> list[GateCases]:
-    """Per skill, the gate's plain per-case data (with the false-activation counts shown beside it)."""
+def gate_inputs(trials: pd.DataFrame, stats: StudyStats, activations: pd.DataFrame | None = None) -> list[GateCases]:
+    """Per skill, the gate's plain per-case data (with the false-activation counts shown beside it;
+    ``activations``, one row per with-skill trial on a negative control, finds the ones that
+    activated the skill and failed)."""
     fa = {}
     if stats.false_activation is not None:
         fa = {str(r["skill"]): (int(r["n_activated"]), int(r["n_known"])) for r in stats.false_activation.rows
               if r.get("n_known")}
     out = []
     for skill in sorted(trials["skill"].astype(str).unique()) if len(trials) else []:
-        cases = skill_cases(trials, skill)
+        cases = skill_cases(trials, skill, activations=activations)
         out.append(cases.model_copy(update={"false_activation": fa.get(skill)}))
     return out
 
@@ -488,6 +490,7 @@ def build_summary(
     judge_agreement: list[AgreementRow] | None = None,
     gate_settings: GateSettings | None = None,
     confusion_trials: pd.DataFrame | None = None,
+    activations: pd.DataFrame | None = None,
 ) -> ReportSummary:
     """The summary of one study from its trials, paired frame and ``study_stats`` result.
 
@@ -514,7 +517,7 @@ def build_summary(
 
     pooled = lift_rows(stats.lift_pooled.frame(), (), trials, graders)
     # The gate reads single trials' pass: external data whose rows aggregate attempts has none.
-    cases = gate_inputs(trials, stats) if with_pass_rates else []
+    cases = gate_inputs(trials, stats, activations) if with_pass_rates else []
     headline = next((r.lift for r in pooled if r.outcome == stats.settings.headline_outcome), None)
     arms, per_point = cost_by_arm(trials, headline)
     return ReportSummary(
@@ -556,7 +559,7 @@ def build_summary(
         judge_agreement=judge_agreement or [],
         intention_to_treat=intention_to_treat(trials, stats) if with_pass_rates else None,
         gate_cases=cases,
-        gate=[gate_verdict(c, gate_settings) for c in cases],
+        gate=gate_family(cases, gate_settings),
     )
 
 

@@ -5,7 +5,8 @@ gate:                               # always checked, first run included (docs/g
   threshold: 0.0                    # pass-rate lift each skill must credibly exceed
   min_cases: 5                      # distinct cases won by more than the threshold
   alpha: 0.05                       # one-sided level of the test
-min_outcome_lift_lower_bound: 0.0   # the gate at this threshold, Bonferroni over the skills run
+  family: holm                      # Holm across the skills run; none: each skill at alpha (unadjusted)
+min_outcome_lift_lower_bound: 0.0   # the gate at this threshold (at least gate.threshold), same family
 max_security_findings: 0            # runtime security findings in with-skill trials
 null_arm: require_no_effect         # or "ignore"; run the null arm; it must be consistent with 0
 no_regression: true                 # no skill significantly worse than the last good run (paired CI)
@@ -36,6 +37,7 @@ class GatePolicy(BaseModel):
     min_cases: int = Field(default=5, ge=1)
     alpha: float = Field(default=0.05, gt=0, lt=1)
     harm_alpha: float = Field(default=0.2, gt=0, lt=1)
+    family: Literal["holm", "none"] = Field(default="holm", description="adjustment across the skills run")
 
 
 class Policy(BaseModel):

@@ -46,21 +46,20 @@ def _sequential_spec(spec, base: list[str], overrides: list[str], run_dir: Path,
     A sequential study decides each skill at its looks with the gate's settings
     (``study.gate``), so ci runs it with the policy's: the verdict ci reads is the one the
     design stopped with. Refused: a policy the sequential decisions cannot answer
-    (``min_outcome_lift_lower_bound``: the gate at Bonferroni level over the skills run,
-    while each skill's design is at alpha), and ``study.gate`` overrides that differ from
-    the policy's gate."""
+    (``min_outcome_lift_lower_bound``: a second threshold the design was not built for),
+    and ``study.gate`` overrides that differ from the policy's gate."""
     from aces_bench.config.compose import compose_spec
     from aces_bench.core.errors import ConfigError
 
     if policy.min_outcome_lift_lower_bound is not None:
         raise ConfigError("aces-bench ci cannot gate a sequential study with min_outcome_lift_lower_bound: that "
-                          "check is the gate at a Bonferroni level over the skills run, while each skill's "
-                          "sequential design stops at its own alpha", where="study.sequential",
+                          "check re-gates at a second threshold, while each skill's sequential design stops at the "
+                          "threshold it was built for", where="study.sequential",
                           fix="drop min_outcome_lift_lower_bound from the policy (gate.threshold sets the lift each "
                               "skill must credibly exceed), or drop study.sequential=true")
     g = policy.gate
     gate = [f"study.gate.threshold={g.threshold}", f"study.gate.alpha={g.alpha}", f"study.gate.min_cases={g.min_cases}",
-            f"study.gate.harm_alpha={g.harm_alpha}"]
+            f"study.gate.harm_alpha={g.harm_alpha}", f"study.gate.family={g.family}"]
     spec = compose_spec([*base, *gate, *overrides], output_dir=run_dir)
     got = spec.study.gate
     if (got.threshold, got.alpha, got.min_cases, got.harm_alpha) != (g.threshold, g.alpha, g.min_cases, g.harm_alpha):
@@ -72,26 +71,25 @@ def _sequential_spec(spec, base: list[str], overrides: list[str], run_dir: Path,
 
 def gate_check(policy: Policy, summary, skills: list[str]) -> tuple[Check, list]:
     """The gate over the skills this run changed: every one must read "helps" (first run included)."""
-    from aces_bench.reports.gate import describe
-    from aces_bench.stats.gate import GateSettings, gate_verdict
+    from aces_bench.reports.gate import describe, family_text
+    from aces_bench.stats.gate import GateSettings, gate_family
 
     threshold = policy.gate.threshold
-    lower_bound = policy.min_outcome_lift_lower_bound is not None
-    if lower_bound:
+    if policy.min_outcome_lift_lower_bound is not None:
         threshold = max(threshold, policy.min_outcome_lift_lower_bound)
     cases = [c for c in summary.gate_cases if c.skill in skills]
     settings = GateSettings(threshold=threshold, alpha=policy.gate.alpha, min_cases=policy.gate.min_cases,
-                            harm_alpha=policy.gate.harm_alpha, family=max(1, len(cases)) if lower_bound else 1)
+                            harm_alpha=policy.gate.harm_alpha, family=policy.gate.family)
     if summary.sequential:
         # A sequential study: the verdict is the one each skill's design stopped with at the
         # policy's gate (``_sequential_spec``), not the gate re-read on trials stopped early.
         verdicts = [v for v in summary.gate if v.skill in skills]
     else:
-        verdicts = [gate_verdict(c, settings) for c in cases]
+        verdicts = gate_family(cases, settings)  # the skills this run gates are the family
     bad = [v for v in verdicts if not v.passed]
     missing = sorted(set(skills) - {v.skill for v in verdicts})
-    rule = f"pass-rate lift credibly above {threshold:+.3f}" + (
-        f" (Bonferroni over {settings.family})" if settings.family > 1 else "")
+    family = "each skill's design at its own alpha" if summary.sequential else family_text(settings, verdicts)
+    rule = f"pass-rate lift credibly above {threshold:+.3f} ({family})"
     if bad or missing or not verdicts:
         reason = "; ".join([f"{v.skill}: {describe(v)}" for v in bad] + [f"{m}: no scored case" for m in missing])
         return Check(name="gate", status="fail", reason=reason or "no skill has a scored case"), verdicts

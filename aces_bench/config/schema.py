@@ -159,6 +159,8 @@ class GateConf:
     """One-sided level of the harm tests (should-not-use cases)."""
     null_alpha: float = 0.05
     """Two-sided level of the null arm's test."""
+    family: str = "holm"
+    """Adjustment of "helps" and "harms" across the study's skills: holm, or none (per-skill, unadjusted)."""
 
 
 @dataclass

@@ -222,6 +222,8 @@ class GateSpec(_Frozen):
     min_cases: int = Field(default=5, ge=1)
     harm_alpha: float = Field(default=0.2, gt=0, lt=1)
     null_alpha: float = Field(default=0.05, gt=0, lt=1)
+    family: Literal["holm", "none"] = Field(default="holm", description="adjustment of helps/harms across the "
+                                            "study's skills (none: per-skill, unadjusted)")
 
 
 class StudySpec(_Frozen):

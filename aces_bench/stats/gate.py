@@ -1,91 +1,123 @@
 """The gate: one rule, over plain per-case data, that says whether a skill helps.
 
-Every consumer calls ``gate_verdict``: ``aces-bench report --fail-under-lift`` (with and
-without ``--lower-bound``), the report's verdict column, ``aces-bench ci`` and the
-sequential runner. docs/gate.md states the rule with examples; in short, a skill passes
-only when all of these hold:
+Every consumer calls ``gate_family`` on all of a study's skills at once (the report's
+verdict column and summary.json, ``aces-bench report --fail-under-lift``, ``aces-bench ci``);
+``gate_verdict`` is one skill's verdict at the levels the family gave it. docs/gate.md
+states the rule with examples; in short, a skill passes only when all of these hold:
 
 (a) **It helps on the cases it is for.** Per distinct positive case, ``d`` is the mean
-    paired difference of ``final_pass`` (with skill minus baseline; a trial that timed
-    out, errored or left no answer is a failure of its arm, intention to treat). The
-    one-sided test of "lift <= threshold" must reject at ``alpha``. At threshold 0 it is
-    the exact sign-flip (randomization) test of no effect: the share of the 2^n sign
-    patterns whose sum is at least the observed one (5 wins of 5 cases: 0.5^5 = 0.03125).
-    Above 0 the null is "the mean difference is at most the threshold", a composite null
-    a sign flip of ``d - threshold`` does not hold its level on (bounded, skewed data);
-    there the p-value is the larger of the sign-flip one and the exact worst case over
-    every distribution of per-case results in {-1, 0, +1} whose mean is the threshold
-    (``worst_case_p``; fractional per-case results are first rounded down to that
-    lattice, which can only lower the mean). Both are valid at any n; neither uses a
-    variance, so zero variance is no special case.
+    paired difference of ``final_pass`` over the case's attempts (with skill minus
+    baseline, in [-1, 1]; a trial that timed out, errored or left no answer is a failure
+    of its arm, intention to treat). The betting e-value against "mean lift <= threshold"
+    (``betting.log_evalue``: a mixture of two fixed bets, valid for cases drawn at random
+    at any n, every attempt counted) must reach 1 / level, p = 1 / e. The level is alpha
+    adjusted by Holm over the study's skills (``gate_family``), or alpha itself when the
+    family is "none". The interval beside the verdict is the same test's: its lower end is
+    the largest threshold it rejects at that level.
 (b) **Enough evidence.** At least ``min_cases`` distinct positive cases where the skill
-    beat the baseline by more than the threshold (default 5; at alpha 0.05 no test can
-    pass on fewer: 0.5^4 > 0.05). One pair never passes.
-(c) **No harm where it should stay out.** On should-not-use (negative) cases, the
-    with-skill pass rate is not credibly below the baseline: the one-sided sign-flip
-    test of harm must not reject at ``harm_alpha`` (default 0.2: 3 of 3 negative cases
-    broken gives p = 0.125 and fails). The false-activation rate is shown beside it.
+    beat the baseline by more than the threshold (default 5). One pair never passes.
+(c) **No harm where it should stay out.** No should-not-use case that the baseline passed
+    in every attempt is failed with the skill in every attempt, or failed by a with-skill
+    trial that activated the skill (a regression, named by case id); and the with-skill
+    pass rate there is not credibly below the baseline (the one-sided sign-flip test of
+    harm at ``harm_alpha``).
 (d) **A sane instrument.** When the null arm ran, its per-case differences (null minus
     baseline) are consistent with 0: the two-sided sign-flip test does not reject at
     ``null_alpha``.
 
-Monotonic by construction: adding a case the skill fails (its difference is at most
-the threshold) can never turn a fail into a pass. The sign-flip p-value cannot fall
-(the subsets counted before are still counted), the worst-case p-value is the maximum over
-every number of ties left out (``worst_case_p``), and the count in (b) cannot grow.
-``tests/stats/test_stats_gate.py`` checks it on many random case sets.
+Monotone by construction: the e-value is a symmetric function of the cases that rises with
+each case's value, so adding a case lost (d <= threshold) never turns a fail into a pass
+and adding one won never turns a pass into a fail; the case count in (b) grows only with
+wins. ``tests/stats/test_stats_gate.py`` checks both on random case sets.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
-from scipy.optimize import minimize_scalar
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from aces_bench.stats.betting import evalue_bound, evalue_p
 
 EXACT_MAX_N = 22
 """Up to this many cases the sign-flip p-value counts all 2^n patterns exactly; above it,
 a dynamic programme over differences rounded down to ``DP_GRID`` (conservative)."""
 DP_GRID = 1e-3
 DP_MAX_BINS = 400_000
-NUISANCE_GRID = 201
 _TOL = 1e-9
 
 Verdict = Literal["helps", "does not reach threshold", "harms", "harms should-not-use cases",
                   "null arm shows an effect", "not enough cases", "no data"]
 PASSING: tuple[str, ...] = ("helps",)
+Family = Literal["holm", "none"]
+TEST_NAME = "betting e-value for a bounded mean (one-sided, p = 1/e)"
 
 
 class GateSettings(BaseModel):
-    """The gate's parameters. ``family`` > 1 is a Bonferroni family (``--lower-bound``:
-    each skill's help test at ``alpha / family``)."""
+    """The gate's parameters. ``family``: how "helps" and "harms" are adjusted across a
+    study's skills ("holm", the default; "none": each skill at ``alpha``, labelled so)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     threshold: float = Field(default=0.0, gt=-1, lt=1, description="lift the skill must credibly exceed")
     alpha: float = Field(default=0.05, gt=0, lt=1, description="one-sided level of the help test")
     min_cases: int = Field(default=5, ge=1, description="distinct positive cases won by more than the threshold")
-    harm_alpha: float = Field(default=0.2, gt=0, lt=1, description="one-sided level of the harm tests")
+    harm_alpha: float = Field(default=0.2, gt=0, lt=1, description="one-sided level of the harm test on "
+                              "should-not-use cases")
     null_alpha: float = Field(default=0.05, gt=0, lt=1, description="two-sided level of the null-arm test")
-    family: int = Field(default=1, ge=1, description="Bonferroni family size (skills gated together)")
+    family: Family = Field(default="holm", description="adjustment across a study's skills: holm, or none "
+                           "(per-skill, unadjusted)")
+
+    @field_validator("family", mode="before")
+    @classmethod
+    def _bonferroni_size(cls, value):
+        """A summary.json written before Holm stored a Bonferroni family size: 1 was each skill
+        at alpha ("none"); more was a family-wise adjustment, which Holm now makes."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            return "none" if value <= 1 else "holm"
+        return value
 
     @property
     def level(self) -> float:
-        return self.alpha / self.family
+        """The unadjusted one-sided level (a single skill's, or every skill's with family none)."""
+        return self.alpha
+
+
+class NegativeCase(BaseModel):
+    """One should-not-use case as the regression check reads it: the pass of every decided
+    trial of each arm, and how many with-skill trials activated the skill and failed."""
+
+    model_config = ConfigDict(frozen=True)
+
+    case_id: str
+    with_skill: list[float]
+    baseline: list[float]
+    activated_failures: int = 0
+
+    def regression(self) -> str | None:
+        """Why this case is a regression, or None: the baseline passed it every time and the
+        skill failed it every time, or a trial that activated the skill failed it."""
+        if not self.baseline or min(self.baseline) < 1 or not self.with_skill:
+            return None
+        if max(self.with_skill) <= 0:
+            return f"{self.case_id} (failed in all {len(self.with_skill)} with-skill attempt(s))"
+        if self.activated_failures:
+            return f"{self.case_id} ({self.activated_failures} with-skill trial(s) activated the skill and failed)"
+        return None
 
 
 class GateCases(BaseModel):
     """What the gate reads about one skill: one value per distinct case, nothing else.
 
     ``positive``: per positive case, the mean paired difference of final_pass (with
-    skill minus baseline, in [-1, 1]); ``negative``: the same on should-not-use cases;
-    ``null``: per case, null arm minus baseline (None: the null arm did not run).
-    The rest is shown with the verdict, never decides it.
+    skill minus baseline, in [-1, 1]); ``negative``: the same on should-not-use cases,
+    with ``negative_cases`` their per-attempt passes by case id; ``null``: per case, null
+    arm minus baseline (None: the null arm did not run). The rest is shown with the
+    verdict, never decides it.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -93,6 +125,7 @@ class GateCases(BaseModel):
     skill: str
     positive: list[float]
     negative: list[float] = Field(default_factory=list)
+    negative_cases: list[NegativeCase] = Field(default_factory=list)
     null: list[float] | None = None
     negative_pass_with: float | None = None
     negative_pass_base: float | None = None
@@ -106,6 +139,7 @@ class HarmCheck(BaseModel):
     lift: float | None
     p_value: float | None
     harms: bool
+    regressions: list[str] = Field(default_factory=list, description="should-not-use cases the skill broke, by id")
     pass_with: float | None = None
     pass_base: float | None = None
     false_activation: float | None = None
@@ -129,9 +163,17 @@ class GateVerdict(BaseModel):
     reason: str
     test: str
     p_value: float | None
-    p_harm: float | None = Field(default=None, description="one-sided sign-flip p that the skill hurts (positives)")
-    lower_bound: float | None = Field(default=None, description="one-sided lower confidence bound of the lift from "
-                                      "inverting the same test at the same level; None when not above 0")
+    p_harm: float | None = Field(default=None, description="one-sided p (1/e) that the skill lowers the lift "
+                                 "below 0 on its own cases")
+    level: float | None = Field(default=None, description="the one-sided level the help test was decided at "
+                                "(alpha, Holm-adjusted in a family)")
+    harm_level: float | None = Field(default=None, description="the level the harm test on its own cases was "
+                                     "decided at")
+    family: str = Field(default="", description="the family the levels were adjusted over, in words")
+    lower_bound: float | None = Field(default=None, description="the lower end of the interval the verdict was "
+                                      "decided from: the largest threshold the help test rejects at ``level``")
+    upper_bound: float | None = Field(default=None, description="its upper end: the smallest lift the harm-side "
+                                      "test rejects at ``level``")
     lift: float | None
     n_cases: int
     n_wins: int
@@ -199,7 +241,9 @@ def _lattice(x: np.ndarray, max_denominator: int = 1000) -> float | None:
 def sign_flip_p(d: Sequence[float], *, tail: Literal["greater", "less", "two-sided"] = "greater") -> float:
     """Exact sign-flip (randomization) p-value of "no effect" for per-case differences ``d``.
 
-    ``greater``: the share of sign patterns whose sum is at least the observed one.
+    ``greater``: the share of sign patterns whose sum is at least the observed one. Exact
+    for the sharp null (the two arms of a case exchangeable): the gate uses it where that
+    is the question (the null arm, harm on should-not-use cases), never for "lift <= t".
     """
     d = np.asarray(d, dtype=float)
     if tail == "greater":
@@ -209,103 +253,65 @@ def sign_flip_p(d: Sequence[float], *, tail: Literal["greater", "less", "two-sid
     return min(1.0, 2.0 * min(share_at_most_zero(d), share_at_most_zero(-d)))
 
 
-def ternary(d: Sequence[float]) -> tuple[int, int, int]:
-    """(wins, ties, losses) after rounding each difference down to {-1, 0, +1}."""
-    d = np.asarray(d, dtype=float)
-    wins = int((d >= 1 - _TOL).sum())
-    losses = int((d < -_TOL).sum())
-    return wins, int(d.size) - wins - losses, losses
+def help_p(d: Sequence[float], threshold: float) -> float:
+    """The gate's one-sided p-value of "mean lift <= threshold" (1 with no case)."""
+    return evalue_p(d, threshold, above=True) if len(d) else 1.0
 
 
-def _tail_table(wins: int, ties: int, losses: int, delta: float, p_minus: np.ndarray) -> np.ndarray:
-    """P(S_n >= wins - losses) for n = wins + losses + t, t = 0 .. ``ties`` (rows), with the
-    n results iid in {-1, 0, +1}, mean ``delta`` and P(-1) each value of ``p_minus``
-    (columns): the distribution of the sum grown one result at a time."""
-    p_minus = np.atleast_1d(np.asarray(p_minus, dtype=float))
-    p_plus = np.clip(delta + p_minus, 0.0, 1.0)
-    p_zero = np.clip(1.0 - p_plus - p_minus, 0.0, 1.0)
-    base, total, s = wins + losses, wins + losses + ties, wins - losses
-    dist = np.zeros((p_minus.size, 2 * total + 1))
-    dist[:, total] = 1.0
-    rows = []
-    for n in range(1, total + 1):
-        grown = dist * p_zero[:, None]
-        grown[:, 1:] += dist[:, :-1] * p_plus[:, None]
-        grown[:, :-1] += dist[:, 1:] * p_minus[:, None]
-        dist = grown
-        if n >= base:
-            rows.append(dist[:, total + s:].sum(axis=1))
-    if base == 0:
-        rows.insert(0, np.full(p_minus.size, 1.0 if s <= 0 else 0.0))
-    return np.clip(np.array(rows), 0.0, 1.0)
+def harm_p(d: Sequence[float]) -> float:
+    """The gate's one-sided p-value of "mean lift >= 0" on a skill's own cases (1 with no case)."""
+    return evalue_p(d, 0.0, above=False) if len(d) else 1.0
 
 
-@lru_cache(maxsize=4096)
-def _worst(wins: int, ties: int, losses: int, delta: float) -> float:
-    """The sup over P(-1) of the tail, and over leaving out any number of the ties."""
-    lo, hi = max(0.0, -delta), (1.0 - delta) / 2.0
-    if hi < lo:
-        return 1.0
-    grid = np.linspace(lo, hi, NUISANCE_GRID)
-    table = _tail_table(wins, ties, losses, delta, grid)
-    best = float(table.max())
-    # Refine the grid's best two (ties kept, P(-1)) between their neighbouring grid points.
-    for flat in np.argsort(table, axis=None)[-2:]:
-        t, i = np.unravel_index(flat, table.shape)
-        a, b = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
-        if b > a:
-            r = minimize_scalar(lambda p, t=int(t): -float(_tail_table(wins, t, losses, delta, np.array([p]))[t, 0]),
-                                bounds=(a, b), method="bounded", options={"xatol": 1e-9})
-            best = max(best, -float(r.fun))
-    return min(1.0, best)
+# --- the family ---------------------------------------------------------------------------
 
 
-def worst_case_p(d: Sequence[float], threshold: float) -> float:
-    """Exact p-value of "mean difference <= threshold" over every distribution on {-1, 0, +1}.
+def holm_levels(p_values: Sequence[float], alpha: float) -> list[float]:
+    """Per hypothesis, the level Holm's step-down procedure decides it at: p <= level
+    exactly for the hypotheses Holm rejects (family-wise error <= alpha for any dependence).
 
-    The sup, over per-case result distributions with that mean, of the probability of a
-    sum at least the observed one (the nuisance, P(-1), on a grid refined around its
-    maximum). Differences are rounded down to the lattice first (valid: it lowers the
-    mean). The maximum over every number of ties left out, so a tie (a case both arms
-    fail) never lowers it; a loss cannot (each result is at least -1).
-    """
-    wins, ties, losses = ternary(d)
-    if wins + ties + losses == 0:
-        return 1.0
-    return _worst(wins, ties, losses, float(threshold))
-
-
-
-def help_p(d: Sequence[float], threshold: float) -> tuple[float, str]:
-    """The gate's one-sided p-value of "lift <= threshold", and the test's name."""
-    if not len(d):
-        return 1.0, "no cases"
-    flip = sign_flip_p(d, tail="greater")
-    if abs(threshold) < _TOL:
-        return flip, "exact sign-flip test (one-sided)"
-    worst = worst_case_p(d, threshold)
-    if threshold > 0:
-        return max(flip, worst), "exact sign-flip test and worst case over {-1, 0, +1} (one-sided)"
-    return worst, "exact worst case over {-1, 0, +1} (one-sided)"
+    Sorted p(1) <= ... <= p(k), step j is tested at alpha / (k - j + 1) until the first step
+    that fails; that step's level is also every later hypothesis's (their p-values are at
+    least the failing one, so none is rejected), which makes each skill's interval, read at
+    its own level, agree with its verdict."""
+    k = len(p_values)
+    order = sorted(range(k), key=lambda i: p_values[i])
+    levels = [0.0] * k
+    stopped: float | None = None
+    for j, i in enumerate(order):
+        step = alpha / (k - j)
+        if stopped is None and p_values[i] > step:
+            stopped = step
+        levels[i] = stopped if stopped is not None else step
+    return levels
 
 
-def lower_bound(d: Sequence[float], level: float) -> float | None:
-    """The largest threshold >= 0 the help test still rejects at ``level`` (None: not even 0).
+def _positive(cases: GateCases) -> list[float]:
+    return [float(x) for x in cases.positive if x is not None and not math.isnan(x)]
 
-    ``help_p`` does not decrease as the threshold rises, so this is a one-sided lower
-    confidence bound of the lift at 1 - ``level`` (to 5e-4)."""
-    if not len(d) or sign_flip_p(d) > level:
-        return None
-    lo, hi = 0.0, 1.0 - 1e-6
-    if worst_case_p(d, hi) <= level:
-        return hi
-    while hi - lo > 5e-4:
-        mid = (lo + hi) / 2
-        if worst_case_p(d, mid) <= level:  # above 0 the help p-value is max(sign flip, this)
-            lo = mid
-        else:
-            hi = mid
-    return lo
+
+def gate_family(cases: Sequence[GateCases], settings: GateSettings | None = None, *,
+                bound: bool = True) -> list[GateVerdict]:
+    """Every skill's verdict, "helps" and "harms" adjusted together across ``cases`` (one
+    study's skills): Holm over the k skills with a positive case by default, or each at
+    ``alpha`` with ``settings.family`` "none". The order of ``cases`` is kept."""
+    s = settings or GateSettings()
+    data = [_positive(c) for c in cases]
+    tested = [i for i, d in enumerate(data) if d]
+    k = len(tested)
+    if s.family == "holm" and k > 1:
+        help_levels = holm_levels([help_p(data[i], s.threshold) for i in tested], s.alpha)
+        harm_levels = holm_levels([harm_p(data[i]) for i in tested], s.alpha)
+        family = f"Holm over {k} skills"
+    else:
+        help_levels = harm_levels = [s.alpha] * k
+        family = "1 skill" if k <= 1 else f"none: each of {k} skills at {s.alpha:g}, unadjusted"
+    levels = dict(zip(tested, zip(help_levels, harm_levels, strict=True), strict=True))
+    out = []
+    for i, c in enumerate(cases):
+        help_level, harm_level = levels.get(i, (s.alpha, s.alpha))  # a skill with no data: "no data" either way
+        out.append(gate_verdict(c, s, level=help_level, harm_level=harm_level, family=family, bound=bound))
+    return out
 
 
 # --- the verdict ------------------------------------------------------------------------
@@ -321,58 +327,80 @@ def _fmt(p: float | None) -> str:
     return f"{p:.4g}" if p >= 1e-4 else f"{p:.2e}"
 
 
-def gate_verdict(cases: GateCases, settings: GateSettings | None = None, *, bound: bool = True) -> GateVerdict:
-    """The gate's verdict for one skill (module docstring; docs/gate.md). ``bound=False``
-    leaves ``lower_bound`` unset (it is shown, never decides: the simulated studies of
-    ``stats.sequential_sim`` skip its search)."""
-    s = settings or GateSettings()
-    d = [float(x) for x in cases.positive if x is not None and not math.isnan(x)]
+def _harm_check(cases: GateCases, s: GateSettings) -> HarmCheck:
     neg = [float(x) for x in cases.negative if x is not None and not math.isnan(x)]
+    fa = cases.false_activation
+    p = sign_flip_p(neg, tail="less") if neg else None
+    return HarmCheck(n_cases=len(neg), lift=_mean(neg), p_value=p,
+                     harms=p is not None and p <= s.harm_alpha and (_mean(neg) or 0.0) < 0,
+                     regressions=[r for r in (c.regression() for c in cases.negative_cases) if r],
+                     pass_with=cases.negative_pass_with, pass_base=cases.negative_pass_base,
+                     false_activation=(fa[0] / fa[1]) if fa and fa[1] else None,
+                     false_activation_n=fa[1] if fa else None)
+
+
+def _null_check(cases: GateCases, s: GateSettings) -> NullCheck:
+    if cases.null is None:
+        return NullCheck(run=False)
+    nd = [float(x) for x in cases.null if x is not None and not math.isnan(x)]
+    p = sign_flip_p(nd, tail="two-sided") if nd else None
+    return NullCheck(run=True, n_cases=len(nd), lift=_mean(nd), p_value=p,
+                     consistent=None if p is None else p > s.null_alpha)
+
+
+def _negative_reason(harm: HarmCheck, s: GateSettings) -> str:
+    rates = ""
+    if harm.pass_with is not None and harm.pass_base is not None:
+        rates = f" (pass rate {harm.pass_with:.0%} with the skill vs {harm.pass_base:.0%} without)"
+    fa = f"; false activation {harm.false_activation:.0%}" if harm.false_activation is not None else ""
+    broken = f"the baseline passed every time: {'; '.join(harm.regressions)}"
+    if not harm.harms:
+        return f"the skill breaks should-not-use case(s) {broken}{rates}{fa}"
+    named = f"; broken where {broken}" if harm.regressions else ""
+    return (f"on {harm.n_cases} should-not-use case(s) the skill lowers the pass rate by {-(harm.lift or 0.0):.3f}"
+            f"{rates}: one-sided p = {_fmt(harm.p_value)} <= {s.harm_alpha:g}{fa}{named}")
+
+
+def gate_verdict(cases: GateCases, settings: GateSettings | None = None, *, level: float | None = None,
+                 harm_level: float | None = None, family: str = "1 skill", bound: bool = True) -> GateVerdict:
+    """One skill's verdict (module docstring; docs/gate.md) at the one-sided ``level`` of
+    its help test and ``harm_level`` of its own-case harm test (default ``alpha``: a skill
+    alone; ``gate_family`` passes each skill's Holm levels). ``bound=False`` leaves the
+    interval unset (the simulated studies of ``stats.sequential_sim`` skip its search)."""
+    s = settings or GateSettings()
+    level = s.alpha if level is None else level
+    harm_level = s.alpha if harm_level is None else harm_level
+    d = _positive(cases)
     wins = sum(x > s.threshold + _TOL for x in d)
     losses = sum(x < -_TOL for x in d)
     ties = len(d) - sum(x > _TOL for x in d) - losses
     lift = _mean(d)
-    p, test = help_p(d, s.threshold) if d else (None, "no cases")
-    p_harm = sign_flip_p(d, tail="less") if d else None
-    bound = lower_bound(d, s.level) if d and bound else None
+    p = help_p(d, s.threshold) if d else None
+    p_harm = harm_p(d) if d else None
+    lo = evalue_bound(d, level, lower=True) if d and bound else None
+    hi = evalue_bound(d, level, lower=False) if d and bound else None
+    harm = _harm_check(cases, s)
+    null = _null_check(cases, s)
 
-    fa = cases.false_activation
-    harm_p = sign_flip_p(neg, tail="less") if neg else None
-    harm = HarmCheck(n_cases=len(neg), lift=_mean(neg), p_value=harm_p,
-                     harms=harm_p is not None and harm_p <= s.harm_alpha and (_mean(neg) or 0.0) < 0,
-                     pass_with=cases.negative_pass_with, pass_base=cases.negative_pass_base,
-                     false_activation=(fa[0] / fa[1]) if fa and fa[1] else None,
-                     false_activation_n=fa[1] if fa else None)
-    null = NullCheck(run=cases.null is not None)
-    if cases.null is not None:
-        nd = [float(x) for x in cases.null if x is not None and not math.isnan(x)]
-        null_p = sign_flip_p(nd, tail="two-sided") if nd else None
-        null = NullCheck(run=True, n_cases=len(nd), lift=_mean(nd), p_value=null_p,
-                         consistent=None if null_p is None else null_p > s.null_alpha)
-
-    level = f"{s.alpha:g}" + (f"/{s.family} (Bonferroni over {s.family} skills)" if s.family > 1 else "")
     at = f"lift > {s.threshold:+.3f}"
+    where = f"{level:.4g}" + (f" ({family})" if family != "1 skill" else "")
     excluded = f"; {cases.n_excluded_pairs} pair(s) excluded" if cases.n_excluded_pairs else ""
     counts = f"{len(d)} case(s): {wins} won by more than {s.threshold:+.3f}, {losses} lost, {len(d) - wins - losses} other"
 
     def verdict(v: Verdict, reason: str) -> GateVerdict:
-        return GateVerdict(skill=cases.skill, verdict=v, passed=v in PASSING, reason=reason, test=test, p_value=p,
-                           p_harm=p_harm, lower_bound=bound, lift=lift, n_cases=len(d), n_wins=wins, n_losses=losses,
-                           n_ties=ties, n_excluded_pairs=cases.n_excluded_pairs, settings=s, negative=harm, null=null)
+        return GateVerdict(skill=cases.skill, verdict=v, passed=v in PASSING, reason=reason, test=TEST_NAME,
+                           p_value=p, p_harm=p_harm, level=level, harm_level=harm_level, family=family,
+                           lower_bound=lo, upper_bound=hi, lift=lift, n_cases=len(d), n_wins=wins,
+                           n_losses=losses, n_ties=ties, n_excluded_pairs=cases.n_excluded_pairs, settings=s,
+                           negative=harm, null=null)
 
     if not d:
         return verdict("no data", f"no positive case has a pass decided in both arms{excluded}")
-    if p_harm is not None and p_harm <= s.alpha and (lift or 0.0) < 0:
+    if p_harm is not None and p_harm <= harm_level and (lift or 0.0) < 0:
         return verdict("harms", f"pass-rate lift {lift:+.3f} over {counts}; the skill makes its own cases fail "
-                                f"(one-sided p = {_fmt(p_harm)} <= {s.alpha:g}){excluded}")
-    if harm.harms:
-        rates = ""
-        if harm.pass_with is not None and harm.pass_base is not None:
-            rates = f" (pass rate {harm.pass_with:.0%} with the skill vs {harm.pass_base:.0%} without)"
-        fa_text = f"; false activation {harm.false_activation:.0%}" if harm.false_activation is not None else ""
-        return verdict("harms should-not-use cases",
-                       f"on {harm.n_cases} should-not-use case(s) the skill lowers the pass rate by "
-                       f"{-(harm.lift or 0.0):.3f}{rates}: one-sided p = {_fmt(harm_p)} <= {s.harm_alpha:g}{fa_text}")
+                                f"(one-sided p = {_fmt(p_harm)} <= {harm_level:.4g}){excluded}")
+    if harm.harms or harm.regressions:
+        return verdict("harms should-not-use cases", _negative_reason(harm, s))
     if null.run and null.consistent is False:
         return verdict("null arm shows an effect",
                        f"the null arm (baseline run twice) differs from the baseline: lift {null.lift:+.3f} over "
@@ -381,11 +409,11 @@ def gate_verdict(cases: GateCases, settings: GateSettings | None = None, *, boun
     if wins < s.min_cases:
         return verdict("not enough cases", f"{counts}: the gate needs {s.min_cases} distinct cases won by more than "
                                            f"{s.threshold:+.3f} (p = {_fmt(p)}){excluded}")
-    if p is not None and p <= s.level:
-        return verdict("helps", f"pass-rate lift {lift:+.3f} over {counts}; {at}: p = {_fmt(p)} <= {level}"
+    if p is not None and p <= level:
+        return verdict("helps", f"pass-rate lift {lift:+.3f} over {counts}; {at}: p = {_fmt(p)} <= {where}"
                                 f"{excluded}")
     return verdict("does not reach threshold", f"pass-rate lift {lift:+.3f} over {counts}; {at}: p = {_fmt(p)} > "
-                                               f"{level}{excluded}")
+                                               f"{where}{excluded}")
 
 
 # --- from a trials table ------------------------------------------------------------------
@@ -488,13 +516,44 @@ def skill_cases(trials: pd.DataFrame, skill: str, *, activations: pd.DataFrame |
         a = activations.loc[activations["skill"].astype(str) == str(skill), "activated"].dropna()
         if len(a):
             fa = (int(a.astype(bool).sum()), int(len(a)))
-    return GateCases(skill=str(skill), positive=positive, negative=negative, null=null,
+    return GateCases(skill=str(skill), positive=positive, negative=negative,
+                     negative_cases=negative_cases(neg_rows, activations), null=null,
                      negative_pass_with=rates["with_skill"], negative_pass_base=rates["baseline"],
                      false_activation=fa, n_excluded_pairs=excluded)
 
 
+def negative_cases(rows: pd.DataFrame, activations: pd.DataFrame | None = None) -> list[NegativeCase]:
+    """Per should-not-use case of ``rows`` (one skill's with-skill and baseline trials on
+    them): every decided pass of each arm, as the gate reads them (``_gate_pass_values``),
+    and how many with-skill trials activated the skill and did not pass. ``activations``
+    (``reports.build.negative_control_activations``) is matched on the pair key where it
+    has one, else on the case."""
+    from aces_bench.records.trials import PAIR_KEY
+
+    if not len(rows):
+        return []
+    with_rows = rows.loc[rows["condition"] == "with_skill"]
+    base_rows = rows.loc[rows["condition"] == "baseline"]
+    with_pass = with_rows.assign(_pass=_gate_pass_values(with_rows, treated=True).to_numpy())
+    base_pass = _gate_pass_values(base_rows, treated=False)
+    failed = with_pass.loc[with_pass["_pass"] == 0.0]
+    if activations is not None and len(activations) and len(failed):
+        key = [k for k in PAIR_KEY if k in activations.columns]
+        act = activations.loc[activations["activated"].fillna(False).astype(bool), key].drop_duplicates()
+        failed = failed[key].astype(str).merge(act.astype(str), how="inner", on=key)
+    else:
+        failed = failed.iloc[0:0]
+    out = []
+    for case in sorted(rows["case_id"].astype(str).unique()):
+        w = with_pass.loc[with_pass["case_id"].astype(str) == case, "_pass"].dropna()
+        b = base_pass.loc[base_rows["case_id"].astype(str) == case].dropna()
+        out.append(NegativeCase(case_id=case, with_skill=w.tolist(), baseline=b.tolist(),
+                                activated_failures=int((failed["case_id"].astype(str) == case).sum())))
+    return out
+
+
 def gate_table(trials: pd.DataFrame, settings: GateSettings | None = None, *,
                activations: pd.DataFrame | None = None) -> list[GateVerdict]:
-    """Every skill's verdict, in skill order."""
+    """Every skill's verdict, in skill order, adjusted as one family (``gate_family``)."""
     skills = sorted(trials["skill"].astype(str).unique()) if len(trials) else []
-    return [gate_verdict(skill_cases(trials, s, activations=activations), settings) for s in skills]
+    return gate_family([skill_cases(trials, s, activations=activations) for s in skills], settings)

@@ -58,7 +58,7 @@ def test_ci_refuses_a_sequential_study_whose_policy_it_cannot_answer(tmp_path):
     class Change:
         path = skill
 
-    with pytest.raises(ConfigError, match="Bonferroni"):
+    with pytest.raises(ConfigError, match="second threshold"):
         _study([Change()], ["study.sequential=true"], tmp_path / "run", policy=Policy(min_outcome_lift_lower_bound=0.0))
     with pytest.raises(ConfigError, match="policy's gate"):
         _study([Change()], ["study.sequential=true", "study.gate.threshold=0.1"], tmp_path / "run",

@@ -5,10 +5,10 @@ model server, through the real pipeline and the real CI gate.
 By construction (paired differences per case, with minus baseline):
 - helpful ledger-verifier: +1 on five cases, 0 on the LEDGER v2 case its script refuses
   -> lift 5/6, 95% case-clustered t interval [0.405, 1] (df 5, clipped at 1), the gate at 0.05
-  passes (exact worst-case p = 0.525^5);
+  passes (betting p = 0.046; the suite gates its three skills --per-skill, each its own question);
 - useless line-count-tips: 0 on every case -> lift 0, "no variation observed", gate fails (no case won);
 - harmful quick-line-count: -1 on five cases, 0 on the file with a trailing newline
-  -> lift -5/6, interval [-1, -0.405], the gate says "harms" (p = 0.5^5);
+  -> lift -5/6, interval [-1, -0.405], the gate says "harms" (p = 0.036);
 - confusable decoy ledger-checksum: group lift 0 on every case (the decoy takes the
   route in both arms), isolation lift as above -> routing premium -5/6, [-1.262, -0.405].
 One run per harness is shared by every test of this module (``suite`` fixture).
@@ -87,8 +87,9 @@ def test_useless_skill_lift_is_zero_without_variation_and_the_gate_fails(suite):
     assert e.ci_lo is None and e.ci_hi is None
     assert e.note == "no variation observed (n = 5)"
     assert e.gate == "FAIL"
-    assert (f"FAIL {USELESS}: not enough cases: 5 case(s): 0 won by more than +0.050, 0 lost, 5 other: the gate "
-            "needs 5 distinct cases won by more than +0.050 (p = 1)") in run.gate_lines
+    assert any(line.startswith(f"FAIL {USELESS}: not enough cases: 5 case(s): 0 won by more than +0.050, 0 lost, 5 "
+                               "other: the gate needs 5 distinct cases won by more than +0.050 (p = 1); betting "
+                               "interval [") for line in run.gate_lines), run.gate_lines
 
 
 def test_harmful_skill_lift_is_negative_and_the_gate_fails(suite):
@@ -99,7 +100,7 @@ def test_harmful_skill_lift_is_negative_and_the_gate_fails(suite):
     assert e.ci_lo == -1.0 and e.ci_hi == pytest.approx(-5 / 6 + HALF_WIDTH, abs=1e-4)
     assert e.gate == "FAIL"
     assert any(line.startswith(f"FAIL {HARMFUL}: harms: pass-rate lift -0.833 over 6 case(s): 0 won by more than "
-                               "+0.050, 5 lost, 1 other; the skill makes its own cases fail (one-sided p = 0.03125")
+                               "+0.050, 5 lost, 1 other; the skill makes its own cases fail (one-sided p = 0.03624")
                for line in run.gate_lines), run.gate_lines
 
 
@@ -149,17 +150,17 @@ def test_the_scripted_model_decided_from_what_terminus_showed_it(terminus_run):
     assert all({"analysis", "plan", "commands", "task_complete"} <= set(x) for x in replies)
 
 
-def test_the_lower_bound_gate_over_three_skills_needs_more_than_five_wins(suite):
-    # report --fail-under-lift 0 --lower-bound: the same test at 0.05/3 (Bonferroni over the three
-    # skills of this study). Five wins give p = 0.5^5 = 0.03125 > 0.0167: no skill passes, each in
-    # its own words; the harmful one still reads "harms".
+def test_the_family_gate_over_three_skills_needs_more_than_five_wins(suite):
+    # report --fail-under-lift 0 (the default family): Holm over the three skills of this study,
+    # the strongest tested at 0.05/3. Five wins give p = 0.036 > 0.0167: no skill passes, each in
+    # its own words; five losses are not shown to harm at that level either, and still fail.
     from aces_bench.reports.gate import gate_failures
 
-    failures = {f.skill: f.reason for f in gate_failures(suite[0].isolation, threshold=0.0, lower_bound=True)}
+    failures = {f.skill: f.reason for f in gate_failures(suite[0].isolation, threshold=0.0)}
     assert sorted(failures) == sorted([HELPFUL, USELESS, HARMFUL])
-    assert "p = 0.03125 > 0.05/3 (Bonferroni over 3 skills)" in failures[HELPFUL]
+    assert "p = 0.03624 > 0.01667 (Holm over 3 skills)" in failures[HELPFUL]
     assert failures[USELESS].startswith("not enough cases")
-    assert failures[HARMFUL].startswith("harms: pass-rate lift -0.833")
+    assert failures[HARMFUL].startswith("not enough cases: 6 case(s): 0 won")
 
 
 def test_the_helpful_skills_null_arm_interval_contains_zero(suite):
@@ -235,9 +236,9 @@ def test_an_over_triggering_skill_fails_on_the_cases_it_should_stay_out_of(verdi
 def test_five_wins_of_five_help_with_and_without_the_lower_bound_and_one_case_never_passes(verdicts):
     win, single = verdicts[0][ALL_WIN], verdicts[0][SINGLE]
     assert (win.rc, win.rc_lower_bound, win.verdict) == (0, 0, "helps")
-    assert win.p_value == pytest.approx(0.525 ** 5) and win.lift == 1.0
+    assert win.p_value == pytest.approx(0.04591, abs=1e-5) and win.lift == 1.0
     assert any(line.startswith("gate: all 1 skill(s) pass") for line in win.lines)
-    # The verdict column (threshold 0): "helps" with the exact p, not "no variation".
+    # The verdict column (threshold 0): "helps" with its p, not "no variation".
     column = next(g for g in win.summary.gate if g.skill == ALL_WIN)
-    assert column.verdict == "helps" and column.p_value == 0.03125
+    assert column.verdict == "helps" and column.p_value == pytest.approx(0.03624, abs=1e-5)
     assert (single.rc, single.rc_lower_bound, single.verdict) == (1, 1, "not enough cases") and single.lift == 1.0

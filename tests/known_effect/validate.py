@@ -35,7 +35,7 @@ def main(argv: list[str]) -> int:
     print(format_table(runs))
     print()
     for r in runs:
-        print(f"{r.harness}: `aces-bench report {r.out / 'runs' / 'isolation'} --fail-under-lift 0.05` "
+        print(f"{r.harness}: `aces-bench report {r.out / 'runs' / 'isolation'} --fail-under-lift 0.05 --per-skill` "
               f"exited {r.gate_rc}")
         for line in r.gate_lines:
             if line.startswith(("FAIL", "gate:")):

@@ -17,11 +17,12 @@ def _row(**over) -> LiftRow:
 
 
 def test_status_is_the_gates_verdict():
-    # The verdict column is the gate (issue 22): 5 wins of 5 "helps" with the exact p, not "no variation".
+    # The verdict column is the gate (issue 22): 5 wins of 5 "helps" with its p, not "no variation", and
+    # the interval beside it is the one the verdict was read from (issue 33), never "+0.000" beside a pass.
     helps = gate_verdict(GateCases(skill="s", positive=[1.0] * 5))
     assert _status(helps) == ("helps", "ok", "pass-rate lift +1.000 over 5 case(s): 5 won by more than +0.000, "
-                                             "0 lost, 0 other; lift > +0.000: p = 0.03125 <= 0.05; 95% lower bound "
-                                             "+0.098")
+                                             "0 lost, 0 other; lift > +0.000: p = 0.03624 <= 0.05; betting interval "
+                                             "[+0.069, +1.000] (95% each side)")
     assert _status(gate_verdict(GateCases(skill="s", positive=[-1.0] * 5)))[:2] == ("harms", "bad")
     assert _status(gate_verdict(GateCases(skill="s", positive=[1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, -1.0,
                                                               -1.0])))[:2] == ("does not reach threshold", "warn")

@@ -1,5 +1,5 @@
-"""The gate (aces_bench/stats/gate.py): exact p-values, its verdicts, its validity at small n,
-and its monotonicity over many random case sets."""
+"""The gate (aces_bench/stats/gate.py): its betting test's validity at small n, its verdicts,
+the interval they are read from, and its monotonicity and order-freedom over many random case sets."""
 
 from __future__ import annotations
 
@@ -14,16 +14,16 @@ from scipy.stats import multinomial
 from support.stats import frame, trial
 
 from aces_bench.config.spec import GateSpec
+from aces_bench.stats.betting import evalue_bound
 from aces_bench.stats.gate import (
     GateCases,
     GateSettings,
+    gate_family,
     gate_verdict,
     help_p,
-    lower_bound,
     share_at_most_zero,
     sign_flip_p,
     skill_cases,
-    worst_case_p,
 )
 
 
@@ -58,23 +58,26 @@ def test_past_22_cases_the_programme_agrees_with_the_exact_count_on_a_lattice():
         g.EXACT_MAX_N = old
 
 
-def test_the_worst_case_is_exact_where_it_can_be_written_down():
-    # All wins: the worst distribution puts (1 + t) / 2 on +1 and the rest on -1.
-    for n, t in ((5, 0.05), (6, 0.1), (8, 0.3)):
-        assert worst_case_p([1.0] * n, t) == pytest.approx(((1 + t) / 2) ** n, rel=1e-9)
-    assert help_p([1.0] * 5, 0.05)[0] == pytest.approx(0.525 ** 5)
-    assert help_p([1.0] * 5, 0.0) == (0.03125, "exact sign-flip test (one-sided)")
+def test_five_of_five_wins_pass_at_thresholds_0_and_005_and_four_never_do():
+    # The bets are near all-in (betting.MIX_BETS) so that 5 deterministic wins still pass.
+    for t in (0.0, 0.05):
+        v = gate_verdict(GateCases(skill="a", positive=[1.0] * 5), GateSettings(threshold=t))
+        assert v.verdict == "helps" and v.p_value <= 0.05 and v.lower_bound > t, (t, v.reason)
+    assert help_p([1.0] * 5, 0.0) == pytest.approx(1 / (0.5 * 1.98 ** 5 + 0.5 * 1.9 ** 5))
+    for n in range(1, 5):  # fewer than 5 cases won never passes, however many ties come with them
+        v = gate_verdict(GateCases(skill="a", positive=[1.0] * n + [0.0] * 20), GateSettings(min_cases=1))
+        assert v.p_value > 0.05 or n >= 5, n
 
 
-@pytest.mark.parametrize("threshold", [0.05, 0.2])
+@pytest.mark.parametrize("threshold", [0.0, 0.05, 0.2])
 @pytest.mark.parametrize("n", [5, 8, 12])
-def test_the_help_test_holds_its_level_over_every_null_distribution_on_minus_one_zero_one(n, threshold):
+def test_the_help_test_holds_its_level_over_null_distributions_on_minus_one_zero_one(n, threshold):
     # The exact size of "reject when help_p <= 0.05" under per-case results with mean = threshold.
     reject = {}
     for wins in range(n + 1):
         for losses in range(n - wins + 1):
             d = [1.0] * wins + [0.0] * (n - wins - losses) + [-1.0] * losses
-            reject[(wins, losses)] = help_p(d, threshold)[0] <= 0.05
+            reject[(wins, losses)] = help_p(d, threshold) <= 0.05
     worst = 0.0
     for p_minus in np.linspace(0, (1 - threshold) / 2, 41):
         probs = [threshold + p_minus, 1 - threshold - 2 * p_minus, p_minus]
@@ -84,33 +87,72 @@ def test_the_help_test_holds_its_level_over_every_null_distribution_on_minus_one
     assert worst <= 0.05 + 1e-9, worst
 
 
+def test_a_skewed_skill_with_mean_lift_zero_does_not_read_helps_more_than_alpha():
+    # Issue 33: breaks 15% of cases, a small gain on the rest, mean exactly 0. The sign flip
+    # read "helps" in 9.4% of 10-case studies; the betting test is valid for "mean <= 0".
+    rng = np.random.default_rng(11)
+    gain = 0.15 / 0.85
+    passes = 0
+    for _ in range(2000):
+        d = np.where(rng.random(10) < 0.15, -1.0, gain)
+        passes += help_p(d, 0.0) <= 0.05
+    assert passes / 2000 <= 0.05
 
-case_values = st.lists(st.sampled_from([-1.0, -0.5, 0.0, 1 / 3, 0.5, 2 / 3, 1.0]), min_size=0, max_size=14)
+
+case_values = st.lists(st.sampled_from([-1.0, -2 / 3, -0.5, -1 / 3, 0.0, 1 / 3, 0.5, 2 / 3, 1.0]),
+                       min_size=0, max_size=14)
+gate_settings = st.builds(GateSettings, threshold=st.sampled_from([0.0, 0.05, 0.2]),
+                          min_cases=st.sampled_from([1, 3, 5, 8]), family=st.sampled_from(["holm", "none"]))
+others = st.lists(st.lists(st.sampled_from([-1.0, 0.0, 1 / 3, 2 / 3, 1.0]), min_size=1, max_size=10), max_size=3)
+
+
+def _family_passes(cases, negative, s, other) -> bool:
+    family = [GateCases(skill="s", positive=cases, negative=negative),
+              *(GateCases(skill=f"o{i}", positive=o) for i, o in enumerate(other))]
+    return gate_family(family, s, bound=False)[0].passed
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cases=case_values, failing=st.sampled_from([-1.0, 0.0, -0.5]),
-       threshold=st.sampled_from([0.0, 0.05, 0.2]), min_cases=st.sampled_from([1, 3, 5, 8]),
-       family=st.sampled_from([1, 3]), negative=st.lists(st.sampled_from([-1.0, 0.0, 1.0]), max_size=4))
-def test_adding_a_case_the_skill_fails_never_turns_a_fail_into_a_pass(cases, failing, threshold, min_cases, family,
-                                                                        negative):
-    s = GateSettings(threshold=threshold, min_cases=min_cases, family=family)
-    before = gate_verdict(GateCases(skill="s", positive=cases, negative=negative), s)
-    after = gate_verdict(GateCases(skill="s", positive=[*cases, failing], negative=negative), s)
-    assert not (not before.passed and after.passed), (before.reason, after.reason)
+@given(cases=case_values, failing=st.sampled_from([-1.0, -1 / 3, 0.0, 0.05]), where=st.integers(0, 14),
+       s=gate_settings, negative=st.lists(st.sampled_from([-1.0, 0.0, 1.0]), max_size=4), other=others)
+def test_adding_a_case_the_skill_fails_never_turns_a_fail_into_a_pass(cases, failing, where, s, negative, other):
+    failing = min(failing, s.threshold)  # not won by more than the threshold
+    grown = [*cases[:where], failing, *cases[where:]]
+    assert not (not _family_passes(cases, negative, s, other) and _family_passes(grown, negative, s, other))
     if cases:
-        assert help_p([*cases, failing], threshold)[0] >= help_p(cases, threshold)[0] - 1e-12
+        assert help_p(grown, s.threshold) >= help_p(cases, s.threshold) - 1e-12
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases=case_values, won=st.sampled_from([1 / 3, 0.5, 2 / 3, 1.0]), where=st.integers(0, 14),
+       s=gate_settings, negative=st.lists(st.sampled_from([-1.0, 0.0, 1.0]), max_size=4), other=others)
+def test_adding_a_case_the_skill_wins_never_turns_a_pass_into_a_fail(cases, won, where, s, negative, other):
+    if won <= s.threshold:
+        return
+    grown = [*cases[:where], won, *cases[where:]]
+    assert not (_family_passes(cases, negative, s, other) and not _family_passes(grown, negative, s, other))
+    if cases:
+        assert help_p(grown, s.threshold) <= help_p(cases, s.threshold) + 1e-12
+
+
+@settings(max_examples=300, deadline=None)
+@given(cases=st.lists(st.sampled_from([-1.0, -1 / 3, 0.0, 1 / 3, 2 / 3, 1.0]), min_size=1, max_size=12),
+       seed=st.integers(0, 1000))
+def test_the_order_of_the_cases_never_changes_the_verdict(cases, seed):
+    shuffled = list(np.random.default_rng(seed).permutation(cases))
+    a, b = (gate_verdict(GateCases(skill="s", positive=x), GateSettings(min_cases=1)) for x in (cases, shuffled))
+    assert a.verdict == b.verdict and a.p_value == pytest.approx(b.p_value, rel=1e-9)
 
 
 def test_the_verdicts_in_their_own_words():
     v = gate_verdict(GateCases(skill="a", positive=[1.0] * 5), GateSettings(threshold=0.05))
-    assert (v.verdict, v.passed, v.p_value) == ("helps", True, pytest.approx(0.525 ** 5))
+    assert (v.verdict, v.passed) == ("helps", True) and v.p_value == pytest.approx(0.04591, abs=1e-5)
     assert v.reason == ("pass-rate lift +1.000 over 5 case(s): 5 won by more than +0.050, 0 lost, 0 other; "
-                        "lift > +0.050: p = 0.03988 <= 0.05")
+                        "lift > +0.050: p = 0.04591 <= 0.05")
     one = gate_verdict(GateCases(skill="a", positive=[1.0]))
     assert one.verdict == "not enough cases" and not one.passed
     harm = gate_verdict(GateCases(skill="a", positive=[-1.0] * 5 + [0.0]))
-    assert harm.verdict == "harms" and harm.p_harm == 0.03125
+    assert harm.verdict == "harms" and harm.p_harm <= 0.05
     over = gate_verdict(GateCases(skill="a", positive=[1.0] * 6, negative=[-1.0] * 3, false_activation=(3, 3)))
     assert over.verdict == "harms should-not-use cases" and over.negative.p_value == 0.125
     assert over.negative.false_activation == 1.0
@@ -124,11 +166,16 @@ def test_the_verdicts_in_their_own_words():
     assert steady.verdict == "helps" and steady.null.consistent
 
 
-def test_the_lower_bound_inverts_the_same_test():
-    d = [1.0] * 8 + [0.0] * 2
-    lb = lower_bound(d, 0.05)
-    assert help_p(d, lb - 1e-3)[0] <= 0.05 < help_p(d, lb + 1e-3)[0]
-    assert lower_bound([1.0, -1.0, 1.0], 0.05) is None
+@pytest.mark.parametrize("d", [[1.0] * 8 + [0.0] * 2, [2 / 3] * 10 + [1 / 3] * 6 + [-1 / 3] * 2, [1.0, -1.0, 1.0]])
+def test_the_interval_is_the_test_inverted_so_it_agrees_with_the_verdict(d):
+    lo = evalue_bound(d, 0.05, lower=True)
+    hi = evalue_bound(d, 0.05, lower=False)
+    assert lo <= float(np.mean(d)) <= hi
+    if lo > -1:
+        assert help_p(d, lo - 1e-4) <= 0.05 < help_p(d, lo + 1e-4)
+    for t in (0.0, 0.05, 0.3):  # the verdict at t and the interval never disagree
+        v = gate_verdict(GateCases(skill="a", positive=d), GateSettings(threshold=t, min_cases=1))
+        assert (v.verdict == "helps") == (v.lower_bound > t), (t, v.reason, v.lower_bound)
 
 
 def test_the_config_keys_are_the_settings_keys():

@@ -12,7 +12,7 @@ import pytest
 
 from aces_bench.stats.betting import capital, plugin_bets, rejects
 from aces_bench.stats.boundaries import boundaries, next_boundary, spent
-from aces_bench.stats.gate import GateCases, GateSettings, gate_verdict
+from aces_bench.stats.gate import GateCases, GateSettings, gate_verdict, sign_flip_p
 from aces_bench.stats.sequential import LookData, SequentialDesign, analyse
 from aces_bench.stats.sequential_sim import DECISIONS, draw_differences, fixed_verdicts, sequential_passes
 
@@ -144,7 +144,7 @@ def test_five_of_five_wins_get_the_gates_verdict_at_the_last_look():
     ids = [f"c{i}" for i in range(5)]
     rec = _run(SequentialDesign(n_cases=5, gate=G05), {c: [1.0] for c in ids}, ids)[-1]
     fixed = gate_verdict(GateCases(skill="s", positive=[1.0] * 5), G05)
-    assert rec.index == 0 and rec.gate.p_value == pytest.approx(0.525 ** 5) == pytest.approx(fixed.p_value)
+    assert rec.index == 0 and rec.gate.p_value == pytest.approx(fixed.p_value) and fixed.p_value <= 0.05
     assert rec.decision == fixed.verdict == "helps"
 
 
@@ -272,7 +272,8 @@ def test_a_strong_effect_passes_with_fewer_trials_than_the_fixed_design():
     fixed = fixed_verdicts(d, design.gate)
     res = sequential_passes(design, d, rng, fixed=fixed)
     assert res.passed.mean() >= 0.97 and fixed.passed.mean() >= 0.97
-    assert res.trials.mean() < 0.4 * 2 * 60 * 3
+    # 45%: the gate's betting p-values (issue 33) are less extreme than the sign flip's at early looks.
+    assert res.trials.mean() < 0.45 * 2 * 60 * 3
 
 
 def test_a_look_reads_back_exactly_what_it_decided_infinities_included():
@@ -344,9 +345,11 @@ def test_a_a_false_pass_stays_at_most_alpha_with_every_look_and_futility_rule_an
     res = sequential_passes(design, d, np.random.default_rng(7), fixed=fixed)
     se = math.sqrt(0.05 * 0.95 / sims)
     assert res.passed.mean() <= 0.05 + 3 * se, res.passed.mean()
-    naive = np.zeros(400, bool)  # the gate at alpha after every round of pass 1, then at the end
+    # A sign-flip test at alpha after every round of pass 1, then the gate at the end (the gate's
+    # own betting e-value is a test martingale, so peeking at it would not show the inflation).
+    naive = np.zeros(400, bool)
     for s in range(400):
         first = d[s, :, 0]
-        naive[s] = any(gate_verdict(GateCases(skill="s", positive=first[:k].tolist()), design.gate,
-                                    bound=False).passed for k in range(5, n + 1, 5)) or bool(fixed.passed[s])
+        naive[s] = any(sign_flip_p(first[:k]) <= 0.05 and (first[:k] > 0).sum() >= 5
+                       for k in range(5, n + 1, 5)) or bool(fixed.passed[s])
     assert naive.mean() > 0.05 + 3 * math.sqrt(0.05 * 0.95 / 400), naive.mean()

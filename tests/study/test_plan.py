@@ -38,15 +38,15 @@ def test_variance_and_intra_case_correlation_come_from_stored_trials():
 
 
 def test_both_designs_detectable_lifts_come_from_the_gate_itself():
-    # The fixed design's smallest detectable lift is found by asking the gate (its exact
-    # tests) of simulated studies, not by a normal formula: with 50 cases it sits near that
-    # formula at threshold 0 (the sign-flip test is efficient there) and the sequential
-    # design's is no smaller.
+    # The fixed design's smallest detectable lift is found by asking the gate (its betting
+    # test) of simulated studies, not by a normal formula: with 50 noisy cases it sits above
+    # that formula at threshold 0 (an exact test for a bounded mean pays for assuming nothing
+    # about the shape: docs/gate.md), and the sequential design's is no smaller.
     var = Variance(sd=0.6, icc=0.5, source="assumed")
     p = plan_skill("s", 50, 2, 2, 3, var, threshold=0.0, alpha=0.05, power=0.8, reusable=0, round_cases=None,
                    spending="hsd", sims=200)
     normal = (1.6449 + 0.8416) * 0.6 * math.sqrt(0.5 + 0.5 / 3) / math.sqrt(50)
-    assert p.mde_fixed == pytest.approx(normal, abs=0.08)
+    assert normal < p.mde_fixed < normal + 0.16
     assert p.fixed_trials == 52 * 2 * 3
     assert p.seq_trials_null < p.fixed_trials and p.seq_trials_mde < p.fixed_trials
     assert p.mde_seq is not None and p.mde_fixed - 0.02 <= p.mde_seq < p.mde_fixed + 0.1

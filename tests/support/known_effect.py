@@ -34,7 +34,7 @@ with ``aces-bench report <dir> --fail-under-lift 0.05`` (``run_verdict_suite``):
 - ``eager-error-count`` (over-triggering): right on its 6 cases, but its description claims
   every question about a file's lines, so it fires on 3 should-not-use cases and breaks
   them: "harms should-not-use cases", false activation 100%;
-- ``tally-checksum``: deterministic, wins all 5 cases: "helps" (p = 0.525^5 at 0.05), with
+- ``tally-checksum``: deterministic, wins all 5 cases: "helps" (betting p = 0.046 at 0.05), with
   and without ``--lower-bound``;
 - ``one-case-tally``: helpful on its one case: "not enough cases" (one pair never passes).
 
@@ -154,7 +154,10 @@ def run_suite(harness: Sequence[str], out: Path, *, label: str, root_parent: Pat
     run_study(compose_spec(study_overrides(harness, skills=[SKILLS / HELPFUL], workspace="group",
                                            decoys=[DECOYS / CONFUSABLE], root_parent=root_parent),
                            output_dir=group))
-    gate_rc, gate_lines = _report(iso, out / "report-isolation", "--fail-under-lift", str(GATE_THRESHOLD))
+    # Three separate questions (one skill helps, one does nothing, one harms), so each is gated on
+    # its own (--per-skill); the family default is the multi-skill A/A study's to show.
+    gate_rc, gate_lines = _report(iso, out / "report-isolation", "--fail-under-lift", str(GATE_THRESHOLD),
+                                  "--per-skill")
     rc, lines = _report(runs, out / "report-combined")
     if rc != 0:
         raise RuntimeError("report on the combined runs failed:\n" + "\n".join(lines))
