@@ -145,6 +145,14 @@ def _run_hydra() -> None:
         if error is None:
             raise
         raise error from None
+    except ValueError as exc:
+        # logging.config wraps the OSError of Hydra's log file (<run dir>/cli.log) in a
+        # ValueError ("Unable to configure handler 'file'").
+        cause = exc.__cause__
+        error = output_error(cause) if isinstance(cause, OSError) else None
+        if error is None:
+            raise
+        raise error from None
     finally:
         os.environ.pop("HYDRA_FULL_ERROR", None)
 
