@@ -177,7 +177,8 @@ def namespace_owner() -> int:
     """A host uid no other live sandbox's user namespace is owned by (see OWNER_ID_BASE).
 
     The process's pid picks a block of OWNERS_PER_PROCESS ids and a counter walks it,
-    so two aces-bench processes on one host never hand out the same owner.
+    so two aces-bench processes on one host never hand out the same owner unless their
+    pids differ by a multiple of OWNER_ID_COUNT // OWNERS_PER_PROCESS (about a million).
     """
     slot = (os.getpid() * OWNERS_PER_PROCESS + next(_owners) % OWNERS_PER_PROCESS) % OWNER_ID_COUNT
     return OWNER_ID_BASE + slot
