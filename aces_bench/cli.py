@@ -128,6 +128,7 @@ def _run_hydra() -> None:
         _study()
         return
     from hydra.errors import ConfigCompositionException, OverrideParseException
+    from omegaconf.errors import OmegaConfBaseException
 
     os.environ["HYDRA_FULL_ERROR"] = "1"
     try:
@@ -145,8 +146,33 @@ def _run_hydra() -> None:
         if error is None:
             raise
         raise error from None
+    except OmegaConfBaseException as exc:
+        # A resolver of the run dir refused (``aces_name``: study.name=../../x), before any write.
+        refusal = _chained(exc, AcesError)
+        if refusal is None:
+            raise
+        raise refusal from None
+    except ValueError as exc:
+        # logging.config wraps the OSError of Hydra's log file (<run dir>/cli.log) in a
+        # ValueError ("Unable to configure handler 'file'").
+        cause = exc.__cause__
+        error = output_error(cause) if isinstance(cause, OSError) else None
+        if error is None:
+            raise
+        raise error from None
     finally:
         os.environ.pop("HYDRA_FULL_ERROR", None)
+
+
+def _chained(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """The first exception of type ``kind`` in ``exc``'s cause/context chain, else None."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, kind):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def _run_dir_error(exc: OSError) -> RunError | None:

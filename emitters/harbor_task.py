@@ -66,6 +66,9 @@ class RenderCache:
         self._files: dict[Path, bytes] = {}
         self._native: dict[Path, dict[str, bytes]] = {}
         self._native_configs: dict[Path, TaskConfig] = {}
+        # task_config's shared part per (environment, credentials); the environment is
+        # held so its id stays unique.
+        self.configs: dict[tuple, tuple[object, TaskConfig]] = {}
         self.checker = resources.files("aces_bench.verifier").joinpath(_CHECKER).read_bytes()
 
     def skill_files(self, skill: Skill) -> tuple[tuple[str, bytes], ...]:
@@ -262,11 +265,24 @@ def task_config(plan: TaskPlan, spec: RunSpec, task_id: str, cache: RenderCache 
     metadata = {TASK_METADATA_KEY: metadata if metadata is not None else task_metadata(plan, spec, cache)}
     if plan.native_task is not None:
         return _native_task_config(plan, spec, task_id, metadata, cache)
-    ws = spec.workspace
     env = _custom_env(plan, spec, cache)
+    creds = credential_templates(plan.case)
+    # Validating a TaskConfig (Harbor's artifact checks) was most of rendering a task: the
+    # part every task of a study shares is validated once per environment and credential
+    # set, and each task's copy only gets its own name, description and metadata.
+    key = (id(env), tuple(creds))
+    base = cache.configs.get(key)
+    if base is None or base[0] is not env:
+        base = cache.configs[key] = (env, _shared_config(spec, env, creds))
+    return base[1].model_copy(update={
+        "task": PackageInfo(name=f"aces/{task_id}", description=_description(plan)), "metadata": metadata})
+
+
+def _shared_config(spec: RunSpec, env, creds: dict[str, str]) -> TaskConfig:
+    """What ``task_config`` gives every task of ``spec`` with this environment and credentials."""
+    ws = spec.workspace
     return TaskConfig(
-        task=PackageInfo(name=f"aces/{task_id}", description=_description(plan)),
-        metadata=metadata,
+        task=PackageInfo(name="aces/pending", description=""),
         # The verifier runs in a fresh environment that receives only the agent's
         # workspace, copied (kept for the host graders as artifacts/workspace).
         verifier=VerifierConfig(timeout_sec=ws.verifier_timeout_sec,
@@ -281,7 +297,7 @@ def task_config(plan: TaskPlan, spec: RunSpec, task_id: str, cache: RenderCache 
             workdir=ws.workdir,
             network_mode=ws.network,
             mcp_servers=list(env.mcp_servers) if env else [],
-            env=credential_templates(plan.case),
+            env=creds,
         ),
     )
 
@@ -412,14 +428,24 @@ def finished_task(tasks_root: Path, task_id: str) -> Path | None:
     return final if (final / "task.toml").is_file() else None
 
 
-def emit_task(plan: TaskPlan, spec: RunSpec, tasks_root: Path, cache: RenderCache | None = None) -> tuple[str, Path, bool]:
-    """Write the task dir if absent. Returns (task_id, path, written)."""
-    cache = cache or RenderCache()
+def _rendered(plan: TaskPlan, spec: RunSpec, cache: RenderCache):
+    """(task_id, files, digests, config) of a task, rendered in memory."""
     files = render_files(plan, spec, cache)
     digests = {rel: cache.sha(data) for rel, data in files.items()}
     metadata = task_metadata(plan, spec, cache)
     config = task_config(plan, spec, "pending", cache, metadata)
-    task_id = f"{task_slug(plan)}-{_digest(digests, metadata, config)[:12]}"
+    return f"{task_slug(plan)}-{_digest(digests, metadata, config)[:12]}", files, digests, config
+
+
+def task_id_of(plan: TaskPlan, spec: RunSpec, cache: RenderCache | None = None) -> str:
+    """The id ``emit_task`` gives this task (its content address), without writing anything."""
+    return _rendered(plan, spec, cache or RenderCache())[0]
+
+
+def emit_task(plan: TaskPlan, spec: RunSpec, tasks_root: Path, cache: RenderCache | None = None) -> tuple[str, Path, bool]:
+    """Write the task dir if absent. Returns (task_id, path, written)."""
+    cache = cache or RenderCache()
+    task_id, files, digests, config = _rendered(plan, spec, cache)
     if (done := finished_task(tasks_root, task_id)) is not None:
         return task_id, done, False
     final = tasks_root / task_id

@@ -193,6 +193,10 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
     stop = read_stop(results_dir)
     if stop is not None:
         summary = summary.model_copy(update={"stopped_by_cost_cap": stop.line()})
+    from aces_bench.run.disk import read_stop as read_disk_stop
+
+    if (full := read_disk_stop(results_dir)) is not None:
+        summary = summary.model_copy(update={"stopped_by_disk_cap": full.line()})
     outcomes = tuple(dict.fromkeys((outcome, COMPOSITE)))
     summary = summary.model_copy(update={
         "analysis_set": sets.headline.description,

@@ -19,6 +19,7 @@ from typing import Any
 import jinja2
 
 from aces_bench.core.metrics import metric_names
+from aces_bench.core.text import printable
 from aces_bench.graders.base import MetricResult
 from aces_bench.graders.self_correction import SelfCorrection
 from aces_bench.records.trials import PAIR_KEY
@@ -74,10 +75,22 @@ def human(column: str) -> str:
     return text
 
 
+class PrintableTemplate(jinja2.Template):
+    """A template whose whole rendered page has no control character (``core.text.printable``).
+
+    On the page, not per value: trial output reaches pages escaped, as ``|safe`` Markup
+    built in Python, and inside embedded JSON alike; one pass over the result covers them all.
+    """
+
+    def render(self, *args: Any, **kwargs: Any) -> str:
+        return printable(super().render(*args, **kwargs))
+
+
 def environment() -> jinja2.Environment:
     # autoescape=True (not select_autoescape): every template, whatever its name, escapes.
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.template_class = PrintableTemplate
     env.filters["human"] = human
     env.filters["outcome_label"] = outcome_label
     env.filters["source_label"] = source_label

@@ -227,6 +227,8 @@ class ReportSummary(VersionedRecord):
         "distinct listing with its trial count (aces_bench.agents.traces); skills '' = none, None = not recorded")
     stopped_by_cost_cap: str | None = Field(
         default=None, description="why the study stopped before running every trial (study.max_cost_usd), else None")
+    stopped_by_disk_cap: str | None = Field(
+        default=None, description="why the study stopped before running every trial (study.max_output_gb), else None")
     usd_per_lift_point: float | None = Field(
         default=None, description="extra mean cost per with-skill trial per percentage point of headline lift")
     limits_in_force: list[LimitsRow] = Field(

@@ -8,15 +8,18 @@ in the sandbox's PID namespace, so killing that namespace's init ends all of it.
 
 The view inside: the private root (a host temp dir) bound read-write at ``/``; the
 host's ``/usr``, ``/etc`` and ``/lib*``/``/bin``/``/sbin`` (as symlinks where the host
-has symlinks) read-only, its secret files covered; a fresh ``/dev`` and ``/proc`` with
-``/proc/sys`` (and ``/proc/sysrq-trigger``) read-only; no ``/sys``; and the given binds.
+has symlinks) read-only, its secret files covered; a fresh ``/dev`` with a
+``SHM_SIZE_MB`` tmpfs of its own at ``/dev/shm``, and ``/proc`` with ``/proc/sys``
+(and ``/proc/sysrq-trigger``) read-only; no ``/sys``; and the given binds. PID 1's
+command line names no host path (:func:`hide_host_paths`).
 Nothing else of the host is visible and nothing outside the private root and the
 writable binds is writable. Network is a fresh empty namespace unless asked for.
 
 The boundary (see :func:`isolation_plan`, recorded per sandbox in ``protections``):
 
-- **A user namespace.** On a root host, bwrap itself runs as the unprivileged host uid
-  ``SANDBOX_ID_BASE`` and the host writes the namespace's map: ids 0..65535 inside are
+- **A user namespace.** On a root host, the payload makes it as a host uid of its own
+  (:func:`namespace_owner`, so the per-user kernel counts the namespace is charged for
+  are this sandbox's alone) and the host writes the namespace's map: ids 0..65535 inside are
   host ids ``SANDBOX_ID_BASE``..+65535, so root inside is no one on the host (kernel
   sysctls, root-only host files and host processes are out of its reach whatever it
   does). A non-root host gets bubblewrap's own namespace (root inside = that user).
@@ -36,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import json
 import logging
 import os
@@ -47,6 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from aces_bench.backends import seccomp
+from aces_bench.backends.limits import kernel_counts
 from aces_bench.core.errors import BackendError
 from aces_bench.core.io import remove_tree
 
@@ -65,8 +70,22 @@ HOST_SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
 # ranges container tools pick, so no host file or process belongs to them.
 SANDBOX_ID_BASE = 0x70000000
 SANDBOX_ID_COUNT = 65536
+# The host uid that owns each sandbox's user namespace, one per sandbox, above the mapped
+# ids and in the same unused range. The kernel charges the per-user counts of the
+# namespace (inotify instances and watches, fanotify groups and marks, nested
+# namespaces) to the namespace's owner at every level up: owned by host root, one trial's
+# inotify flood left every root process on the host with EMFILE. Owned by a uid of its
+# own, a trial can use at most the host's per-user limits, and only its own share.
+OWNER_ID_BASE = SANDBOX_ID_BASE + SANDBOX_ID_COUNT
+OWNER_ID_COUNT = 0x7FFE0000 - OWNER_ID_BASE
+# Owners one process hands out before reusing one (its sandboxes at once stay far below).
+OWNERS_PER_PROCESS = 256
 # Processes (threads count) one sandbox may have at once: a fork bomb stops there.
 DEFAULT_PIDS_LIMIT = 1024
+# Each sandbox's own /dev/shm (POSIX shared memory and semaphores: Python's
+# multiprocessing needs it): a tmpfs of this size, Docker's default; its pages are
+# charged to the trial's memory cgroup like any tmpfs page the trial writes.
+SHM_SIZE_MB = 64
 
 _READY = b"aces-sandbox-ready\n"
 
@@ -151,6 +170,20 @@ _MAPPED_PAYLOAD = ("echo aces-sandbox-userns; read -r mapped; "
                    'exec "$0" --reuid=0 --regid=0 --clear-groups "$@"')
 
 
+_owners = itertools.count()
+
+
+def namespace_owner() -> int:
+    """A host uid no other live sandbox's user namespace is owned by (see OWNER_ID_BASE).
+
+    The process's pid picks a block of OWNERS_PER_PROCESS ids and a counter walks it,
+    so two aces-bench processes on one host never hand out the same owner unless their
+    pids differ by a multiple of OWNER_ID_COUNT // OWNERS_PER_PROCESS (about a million).
+    """
+    slot = (os.getpid() * OWNERS_PER_PROCESS + next(_owners) % OWNERS_PER_PROCESS) % OWNER_ID_COUNT
+    return OWNER_ID_BASE + slot
+
+
 def bwrap_argv(
     root: Path,
     binds: tuple[Bind, ...],
@@ -160,8 +193,12 @@ def bwrap_argv(
     info_fd: int,
     tools: dict[str, str] | None = None,
     mode: str = "none",
+    owner: int | None = None,
 ) -> list[str]:
-    """The ``bwrap`` command line that builds the sandbox's view (see module doc)."""
+    """The ``bwrap`` command line that builds the sandbox's view (see module doc).
+
+    ``owner`` (mapped mode): the host uid that makes, and so owns, the user namespace.
+    """
     tools = tools or {}
     argv = [tools.get("bwrap", "bwrap"), "--bind", str(root), "/"]
     if mode == "unprivileged":
@@ -173,7 +210,8 @@ def bwrap_argv(
         elif host.is_dir():
             argv += ["--ro-bind", name, name]
     argv += hidden_host_secrets()
-    argv += ["--dev", "/dev", "--proc", "/proc"]
+    argv += ["--dev", "/dev", "--perms", "1777", "--size", str(SHM_SIZE_MB * 1024 * 1024), "--tmpfs", "/dev/shm",
+             "--proc", "/proc"]
     for name in READ_ONLY_PROC:
         if os.path.exists(name):
             argv += ["--ro-bind", name, name]
@@ -191,7 +229,10 @@ def bwrap_argv(
     sleep = [*DROP_PRIVILEGES, "--", "/bin/sh", "-c",
              "echo aces-sandbox-ready; exec sleep infinity </dev/null >/dev/null 2>&1"]
     if mode == "mapped":
-        argv += ["--", tools.get("unshare", "unshare"), "--user", "--keep-caps", "--", "/bin/sh", "-c", _MAPPED_PAYLOAD,
+        argv.append("--")
+        if owner is not None:
+            argv += [setpriv, f"--reuid={owner}", f"--regid={owner}", "--clear-groups", "--"]
+        argv += [tools.get("unshare", "unshare"), "--user", "--keep-caps", "--", "/bin/sh", "-c", _MAPPED_PAYLOAD,
                  setpriv, *sleep]
     else:
         argv += ["--", setpriv, *sleep]
@@ -202,15 +243,14 @@ def hide_host_paths(argv: list[str], args_fd: int) -> tuple[list[str], bytes]:
     """``argv`` with its options moved to ``--args args_fd``, and the bytes to put there.
 
     The sandbox's PID 1 is a fork of bwrap, so ``/proc/1/cmdline`` (``ps`` inside)
-    would show every bind's host path: the trial dir under the output folder among
-    them. bwrap reads the options from the fd instead; only the private root bind
-    (``argv[1:4]``, how the host finds its sandboxes) and the payload stay on the
-    command line.
+    would show every bind's host path: the private root (which carries the host pid
+    of aces-bench) and the trial dir under the output folder among them. bwrap reads
+    the options from the fd instead; only the payload stays on the command line.
     """
     end = argv.index("--")
-    options = argv[4:end]
+    options = argv[1:end]
     data = b"".join(a.encode() + b"\0" for a in options)
-    return [*argv[:4], "--args", str(args_fd), *argv[end:]], data
+    return [argv[0], "--args", str(args_fd), *argv[end:]], data
 
 
 # Host files under the shared read-only /etc that only root may read. Root inside is
@@ -415,6 +455,7 @@ class Sandbox:
         self.hostname = hostname
         self.pid: int | None = None  # bwrap's init (PID 1 inside): killing it ends the sandbox
         self.enter_pid: int | None = None  # the process whose namespaces commands enter
+        self.owner_uid: int | None = None  # host uid owning the user namespace (mapped mode)
         self.pid_namespace: int | None = None
         self.plan: IsolationPlan | None = None
         self.protections: dict[str, str] = {}
@@ -448,6 +489,8 @@ class Sandbox:
         if self.plan is not None:
             return self.plan
         self.plan = await asyncio.to_thread(isolation_plan)
+        if self.plan.mode == "mapped":
+            self.owner_uid = namespace_owner()
         if self.cgroup is None and self._pids_limit:
             from aces_bench.backends.limits import TrialCgroup
 
@@ -485,7 +528,7 @@ class Sandbox:
         args_file = _memory_file("aces-bwrap-args")
         argv, hidden = hide_host_paths(
             bwrap_argv(self.root, self.binds, network=self.network, hostname=self.hostname,
-                       info_fd=info_write, tools=self._tools, mode=plan.mode),
+                       info_fd=info_write, tools=self._tools, mode=plan.mode, owner=self.owner_uid),
             args_file.fileno(),
         )
         args_file.write(hidden)
@@ -570,6 +613,11 @@ class Sandbox:
         else:
             missing["user_namespace"] = (f"no user namespace ({plan.why_not}): root inside is host root "
                                          "without capabilities; root-only host files it owns are readable")
+        if self.owner_uid is not None:
+            got["kernel_counts"] = kernel_counts(self.owner_uid)
+        else:
+            missing["kernel_counts"] = ("per-user kernel counts (inotify, fanotify, namespaces) are shared with host uid "
+                                        f"{os.getuid()}: only a root host gives each sandbox a namespace owner of its own")
         got["kernel_files"] = "/proc/sys and /proc/sysrq-trigger read-only, /sys not mounted"
         got["host_secrets"] = ("/etc/shadow, gshadow, sudoers, ssl/private and SSH host keys covered"
                                + ("; other root-only host files unreadable (host root is not mapped)"

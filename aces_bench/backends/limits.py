@@ -200,8 +200,10 @@ def _create_v1(name: str, memory_mb: int | None, cpus: float | None, pids: int |
 
 # -- disk: a size-limited tmpfs at the private root ------------------------------------
 MS_NOSUID, MS_NODEV, MNT_DETACH = 0x2, 0x4, 0x2
-# The tmpfs "device" name: the owner's pid, so a sweep can tell a killed run's mounts.
-MOUNT_SOURCE = "aces-sandbox-{pid}"
+# The tmpfs "device" name, which the sandbox sees in its mountinfo: no pid in it. A
+# sweep tells a killed run's mounts by the mount point's name, which carries the
+# owner's pid (local.py's ROOT_PREFIX); older runs put the pid in the source.
+MOUNT_SOURCE = "aces-sandbox"
 _OWNED = re.compile(r"^aces-sandbox-(\d+)(?:-|$)")
 
 
@@ -216,21 +218,22 @@ class TrialDisk:
 
     path: Path
     size_mb: int
+    capped: bool = True  # False: mounted only so the sandbox sees no host path (local.py)
 
     @property
     def label(self) -> str:
         return f"disk {self.size_mb} MB (tmpfs at the private root)"
 
     @classmethod
-    def mount(cls, path: Path, size_mb: int) -> TrialDisk | None:
+    def mount(cls, path: Path, size_mb: int, *, capped: bool = True) -> TrialDisk | None:
         """Mount the tmpfs over the (empty) dir ``path``; None when this process may not mount."""
-        source = MOUNT_SOURCE.format(pid=os.getpid()).encode()
+        source = MOUNT_SOURCE.encode()
         options = f"size={int(size_mb)}m,mode=0755".encode()
         rc = _libc().mount(source, str(path).encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options)
         if rc != 0:
             log.debug("local sandbox: cannot mount a tmpfs at %s: %s", path, os.strerror(ctypes.get_errno()))
             return None
-        return cls(Path(path), int(size_mb))
+        return cls(Path(path), int(size_mb), capped)
 
     def unmount(self) -> None:
         _unmount(self.path)
@@ -269,6 +272,34 @@ def _mounts(with_source: bool = False):
     return out
 
 
+# -- per-user kernel counts --------------------------------------------------------
+# Counts the kernel keeps per user and charges up the user-namespace chain to each
+# namespace's owner (ucounts): what a trial may hold is the host's per-user maximum,
+# charged to the owner of its namespace (bwrap.namespace_owner, a uid of its own).
+# Keys need keyctl/add_key, which the seccomp filter refuses; message queues, pending
+# signals and locked memory are rlimits counted per (namespace, uid), and a trial's
+# namespace is its own; pipe buffers go to the sandbox's mapped uid, never to host root.
+KERNEL_COUNTS = (
+    ("inotify instances", "/proc/sys/fs/inotify/max_user_instances"),
+    ("inotify watches", "/proc/sys/fs/inotify/max_user_watches"),
+    ("fanotify groups", "/proc/sys/user/max_fanotify_groups"),
+    ("fanotify marks", "/proc/sys/user/max_fanotify_marks"),
+    ("user namespaces", "/proc/sys/user/max_user_namespaces"),
+)
+
+
+def kernel_counts(owner: int) -> str:
+    """How the per-user kernel counts of a sandbox whose namespace ``owner`` owns are capped."""
+    parts = []
+    for name, path in KERNEL_COUNTS:
+        try:
+            parts.append(f"{name} {int(Path(path).read_text())}")
+        except (OSError, ValueError):
+            continue
+    return (f"its own: charged to host uid {owner} (this sandbox's namespace owner), at most "
+            + ", ".join(parts) + "; keyrings refused (seccomp)")
+
+
 # -- what a killed run left behind -------------------------------------------------
 @functools.cache
 def sweep_stale() -> tuple[int, int]:
@@ -279,7 +310,7 @@ def sweep_stale() -> tuple[int, int]:
     """
     mounts = 0
     for mountpoint, fstype, source in _mounts(with_source=True):
-        m = _OWNED.match(source)
+        m = _OWNED.match(os.path.basename(mountpoint)) if source == MOUNT_SOURCE else _OWNED.match(source)
         if fstype == "tmpfs" and m and not io.pid_alive(int(m.group(1))):
             _unmount(mountpoint)
             mounts += 1

@@ -57,7 +57,7 @@ from harbor.models.trial.paths import EnvironmentPaths
 from pydantic import ConfigDict
 
 from aces_bench.backends import LOCAL_BACKEND
-from aces_bench.backends.bwrap import DEFAULT_PIDS_LIMIT, Bind, Sandbox, isolation_plan
+from aces_bench.backends.bwrap import DEFAULT_PIDS_LIMIT, SHM_SIZE_MB, Bind, Sandbox, isolation_plan
 from aces_bench.backends.copyout import CopyBudget, CopyLimits, CopyReport, copy_out, sanitize_tree
 from aces_bench.backends.dockerfile import (
     DEFAULT_PATH,
@@ -484,7 +484,7 @@ class LocalSandboxEnvironment(BaseEnvironment):
         """The size-limited tmpfs at the private root, or None (no cap asked, or not possible)."""
         size = self._disk_size(parent)
         if not size:
-            return None
+            return self._mount_view_only(parent)
         disk = TrialDisk.mount(self.private_root, size)
         if disk is None and self.task_env_config.storage_mb:
             if self._require_limits:
@@ -495,6 +495,18 @@ class LocalSandboxEnvironment(BaseEnvironment):
                 )
             self.logger.warning(f"local sandbox: disk limit storage_mb={size} not enforced (cannot mount a tmpfs)")
         return disk
+
+    def _mount_view_only(self, parent: str) -> TrialDisk | None:
+        """A tmpfs as large as ``parent`` at a RAM-backed private root with no cap asked.
+
+        The root is RAM either way; as a file system of its own it shows in the sandbox's
+        mountinfo as ``/`` of a tmpfs, where a bind of the dir would show its host path
+        (which carries the host pid). Not a limit: the parent's own size bounds it already.
+        """
+        if not ram_backed(parent):
+            return None
+        st = os.statvfs(parent)
+        return TrialDisk.mount(self.private_root, max(1, st.f_blocks * st.f_frsize // 2**20), capped=False)
 
     def _keep_logs_in_root(self, cap_mb: int | None) -> None:
         """Put the trial's /logs dirs inside the private root instead of binding them.
@@ -578,7 +590,7 @@ class LocalSandboxEnvironment(BaseEnvironment):
             "memory": one(cfg.memory_mb, cg is not None and bool(cg.memory_mb), "MB", cg_how),
             "cpus": one(cfg.cpus, cg is not None and bool(cg.cpus), "CPU", cg_how),
         }
-        if self._disk is not None:
+        if self._disk is not None and self._disk.capped:
             how = "tmpfs" if cfg.storage_mb else "tmpfs capped at memory_mb: no storage_mb set"
             logs = "; /logs inside it, copied out" if self._logs_in_root else ""
             out["disk"] = f"{self._disk.size_mb} MB ({how}{logs})"
@@ -590,7 +602,8 @@ class LocalSandboxEnvironment(BaseEnvironment):
         else:
             out["processes"] = "not enforced (no pids cgroup)" if self._pids_limit else "none set"
         missing = self._sandbox.missing if self._sandbox is not None else {}
-        out["isolation"] = ("user namespace, no capabilities, no_new_privs, seccomp" if not missing
+        out["isolation"] = (f"user namespace with its own kernel counts, no capabilities, no_new_privs, seccomp, "
+                            f"its own {SHM_SIZE_MB} MB /dev/shm" if not missing
                             else "missing: " + ", ".join(missing))
         return out
 

@@ -14,6 +14,7 @@ from aces_bench.ci.outputs import case_table, junit, markdown, runtime_findings,
 from aces_bench.ci.policy import Check, Policy, Verdict, verdict
 from aces_bench.ci.suggest import Suggestion, suggest
 from aces_bench.core.io import write_json, write_text
+from aces_bench.core.text import printable
 from aces_bench.records.trials import GradedTrial, read_grades, read_trials_table
 
 PACKET = "packet"
@@ -254,7 +255,8 @@ def run_ci(changed: list[SkillChange], overrides: list[str], out: Path, baseline
     shutil.copytree(run_dir / "report", packet / "report")
     _copy_trajectories(grades, suggestions, packet)
     cases = case_table(trials)
-    write_text(packet / "junit.xml", junit(cases, comparisons, suggestions))
+    # Trial output reaches both texts: no control character in them (XML forbids most).
+    write_text(packet / "junit.xml", printable(junit(cases, comparisons, suggestions)))
     write_text(packet / "runtime.sarif", sarif(findings, __version__))
-    write_text(packet / "summary.md", markdown(result, changed, comparisons, suggestions, since))
+    write_text(packet / "summary.md", printable(markdown(result, changed, comparisons, suggestions, since)))
     return CiResult(verdict=result, packet=packet, run_dir=run_dir)

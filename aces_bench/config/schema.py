@@ -179,6 +179,7 @@ class StudyConf:
     stop_on_pass: bool = False
     """Skip a case's later attempts once one passes (recorded as skipped)."""
     max_cost_usd: Optional[float] = None
+    max_output_gb: Optional[float] = 20.0
     """Refuse to start above this estimated cost; stop once real usage crosses it (USD)."""
     expected_input_tokens: int = 50_000
     """Per model-driven trial: the one token estimate behind the preview, the design's

@@ -238,6 +238,8 @@ class StudySpec(_Frozen):
     gate: GateSpec = Field(default_factory=GateSpec)
     stop_on_pass: bool = False
     max_cost_usd: float | None = Field(default=None, ge=0)
+    # The study folder's disk use (aces_bench.run.disk): sized for a laptop; null: no cap.
+    max_output_gb: float | None = Field(default=20.0, gt=0)
     expected_input_tokens: int = Field(default=DEFAULT_INPUT_TOKENS, ge=0)
     expected_output_tokens: int = Field(default=DEFAULT_OUTPUT_TOKENS, ge=0)
     # Tier 1 rule profile for the report's static-vs-live scan; the ACES paper's study

@@ -65,6 +65,21 @@ def _member_resolver(overrides, exclude_keys, requires_model) -> str:
     return member_dirname(list(overrides or []), list(exclude_keys or []), bool(requires_model))
 
 
+def _name_resolver(name, key="study.name") -> str:
+    """``name`` when it is one safe path component; the run dir is made from it before the
+    spec is validated, so ``study.name=../../x`` would write outside the outputs folder."""
+    import re
+
+    from aces_bench.core.errors import ConfigError
+
+    text = str(name)
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", text):
+        raise ConfigError(f"{text!r} is not a folder name (letters, digits, '_', '-', '.'; not starting "
+                          "with '.'): it names the study's output folder, which must stay inside outputs/",
+                          where=key, fix=f"e.g. {key}=my-study")
+    return text
+
+
 def _store_plugin_options(cs: ConfigStore) -> None:
     """Every registered harness and backend profile (a plugin's) becomes an option of its
     group, beside the YAML files: ``harness=<name>`` composes it and ``--help`` lists it.
@@ -97,6 +112,8 @@ def register() -> None:
     _store_plugin_options(cs)
     if not OmegaConf.has_resolver("aces_examples"):
         OmegaConf.register_new_resolver("aces_examples", examples_path)
+    if not OmegaConf.has_resolver("aces_name"):
+        OmegaConf.register_new_resolver("aces_name", _name_resolver)
     if not OmegaConf.has_resolver("aces_member"):
         OmegaConf.register_new_resolver("aces_member", _member_resolver)
     _registered = True

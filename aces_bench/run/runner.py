@@ -38,6 +38,7 @@ from aces_bench.core.io import remove_tree
 from aces_bench.emitters import EmitResult
 from aces_bench.emitters.plan import StudyPlan
 from aces_bench.run.cost import CostCapReached, CostEstimate, CostGuard, Ledger, budget_dir, check_cap, estimate
+from aces_bench.run.disk import DiskCapReached, disk_guard
 from aces_bench.run.offline import OFFLINE_ENV, set_offline_defaults  # noqa: F401 (re-exported)
 from aces_bench.run.progress import TrialProgress
 
@@ -421,7 +422,8 @@ async def run_config(spec: RunSpec, config: JobConfig, *, total: int,
                      stops_early: Callable[[TrialResult], str | None] | None = None) -> Path:
     """Run (or resume) one Harbor job under the study's cost guard and failure watch.
 
-    Raises ``CostCapReached`` when the cap stopped it and ``UniformFailure`` when its
+    Raises ``CostCapReached`` when the cost cap stopped it, ``DiskCapReached`` when the
+    disk cap did (``run.disk``), and ``UniformFailure`` when its
     first trials all failed for one cause that ``stops_early`` accepts, in both arms
     (it returns the arm of a failure that may stop the study, else None; the failure
     classification lives above this layer; without it the watch is off). The trials
@@ -446,16 +448,19 @@ async def run_config(spec: RunSpec, config: JobConfig, *, total: int,
                        fix="check harness, model and backend settings") from None
     done, failed = count_finished(job_dir)
     guard = cost_guard(spec, total - done, job=config.job_name)
+    disk = disk_guard(spec, job_dir)
     watch = FailureWatch(total - done, eligible=stops_early)
     progress = TrialProgress(total, already_done=done, already_failed=failed)
-    # The guard first: a trial it holds at its start is not counted as running.
+    # The guards first: a trial they hold at its start is not counted as running.
+    job.on_trial_started(disk.on_start)
     job.on_trial_started(guard.on_start)
     job.on_trial_started(progress.on_start)
     job.on_trial_ended(guard.on_end)
+    job.on_trial_ended(disk.on_end)
     job.on_trial_ended(progress.on_end)
     job.on_trial_ended(watch.on_end)
     with progress, quiet_harbor_progress():
-        guard.job_task = watch.job_task = task = asyncio.ensure_future(job.run())
+        guard.job_task = watch.job_task = disk.job_task = task = asyncio.ensure_future(job.run())
         try:
             await task
         except ExceptionGroup as group:
@@ -464,6 +469,8 @@ async def run_config(spec: RunSpec, config: JobConfig, *, total: int,
             if guard.tripped is not None:
                 stop = guard.stop_record(total)
                 raise CostCapReached(stop, job_dir) from None
+            if disk.tripped:
+                raise DiskCapReached(disk.stop_record(total), job_dir) from None
             if watch.stopped is not None:
                 raise watch.error(job_dir) from None
             raise

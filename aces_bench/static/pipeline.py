@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from aces_bench import __version__
 from aces_bench.core.io import staging_dir, swap_in, write_json, write_text
+from aces_bench.core.text import printable
 from aces_bench.static.catalog import DEFAULT_PROFILE, catalog, rules_file
 from aces_bench.static.corpus import compare, load_reported, summarize
 from aces_bench.static.models import CorpusResult, SkillResult
@@ -188,7 +189,7 @@ def write_outputs(
         from aces_bench.static.report_md import render
 
         written.append(
-            write_text(out / "summary.md", render(corpus, results, fig_names))
+            write_text(out / "summary.md", printable(render(corpus, results, fig_names)))
         )
     return written
 

@@ -18,10 +18,12 @@ from aces_bench.grading.grade import grade_records
 from aces_bench.judges.base import Judge
 from aces_bench.records.provenance import SkillProvenance, build_provenance
 from aces_bench.records.trials import GradedTrial, write_grades, write_trials_table
+from aces_bench.run import disk
 from aces_bench.run.attempts import AttemptPolicy, collect_attempts, run_attempts
 from aces_bench.run.attempts import not_run_by_cap as _not_run_by_cap
 from aces_bench.run.collect import TrialRecord, collect_job
 from aces_bench.run.cost import CostCapReached, clear_stop, write_stop
+from aces_bench.run.disk import DiskCapReached
 from aces_bench.run.outlock import study_lock, usable_output_dir
 from aces_bench.run.reuse import decide as decide_reuse
 from aces_bench.run.reuse import materialise
@@ -191,12 +193,15 @@ def _run_locked(spec: RunSpec, out: Path, prepared: Prepared | None = None) -> t
             job_dirs = asyncio.run(run_attempts(spec, emitted, jobs_dir, passed=rounds.passed, exclude=exclude,
                                                 checked=True))
             clear_stop(out)  # this run went to the end: an earlier cost stop no longer describes the folder
-        except (CostCapReached, UniformFailure) as exc:
+            disk.clear_stop(out)
+        except (CostCapReached, DiskCapReached, UniformFailure) as exc:
             # The trials that finished are tabled and reported; the error is raised after.
             stopped = exc
             job_dirs = _existing_job_dirs(spec, emitted, jobs_dir, exclude)
             if isinstance(exc, CostCapReached):
                 write_stop(out, exc.stop)
+            elif isinstance(exc, DiskCapReached):
+                disk.write_stop(out, exc.stop)
         policy = AttemptPolicy.from_spec(spec)
         run_plans = {k: v for k, v in plans.items() if k not in exclude}
         if policy.stop_on_pass:

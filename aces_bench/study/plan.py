@@ -1,8 +1,8 @@
 """``aces-bench plan [overrides...]``: what a study will cost and what it can detect, before any trial.
 
 The overrides are a study's (``skill=custom 'skill.paths=[...]' harness=... study.n_attempts=3``).
-The study is planned and its tasks emitted into a temporary folder (their ids are what
-the baseline-reuse store is keyed by); nothing runs. Printed per skill and in total:
+The study is planned and the ids of its baseline and null tasks rendered in memory
+(the baseline-reuse store is keyed by them); nothing is written and nothing runs. Printed per skill and in total:
 
 - the **fixed design**: every case, every attempt, every arm; trials to run after the
   stored baseline trials that would be reused; its cost at litellm's price for the
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -44,6 +45,12 @@ DEFAULT_SD = 0.6
 DEFAULT_ICC = 0.5
 PLAN_SIMS = 400
 SEED = 2025
+# Simulated studies have at most this many cases. Past it the gate's tests are normal to
+# a good approximation: a design of n cases at lift L behaves as one of SIM_MAX_CASES cases
+# at threshold + (L - threshold) * sqrt(n / SIM_MAX_CASES) (the same z), and the
+# sequential design's share of the fixed trials is the same. Without it the plan of a
+# 10,000-case skill asked the gate 15,000 times on 10,000 values each.
+SIM_MAX_CASES = 200
 
 
 @dataclass(frozen=True)
@@ -125,6 +132,7 @@ class SkillPlan:
     seq_trials_mde: float | None
     seq_power_at_mde: float | None
     mde_seq: float | None
+    simulated_cases: int | None = None  # the cases of the simulated studies when fewer than n_cases
 
 
 def plan_skill(skill: str, n: int, negatives: int, arms: int, attempts: int, var: Variance, *, threshold: float,
@@ -140,20 +148,26 @@ def plan_skill(skill: str, n: int, negatives: int, arms: int, attempts: int, var
     from aces_bench.stats.sequential_sim import fixed_verdicts
 
     gate = GateSettings(threshold=threshold, alpha=alpha)
-    design = SequentialDesign(n_cases=n, n_attempts=attempts, gate=gate, round_cases=round_cases, spending=spending)
+    n_sim = min(n, SIM_MAX_CASES)
+    scale = math.sqrt(n / n_sim)
+    if round_cases is not None and n_sim < n:  # the same looks, on the smaller study
+        round_cases = max(MIN_CASES, round(round_cases * n_sim / n))
+    design = SequentialDesign(n_cases=n_sim, n_attempts=attempts, gate=gate, round_cases=round_cases,
+                              spending=spending)
     bnd = boundaries_for(design)
     # Both arms of every positive case per look; calibration arms and negatives added in proportion.
     per_pair = arms / 2
 
     def run(lift: float) -> tuple[float, float, float]:
         """(sequential expected trials, sequential pass rate, fixed pass rate) at ``lift``: both
-        designs asked through the gate itself on the same simulated studies."""
+        designs asked through the gate itself on the same simulated studies (of ``n_sim``
+        cases at the lift with the same z, see SIM_MAX_CASES)."""
         rng = np.random.default_rng([SEED, round(lift * 1e6)])
-        d = _simulated(n, attempts, var, lift, sims, rng)
+        d = _simulated(n_sim, attempts, var, threshold + (lift - threshold) * scale, sims, rng)
         f = fixed_verdicts(d, gate)
         res = sequential_passes(design, d, rng, bnd, f)
-        return (float(res.trials.mean() * per_pair + negatives * arms * attempts), float(res.passed.mean()),
-                float(f.passed.mean()))
+        return (float(res.trials.mean() * (n / n_sim) * per_pair + negatives * arms * attempts),
+                float(res.passed.mean()), float(f.passed.mean()))
 
     def smallest(which: int) -> float | None:
         """The lift at which the design passes with probability ``power`` (bisection)."""
@@ -171,7 +185,17 @@ def plan_skill(skill: str, n: int, negatives: int, arms: int, attempts: int, var
     mde = smallest(2)
     t0, _, _ = run(0.0)
     t1, p1, _ = run(mde) if mde is not None else (float(fixed), 0.0, 0.0)
-    return SkillPlan(skill, n, negatives, arms, fixed, reusable, mde, t0, t1, p1, smallest(1))
+    return SkillPlan(skill, n, negatives, arms, fixed, reusable, mde, t0, t1, p1, smallest(1),
+                     n_sim if n_sim < n else None)
+
+
+def _anything_stored(root: Path) -> bool:
+    from aces_bench.run.reuse import LAYOUT
+
+    try:
+        return any(os.scandir(root / LAYOUT))
+    except OSError:
+        return False
 
 
 def _stored_variance(paths: list[Path]) -> Variance | None:
@@ -204,7 +228,7 @@ def main(argv: list[str]) -> int:
         raise ConfigError(f"--power must be in (0, 1), got {args.power}", where="aces-bench plan",
                           fix="e.g. --power 0.8")
     from aces_bench.config.compose import compose_spec
-    from aces_bench.emitters import emit_study
+    from aces_bench.emitters.harbor_task import RenderCache, task_id_of
     from aces_bench.emitters.plan import plan_study
     from aces_bench.run.cost import estimate
     from aces_bench.run.reuse import ReuseKeys, read_entry, store_root
@@ -215,20 +239,23 @@ def main(argv: list[str]) -> int:
         own = Path("outputs") / s.name
         var = _stored_variance(args.runs or [own]) or Variance(DEFAULT_SD, DEFAULT_ICC, "assumed (no stored runs)")
         plan = plan_study(spec)
-        emitted = emit_study(spec, Path(tmp) / "tasks", plan)
+        root = store_root()
         try:
-            keys = ReuseKeys(spec) if s.reuse_baseline else None
+            # An empty store holds nothing to reuse: no task needs rendering for its id.
+            keys = ReuseKeys(spec) if s.reuse_baseline and _anything_stored(root) else None
         except AcesError as exc:  # an agent CLI not installed yet: nothing is stored for it either
             keys = None
             print(f"plan: stored baselines not looked up ({exc.message})", file=sys.stderr)
-        root = store_root()
         arms = 2 + len(s.controls)
         per_skill: dict[str, dict] = {}
-        for task, tp in zip(emitted.tasks, emitted.plan.tasks, strict=True):
+        cache = RenderCache()
+        for tp in plan.tasks:
             d = per_skill.setdefault(tp.intervention_name, {"pos": set(), "neg": set(), "reusable": 0})
             (d["neg"] if tp.case.is_negative_control else d["pos"]).add(tp.case.id)
             if keys is not None and tp.condition in ("baseline", "null"):
-                d["reusable"] += sum(read_entry(root, keys.key(task.task_id, a)) is not None
+                # The store is keyed by task id, a content address: rendered, never written.
+                task_id = task_id_of(tp, spec, cache)
+                d["reusable"] += sum(read_entry(root, keys.key(task_id, a)) is not None
                                      for a in range(1, s.n_attempts + 1))
     rows = [plan_skill(k, len(v["pos"]), len(v["neg"]), arms, s.n_attempts, var, threshold=s.gate.threshold,
                        alpha=s.gate.alpha, power=args.power, reusable=v["reusable"],
@@ -256,9 +283,11 @@ def main(argv: list[str]) -> int:
             print(f"{head}; sequential expected {r.seq_trials_null:.0f} (no effect); no lift below 1 passes the "
                   f"gate with probability {args.power:.0%} at this size (add cases or attempts)")
             continue
+        scaled = (f" (simulated on {r.simulated_cases} cases at the lift with the same z, scaled by "
+                  f"sqrt({r.n_cases}/{r.simulated_cases}))" if r.simulated_cases else "")
         print(f"{head}; sequential expected {r.seq_trials_null:.0f} (no effect), {r.seq_trials_mde:.0f} (lift at "
               f"the fixed design's detectable lift, where it passes {r.seq_power_at_mde:.0%}); smallest detectable "
-              f"lift: fixed {r.mde_fixed:+.3f}, sequential {seq_mde}")
+              f"lift: fixed {r.mde_fixed:+.3f}, sequential {seq_mde}{scaled}")
     # Reuse applies to the sequential design's baseline trials in the same proportion.
     kept = 1 - (total_reuse / total_fixed if total_fixed else 0.0)
     for name, trials in (("fixed design", total_fixed * kept), ("sequential design, no effect", total_null * kept),

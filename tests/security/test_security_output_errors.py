@@ -8,6 +8,8 @@ root a chmod'ed folder is still writable, so permissions are not how EROFS is ma
 
 from __future__ import annotations
 
+import errno
+import os
 import shlex
 import shutil
 import subprocess
@@ -184,3 +186,50 @@ def test_write_failure_finds_a_full_disk_deep_in_the_group_and_not_a_refused_ope
     error = write_failure(ExceptionGroup("job", [refused, unwritable]), where=out)
     assert isinstance(error, OutputError) and "EACCES" in str(error) and "config.json" in str(error)
     assert write_failure(ExceptionGroup("job", [ValueError("a bug")]), where=out) is None
+
+
+@needs_mount
+def test_study_whose_hydra_run_dir_is_read_only(tmp_path):
+    """Issue 35: Hydra's own log file (<run dir>/cli.log) on a read-only folder was a
+    62-line traceback (logging.config wraps the OSError in a ValueError)."""
+    mount = tmp_path / "mnt"
+    proc = run_on("read-only", mount, "harness=reference", f"hydra.run.dir={mount}",
+                  *study_overrides(skill=HOSTILE_SKILL, root_parent=tmp_path))
+    assert_one_line(proc, "read-only", mount)
+
+
+# The lowest write helper failing as a full disk or a refused permission would: every
+# command that writes through it must end in one line naming the file and the cause.
+LOW_LEVEL = {"permission": (errno.EACCES, "permission denied (EACCES)"),
+             "full": (errno.ENOSPC, "no space left on the device (ENOSPC)")}
+
+
+@pytest.mark.parametrize("kind", sorted(LOW_LEVEL))
+@pytest.mark.parametrize("command", ["scan", "trigger", "dataset"])
+def test_every_write_helper_failure_is_one_line(tmp_path, monkeypatch, capsys, kind, command):
+    from aces_bench import cli
+    from aces_bench.core import io
+
+    code, cause = LOW_LEVEL[kind]
+
+    def refuse(path, write):
+        raise OSError(code, os.strerror(code), str(path))
+
+    monkeypatch.setattr(io, "_atomic", refuse)
+    skill = tmp_path / "hostile-colsum"
+    shutil.copytree(HOSTILE_SKILL, skill)
+    queries = tmp_path / "queries.json"
+    queries.write_text('[{"query": "Sum the amount column of sales.csv", "should_trigger": true}]')
+    argv = {"scan": ["scan", str(skill), "--out", str(tmp_path / "scan")],
+            "trigger": ["trigger", str(skill), "--router", "--queries", str(queries), "--json",
+                        str(tmp_path / "t.json")],
+            "dataset": ["dataset", "create", str(skill), "--force"]}[command]
+    if command == "dataset":
+        (skill / "evals" / "evals.json").unlink()
+        argv = argv[:-1]
+    rc = cli.main(argv)
+    err = capsys.readouterr().err
+    errors = [ln for ln in err.splitlines() if ln.startswith("error:")]
+    assert rc == 2 and "Traceback" not in err, err[-3000:]
+    assert len(errors) == 1 and cause in errors[0] and str(tmp_path) in errors[0], err
+    assert "  fix: " in err
