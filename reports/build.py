@@ -32,6 +32,7 @@ from aces_bench.reports.inventory import coverage, inventory
 from aces_bench.reports.judge_agreement import judge_agreement
 from aces_bench.reports.latex import write_tables
 from aces_bench.reports.limits import limits_in_force, local_backends
+from aces_bench.reports.no_verdict import no_verdict_rows
 from aces_bench.reports.pages import StudyPages, relative
 from aces_bench.reports.records import StudyData, load_study
 from aces_bench.reports.sequential import reuse_rows, sequential_rows, sequential_verdicts, study_paths
@@ -205,6 +206,7 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
     decided = sequential_verdicts(members)
     if decided:  # a sequential study's verdict is the one it stopped with, not the gate re-read on fewer trials
         summary = summary.model_copy(update={"gate": [decided.get(v.skill, v) for v in summary.gate]})
+    summary = summary.model_copy(update={"no_verdict": no_verdict_rows(summary.gate, primary)})
 
     inputs = FigureInputs(stats, pairs, primary, static_section, sets=sets, offline_runs=offline)
     figures = draw_all(inputs, out / "figures")
