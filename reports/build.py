@@ -47,7 +47,13 @@ from aces_bench.reports.summary import (
     summary_schema,
 )
 from aces_bench.reports.triage import activation
-from aces_bench.reports.verdict import control_views, correlation_sentence, headline_sentence, verdict_rows
+from aces_bench.reports.verdict import (
+    control_views,
+    correlation_sentence,
+    first_screen_summary,
+    headline_sentence,
+    verdict_rows,
+)
 from aces_bench.stats import StatsSettings, build_pairs, study_stats
 from aces_bench.stats.controls import is_negative_control
 from aces_bench.stats.gate import GateSettings
@@ -267,6 +273,7 @@ def _write_index(env, out: Path, summary: ReportSummary, figures, items, cover, 
         one_sided_cols=list(keys.columns), provenance=_provenance_views(study), results_dir=str(study.results_dir),
         latex=[relative(p, out) for p in tex], verdicts=verdicts, adjustment=adjustment, bounds=bounds,
         inference=inference_rows, headline_sentence=headline_sentence(summary), controls=control_views(summary),
+        first_summary=first_screen_summary(summary),
         static_sentence=correlation_sentence(sl.tier1 if sl is not None else None, "Tier 1 structural"),
         paper_href=paper_href, arms=arm_views(summary), stand_in=stand_in_text(summary.stand_in),
     )
