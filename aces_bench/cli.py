@@ -87,7 +87,12 @@ def _study(*args, **kwargs):
                     raise refused  # the sweep's total was refused before any member ran
                 # A sweep's members share one spend ledger, at the sweep's root: the cap is the sweep's.
                 spec = spec.model_copy(update={"budget_dir": Path(hc.sweep.dir).resolve()})
-            run_study(spec)
+                from aces_bench.run.progress import one_line
+
+                with one_line(f"sweep member {hc.job.num + 1}"):  # one progress line per member
+                    run_study(spec)
+            else:
+                run_study(spec)
         except AcesError as exc:
             print(f"error: {exc}", file=sys.stderr)
             sys.exit(getattr(exc, "exit_code", 2))
