@@ -27,7 +27,7 @@ import os
 import sys
 from pathlib import Path
 
-from aces_bench.core.errors import AcesError, RunError, output_error
+from aces_bench.core.errors import AcesError, ConfigError, RunError, output_error
 from aces_bench.run.offline import set_offline_defaults
 
 SUBCOMMANDS = {
@@ -144,6 +144,11 @@ def _run_hydra() -> None:
     os.environ["HYDRA_FULL_ERROR"] = "1"
     try:
         _study()
+    except ValueError as exc:
+        if not str(exc).startswith("Only one of --run, --multirun, --cfg"):
+            raise
+        raise ConfigError(str(exc), where="aces-bench",
+                          fix="drop -m to print one config with --cfg job, or drop --cfg to run the sweep") from None
     except (ConfigCompositionException, OverrideParseException) as exc:
         # Imported on a compose error only: it brings the run spec's models.
         from aces_bench.config.compose import compose_error
