@@ -157,7 +157,9 @@ def checks(spec: RunSpec, plan: StudyPlan, judge: list[Judge]) -> list[Check]:
             Check("docker or podman", lambda: _backend_type_check(spec)),
             Check("model key", lambda: runner.preflight_model_key(spec)),
             Check("model endpoint", lambda: _endpoint(spec)),
-            Check("local agent", lambda: runner.preflight_local_agent(spec)),
+            # Building the agent imports Harbor's agent and litellm (seconds of CPU): an endpoint that
+            # does not answer is said first, alone, within seconds.
+            Check("local agent", lambda: runner.preflight_local_agent(spec), needs=("model endpoint",)),
             # Harbor's agent preflight asks for the model key too: said once, by the check above
             Check("agent", lambda: runner.preflight_agent(spec), needs=("local agent", "model key")),
             Check("agent install", lambda: runner.preflight_agent_install(spec), needs=("local agent",)),
