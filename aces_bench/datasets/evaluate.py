@@ -60,6 +60,8 @@ class EvalPlan:
     """that a verdict rests on unreviewed drafts, printed after the verdict table"""
     drafted: dict[str, int]
     """skill name -> unreviewed drafted cases the verdict rests on"""
+    where: dict[str, Path] = field(default_factory=dict)
+    """skill name -> the evals file holding its drafts"""
 
 
 def parse_eval_args(args: list[str]) -> EvalArgs:
@@ -150,26 +152,28 @@ def _copy(src: Path, dest: Path) -> Path:
 
 
 def _prepare_path(path: Path, out: Path, write_drafts: bool, notes: list[str],
-                  drafted: dict[str, int]) -> list[Path]:
+                  drafted: dict[str, int], where: dict[str, Path]) -> list[Path]:
     """The folders to pass as ``skill.paths`` for one PATH, drafting where a skill has no case."""
     empty = [d for d in _skill_dirs(path) if not has_eval_assets(d)]
     if not empty:
         return [path]
     if write_drafts:
         for d in empty:
-            _, drafted[load_skill(d).name] = _draft(d, None, notes)
+            name = load_skill(d).name
+            where[name], drafted[name] = _draft(d, None, notes)
         return [path]
     if is_plugin(path):
         copy = _copy(path, out / DRAFTS / plugin_name(path))
         for d in empty:
-            _, drafted[load_skill(d).name] = _draft(copy / d.relative_to(path), copy, notes)
+            name = load_skill(d).name
+            where[name], drafted[name] = _draft(copy / d.relative_to(path), copy, notes)
         return [copy]
     kept = [d for d in _skill_dirs(path) if d not in empty]
     copies = []
     for d in empty:
         name = load_skill(d).name
         copy = _copy(d, out / DRAFTS / name)
-        _, drafted[name] = _draft(copy, copy, notes)
+        where[name], drafted[name] = _draft(copy, copy, notes)
         copies.append(copy)
     return kept + copies
 
@@ -204,9 +208,10 @@ def prepare_eval(args: list[str]) -> EvalPlan:
     out = output_dir(parsed.overrides, study_name)
     notes: list[str] = []
     drafted: dict[str, int] = {}
+    where: dict[str, Path] = {}
     paths: list[Path] = []
     for p in parsed.paths:
-        paths += _prepare_path(p, out, parsed.write_drafts, notes, drafted)
+        paths += _prepare_path(p, out, parsed.write_drafts, notes, drafted, where)
     _unreviewed(paths, drafted)
     joined = ",".join(_quoted(p.resolve()) for p in paths)
     argv = ["skill=custom", f"skill.paths=[{joined}]"]
@@ -218,6 +223,8 @@ def prepare_eval(args: list[str]) -> EvalPlan:
         argv.append(f"study.name={study_name}")
     closing = []
     for skill, n in sorted(drafted.items()):
-        closing.append(f"note: {skill}'s verdict rests on {n} unreviewed drafted case(s): review them, then delete "
-                     "their 'status: draft' line (or 'aces-bench dataset refine --confirm')")
-    return EvalPlan(argv=[*parsed.flags, *argv, *parsed.overrides], notes=notes, closing=closing, drafted=drafted)
+        at = f" in {where[skill]}" if skill in where else ""
+        closing.append(f"note: {skill}'s verdict rests on {n} unreviewed drafted case(s){at}: review them (add checks "
+                       "there), then delete their 'status: draft' line (or 'aces-bench dataset refine --confirm')")
+    return EvalPlan(argv=[*parsed.flags, *argv, *parsed.overrides], notes=notes, closing=closing,
+                    drafted=drafted, where=where)

@@ -92,7 +92,8 @@ def test_a_skill_without_cases_gets_drafts_outside_its_folder(tmp_path):
     copy = out / "drafts" / "word-count"
     assert (copy / "evals" / "evals.json").is_file() and plan.drafted["word-count"] > 0
     assert f"skill.paths=['{copy.resolve()}']" in plan.argv and "skill.accept_drafts=true" in plan.argv
-    assert any("unreviewed drafted case" in line for line in plan.closing)
+    assert any("unreviewed drafted case" in line and str(copy / "evals" / "evals.json") in line
+               for line in plan.closing)
     written = prepare_eval([str(skill), f"hydra.run.dir={out}", "--write-drafts"])
     assert (skill / "evals" / "evals.json").is_file() and f"skill.paths=['{skill.resolve()}']" in written.argv
 
@@ -126,8 +127,9 @@ def test_judged_only_cases_end_in_no_verdict_explained_and_exit_3(tmp_path):
     assert [(n["skill"], n["cause"], n["n_affected"]) for n in summary["no_verdict"]] == [
         ("word-count", "no decidable check", 6)]
     html = (out / "report" / "index.html").read_text()
-    first_screen = html.split('id="verdict"')[0]
-    assert 'id="no-verdict"' in first_screen and "no decidable check: 6 of 6 trials" in first_screen
+    # Right under the verdict table, ahead of the long headline account: on the first screen.
+    assert html.index('id="verdict-table"') < html.index('id="no-verdict"') < html.index('id="headline-sentence"')
+    assert "no decidable check: 6 of 6 trials" in html.split('id="headline-sentence"')[0]
 
 
 @needs_bwrap
