@@ -13,6 +13,7 @@ says that the verdict rests on them.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from aces_bench.cases.formats import has_eval_assets, load_suite
 from aces_bench.core.errors import AcesError, ConfigError, SkillError
 from aces_bench.emitters.interventions import PLUGIN_MANIFEST, plugin_name
 from aces_bench.inputs.skills import discover_skill_dirs, load_skill
+from aces_bench.inputs.skilltree import copy_tree
 
 USAGE = "aces-bench eval PATH [PATH...] [--write-drafts] [group=option ...] [group.key=value ...]"
 # Hydra flags that take a value: the value is not a PATH.
@@ -143,11 +145,13 @@ def _draft(skill_dir: Path, copy_root: Path | None, notes: list[str]) -> tuple[P
 
 
 def _copy(src: Path, dest: Path) -> Path:
-    """A fresh copy of a skill or plugin folder (links kept as links: the skill walker judges them)."""
+    """A fresh copy of a skill or plugin folder through the one walk over untrusted folders
+    (``skilltree.copy_tree``): regular files only, so a pipe, device, link out or link loop
+    is a one-line error, never a hang or a host file copied."""
     if dest.exists():
         shutil.rmtree(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(src, dest, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    dest.mkdir(parents=True)
+    copy_tree(Path(os.path.realpath(src)), dest)
     return dest
 
 

@@ -98,6 +98,24 @@ def test_a_skill_without_cases_gets_drafts_outside_its_folder(tmp_path):
     assert (skill / "evals" / "evals.json").is_file() and f"skill.paths=['{skill.resolve()}']" in written.argv
 
 
+def test_a_hostile_skill_folder_cannot_hang_or_leak_through_the_drafts_copy(tmp_path):
+    """A skill that plants a FIFO (a plain copy would block reading it) or a link to a host file
+    (a plain copy would copy it) gets a one-line error from eval, and nothing is read from them."""
+    import os
+
+    from aces_bench.core.errors import SkillError
+
+    skill = write_skill(tmp_path / "src")
+    os.mkfifo(skill / "scripts" / "pipe")
+    with pytest.raises(SkillError, match="pipe"):
+        prepare_eval([str(skill), f"hydra.run.dir={tmp_path / 'out'}"])
+    (skill / "scripts" / "pipe").unlink()
+    (skill / "scripts" / "secrets").symlink_to("/etc/passwd")
+    with pytest.raises(SkillError, match="outside the skill folder"):
+        prepare_eval([str(skill), f"hydra.run.dir={tmp_path / 'out2'}"])
+    assert not (tmp_path / "out2" / "drafts" / "word-count" / "scripts" / "secrets").exists()
+
+
 def test_a_plugin_is_evaluated_as_a_plugin(tmp_path):
     plugin = tmp_path / "my-plugin"
     write_skill(plugin / "skills", judged_cases=1)
