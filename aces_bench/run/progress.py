@@ -65,7 +65,8 @@ class TrialProgress:
             self._live.update(self._render())
             self._live.__exit__(*exc)
         elif self._label is not None:
-            log.info("%s: %s in %.0fs", self._label, self.summary().rsplit(", ETA", 1)[0],
+            log.info("%s: trials: %d in this job, %d already done, %d to run; %s in %.0fs", self._label, self.total,
+                     self._resumed, self.total - self._resumed, self.summary().rsplit(", ETA", 1)[0],
                      time.monotonic() - self._started)
 
     def eta_seconds(self) -> float | None:

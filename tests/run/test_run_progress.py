@@ -119,7 +119,8 @@ def test_inside_one_line_a_job_prints_one_line_off_a_terminal(caplog):
     lines = [r.getMessage() for r in caplog.records]
     assert len(lines) == 2, lines
     assert lines[0].startswith("t7: FAILED VerifierTimeoutError")
-    assert re.fullmatch(r"sequential round 2: 40/40 done, 0 running, 1 failed in \d+s", lines[1]), lines[1]
+    assert re.fullmatch(r"sequential round 2: trials: 40 in this job, 0 already done, 40 to run; 40/40 done, "
+                        r"0 running, 1 failed in \d+s", lines[1]), lines[1]
     # Outside the scope the same job logs its start line and a line per 5% of its trials.
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="aces_bench.run"), TrialProgress(40, console=console) as progress:
