@@ -27,10 +27,12 @@ import os
 import sys
 from pathlib import Path
 
-from aces_bench.core.errors import AcesError, RunError, output_error
+from aces_bench.core.errors import AcesError, ConfigError, RunError, output_error
 from aces_bench.run.offline import set_offline_defaults
 
 SUBCOMMANDS = {
+    "eval": ("aces_bench.datasets.evaluate", "evaluate skill folders, a folder of skills or a plugin: cases drafted "
+             "if none, a paired study, the verdict table"),
     "scan": ("aces_bench.static.cli", "static scan of skill folders (structure, rubric, security)"),
     "report": ("aces_bench.reports.cli", "regenerate reports from stored results (or SkillsBench data)"),
     "grade": ("aces_bench.grading.cli", "grade the trials of any Harbor job dir"),
@@ -85,7 +87,12 @@ def _study(*args, **kwargs):
                     raise refused  # the sweep's total was refused before any member ran
                 # A sweep's members share one spend ledger, at the sweep's root: the cap is the sweep's.
                 spec = spec.model_copy(update={"budget_dir": Path(hc.sweep.dir).resolve()})
-            run_study(spec)
+                from aces_bench.run.progress import one_line
+
+                with one_line(f"sweep member {hc.job.num + 1}"):  # one progress line per member
+                    run_study(spec)
+            else:
+                run_study(spec)
         except AcesError as exc:
             print(f"error: {exc}", file=sys.stderr)
             sys.exit(getattr(exc, "exit_code", 2))
@@ -101,8 +108,13 @@ def _study(*args, **kwargs):
 
 def _usage() -> str:
     lines = [
-        "usage: aces-bench [run] [-m] [-v] [group=option ...] [group.key=value ...]",
+        "usage: aces-bench eval PATH [PATH...] [group=option ...] [group.key=value ...]",
+        "       aces-bench [run] [-m] [-v] [group=option ...] [group.key=value ...]",
         "       aces-bench {" + ",".join(SUBCOMMANDS) + "} ...",
+        "",
+        "Evaluate your skill (one command: drafts cases if it has none, runs the paired study, prints the verdict):",
+        "  aces-bench eval ./my-skill                   offline: reference agent, local sandbox, heuristic judge",
+        "  aces-bench eval ./my-skill harness=codex model=gpt-4o study.n_attempts=3",
         "",
         "Run a paired with/without-skill study (Hydra app; -m sweeps comma-separated options):",
         "  aces-bench                                   the demo study on the embedded defaults",
@@ -133,6 +145,11 @@ def _run_hydra() -> None:
     os.environ["HYDRA_FULL_ERROR"] = "1"
     try:
         _study()
+    except ValueError as exc:
+        if not str(exc).startswith("Only one of --run, --multirun, --cfg"):
+            raise
+        raise ConfigError(str(exc), where="aces-bench",
+                          fix="drop -m to print one config with --cfg job, or drop --cfg to run the sweep") from None
     except (ConfigCompositionException, OverrideParseException) as exc:
         # Imported on a compose error only: it brings the run spec's models.
         from aces_bench.config.compose import compose_error
@@ -244,7 +261,17 @@ def _main(argv: list[str] | None = None) -> int:
     if argv and argv[0] in ("usage", "commands"):
         print(_usage())
         return 0
-    if argv and argv[0] in SUBCOMMANDS:
+    closing: list[str] = []
+    is_eval = bool(argv) and argv[0] == "eval"
+    if is_eval:
+        try:
+            argv, closing = _eval_argv(argv[1:])
+        except AcesError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        if not argv:
+            return 0
+    elif argv and argv[0] in SUBCOMMANDS:
         module_name, _ = SUBCOMMANDS[argv[0]]
         try:
             module = importlib.import_module(module_name)
@@ -267,9 +294,12 @@ def _main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             return _interrupted(f"aces-bench {argv[0]} stopped; files it writes are swapped in whole, "
                                 "so the previous ones are intact")
+    elif argv and (unknown := unknown_command(argv[0])) is not None:
+        print(f"error: {unknown}", file=sys.stderr)
+        return 2
     if argv and argv[0] == "run":
         argv = argv[1:]
-    from aces_bench.study.console import exit_status, strip_verbose
+    from aces_bench.study.console import exit_status, no_verdict_status, strip_verbose
 
     argv = strip_verbose(argv)
     if any(a in ("--help", "-h") for a in argv):
@@ -287,7 +317,47 @@ def _main(argv: list[str] | None = None) -> int:
         return getattr(exc, "exit_code", 2)
     except KeyboardInterrupt:
         return _interrupted("finished trials are kept; re-run the same command to resume")
-    return exit_status()
+    for line in closing:
+        print(line, file=sys.stderr)
+    status = exit_status()
+    if is_eval and status == 0:
+        return no_verdict_status()
+    return status
+
+
+def _eval_argv(args: list[str]) -> tuple[list[str], list[str]]:
+    """``aces-bench eval ARGS`` as the study app's argv (empty after ``--help``), and the lines
+    to print after the verdict table."""
+    if not args or any(a in ("--help", "-h") for a in args):
+        from aces_bench.datasets.evaluate import HELP
+
+        print(HELP)
+        if not args:
+            raise RunError("no skill folder given", where="aces-bench eval", fix="name at least one folder")
+        return [], []
+    from aces_bench.datasets.evaluate import prepare_eval
+
+    plan = prepare_eval(args)
+    for line in plan.notes:
+        print(line, file=sys.stderr)
+    return plan.argv, plan.closing
+
+
+def unknown_command(word: str) -> AcesError | None:
+    """An error for a first word that is neither a command nor an override (None when it is one):
+    an existing folder is pointed at ``eval``, a typo at the closest command."""
+    import difflib
+
+    if word.startswith(("-", "+", "~")) or "=" in word or word in ("run", "usage", "commands"):
+        return None
+    if Path(word).exists():
+        return RunError("is a folder, not a command", where=word, fix=f"to evaluate it: aces-bench eval {word}")
+    commands = ["run", *SUBCOMMANDS]
+    close = difflib.get_close_matches(word, commands, n=1, cutoff=0.5)
+    hint = f"did you mean '{close[0]}'? " if close else ""
+    return RunError(f"unknown command '{word}'", where="aces-bench",
+                    fix=f"{hint}commands: {', '.join(commands)}; a study takes group=option overrides "
+                        "(aces-bench usage)")
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from aces_bench.reports.inventory import coverage, inventory
 from aces_bench.reports.judge_agreement import judge_agreement
 from aces_bench.reports.latex import write_tables
 from aces_bench.reports.limits import limits_in_force, local_backends
+from aces_bench.reports.no_verdict import no_verdict_rows
 from aces_bench.reports.pages import StudyPages, relative
 from aces_bench.reports.records import StudyData, load_study
 from aces_bench.reports.sequential import reuse_rows, sequential_rows, sequential_verdicts, study_paths
@@ -46,7 +47,13 @@ from aces_bench.reports.summary import (
     summary_schema,
 )
 from aces_bench.reports.triage import activation
-from aces_bench.reports.verdict import control_views, correlation_sentence, headline_sentence, verdict_rows
+from aces_bench.reports.verdict import (
+    control_views,
+    correlation_sentence,
+    first_screen_summary,
+    headline_sentence,
+    verdict_rows,
+)
 from aces_bench.stats import StatsSettings, build_pairs, study_stats
 from aces_bench.stats.controls import is_negative_control
 from aces_bench.stats.gate import GateSettings
@@ -209,6 +216,7 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
     decided = sequential_verdicts(members)
     if decided:  # a sequential study's verdict is the one it stopped with, not the gate re-read on fewer trials
         summary = summary.model_copy(update={"gate": [decided.get(v.skill, v) for v in summary.gate]})
+    summary = summary.model_copy(update={"no_verdict": no_verdict_rows(summary.gate, primary)})
 
     inputs = FigureInputs(stats, pairs, primary, static_section, sets=sets, offline_runs=offline)
     figures = draw_all(inputs, out / "figures")
@@ -269,6 +277,7 @@ def _write_index(env, out: Path, summary: ReportSummary, figures, items, cover, 
         one_sided_cols=list(keys.columns), provenance=_provenance_views(study), results_dir=str(study.results_dir),
         latex=[relative(p, out) for p in tex], verdicts=verdicts, adjustment=adjustment, bounds=bounds,
         inference=inference_rows, headline_sentence=headline_sentence(summary), controls=control_views(summary),
+        first_summary=first_screen_summary(summary),
         static_sentence=correlation_sentence(sl.tier1 if sl is not None else None, "Tier 1 structural"),
         paper_href=paper_href, arms=arm_views(summary), stand_in=stand_in_text(summary.stand_in),
     )

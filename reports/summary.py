@@ -158,6 +158,19 @@ class Counts(BaseModel):
     n_neither: int = Field(description="pair keys scored on neither side (headline outcome)")
 
 
+class NoVerdictRow(BaseModel):
+    """Why one skill got no verdict, in one sentence with counts, and the fix (reports/no_verdict.py)."""
+
+    skill: str
+    verdict: str = Field(description="the gate's word: 'no data' or 'not enough cases'")
+    cause: str = Field(description="no decidable check, judge abstained, outcome undecided, too few cases, "
+                       "every pair excluded, no positive case")
+    n_trials: int = Field(description="the skill's paired trials on positive cases")
+    n_affected: int = Field(description="trials undecided or excluded (too few cases: cases decided)")
+    reason: str
+    fix: str
+
+
 class IntentionToTreat(BaseModel):
     """Intention to treat: every scheduled pair of the headline, and what left it out.
 
@@ -253,6 +266,8 @@ class ReportSummary(VersionedRecord):
                                         "gate reads (aces_bench/stats/gate.py): any threshold can be re-gated")
     gate: list[GateVerdict] = Field(default_factory=list, description="per skill, the gate's verdict at the "
                                     "study's settings (study.gate): the report's verdict column")
+    no_verdict: list[NoVerdictRow] = Field(
+        default_factory=list, description="per skill without a verdict: why, with counts, and the fix")
     # Optional within version 1: a summary written before analysis sets were named pooled every arm.
     analysis_set: str = Field(default="", description="the trials every headline number is computed on, in words "
                               "(the primary arm, positive cases; reports/analysis.py)")
@@ -413,7 +428,8 @@ def visible_skills_rows(trials: pd.DataFrame) -> list[dict[str, Any]]:
                                                                               str(kv[0][2])))]
 
 
-def _excluded_reason(row: dict) -> str | None:
+def excluded_reason(row: dict) -> str | None:
+    """Why a paired trial is left out of the headline (None: it is analysed, or an arm failure)."""
     cls = row.get("trial_class")
     if row.get("baseline_saw_target") is True:
         return "baseline saw the target skill"
@@ -443,7 +459,7 @@ def intention_to_treat(trials: pd.DataFrame, stats: StudyStats) -> IntentionToTr
     reasons: dict[str, int] = {}
     failures: dict[str, int] = {}
     for rec in paired.to_dict("records"):
-        why = _excluded_reason(rec)
+        why = excluded_reason(rec)
         if why:
             reasons[why] = reasons.get(why, 0) + 1
         elif str(rec.get("status")) in ("timeout", "agent_error", "verifier_error"):

@@ -124,6 +124,28 @@ def _fmt(x: float | None, signed: bool = True) -> str:
     return "n/a" if x is None else (f"{x:+.3f}" if signed else f"{x:.3f}")
 
 
+SUMMARY_MAX_WORDS = 60
+
+
+def first_screen_summary(summary: ReportSummary) -> str:
+    """The first screen's summary, at most ``SUMMARY_MAX_WORDS`` words: how many skills got each verdict,
+    and the headline lift with its interval (the long account is ``headline_sentence``, below the table)."""
+    from collections import Counter
+
+    verdicts = Counter(v.status for v in verdict_rows(summary))
+    outcome = summary.headline_outcome
+    head = next((r for r in summary.pooled if r.outcome == outcome), None)
+    parts = [f"{sum(verdicts.values())} skill(s): " + ", ".join(f"{n} {word}" for word, n in verdicts.most_common())
+             + "."]
+    if head is not None and head.lift is not None:
+        interval = f" ({int(summary.stats.settings.level * 100)}% CI [{head.ci_lo:+.3f}, {head.ci_hi:+.3f}])" \
+            if head.ci_lo is not None else ""
+        parts.append(f"Headline {outcome} lift {head.lift:+.3f}{interval} over {head.n} pairs of {head.n_cases} cases.")
+    else:
+        parts.append(f"No pair has {outcome} decided in both conditions.")
+    return " ".join(parts)
+
+
 def headline_sentence(summary: ReportSummary) -> str:
     """The headline in one sentence: lift (intention to treat), interval and its method, what was
     left out with the worst case over it, and how many skills the gate passes."""

@@ -22,7 +22,11 @@ from pathlib import Path
 import yaml
 
 from aces_bench.core.errors import ConfigError
-from aces_bench.core.io import load_yaml, yaml_problem
+from aces_bench.core.io import load_yaml, write_text, yaml_problem
+
+WORK_DIR = ".aces"
+"""Everything ci writes in the repository, by default: the packet, the last good run and
+the task cache, under one folder holding a ``.gitignore`` of ``*`` (git status stays clean)."""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -38,10 +42,11 @@ def parser() -> argparse.ArgumentParser:
                    help="dependencies: 'support: {helper-skill: [user, ...]}', 'bundles: {name: [skill, ...]}'")
     p.add_argument("--policy", type=Path, metavar="YAML",
                    help="promotion policy (default: the gate at its defaults, docs/gate.md, and no regression)")
-    p.add_argument("--baseline", type=Path, metavar="DIR", default=Path(".aces/last-good"),
-                   help="stored last good run (default: .aces/last-good in the repo)")
+    p.add_argument("--baseline", type=Path, metavar="DIR", default=Path(WORK_DIR) / "last-good",
+                   help=f"stored last good run (default: {WORK_DIR}/last-good in the repo)")
     p.add_argument("--save-baseline", action="store_true", help="store this run as the last good one if it passes")
-    p.add_argument("--out", type=Path, metavar="DIR", default=Path("aces-ci"), help="output folder (default: aces-ci)")
+    p.add_argument("--out", type=Path, metavar="DIR",
+                   help=f"output folder (default: {WORK_DIR}/ci in the repo, a folder git ignores)")
     lv2 = p.add_argument_group("LV2 suggestions by a model (default: offline rules)")
     lv2.add_argument("--suggest-model", metavar="MODEL", help="litellm model that writes LV2 edits, e.g. openai/gpt-4o-mini")
     lv2.add_argument("--suggest-base-url", metavar="URL", help="OpenAI-compatible endpoint for --suggest-model")
@@ -66,6 +71,22 @@ def _config(path: Path | None) -> tuple[dict, dict]:
     return dict(raw.get("support") or {}), dict(raw.get("bundles") or {})
 
 
+def ignored_work_dir(repo: Path) -> Path:
+    """``<repo>/.aces``, ignored by git whatever the repo's own ignores say; ci's task cache goes there too
+    (``ACES_EMIT_CACHE``, unless set), not into ``.aces-cache`` of the working directory."""
+    import os
+
+    from aces_bench.emitters.accepted import CACHE_ENV
+
+    work = repo / WORK_DIR
+    ignore = work / ".gitignore"
+    if not ignore.is_file():
+        work.mkdir(parents=True, exist_ok=True)
+        write_text(ignore, "# written by aces-bench ci: its packet, last good run and caches are not sources\n*\n")
+    os.environ.setdefault(CACHE_ENV, str(work / "cache" / "emit"))
+    return work
+
+
 def main(argv: list[str]) -> int:
     from aces_bench.ci.changes import detect, head_commit, repo_root
 
@@ -74,7 +95,8 @@ def main(argv: list[str]) -> int:
     roots = [(repo / s).resolve() for s in (args.skills or [Path(".")])]
     support, bundles = _config(args.config)
     changed, _ = detect(repo, args.since, roots, support=support, bundles=bundles)
-    out = (args.out if args.out.is_absolute() else Path.cwd() / args.out).resolve()
+    work = ignored_work_dir(repo)
+    out = work / "ci" if args.out is None else (args.out if args.out.is_absolute() else Path.cwd() / args.out).resolve()
     baseline = args.baseline if args.baseline.is_absolute() else repo / args.baseline
     from aces_bench.ci.policy import load_policy
 

@@ -11,6 +11,10 @@ deterministic rules for the known failure classes:
   word of the should-not-use request) and a "When not to use" section naming that
   request; never a wider trigger;
 - wrong arguments (the expected script ran and every invocation failed): a usage example;
+- wrong result (the expected script ran cleanly and the answer is still wrong: an outcome
+  check failed or the verifier's reward is below 1): no SKILL.md edit, since the
+  instructions were followed; it names the script, the case and what the check saw,
+  and asks for the computation to be fixed;
 - skipped step (the script never ran, or ran before SKILL.md was read, or an expected
   behavior was missed): an ordered checklist.
 
@@ -66,9 +70,11 @@ def lv1(trial: GradedTrial) -> list[Lv1Item]:
 
 
 FIRES_ON_NEGATIVES = "fires on should-not-use cases"
+WRONG_RESULT = "wrong result"
 
 
-def classify(items: list[Lv1Item], *, negative_control: bool = False) -> str | None:
+def classify(items: list[Lv1Item], *, negative_control: bool = False, script_ran: bool | None = None,
+             reward: float | None = None) -> str | None:
     checks = {(i.metric, i.check): i for i in items}
     if negative_control:
         # On a should-not-use case a failed activation check means it *did* fire: widening
@@ -80,10 +86,36 @@ def classify(items: list[Lv1Item], *, negative_control: bool = False) -> str | N
     execution = checks.get(("skill_execution", "execution"))
     if execution is not None and "every invocation failed" in execution.detail:
         return "wrong arguments"
+    if script_ran and (_outcome_failed(items) or (reward is not None and reward < 1)):
+        return WRONG_RESULT  # the script was found and ran as documented: the number it computed is wrong
     if execution is not None or ("skill_execution", "workflow_order") in checks or any(
             i.metric == "behavior_check" for i in items):
         return "skipped step"
     return None
+
+
+def _outcome_failed(items: list[Lv1Item]) -> bool:
+    from aces_bench.core.metrics import outcome_metrics
+
+    outcome = set(outcome_metrics())
+    return any(i.metric in outcome and i.check != "unscored" for i in items)
+
+
+def wrong_result_note(skill_dir: Path, case_id: str, items: list[Lv1Item]) -> str:
+    """Where to look when the skill's script ran and its answer is wrong: the script and the case."""
+    from aces_bench.cases import load_suite
+
+    try:
+        case = next((c for c in load_suite(skill_dir, skill_dir.name).evals if c.id == case_id), None)
+    except AcesError:
+        case = None
+    script = getattr(case, "expected_script", None) or "the skill's script"
+    seen = next((f"{i.metric} {i.check}: {i.detail}" for i in items if i.check != "unscored"), "")
+    expected = getattr(case, "expected_output", None)
+    return (f"{script} ran as documented and the answer to case {case_id} is wrong"
+            + (f" ({seen})" if seen else "") + f": fix the computation in {script} and check it on case {case_id}'s "
+            "inputs" + (f" (expected: {str(expected)[:200]})" if expected else "")
+            + "; SKILL.md was followed, so no edit to it is proposed")
 
 
 def _diff(path: Path, before: str, after: str) -> str:
@@ -210,7 +242,12 @@ def lv2(skill_dir: Path, case_id: str, failure: str | None) -> tuple[str | None,
 
 def suggest(trial: GradedTrial, skill_dir: Path, why: str) -> Suggestion:
     items = lv1(trial)
-    failure = classify(items, negative_control=trial.negative_control)
+    failure = classify(items, negative_control=trial.negative_control, script_ran=trial.script_ran,
+                       reward=trial.reward)
+    if failure == WRONG_RESULT:
+        return Suggestion(skill=trial.skill, case_id=trial.case_id, why=why, lv1=items, failure_class=failure,
+                          lv2_diff=None, lv2_produced_by=f"{RULE}: {failure}",
+                          lv2_note=wrong_result_note(skill_dir, trial.case_id, items))
     diff, note = lv2(skill_dir, trial.case_id, failure)
     return Suggestion(skill=trial.skill, case_id=trial.case_id, why=why, lv1=items, failure_class=failure,
                       lv2_diff=diff, lv2_produced_by=f"{RULE}: {failure}" if diff else "none", lv2_note=note)

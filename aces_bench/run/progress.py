@@ -1,13 +1,31 @@
-"""Live trial progress: a rich display on a terminal, plain log lines otherwise."""
+"""Live trial progress: a rich display on a terminal, plain log lines otherwise.
+
+Inside :func:`one_line` (a sequential study's rounds, a sweep's members) each job shows
+one line: on a terminal a live line that is replaced, then its final state; off a
+terminal one line when the job ends (failed trials are still named one by one).
+"""
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from harbor.trial.hooks import TrialHookEvent
 
 log = logging.getLogger("aces_bench.run")
+_ONE_LINE: list[str] = []  # labels of the open one_line scopes, innermost last
+
+
+@contextmanager
+def one_line(label: str) -> Iterator[None]:
+    """Every job run inside shows one progress line, ``label`` first (see the module docstring)."""
+    _ONE_LINE.append(label)
+    try:
+        yield
+    finally:
+        _ONE_LINE.pop()
 
 
 class TrialProgress:
@@ -29,6 +47,7 @@ class TrialProgress:
         self._live = None
         self._is_tty = self._console.is_terminal
         self._last_line = (already_done, time.monotonic())  # off a terminal: lines are throttled
+        self._label = _ONE_LINE[-1] if _ONE_LINE else None
 
     def __enter__(self) -> TrialProgress:
         if self._is_tty:
@@ -36,7 +55,7 @@ class TrialProgress:
 
             self._live = Live(self._render(), console=self._console, refresh_per_second=4, transient=False)
             self._live.__enter__()
-        else:
+        elif self._label is None:
             log.info("trials: %d in this job, %d already done, %d to run", self.total, self.done,
                      self.total - self.done)
         return self
@@ -45,6 +64,10 @@ class TrialProgress:
         if self._live is not None:
             self._live.update(self._render())
             self._live.__exit__(*exc)
+        elif self._label is not None:
+            log.info("%s: trials: %d in this job, %d already done, %d to run; %s in %.0fs", self._label, self.total,
+                     self._resumed, self.total - self._resumed, self.summary().rsplit(", ETA", 1)[0],
+                     time.monotonic() - self._started)
 
     def eta_seconds(self) -> float | None:
         finished_here = self.done - self._resumed
@@ -65,6 +88,10 @@ class TrialProgress:
         from rich.table import Table
 
         grid = Table.grid(padding=(0, 1))
+        if self._label is not None:
+            grid.add_row(self._label, ProgressBar(total=max(self.total, 1), completed=self.done, width=30),
+                         self.summary())
+            return grid
         grid.add_row(ProgressBar(total=max(self.total, 1), completed=self.done, width=40), self.summary())
         return grid
 
@@ -79,7 +106,7 @@ class TrialProgress:
         failed = result.exception_info is not None
         self.failed += failed
         line = f"{event.trial_name}: {'FAILED ' + result.exception_info.exception_type if failed else 'ok'}"
-        self._refresh(line if failed or self._due() else None)
+        self._refresh(line if failed or (self._label is None and self._due()) else None)
 
     def _due(self) -> bool:
         """Off a terminal, one line per 5% of the trials (or per 30 s), the last one and every failure."""

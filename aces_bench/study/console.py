@@ -7,7 +7,7 @@ log file Hydra writes in the output folder keeps aces-bench's INFO lines either 
 
 At the end of a study (or a sweep or design) ``finish_console`` prints a compact
 verdict table (skill, lift with its interval, verdict, failed/excluded trials, cost)
-and the report's path; the verdict column is the report's own (``reports.verdict``,
+the report's path and, for each skill without a verdict, why and the fix; the verdict column is the report's own (``reports.verdict``,
 the gate's words), read through :func:`verdict_table` so it follows the gate. Failed
 trials are counted into ``STATE`` and make the command exit 1 with a line saying how
 many and why (``exit_status``).
@@ -33,6 +33,7 @@ class ConsoleState:
     failed: Counter = field(default_factory=Counter)  # status -> trials, over the whole command
     causes: Counter = field(default_factory=Counter)  # first failure cause lines
     trials: int = 0
+    no_verdict: list[str] = field(default_factory=list)  # skills without a verdict, over the whole command
 
 
 STATE = ConsoleState()
@@ -174,10 +175,26 @@ def finish_console(results_dir: Path, trials=None, index: Path | None = None, *,
         for line in lines:
             print(line, file=out)
     if index is not None:
+        for line in no_verdict_lines(results_dir):
+            print(line, file=out)
         print(f"report: {index}", file=out)
     else:
         print(f"results: {results_dir} (no report: `aces-bench report {results_dir}` builds it)", file=out)
     out.flush()
+
+
+def no_verdict_lines(results_dir: Path) -> list[str]:
+    """Each skill without a verdict: why, in one sentence with counts, and the fix (from summary.json)."""
+    from aces_bench.reports.summary import read_summary
+
+    path = Path(results_dir) / "report" / "summary.json"
+    if not path.is_file():
+        return []
+    lines = []
+    for n in read_summary(path).no_verdict:
+        STATE.no_verdict.append(n.skill)
+        lines += [f"no verdict for {n.skill}: {n.reason}", f"  fix: {n.fix}"]
+    return lines
 
 
 def failure_line() -> str | None:
@@ -199,3 +216,16 @@ def exit_status() -> int:
     print("  fix: see each trial's failure_cause in trials.csv; re-running the same command retries "
           "infrastructure failures", file=sys.stderr)
     return 1
+
+
+NO_VERDICT_EXIT = 3
+
+
+def no_verdict_status() -> int:
+    """3 (``aces-bench eval``) when a skill got no verdict, after saying how many; else 0."""
+    if not STATE.no_verdict:
+        return 0
+    skills = sorted(set(STATE.no_verdict))
+    print(f"error: {len(skills)} skill(s) got no verdict ({', '.join(skills)}); why and the fix are above",
+          file=sys.stderr)
+    return NO_VERDICT_EXIT

@@ -59,6 +59,7 @@ from aces_bench.run.attempts import (
 )
 from aces_bench.run.collect import TrialRecord
 from aces_bench.run.cost import CostCapReached, estimate
+from aces_bench.run.progress import one_line
 from aces_bench.run.reuse import ReusePlan, decide, materialise, store
 from aces_bench.run.runner import UniformFailure, job_config, preflight, run_config, set_offline_defaults
 from aces_bench.stats.gate import GateSettings, case_differences, skill_cases
@@ -250,7 +251,8 @@ def run_sequential(spec: RunSpec, emitted: EmitResult, out: Path, jobs_dir: Path
                 await run_config(spec, config, total=len(tids), stops_early=watch)
 
             try:
-                asyncio.run(_with_infra_retries(job_dir, run_round, policy, dict.fromkeys(tids, 1)))
+                with one_line(f"sequential round {r + 1}"):  # one progress line per round
+                    asyncio.run(_with_infra_retries(job_dir, run_round, policy, dict.fromkeys(tids, 1)))
             except (CostCapReached, UniformFailure) as exc:
                 stopped = exc
             records += [attempt_record(job_dir, tid, plans[tid], a) for tid in sorted(tids)]

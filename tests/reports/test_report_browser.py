@@ -82,11 +82,22 @@ VERDICT_JS = """(() => Array.from(document.querySelectorAll('tr.verdict-row')).m
 }))()"""
 
 
-async def _visit(ws_url: str, url: str, screenshot: Path | None = None) -> dict:
+PHONE = (390, 844)
+# Each verdict row's lift and verdict cells: inside the viewport on both axes (seen without scrolling).
+CELLS_JS = """(() => Array.from(document.querySelectorAll('tr.verdict-row')).map(r => {
+  const inside = c => { const b = c.getBoundingClientRect();
+    return b.left >= 0 && b.right <= window.innerWidth && b.top >= 0 && b.bottom <= window.innerHeight && b.width > 0; };
+  return {skill: r.dataset.skill, lift: inside(r.cells[1]), verdict: inside(r.querySelector('td.verdict-cell .tag')),
+          verdict_text: r.querySelector('td.verdict-cell .tag').innerText};
+}))()"""
+
+
+async def _visit(ws_url: str, url: str, screenshot: Path | None = None, size: tuple[int, int] = FIRST_SCREEN) -> dict:
     """Open ``url`` in a fresh tab; return requests, errors, dialogs and DOM facts.
 
-    With ``screenshot``, the tab is 1400x900 (a laptop's first screen): the verdict rows'
-    positions are read from the DOM and a PNG of that screen is written there."""
+    With ``screenshot``, the tab is ``size`` (default 1400x900, a laptop's first screen; 390x844 is a
+    phone's, emulated as mobile): the verdict rows' and cells' positions and the page's width are read
+    from the DOM and a PNG of that screen is written there."""
     ids = itertools.count(1)
     events: list[dict] = []
     pending: dict[int, asyncio.Future] = {}
@@ -117,8 +128,9 @@ async def _visit(ws_url: str, url: str, screenshot: Path | None = None) -> dict:
         for domain in ("Page", "Runtime", "Log", "Network"):
             await send(f"{domain}.enable", session=session)
         if screenshot is not None:
-            await send("Emulation.setDeviceMetricsOverride", {"width": FIRST_SCREEN[0], "height": FIRST_SCREEN[1],
-                                                              "deviceScaleFactor": 1, "mobile": False}, session=session)
+            await send("Emulation.setDeviceMetricsOverride", {"width": size[0], "height": size[1],
+                                                              "deviceScaleFactor": 1, "mobile": size[0] < 700},
+                       session=session)
         await send("Page.navigate", {"url": url}, session=session)
         deadline = time.monotonic() + 30
         while not any(e.get("method") == "Page.loadEventFired" and e.get("sessionId") == session for e in events):
@@ -141,6 +153,9 @@ async def _visit(ws_url: str, url: str, screenshot: Path | None = None) -> dict:
         if screenshot is not None:
             facts["verdict_rows"] = await evaluate(VERDICT_JS)
             facts["viewport"] = await evaluate("[window.innerWidth, window.innerHeight]")
+            facts["scroll_width"] = await evaluate("document.documentElement.scrollWidth")
+            facts["cells"] = await evaluate(CELLS_JS)
+            facts["summary"] = await evaluate("document.getElementById('first-summary').innerText")
             shot = await send("Page.captureScreenshot", {"format": "png"}, session=session)
             screenshot.write_bytes(base64.b64decode(shot["data"]))
         await send("Target.closeTarget", {"targetId": target})
@@ -203,3 +218,18 @@ def test_the_request_log_does_catch_an_outside_request(browser):
     page = "data:text/html,<p>x</p><img src='http://aces-bench.invalid/pixel.png'>"
     facts = asyncio.run(_visit(browser, page))
     assert "http://aces-bench.invalid/pixel.png" in facts["requests"]
+
+
+@pytest.mark.parametrize("size", [PHONE, FIRST_SCREEN], ids=["phone-390x844", "laptop-1400x900"])
+def test_the_first_screen_shows_every_verdict_and_lift_without_sideways_scrolling(browser, server, size,
+                                                                                   tmp_path_factory):
+    """Issue 36: at 390 px the page was 1,044 px wide and the verdict column off screen."""
+    shot = tmp_path_factory.mktemp("screen") / f"first-screen-{size[0]}.png"
+    facts = asyncio.run(_visit(browser, f"{server}/index.html", screenshot=shot, size=size))
+    _check_clean(facts, server)
+    assert facts["viewport"] == list(size)
+    assert facts["scroll_width"] <= size[0], f"the page is {facts['scroll_width']} px wide at {size[0]}"
+    assert facts["cells"] and all(c["lift"] and c["verdict"] for c in facts["cells"]), facts["cells"]
+    assert len(facts["summary"].split()) <= 60, facts["summary"]
+    png = shot.read_bytes()
+    assert int.from_bytes(png[16:20], "big") == size[0]

@@ -48,8 +48,11 @@ def test_a_cap_below_the_estimate_refuses_to_start(tmp_path, monkeypatch, capsys
         with pytest.raises(RunError) as err:
             run_study(_spec(server, tmp_path, "study.max_cost_usd=0.01"))
         assert server.requests == []
-    assert "the estimated cost $0.3" in str(err.value) and "is above study.max_cost_usd=$0.0100" in str(err.value)
-    assert "study: 2 trial(s) to run" in capsys.readouterr().err
+    # Refused in preflight, before any task is written: the with-skill trial alone passes the cap
+    # (issue 36; the refusal used to come after emission, from the job's estimate of both trials).
+    assert "the trials no baseline store can supply (1 of 2) are estimated at $0.1" in str(err.value)
+    assert "above study.max_cost_usd=$0.0100; nothing was written" in str(err.value)
+    assert not (tmp_path / "out" / "tasks").exists()
 
 
 @needs_bwrap

@@ -101,3 +101,41 @@ def test_default_console_is_the_one_harbor_draws_on():
     from rich import get_console
 
     assert TrialProgress(1)._console is get_console()
+
+
+def test_inside_one_line_a_job_prints_one_line_off_a_terminal(caplog):
+    """Sequential rounds and sweep members: one line per job, not one per 5% of its trials
+    (a failure is still named on its own line)."""
+    import logging
+
+    from aces_bench.run.progress import one_line
+
+    console = Console(file=io.StringIO(), force_terminal=False)
+    with caplog.at_level(logging.INFO, logger="aces_bench.run"), one_line("sequential round 2"):
+        with TrialProgress(40, console=console) as progress:
+            for i in range(40):
+                asyncio.run(progress.on_start(_Event(f"t{i}")))
+                asyncio.run(progress.on_end(_Event(f"t{i}", failed=i == 7)))
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("t7: FAILED VerifierTimeoutError")
+    assert re.fullmatch(r"sequential round 2: trials: 40 in this job, 0 already done, 40 to run; 40/40 done, "
+                        r"0 running, 1 failed in \d+s", lines[1]), lines[1]
+    # Outside the scope the same job logs its start line and a line per 5% of its trials.
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="aces_bench.run"), TrialProgress(40, console=console) as progress:
+        for i in range(40):
+            asyncio.run(progress.on_start(_Event(f"t{i}")))
+            asyncio.run(progress.on_end(_Event(f"t{i}")))
+    assert len(caplog.records) == 1 + 20
+
+
+def test_on_a_terminal_the_one_line_is_labelled():
+    from aces_bench.run.progress import one_line
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=True, width=120)
+    with one_line("sweep member 3"), TrialProgress(2, console=console) as progress:
+        asyncio.run(progress.on_start(_Event("a")))
+        asyncio.run(progress.on_end(_Event("a")))
+    assert "sweep member 3" in buffer.getvalue() and "1/2 done" in buffer.getvalue()

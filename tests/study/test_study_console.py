@@ -83,7 +83,11 @@ def test_a_successful_study_ends_with_the_verdict_table_and_nothing_else_loud(tm
     assert table[0].split() == ["skill", "outcome", "lift", "[95%", "CI]", "verdict", "failed", "excluded", "cost"]
     assert table[1].split()[:2] == ["csv-column-sum", "+1.00"]
     assert table[-1] == f"report: {out / 'report' / 'index.html'}"
-    assert console.verdict_table(out)[1:] == table[1:-1]
+    rows = console.verdict_table(out)
+    assert rows[1:] == table[1:len(rows)]
+    # One case cannot reach a verdict: the console says why and the fix, between the table and the report path.
+    assert table[len(rows)].startswith("no verdict for csv-column-sum: too few cases: 1 of 1 cases won")
+    assert table[len(rows) + 1].startswith("  fix: add positive cases") and len(table) == len(rows) + 3
 
 
 def test_no_report_no_table(tmp_path):

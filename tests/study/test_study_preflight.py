@@ -53,3 +53,67 @@ def test_a_design_is_refused_before_its_first_member_runs(tmp_path, monkeypatch)
         run_study(spec)
     assert "model.api_key_env names OPENAI_API_KEY, which is not set" in str(err.value)
     assert not any(out.glob("*/tasks")) and not any(out.glob("*/jobs"))
+
+
+def test_a_model_endpoint_that_does_not_answer_is_named_before_anything_is_written(tmp_path, monkeypatch):
+    """Issue 36: a wrong model.base_url was found after 88 s and three failed trials, unnamed."""
+    import socket
+    import time
+
+    from aces_bench.core.errors import RunError
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+    with socket.socket() as s:  # a port nothing listens on: bound, then closed
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    out = tmp_path / "study"
+    spec = compose_spec(["harness=terminus-2", "model=openai-compatible", "model.name=openai/a",
+                         f"model.base_url={url}"], output_dir=out)
+    start = time.monotonic()
+    with pytest.raises(RunError) as err:
+        run_study(spec)
+    assert time.monotonic() - start < 10
+    assert f"the model endpoint {url} does not answer" in str(err.value) and "model.base_url" in str(err.value)
+    assert not (out / "tasks").exists() and not (out / "jobs").exists()
+
+
+def test_an_endpoint_that_answers_any_status_passes(tmp_path):
+    """A 404 or 401 on the bare base URL is an answer: the check is about reaching the server."""
+    import http.server
+    import threading
+
+    from aces_bench.study.preflight import _endpoint
+
+    class NotFound(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the http.server hook's name
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), NotFound)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        spec = compose_spec(["harness=terminus-2", "model=openai-compatible", "model.name=openai/a",
+                             f"model.base_url=http://127.0.0.1:{httpd.server_address[1]}"], output_dir=tmp_path)
+        _endpoint(spec)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_a_cost_cap_the_with_skill_trials_alone_pass_is_refused_before_any_task_is_written(tmp_path, monkeypatch):
+    """Issue 36: the refusal came after 20 s of writing task folders. The with-skill trials run whatever the
+    baseline store holds, so when they alone pass the cap the study is refused in preflight."""
+    from aces_bench.core.errors import RunError
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+    out = tmp_path / "study"
+    spec = compose_spec(["harness=terminus-2", "model=gpt-4o", "study.max_cost_usd=0.0001"], output_dir=out)
+    with pytest.raises(RunError) as err:
+        run_study(spec)
+    assert "the trials no baseline store can supply (16 of 32) are estimated at $" in str(err.value)
+    assert "above study.max_cost_usd=$0.0001; nothing was written" in str(err.value)
+    assert not (out / "tasks").exists() and not (out / "jobs").exists()
