@@ -34,7 +34,7 @@ from aces_bench.inputs.skilltree import walk
 NATIVE_FIELDS = frozenset({
     "id", "prompt", "expected_output", "kind", "assertions", "expected_skill", "expected_script",
     "acceptable_skills", "files", "expected_behavior", "required_credentials", "source", "note",
-    "proposed", "status",
+    "proposed", "status", "judged_only",
 })
 # (other spelling, canonical, who writes it)
 RENAMES: tuple[tuple[str, str, str], ...] = (

@@ -12,6 +12,7 @@ import pytest
 from support.datasets import GOLDEN, SKILL_NAME, skill_copy
 
 from aces_bench.cases import load_suite
+from aces_bench.cases.model import Check
 from aces_bench.core.errors import EvalsError
 from aces_bench.datasets.create import create_dataset
 from aces_bench.datasets.llm import (
@@ -44,7 +45,16 @@ def test_fresh_skill_gets_every_bucket_from_templates(tmp_path):
     negative = suite.evals[BUCKETS.index("negative")]
     # A near miss from a neighbouring skill's domain (the bundled decoy pool here), not a puzzle.
     assert negative.expected_skill is None and "neighbouring" in negative.note
-    assert [f.src for f in suite.evals[0].files] == ["evals/files/regions.csv"], "a reference file as fixture"
+    # The Usage command fails on the skill's own fixtures (its <column> is unknown), so the draft stages a
+    # fixture it generated and asks for the total it knows: never a value the skill printed.
+    explicit = suite.evals[0]
+    assert [(f.src, f.dest) for f in explicit.files] == [("evals/files/draft-sales.csv", "data/sales.csv")]
+    written = (skill / "evals" / "files" / "draft-sales.csv").read_text().splitlines()
+    assert written[0] == "date,region,units,amount" and len(written) == 9
+    total = sum(float(line.split(",")[3]) for line in written[1:])
+    assert explicit.checks == [Check(kind="number", value=round(total, 2), label="total")]
+    assert "total of the amount column" in explicit.prompt and not explicit.judged_only
+    assert [c.id for c in suite.evals if c.judged_only] == ["tpl-conflict"]
     upgrade = suite.evals[BUCKETS.index("upgrade")]
     assert "version 2.1.0" in upgrade.prompt and upgrade.checks[0].value == "2.1.0"
     assert suite.evals[0].expected_script == "scripts/stats.py"  # from the Usage section
