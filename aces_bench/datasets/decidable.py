@@ -38,6 +38,7 @@ _OUTPUT_WORD = re.compile(r"(out|result|report|summary|export|dest|target|save)"
 _OUTPUT_FLAGS = frozenset({"-o", "--output", "--out", "--output-file", "--outfile", "--save", "--dest"})
 _ROW_WORDS = re.compile(r"\b(rows?|records?|len\(df\)|shape\[0\]|n_rows|row_count|entries)\b")
 _TOTAL_WORDS = re.compile(r"\b(total|sum)\b", re.I)
+_INPUT_HOLDER = re.compile(r"^<[^<>]*(file|path|input|data)[^<>]*>$", re.I)
 _COLUMN_HOLDER = re.compile(r"^<(col|column|field|key|metric|value)s?(_?name)?>$", re.I)
 _OPTIONAL = re.compile(r"\s*\[[^\[\]]*\]")
 _SOURCE_SUFFIX = re.compile(r"""['"(*]\.?(csv|tsv|jsonl|json|txt|md)\b['")]|read_(csv|json)|json\.load|csv\.(reader|DictReader)""")
@@ -91,10 +92,13 @@ def _documented_line(ref: ScriptRef) -> list[str] | None:
 
 def _suffix_read(skill: Skill, ref: ScriptRef, words: list[str] | None) -> str | None:
     """The input file type the script reads: from its documented command's first file argument, else its source."""
-    for w in (words or [])[1:]:
+    args = [w for w in (words or [])[1:] if not w.endswith(PurePosixPath(ref.script).name)]
+    for w in args:
         m = _FILE_ARG.match(w)
         if m and "." + m.group(1).lower() in GENERATED_SUFFIXES and not _OUTPUT_WORD.search(PurePosixPath(w).stem):
             return "." + m.group(1).lower()
+    if words and not any(_is_input(w) for w in args):
+        return None  # the documented call takes no input file: a fixture would be an argument it refuses
     try:
         source = read_regular(skill.path / ref.script).decode("utf-8", "replace")
     except OSError:
@@ -110,6 +114,17 @@ def _suffix_read(skill: Skill, ref: ScriptRef, words: list[str] | None) -> str |
     return None
 
 
+def _as_run(words: list[str], script: str) -> list[str]:
+    """The documented words with the script named by its path in the skill, run by ``python3``."""
+    out = [script if w.endswith(PurePosixPath(script).name) else w for w in words]
+    return ["python3", *out[1:]] if out and out[0] == "python" else out
+
+
+def _is_input(word: str) -> bool:
+    """A word of a documented command that names an input file (a path with a suffix, or ``<input file>``)."""
+    return (bool(_FILE_ARG.match(word)) or bool(_INPUT_HOLDER.match(word))) and not word.startswith("-")
+
+
 def _fill(words: list[str], script: str, fixture: Fixture) -> tuple[list[str], str | None]:
     """The command with its input file replaced by the fixture and its output file put under out/."""
     out: list[str] = []
@@ -117,26 +132,22 @@ def _fill(words: list[str], script: str, fixture: Fixture) -> tuple[list[str], s
     used_input = False
     for i, w in enumerate(words):
         prev = words[i - 1] if i else ""
-        if w.endswith(PurePosixPath(script).name):
-            out.append(script)
-            continue
         if _COLUMN_HOLDER.match(w) and fixture.total is not None:
             out.append(AMOUNT_COLUMN)
             continue
-        m = _FILE_ARG.match(w)
-        is_file = bool(m) and not w.startswith("-")
+        is_file = _is_input(w) and not w.endswith(PurePosixPath(script).name) and i > 0
         if is_file and (prev in _OUTPUT_FLAGS or (used_input and _OUTPUT_WORD.search(w))):
-            output = f"{OUTPUT_DIR}/{PurePosixPath(w.strip('<>')).name}"
+            name = PurePosixPath(w.strip("<>")).name
+            output = f"{OUTPUT_DIR}/{name if '.' in name else 'result.txt'}"
             out.append(output)
         elif is_file and not used_input:
             out.append(f"data/{fixture.name}")
             used_input = True
         else:
             out.append(w)
+    out = _as_run(out, script)
     if not used_input:
         out.insert(out.index(script) + 1 if script in out else len(out), f"data/{fixture.name}")
-    if out and out[0] == "python":
-        out[0] = "python3"
     return out, output
 
 
@@ -153,7 +164,7 @@ def plan_draft(skill: Skill, g: Grounding) -> DraftPlan:
     suffix = _suffix_read(skill, ref, words)
     plan.fixture = generate(suffix) if suffix else None
     if plan.fixture is None:
-        plan.command = " ".join(shlex.quote(w) for w in words) if words else None
+        plan.command = " ".join(shlex.quote(w) for w in _as_run(words, ref.script)) if words else None
         return plan
     runner = ["python3"] if ref.script.endswith(".py") else ["bash"] if ref.script.endswith(".sh") else ["node"]
     filled, plan.output = _fill(words or [*runner, ref.script], ref.script, plan.fixture)

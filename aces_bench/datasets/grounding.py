@@ -192,6 +192,22 @@ def _has_sandbox() -> str | None:
     return f"the sandbox tools are missing ({', '.join(missing)})" if missing else None
 
 
+def staged_root(skill: Skill, data: dict[str, bytes]) -> Path:
+    """A fresh sandbox root: the skill at ``/skills/<name>`` and ``data`` under ``/workspace/data``."""
+    from aces_bench.backends.rootfs import make_skeleton
+
+    root = Path(tempfile.mkdtemp(prefix="aces-draft-"))
+    make_skeleton(root)
+    # The one walk: a link (whatever its name) pointing out of the skill is refused, never copied;
+    # the one staging rule: no evaluation asset in the draft's sandbox.
+    copy_tree(skill.path, root / "skills" / skill.path.name, exclude=evaluation_asset)
+    work = root / "workspace" / "data"
+    work.mkdir(parents=True)
+    for name, body in data.items():
+        (work / name).write_bytes(body)
+    return root
+
+
 async def _run_in_sandbox(skill: Skill, g: Grounding) -> None:
     why = _has_sandbox()
     if why is None and not (g.usage or g.scripts):
@@ -201,19 +217,9 @@ async def _run_in_sandbox(skill: Skill, g: Grounding) -> None:
         return
     from aces_bench.backends.bwrap import Sandbox, sandbox_env
     from aces_bench.backends.local import python_alias_binds
-    from aces_bench.backends.rootfs import make_skeleton
 
-    root = Path(tempfile.mkdtemp(prefix="aces-draft-"))
+    root = staged_root(skill, {PurePosixPath(rel).name: read_regular(skill.path / rel) for rel in g.fixtures})
     try:
-        make_skeleton(root)
-        skills = root / "skills"
-        # The one walk: a link (whatever its name) pointing out of the skill is refused, never copied;
-        # the one staging rule: no evaluation asset in the draft's sandbox.
-        copy_tree(skill.path, skills / skill.path.name, exclude=evaluation_asset)
-        work = root / "workspace" / "data"
-        work.mkdir(parents=True)
-        for rel in g.fixtures:
-            (work / PurePosixPath(rel).name).write_bytes(read_regular(skill.path / rel))
         box = Sandbox(root, python_alias_binds(root))
         await box.start()
         try:

@@ -34,6 +34,9 @@ from aces_bench.inputs.skills import Skill
 BUCKETS: tuple[str, ...] = CASE_KINDS  # explicit, implicit, contextual, negative, error_path, security, conflict, upgrade
 TEMPLATE_NOTE = "drafted offline from {fields}; review the prompt, fixtures and expectations, then delete 'status: draft'"
 MISSING_INPUT = "data/missing-input.txt"
+# What any answer reporting the missing input says in some form (decidable; inventing a result is judged).
+MISSING_SAID = (r"missing|not found|no such file|does not exist|doesn't exist|cannot (?:find|open|read)|"
+                r"can't (?:find|open|read)|could ?n[o']t (?:find|open|read)|unable to (?:find|open|read)")
 # An instruction that only points elsewhere ("see REFERENCE.md") is no task a user would ask for.
 _POINTER = re.compile(r"\b(see|refer to|read|check out)\b[^.]*\.(md|txt|html)\b|\bfor (more|details|advanced)\b", re.I)
 
@@ -210,7 +213,8 @@ def _error_path(c: _Ctx) -> dict:
     out: dict = {
         "prompt": (f"Use the {c.name} skill on {MISSING_INPUT} and report the result. If the input cannot be "
                    "processed, say exactly what went wrong instead of guessing."),
-        "assertions": ["The answer reports that the input is missing or could not be processed and does not invent a result."],
+        "assertions": ["The answer reports that the input is missing or could not be processed and does not invent a result.",
+                       Check(kind="regex", value=MISSING_SAID)],
     }
     f = c.g.failure
     if f is not None and f.exit_code != 0:
@@ -220,7 +224,8 @@ def _error_path(c: _Ctx) -> dict:
             f"runs `{f.command}` and reports the error it gives{seen}", "does not invent a result")
         out["note"] = f"{c.note}; the error was {DERIVED_NOTE} (exit {f.exit_code})"
     else:
-        out["expected_behavior"] = c.behaviors(*(c.runs() or ["checks the input before acting"]),
+        # Not "runs <script>": the offline judge reads that as "ran cleanly", and on a missing input it must not.
+        out["expected_behavior"] = c.behaviors("checks the input before acting",
                                                "reports the failure instead of inventing a result", *c.skill_steps(1))
     return out
 
