@@ -193,7 +193,7 @@ def _generate(skill: Skill, intent: EvalIntent, buckets: list[str], judge: Judge
         return template_cases(skill, buckets, intent.directives, others=others, grounding=g, plan=plan)
     from aces_bench.datasets.llm import generate_with_judge
 
-    cases, missing = asyncio.run(generate_with_judge(skill, intent, judge, buckets, grounding=g))
+    cases, missing = asyncio.run(generate_with_judge(skill, intent, judge, buckets, grounding=g, plan=plan))
     if missing:
         report.messages.append(
             f"the judge wrote no case for bucket(s) {', '.join(missing)}: filled them with offline templates"
