@@ -154,3 +154,27 @@ def shared_dir_copy(name: str) -> Path:
     import tempfile
 
     return Path(tempfile.mkdtemp(prefix="drafts-")) / name
+
+
+@pytest.mark.sandbox
+@needs_bwrap
+def test_a_verdict_resting_on_unreviewed_drafts_says_so(tmp_path):
+    """Drafts run only with skill.accept_drafts=true; their trials and summary.json name them as unreviewed."""
+    from support.studies import read_table, study_overrides
+
+    from aces_bench.config.compose import compose_spec
+    from aces_bench.datasets.create import create_dataset
+    from aces_bench.study.entry import run_study
+    from reports.summary import unreviewed_drafts
+
+    skill = skill_copy(tmp_path)
+    create_dataset(skill)
+    out = tmp_path / "out"
+    spec = compose_spec(study_overrides(skill=skill, cases=("tpl-explicit",), root_parent=tmp_path,
+                                        extra=("skill.accept_drafts=true",)), output_dir=out)
+    run_study(spec)
+    table = read_table(out)
+    assert table["case_unreviewed"].all() and len(table) == 2
+    assert unreviewed_drafts(table) == {"csv-stats": ["tpl-explicit"]}
+    assert unreviewed_drafts(table.assign(case_unreviewed=False)) == {}
+    assert unreviewed_drafts(table.drop(columns=["case_unreviewed"])) == {}  # a table from before the column
