@@ -29,6 +29,9 @@ COUNTER = re.compile(r"(\bdon'?t\b|\bdo not\b|\bnever\b|\bavoid\b|\bwrong\b|\bba
                      r"\bmistake|\bpitfall|❌|✗|\bnot this\b|\binstead of\b)", re.I)
 
 
+_TITLE = re.compile(r"^(?:[=\-~#*]+|(?:[A-Z0-9][\w.+/&-]*\s*){1,6}|[\w .+/&-]{1,60}:)$")
+
+
 @dataclass(frozen=True)
 class ScriptRef:
     """A script with its rank score and the documented command lines that run it."""
@@ -113,6 +116,11 @@ def script_purpose(path: Path) -> str | None:
         return None
     if not doc:
         return None
-    first = " ".join(doc.strip().split("\n\n")[0].split())
+    # A title line ("ScholarEval Score Calculator", "====") is a name, not what the script does.
+    lines = [ln.strip() for ln in doc.strip().splitlines()]
+    underlined = {i for i in range(len(lines) - 1) if lines[i + 1] and set(lines[i + 1]) <= set("=-~")}
+    text = [ln for i, ln in enumerate(lines) if ln and i not in underlined and not _TITLE.match(ln)]
+    cut = next((i for i, ln in enumerate(text) if not ln), len(text))
+    first = " ".join(" ".join(text[:cut]).split())
     first = re.split(r"(?<=[.!?])\s", first, maxsplit=1)[0].rstrip(".!?:")
     return first if 8 <= len(first) <= 200 and not first.lower().startswith(("usage", "python ", "copyright")) else None

@@ -142,7 +142,9 @@ class _Ctx:
     def need(self, i: int = 0) -> str | None:
         """A need the skill says it is for: a 'when to use' bullet, the script's purpose, an example."""
         purposes = [p for p in (self.plan.purpose, *(_help_purpose(h) for h in self.g.helps.values())) if p]
-        needs = [*self.g.when, *purposes]
+        # With a fixture to run the documented script on, its own purpose is the task; a "when to use"
+        # bullet ("user asks to explore a data file") describes a user, not a request.
+        needs = [*purposes, *self.g.when] if self.plan.fixture and not self.own else [*self.g.when, *purposes]
         return needs[i % len(needs)] if needs else None
 
     def ask(self, count: bool = False) -> str:

@@ -178,3 +178,18 @@ def test_a_verdict_resting_on_unreviewed_drafts_says_so(tmp_path):
     assert unreviewed_drafts(table) == {"csv-stats": ["tpl-explicit"]}
     assert unreviewed_drafts(table.assign(case_unreviewed=False)) == {}
     assert unreviewed_drafts(table.drop(columns=["case_unreviewed"])) == {}  # a table from before the column
+
+
+@pytest.mark.parametrize(("doc", "purpose"), [
+    ("ScholarEval Score Calculator\n\nCalculate aggregate scores from ratings.", "Calculate aggregate scores from ratings"),
+    ("RNA Velocity Workflow using scVelo\n=====\nComplete pipeline from raw data. More text.",
+     "Complete pipeline from raw data"),
+    ("Sum (or average with --mean) a CSV column, skipping blank cells.",
+     "Sum (or average with --mean) a CSV column, skipping blank cells"),
+])
+def test_a_scripts_purpose_is_its_docstring_sentence_not_its_title(tmp_path, doc, purpose):
+    from aces_bench.datasets.scriptref import script_purpose
+
+    path = tmp_path / "x.py"
+    path.write_text(f'"""{doc}"""\n')
+    assert script_purpose(path) == purpose
