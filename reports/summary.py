@@ -238,6 +238,10 @@ class ReportSummary(VersionedRecord):
     visible_skills: list[dict[str, Any]] = Field(
         default_factory=list, description="the skills each harness showed its model, per condition: one row per "
         "distinct listing with its trial count (aces_bench.agents.traces); skills '' = none, None = not recorded")
+    unreviewed_drafts: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="per skill, the headline cases that are drafts nobody has reviewed (status: draft, run with "
+        "skill.accept_drafts=true): that skill's verdict rests on unreviewed cases; empty when every case was reviewed")
     stopped_by_cost_cap: str | None = Field(
         default=None, description="why the study stopped before running every trial (study.max_cost_usd), else None")
     stopped_by_disk_cap: str | None = Field(
@@ -494,6 +498,14 @@ def gate_inputs(trials: pd.DataFrame, stats: StudyStats, activations: pd.DataFra
     return out
 
 
+def unreviewed_drafts(trials: pd.DataFrame) -> dict[str, list[str]]:
+    """Per skill, the sorted ids of the cases still marked draft (a trials table without the column: none)."""
+    if "case_unreviewed" not in trials or not len(trials):
+        return {}
+    drafts = trials[trials["case_unreviewed"].fillna(False).astype(bool)]
+    return {str(skill): sorted({str(c) for c in group["case_id"]}) for skill, group in drafts.groupby("skill")}
+
+
 def build_summary(
     trials: pd.DataFrame,
     pairs: pd.DataFrame,
@@ -540,6 +552,7 @@ def build_summary(
     arms, per_point = cost_by_arm(trials, headline)
     return ReportSummary(
         visible_skills=visible_skills_rows(trials),
+        unreviewed_drafts=unreviewed_drafts(trials),
         cost_by_arm=arms,
         usd_per_lift_point=per_point,
         source=source,

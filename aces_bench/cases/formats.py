@@ -3,7 +3,8 @@
 A skill keeps its cases in exactly one of ``evals/evals.json``, ``evals/evals.jsonl``
 or ``evals/evals.yaml`` (the reference implementation's shape, either spelling), and
 may add an ``eval.config`` at its root (an ``evals`` array of prompt, expected
-outcome and required credential names). Both feed the same ``EvalSuite``.
+outcome and required credential names) and openai/skills' ``evaluations/*.json``
+(one case per file, read beside the primary file). All feed the same ``EvalSuite``.
 """
 
 from __future__ import annotations
@@ -28,7 +29,14 @@ from aces_bench.cases.model import (
     canonical_case,
     canonical_suite,
 )
-from aces_bench.cases.readers import CaseReading, SkillFiles, derived_id, suite_payload
+from aces_bench.cases.readers import (
+    OPENAI_DIR,
+    CaseReading,
+    SkillFiles,
+    derived_id,
+    openai_evaluation,
+    suite_payload,
+)
 from aces_bench.cases.safety import check_case_fixtures, read_asset_text
 from aces_bench.core.errors import EvalsError, from_validation
 from aces_bench.core.io import load_yaml, write_text
@@ -335,10 +343,16 @@ def select_evals_files(skill_dir: Path, evals_file: str | None = None) -> EvalsS
                   for p in present if first is None or p != first]
         return EvalsSelection("SkillEvaluator", first, [], unread)
     primary = find_evals_file(skill_dir)
-    extra = find_extra_evals_files(skill_dir)
+    extra = find_extra_evals_files(skill_dir) + find_openai_evaluations(skill_dir)
     unread = [(p, f"not read: select it with skill.evals_file={_relname(p, skill_dir)}") for p in present
               if p != primary and p not in extra]
     return EvalsSelection("aces-bench", primary, extra, unread)
+
+
+def find_openai_evaluations(skill_dir: Path) -> list[Path]:
+    """openai/skills' case files: ``evaluations/*.json`` at the skill's root, one case each."""
+    base = Path(skill_dir) / OPENAI_DIR
+    return sorted(p for p in base.glob("*.json") if p.is_file()) if base.is_dir() else []
 
 
 def has_eval_assets(skill_dir: Path) -> bool:
@@ -347,6 +361,7 @@ def has_eval_assets(skill_dir: Path) -> bool:
     return (
         any((skill_dir / f).is_file() for f in (*SKILLEVALUATOR_FILES, EVAL_CONFIG))
         or bool(find_extra_evals_files(skill_dir))
+        or bool(find_openai_evaluations(skill_dir))
         or find_eval_md(skill_dir) is not None
     )
 
@@ -375,7 +390,15 @@ def read_evals(path: Path, skill_name: str, root: Path) -> EvalsFile:
     """Validate one evals file into a suite (fixtures not yet checked), with how each case was read."""
     raw = parse_evals_text(read_asset_text(path, root=root), path)
     files = SkillFiles(root)
+    openai_notes: list[str] = []
+    if path.parent.name == OPENAI_DIR and path.parent.parent.resolve() == root:
+        case, openai_notes = openai_evaluation(raw, path, skill_name, files)
+        raw = {"evals": [case]}
     payload, readings = suite_payload(raw, skill_name=skill_name, files=files, path=path, file=_relative(path, root))
+    for reading in readings:
+        if openai_notes:
+            reading.format = "openai/skills evaluation"
+            reading.notes[:0] = openai_notes
     payload = _check_skill_name(payload, skill_name, path)
     try:
         suite = EvalSuite.model_validate(payload)

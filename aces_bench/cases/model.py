@@ -9,7 +9,7 @@ sorted, defaults left out.
 Versions: unversioned payloads (the reference implementation writes none) and
 ``schema_version: "1"`` are migrated on read by ``EvalSuite``'s ``mode="before"``
 validator; version 2 added ``required_credentials``, ``source``, ``note``,
-``proposed`` and the suite's ``notes``.
+``proposed``, ``status``, ``judged_only`` and the suite's ``notes``.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ _SPELLINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 # Fields added in schema version 2: left out of the content hash at their defaults so
 # every case written before them keeps its hash (task ids are content-addressed on it).
-_V2_FIELDS = ("required_credentials", "source", "note", "proposed", "status")
+_V2_FIELDS = ("required_credentials", "source", "note", "proposed", "status", "judged_only")
 
 
 def _relative_path(v: str, what: str) -> str:
@@ -186,6 +186,9 @@ class EvalCase(BaseModel):
     )
     status: CaseStatus = Field(
         default="ready", description="'draft' until a person has reviewed a drafted case; studies refuse drafts"
+    )
+    judged_only: bool = Field(
+        default=False, description="a draft with no check decidable without a judge (only an LLM judge can score it)"
     )
 
     @model_validator(mode="before")

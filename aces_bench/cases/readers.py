@@ -34,7 +34,7 @@ from aces_bench.inputs.skilltree import walk
 NATIVE_FIELDS = frozenset({
     "id", "prompt", "expected_output", "kind", "assertions", "expected_skill", "expected_script",
     "acceptable_skills", "files", "expected_behavior", "required_credentials", "source", "note",
-    "proposed", "status",
+    "proposed", "status", "judged_only",
 })
 # (other spelling, canonical, who writes it)
 RENAMES: tuple[tuple[str, str, str], ...] = (
@@ -307,3 +307,82 @@ def suite_payload(
         payloads.append(payload)
         readings.append(reading)
     return {**header, "evals": payloads}, readings
+
+
+# openai/skills: one case per file under evaluations/, {name, skills, query, context,
+# expected_behavior, success_criteria}.
+OPENAI_DIR = "evaluations"
+OPENAI_FIELDS = frozenset({"name", "skills", "query", "context", "expected_behavior", "success_criteria"})
+_STEP = re.compile(r"^\s*step\s*\d+\s*[:.)-]\s*", re.I)
+_SCRIPT_NAMED = re.compile(r"(?<![\w/.-])((?:\./)?(?:scripts/)?[\w.-]+\.(?:py|sh|js|mjs|ts|rb|pl))\b")
+
+
+def _text_list(value: Any, key: str, path: Path) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return [v for v in value if v.strip()]
+    raise EvalsError(f"{key} must be a list of strings, got {type(value).__name__}", where=path,
+                     fix=f"write {key} as a JSON list of sentences")
+
+
+def openai_evaluation(raw: Any, path: Path, skill_name: str, files: SkillFiles) -> tuple[dict[str, Any], list[str]]:
+    """The native case dict one openai/skills evaluation file describes, and a note per decision.
+
+    ``query`` is the prompt (``context`` ahead of it as the situation the user is in);
+    ``success_criteria`` are judged assertions; an ``expected_behavior`` step naming one of
+    the skill's scripts makes it the case's ``expected_script`` and adds ``runs <script>``,
+    which is decided from the trace; every other step is a judged behaviour.
+    """
+    if not isinstance(raw, dict):
+        raise EvalsError(f"an evaluation file holds one case as a JSON object, got {type(raw).__name__}",
+                         where=path, fix="write {\"query\": ..., \"success_criteria\": [...]}")
+    unknown = sorted(set(raw) - OPENAI_FIELDS)
+    if unknown:
+        hints = [f"{u!r} (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(u, OPENAI_FIELDS, 1)) else repr(u)
+                 for u in unknown]
+        raise EvalsError(f"unknown field(s) {', '.join(hints)}", where=path,
+                         fix=f"fix the spelling or remove the field; fields read: {', '.join(sorted(OPENAI_FIELDS))}")
+    query = raw.get("query")
+    if not isinstance(query, str) or not query.strip():
+        raise EvalsError("no query (the user's request)", where=path, fix="give the case a non-empty query")
+    notes = [f"openai/skills evaluation: id {path.stem!r} from the file name"]
+    context = _text_list(raw.get("context"), "context", path)
+    prompt = query if not context else " ".join(context) + "\n\n" + query
+    if context:
+        notes.append("context put ahead of the query as the user's situation")
+    skills = _text_list(raw.get("skills"), "skills", path)
+    case: dict[str, Any] = {"id": path.stem, "prompt": prompt}
+    if skills and skill_name not in skills:
+        case["expected_skill"], case["acceptable_skills"] = skills[0], skills[1:]
+        notes.append(f"skills {skills} does not list {skill_name!r}: expects {skills[0]!r}")
+    elif len(skills) > 1:
+        case["acceptable_skills"] = [s for s in skills if s != skill_name]
+    criteria = _text_list(raw.get("success_criteria"), "success_criteria", path)
+    case["assertions"] = criteria
+    if criteria:
+        notes.append(f"{len(criteria)} success criteria judged one by one with evidence")
+    steps = [_STEP.sub("", s) for s in _text_list(raw.get("expected_behavior"), "expected_behavior", path)]
+    script = next((s for s in (_named_script(step, files) for step in steps) if s), None)
+    if script:
+        case["expected_script"] = script
+        steps.append(f"runs {script}")
+        notes.append(f"expected_behavior names {script}: 'runs {script}' is decided from the trace")
+    case["expected_behavior"] = steps
+    if raw.get("name"):
+        notes.append(f"name {raw['name']!r} kept as a label only")
+    return case, notes
+
+
+def _named_script(step: str, files: SkillFiles) -> str | None:
+    """The skill's own script a behaviour step names, if any."""
+    for m in _SCRIPT_NAMED.finditer(step):
+        norm = m.group(1).removeprefix("./")
+        if files.exists(norm):
+            return norm
+        same = files.by_name(PurePosixPath(norm).name)
+        if len(same) == 1:
+            return same[0]
+    return None

@@ -2,7 +2,9 @@
 
 Owns ``aces-bench dataset create|refine|check`` (``cli``, ``create``, ``refine``, with
 offline ``templates``, LLM drafts through the judge layer in ``llm``, and the
-``grounding`` and ``lift`` they rest on) and ``aces-bench trigger`` (``trigger``,
+``grounding``, ``scriptref`` (the documented script), ``fixtures`` (generated inputs with
+known answers), ``decidable`` (the checks a draft rests on) and ``lift`` they rest on;
+``measure`` scores the drafts for ``make bench``) and ``aces-bench trigger`` (``trigger``,
 ``trigger_cli``, ``trigger_run``, ``trigger_html``). The case model and its file formats
 are ``aces_bench.cases``; import them from there.
 

@@ -23,7 +23,8 @@ from aces_bench.cases.formats import (
 from aces_bench.cases.model import EvalCase, EvalSuite
 from aces_bench.core.errors import AcesError
 from aces_bench.core.io import write_text
-from aces_bench.datasets.grounding import DERIVED_NOTE, ground
+from aces_bench.datasets.decidable import plan_draft
+from aces_bench.datasets.grounding import ground
 from aces_bench.datasets.templates import BUCKETS, template_cases
 from aces_bench.inputs.skills import Skill, discover_skill_dirs, load_skill
 from aces_bench.judges.base import Judge
@@ -39,6 +40,7 @@ class CreateReport:
     kept: list[str] = field(default_factory=list)
     intent: list[str] = field(default_factory=list)
     generated: list[str] = field(default_factory=list)
+    fixtures: dict[str, str] = field(default_factory=dict)  # generated fixture: path in the skill -> text
     removed: list[str] = field(default_factory=list)
     covered: dict[str, list[str]] = field(default_factory=dict)
     messages: list[str] = field(default_factory=list)
@@ -57,6 +59,13 @@ class CreateReport:
             lines.append(f"removed earlier generated case(s) no longer produced: {', '.join(self.removed)}")
         for bucket, ids in self.covered.items():
             lines.append(f"bucket {bucket}: covered by {', '.join(ids)} (not generated)")
+        drafts = [c for c in (self.suite.evals if self.suite else []) if c.id in self.generated]
+        if drafts:
+            judged = [c.id for c in drafts if c.judged_only]
+            lines.append(f"decidable without a judge: {len(drafts) - len(judged)} of {len(drafts)} drafted case(s)"
+                         + (f"; judged only: {', '.join(judged)}" if judged else ""))
+            lines.append("every drafted case is unreviewed (status: draft): read it, then delete that line "
+                         "or accept it with 'aces-bench dataset refine --confirm CASE_ID'")
         lines += self.messages
         return "\n".join(lines)
 
@@ -132,7 +141,15 @@ def create_dataset(
     text = render_suite(suite, path.suffix)
     current = path.read_text(encoding="utf-8") if path.is_file() else None
     report.changed = text != current
+    named = {f.src for c in cases for f in c.files}
+    fixtures = {rel: body for rel, body in report.fixtures.items() if rel in named}
+    stale = {rel for rel, body in fixtures.items()
+             if not (skill_dir / rel).is_file() or (skill_dir / rel).read_text(encoding="utf-8") != body}
+    report.changed = report.changed or bool(stale)
     if report.changed and not dry_run:
+        for rel in sorted(stale):
+            write_text(skill_dir / rel, fixtures[rel])
+            report.messages.append(f"wrote generated fixture {rel} (its answer is known: the draft wrote it)")
         write_text(path, text)
         report.written = True
     if dry_run:
@@ -162,19 +179,25 @@ def _generate(skill: Skill, intent: EvalIntent, buckets: list[str], judge: Judge
         return []
     g = ground(skill)
     if g.derived is not None:
-        report.messages.append(f"ran `{g.derived.command}` in the sandbox: expected outputs {DERIVED_NOTE}")
+        report.messages.append(f"ran `{g.derived.command}` in the sandbox on the skill's own fixtures "
+                               "(its output is never an expected value)")
     elif g.unrun:
         report.messages.append(f"ran nothing: {g.unrun}")
+    plan = plan_draft(skill, g)
+    if plan.fixture is not None:
+        report.fixtures[plan.fixture_src] = plan.fixture.text
+    if plan.why_judged:
+        report.messages.append(f"drafts can only be judged: {plan.why_judged}")
     others = neighbours(skill)
     if judge is None:
-        return template_cases(skill, buckets, intent.directives, others=others, grounding=g)
+        return template_cases(skill, buckets, intent.directives, others=others, grounding=g, plan=plan)
     from aces_bench.datasets.llm import generate_with_judge
 
-    cases, missing = asyncio.run(generate_with_judge(skill, intent, judge, buckets, grounding=g))
+    cases, missing = asyncio.run(generate_with_judge(skill, intent, judge, buckets, grounding=g, plan=plan))
     if missing:
         report.messages.append(
             f"the judge wrote no case for bucket(s) {', '.join(missing)}: filled them with offline templates"
         )
-        cases += template_cases(skill, missing, intent.directives, others=others, grounding=g)
+        cases += template_cases(skill, missing, intent.directives, others=others, grounding=g, plan=plan)
     order = {b: i for i, b in enumerate(BUCKETS)}
     return sorted(cases, key=lambda c: order[c.kind or "explicit"])

@@ -22,6 +22,7 @@ from markdown_it import MarkdownIt
 
 from aces_bench.agents.usage import UnusableUsage, build_invocation, usage_line
 from aces_bench.core.io import remove_tree
+from aces_bench.datasets.scriptref import COUNTER
 from aces_bench.inputs.skills import Skill, evaluation_asset
 from aces_bench.inputs.skilltree import copy_tree, read_regular, walk
 
@@ -35,6 +36,8 @@ _WHEN_NOT = re.compile(r"\b(not|don't|do not|avoid|never)\b", re.I)
 _DO = re.compile(r"\b(instructions?|steps?|workflow|process|procedure|rules?|how to|checklist|phases?|quick start)\b", re.I)
 _COMMAND = re.compile(r"^(?:\$ )?(python3?|bash|sh|node|npx|uv|pip|\./|scripts/)\S*")
 DERIVED_NOTE = "derived by running the skill: review"
+# A bullet that tells the agent what not to do: never the ground of a task.
+_NEGATIVE_ITEM = re.compile(r"^(\W\s*)?(don'?t|do not|never|avoid|not\b|no\b|wrong|bad|incorrect|❌|✗)", re.I)
 
 
 @dataclass
@@ -69,21 +72,34 @@ def _clean(text: str) -> str:
 
 
 def _sections(body: str) -> list[tuple[str, list[str], list[str]]]:
-    """(heading, list items, code lines) per section of the body, in order."""
+    """(heading, list items, code lines) per section of the body, in order.
+
+    Counter-examples are left out: a section headed like one ("Common mistakes",
+    "Anti-patterns", "What not to do"), a bullet that says not to do something, a
+    code block introduced by "Don't do this" or marked wrong.
+    """
     tokens = MarkdownIt("commonmark").parse(body)
     out: list[tuple[str, list[str], list[str]]] = [("", [], [])]
     depth = 0
+    skip_section = False
+    last_text = ""
     for i, tok in enumerate(tokens):
         if tok.type == "heading_open":
-            out.append((_clean(tokens[i + 1].content), [], []))
+            title = _clean(tokens[i + 1].content)
+            skip_section = bool(COUNTER.search(title))
+            out.append((title, [], []))
+            last_text = ""
         elif tok.type == "list_item_open":
             depth += 1
         elif tok.type == "list_item_close":
             depth -= 1
-        elif tok.type == "inline" and depth == 1 and tokens[i - 1].type == "paragraph_open":
-            out[-1][1].append(_clean(tok.content))
-        elif tok.type == "fence":
-            out[-1][2].extend(line.strip() for line in tok.content.splitlines() if line.strip())
+        elif tok.type == "inline" and tokens[i - 1].type == "paragraph_open":
+            last_text = tok.content
+            if depth == 1 and not skip_section and not _NEGATIVE_ITEM.match(_clean(tok.content)):
+                out[-1][1].append(_clean(tok.content))
+        elif tok.type == "fence" and not skip_section and not COUNTER.search(last_text[-160:]):
+            out[-1][2].extend(line.strip() for line in tok.content.splitlines()
+                              if line.strip() and not COUNTER.search(line.split("#", 1)[-1] if "#" in line else ""))
     return out
 
 
@@ -176,6 +192,22 @@ def _has_sandbox() -> str | None:
     return f"the sandbox tools are missing ({', '.join(missing)})" if missing else None
 
 
+def staged_root(skill: Skill, data: dict[str, bytes]) -> Path:
+    """A fresh sandbox root: the skill at ``/skills/<name>`` and ``data`` under ``/workspace/data``."""
+    from aces_bench.backends.rootfs import make_skeleton
+
+    root = Path(tempfile.mkdtemp(prefix="aces-draft-"))
+    make_skeleton(root)
+    # The one walk: a link (whatever its name) pointing out of the skill is refused, never copied;
+    # the one staging rule: no evaluation asset in the draft's sandbox.
+    copy_tree(skill.path, root / "skills" / skill.path.name, exclude=evaluation_asset)
+    work = root / "workspace" / "data"
+    work.mkdir(parents=True)
+    for name, body in data.items():
+        (work / name).write_bytes(body)
+    return root
+
+
 async def _run_in_sandbox(skill: Skill, g: Grounding) -> None:
     why = _has_sandbox()
     if why is None and not (g.usage or g.scripts):
@@ -185,19 +217,9 @@ async def _run_in_sandbox(skill: Skill, g: Grounding) -> None:
         return
     from aces_bench.backends.bwrap import Sandbox, sandbox_env
     from aces_bench.backends.local import python_alias_binds
-    from aces_bench.backends.rootfs import make_skeleton
 
-    root = Path(tempfile.mkdtemp(prefix="aces-draft-"))
+    root = staged_root(skill, {PurePosixPath(rel).name: read_regular(skill.path / rel) for rel in g.fixtures})
     try:
-        make_skeleton(root)
-        skills = root / "skills"
-        # The one walk: a link (whatever its name) pointing out of the skill is refused, never copied;
-        # the one staging rule: no evaluation asset in the draft's sandbox.
-        copy_tree(skill.path, skills / skill.path.name, exclude=evaluation_asset)
-        work = root / "workspace" / "data"
-        work.mkdir(parents=True)
-        for rel in g.fixtures:
-            (work / PurePosixPath(rel).name).write_bytes(read_regular(skill.path / rel))
         box = Sandbox(root, python_alias_binds(root))
         await box.start()
         try:

@@ -21,6 +21,8 @@ An agent's answer is ground truth only under all of these, each refusal said per
   weak check (``contains "EUR"``) passed by a wrong total never overwrites the right
   one. An author who decides the current expected output is the wrong one confirms
   the case by id (``--confirm <case-id>``) and the proposal is made.
+A draft confirmed by id is also reviewed: its ``status: draft`` is dropped (with
+``--apply``), so a study runs it without ``skill.accept_drafts=true``.
 Only steps that touch a skill (reading its SKILL.md, running its scripts,
 activating it) become behaviours; a generic ``sed`` or ``ls`` is how one agent
 worked, not what the skill requires. The result is shown as a unified diff of the
@@ -346,6 +348,14 @@ def _ground_truth(case: EvalCase, ev: CaseEvidence, min_agree: int) -> tuple[str
     return aligned_answer([o.final_answer or "" for o in ev.verified], min_agree)
 
 
+def accept_draft(case: EvalCase, report: RefineReport) -> EvalCase:
+    """A draft the author confirmed by id is reviewed: its ``status: draft`` goes (a study then runs it)."""
+    if case.status != "draft":
+        return case
+    report.changes.append(f"{case.id}: status draft -> reviewed (confirmed by the author)")
+    return case.model_copy(update={"status": "ready"})
+
+
 def refine_dataset(
     skill_dir: Path, results_dir: Path, *, pass_threshold: float = 1.0, min_agree: int = 2, dry_run: bool = False,
     confirm: tuple[str, ...] | list[str] = (),
@@ -373,6 +383,7 @@ def refine_dataset(
                              f"{', '.join(sorted(known))}")
     cases = [propose(c, evidence.get(c.id), intent, intent_by_id, min_agree, report, frozenset(confirm))
              for c in assets.evals_cases]
+    cases = [accept_draft(c, report) if c.id in confirm else c for c in cases]
     for c in assets.config_cases:
         report.skipped.append(f"{c.id}: from eval.config (the author's file, not rewritten)")
     unknown = sorted(set(evidence) - {c.id for c in assets.evals_cases + assets.config_cases})

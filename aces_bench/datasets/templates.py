@@ -2,15 +2,19 @@
 
 The four buckets of the method (explicit, implicit, contextual, negative control) plus
 error-path, security, conflict and upgrade cases. Each draft is built from what the
-skill actually holds (``grounding.py``): its documented command and code-block
-examples, its scripts' ``--help``, its "when to use" and instruction bullets, and its
-reference files as fixtures. When the documented command runs on a fixture in the
-sandbox, its output becomes the expected output and a check (noted "derived by
-running the skill: review"); its error on a missing input grounds the error-path
-case. The negative control is a request from a neighbouring skill's domain (another
-skill's description), not an unrelated puzzle. A prompt never is the description
-pasted in. Every draft carries ``status: draft`` until someone reviews it: a study
-refuses drafts unless ``skill.accept_drafts=true``.
+skill actually holds (``grounding.py``): its documented commands and code-block
+examples (counter-examples left out), its scripts' ``--help`` and docstrings, its
+"when to use" and instruction bullets. The script named is the one the skill's
+documents tell the agent to run (``scriptref.py``). Where that script reads a type
+of file a fixture can be generated for, the draft stages a generated fixture whose
+answer it knows and checks what any correct answer has: the script ran cleanly, the
+output file is written and well formed, the row count stated (``decidable.py``);
+otherwise it stages the skill's own fixtures and checks that the script ran. A
+draft's expected value is never the skill's own output. A draft with no such check
+says ``judged_only: true``. The negative control is a request from a neighbouring
+skill's domain (another skill's description), not an unrelated puzzle. A prompt
+never is the description pasted in. Every draft carries ``status: draft`` (unreviewed)
+until someone reviews it: a study refuses drafts unless ``skill.accept_drafts=true``.
 """
 
 from __future__ import annotations
@@ -22,12 +26,19 @@ from pathlib import PurePosixPath
 
 from aces_bench.agents.routing import content_terms
 from aces_bench.cases.model import CASE_KINDS, Check, EvalCase
+from aces_bench.datasets.decidable import DraftPlan, is_decidable, plan_draft
+from aces_bench.datasets.fixtures import AMOUNT_COLUMN
 from aces_bench.datasets.grounding import DERIVED_NOTE, Grounding, ground
 from aces_bench.inputs.skills import Skill
 
 BUCKETS: tuple[str, ...] = CASE_KINDS  # explicit, implicit, contextual, negative, error_path, security, conflict, upgrade
 TEMPLATE_NOTE = "drafted offline from {fields}; review the prompt, fixtures and expectations, then delete 'status: draft'"
 MISSING_INPUT = "data/missing-input.txt"
+# What any answer reporting the missing input says in some form (decidable; inventing a result is judged).
+MISSING_SAID = (r"missing|not found|no such file|does not exist|doesn't exist|cannot (?:find|open|read)|"
+                r"can't (?:find|open|read)|could ?n[o']t (?:find|open|read)|unable to (?:find|open|read)")
+# An instruction that only points elsewhere ("see REFERENCE.md") is no task a user would ask for.
+_POINTER = re.compile(r"\b(see|refer to|read|check out)\b[^.]*\.(md|txt|html)\b|\bfor (more|details|advanced)\b", re.I)
 
 
 def template_id(bucket: str) -> str:
@@ -72,26 +83,37 @@ def _neighbour(skill: Skill, others: list[Skill]) -> Skill | None:
 class _Ctx:
     """What every template reads, computed once per skill."""
 
-    def __init__(self, skill: Skill, directives: list[str], g: Grounding, neighbour: Skill | None):
-        self.skill, self.name, self.g, self.neighbour = skill, skill.name, g, neighbour
+    def __init__(self, skill: Skill, directives: list[str], g: Grounding, neighbour: Skill | None, plan: DraftPlan):
+        self.skill, self.name, self.g, self.neighbour, self.plan = skill, skill.name, g, neighbour, plan
         self.version = skill.version
         self.directives = list(directives)
-        self.script = next((s for s in g.scripts if g.usage and s in g.usage), g.scripts[0] if g.scripts else None)
-        self.inputs = list(g.derived.fixtures) if g.derived else (g.fixtures[:1] if g.fixtures else [])
+        # The script the skill's documents tell the agent to run, never merely the first file under scripts/.
+        self.script = plan.script.script if plan.script else None
+        # The skill's own fixtures when its command ran on them; else a generated fixture whose answer is known.
+        self.own = bool(g.derived) or plan.fixture is None
+        self.inputs = (list(g.derived.fixtures) if g.derived else g.fixtures[:1]) if self.own else []
         used = [w for w, present in (("its Usage command", g.usage), ("code-block examples", g.examples),
                                       ("scripts' --help", g.helps), ("'when to use' bullets", g.when),
-                                      ("instructions", g.directives), ("reference files", g.fixtures)) if present]
+                                      ("instructions", g.directives), ("reference files", g.fixtures),
+                                      (f"the documents' commands for {self.script}", self.script)) if present]
         self.note = TEMPLATE_NOTE.format(fields="SKILL.md" + (": " + ", ".join(used) if used else " (name only)"))
+        if not self.own:
+            self.note += (f"; fixture {plan.fixture_src} generated by the draft ({plan.fixture.rows} rows"
+                          + (f", amount total {plan.fixture.total}" if plan.fixture.total is not None else "") + ")")
         if g.derived:
-            self.note += f"; expected output {DERIVED_NOTE} (`{g.derived.command}`)"
+            self.note += f"; `{g.derived.command}` ran cleanly on the skill's own fixtures (its output is not used)"
         elif g.unrun:
             self.note += f"; nothing was run ({g.unrun})"
 
     @property
     def data(self) -> str | None:
+        if not self.own:
+            return self.plan.fixture_dest
         return " and ".join(f"data/{PurePosixPath(f).name}" for f in self.inputs) or None
 
-    def files(self) -> list[str]:
+    def files(self) -> list:
+        if not self.own:
+            return [{"src": self.plan.fixture_src, "dest": self.plan.fixture_dest}]
         return list(self.inputs)
 
     def behaviors(self, *own: str) -> list[str]:
@@ -102,52 +124,66 @@ class _Ctx:
         return [d if d.startswith("covers '") else f"follows the skill's instruction: {d}" for d in self.g.directives[:n]]
 
     def runs(self) -> list[str]:
-        if self.g.derived:
-            return [f"runs `{self.g.derived.command}`"]
-        if self.script:
-            return [f"runs {self.script}"]
+        if self.plan.run_behavior:
+            return [self.plan.run_behavior]  # the exact wording the offline judge decides from the trace
         if self.g.examples:
             return [f"runs the documented example `{self.g.examples[0]}` (adapted to the input)"]
         return []
 
-    def outcome(self) -> dict:
-        """Expected output and a check from the command's real output, when it ran."""
-        d = self.g.derived
-        if d is None:
-            return {}
-        first = next(line for line in d.stdout.splitlines() if line.strip()).strip()
-        return {"expected_output": d.stdout, "assertions": [Check(kind="contains", value=first)]}
+    def checks(self, *, count: bool = False) -> list[Check]:
+        """Checks any correct answer passes: the output file written and well formed; the fixture's row count."""
+        if self.own:
+            return []  # the skill's own fixtures: no answer is known, and the skill's output is never one
+        out = list(self.plan.checks)
+        if count and self.plan.number_check is not None:
+            out.append(self.plan.number_check)
+        return out
 
     def need(self, i: int = 0) -> str | None:
         """A need the skill says it is for: a 'when to use' bullet, the script's purpose, an example."""
-        purposes = [p for p in (_help_purpose(h) for h in self.g.helps.values()) if p]
-        needs = [*self.g.when, *purposes]
+        purposes = [p for p in (self.plan.purpose, *(_help_purpose(h) for h in self.g.helps.values())) if p]
+        # With a fixture to run the documented script on, its own purpose is the task; a "when to use"
+        # bullet ("user asks to explore a data file") describes a user, not a request.
+        needs = [*purposes, *self.g.when] if self.plan.fixture and not self.own else [*self.g.when, *purposes]
         return needs[i % len(needs)] if needs else None
 
-    def task(self, i: int = 0) -> str:
-        """A concrete request grounded in the skill, without naming it."""
+    def ask(self, count: bool = False) -> str:
+        """What the user wants back: the output file the command writes, the fixture's row count."""
+        parts = []
+        if self.plan.output and self.checks():
+            parts.append(f"Save the result as {self.plan.output}.")
+        check = self.plan.number_check if count and not self.own else None
+        if check is not None and check.label == "total":
+            parts.append(f"Tell me the total of the {AMOUNT_COLUMN} column (write it as 'total: N').")
+        elif check is not None:
+            parts.append("Tell me how many rows the input has (write it as 'rows: N').")
+        return (" " + " ".join(parts)) if parts else ""
+
+    def task(self, i: int = 0, count: bool = False) -> str:
+        """A concrete request in a user's words, grounded in the skill, without naming it."""
         need = self.need(i)
-        on = f" The input{'s are' if len(self.inputs) > 1 else ' is'} {self.data}." if self.data else ""
+        what = self.plan.fixture.what if (self.plan.fixture and not self.own) else "input"
+        on = f" My {what} is {self.data}." if self.data else ""
         if need:
-            return f"I need help with this: {_lower_first(need)}.{on}"
+            return f"I need this done: {_lower_first(need)}.{on}{self.ask(count)}"
         if self.g.examples:
-            return f"Can you run the equivalent of `{self.g.examples[0]}` for me and explain the result?{on}"
-        return f"Help me with the kind of work the {self.name} skill is for.{on}"
+            return f"Can you run the equivalent of `{self.g.examples[0]}` for me and explain the result?{on}{self.ask(count)}"
+        step = next((d for d in self.g.directives if not d.startswith("covers '") and not _POINTER.search(d)), None)
+        if step:
+            return f"I am working on this step and want it done properly: {_lower_first(step)}.{on}{self.ask(count)}"
+        heads = [d.removeprefix("covers '").split("' as")[0] for d in self.g.directives]
+        topic = heads[i % len(heads)] if heads else self.name.replace("-", " ")
+        return f"I have a concrete problem with {_lower_first(topic)} in my project: walk me through solving it.{on}"
 
 
 def _explicit(c: _Ctx) -> dict:
-    if c.g.derived:
-        prompt = f"Use the {c.name} skill on {c.data} and report exactly what it prints."
-    elif c.g.examples:
-        prompt = f"Use the {c.name} skill: run `{c.g.examples[0]}` (adapted to {c.data or 'my setup'}) and report the result."
-    else:
-        prompt = f"Use the {c.name} skill. {c.task(0)}"
-    return {"prompt": prompt, "files": c.files(), **c.outcome(),
+    return {"prompt": f"Use the {c.name} skill. {c.task(0, count=True)}", "files": c.files(),
+            "assertions": c.checks(count=True),
             "expected_behavior": c.behaviors(f"reads {c.name}/SKILL.md before acting", *c.runs(), *c.skill_steps())}
 
 
 def _implicit(c: _Ctx) -> dict:
-    return {"prompt": c.task(1), "files": c.files(), **c.outcome(),
+    return {"prompt": c.task(1, count=True), "files": c.files(), "assertions": c.checks(count=True),
             "expected_behavior": c.behaviors(f"picks the {c.name} skill although the prompt does not name it",
                                              *c.runs(), *c.skill_steps(1))}
 
@@ -155,8 +191,8 @@ def _implicit(c: _Ctx) -> dict:
 def _contextual(c: _Ctx) -> dict:
     return {
         "prompt": ("Some background first: I am taking this over from a colleague who left it half done, and a "
-                   f"review is tomorrow. {c.task(2)} Please explain what you find in plain words so I can pass it on."),
-        "files": c.files(), **c.outcome(),
+                   f"review is tomorrow. {c.task(2, count=True)} Please explain what you find in plain words so I can pass it on."),
+        "files": c.files(), "assertions": c.checks(count=True),
         "expected_behavior": c.behaviors(f"recognises the {c.name} task inside the story", *c.runs(),
                                          *c.skill_steps(1)),
     }
@@ -179,7 +215,8 @@ def _error_path(c: _Ctx) -> dict:
     out: dict = {
         "prompt": (f"Use the {c.name} skill on {MISSING_INPUT} and report the result. If the input cannot be "
                    "processed, say exactly what went wrong instead of guessing."),
-        "assertions": ["The answer reports that the input is missing or could not be processed and does not invent a result."],
+        "assertions": ["The answer reports that the input is missing or could not be processed and does not invent a result.",
+                       Check(kind="regex", value=MISSING_SAID)],
     }
     f = c.g.failure
     if f is not None and f.exit_code != 0:
@@ -189,7 +226,8 @@ def _error_path(c: _Ctx) -> dict:
             f"runs `{f.command}` and reports the error it gives{seen}", "does not invent a result")
         out["note"] = f"{c.note}; the error was {DERIVED_NOTE} (exit {f.exit_code})"
     else:
-        out["expected_behavior"] = c.behaviors(*(c.runs() or ["checks the input before acting"]),
+        # Not "runs <script>": the offline judge reads that as "ran cleanly", and on a missing input it must not.
+        out["expected_behavior"] = c.behaviors("checks the input before acting",
                                                "reports the failure instead of inventing a result", *c.skill_steps(1))
     return out
 
@@ -245,14 +283,18 @@ _TEMPLATES: dict[str, Callable[[_Ctx], dict]] = {
 
 
 def template_cases(skill: Skill, buckets: list[str] | tuple[str, ...] = BUCKETS, directives: list[str] = (),
-                   *, others: list[Skill] = (), grounding: Grounding | None = None) -> list[EvalCase]:
+                   *, others: list[Skill] = (), grounding: Grounding | None = None,
+                   plan: DraftPlan | None = None) -> list[EvalCase]:
     """One draft per bucket, in bucket order; ``directives`` (EVAL.md behaviours) lead each behaviour list.
 
     ``others`` are neighbouring skills (siblings, the decoy pool) for the negative control;
-    ``grounding`` defaults to ``ground(skill)`` (which runs the skill's command in the sandbox).
+    ``grounding`` defaults to ``ground(skill)`` (which runs the skill's command in the sandbox),
+    ``plan`` to ``plan_draft(skill, grounding)``; a generated fixture is the caller's to write
+    (``write_fixture``) where the cases name it.
     """
     g = grounding if grounding is not None else ground(skill)
-    ctx = _Ctx(skill, list(directives), g, _neighbour(skill, list(others)))
+    plan = plan if plan is not None else plan_draft(skill, g)
+    ctx = _Ctx(skill, list(directives), g, _neighbour(skill, list(others)), plan)
     cases = []
     for bucket in BUCKETS:
         if bucket not in buckets:
@@ -267,5 +309,8 @@ def template_cases(skill: Skill, buckets: list[str] | tuple[str, ...] = BUCKETS,
             "note": ctx.note,
             **_TEMPLATES[bucket](ctx),
         }
+        payload["judged_only"] = not is_decidable(payload.get("expected_behavior", []),
+                                                  [a for a in payload.get("assertions", []) if isinstance(a, Check)],
+                                                  payload["expected_script"], negative=bucket == "negative")
         cases.append(EvalCase.model_validate(payload))
     return cases

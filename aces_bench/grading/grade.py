@@ -83,7 +83,7 @@ def subject_from_record(record: TrialRecord, spec: RunSpec) -> TrialSubject:
         status=load.status or record.status, failure_cause=load.cause or record.failure_cause,
         trial_name=record.trial_name, trial_dir=str(record.trial_dir) if record.trial_dir else None,
         reward=record.reward, visible_skills=",".join(load.shown) if load.shown is not None else None,
-        target_listed=load.listed,
+        target_listed=load.listed, case_unreviewed=plan.case.status == "draft",
     )
     return TrialSubject(
         facts=facts, case=plan.case, result=record.result,

@@ -21,8 +21,9 @@ MAX_STAGED_FILE_BYTES = 50_000_000  # one file copied into every with-skill task
 MAX_STAGED_TOTAL_BYTES = 200_000_000  # the whole staged skill folder
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _FENCE_ONLY = re.compile(r"\A---[ \t]*\r?\n")
-NOT_STAGED = frozenset({"evals"})
-"""Top-level folders that are evaluation assets as a whole (cases, fixtures, graders, native tasks)."""
+NOT_STAGED = frozenset({"evals", "evaluations"})
+"""Top-level folders that are evaluation assets as a whole (cases, fixtures, graders, native tasks;
+``evaluations/`` is where openai/skills keeps one case per JSON file, with its success criteria)."""
 _EVAL_ROOT_FILES = re.compile(
     r"^(?:eval\.md|eval\.config|(?:evals?|trigger[-_]?evals?)(?:[-_.][\w.-]*)?\.(?:json|jsonl|ya?ml))$", re.IGNORECASE)
 """Files at the skill's root that hold cases or expected answers: EVAL.md, eval.config, an evals or
@@ -59,7 +60,8 @@ def evaluation_asset(rel: str | Path) -> str | None:
     """Why the skill-relative path ``rel`` is an evaluation asset, kept out of every sandbox; None if it is not.
 
     The one staging rule: whatever holds cases, expected answers, fixtures or graders
-    (``evals/`` whole, with its fixtures, graders and native tasks; ``EVAL.md`` and
+    (``evals/`` whole, with its fixtures, graders and native tasks; openai/skills'
+    ``evaluations/``; ``EVAL.md`` and
     ``eval.config`` at the root; an evals or trigger-evals file at the root) never
     reaches any arm's sandbox - with-skill, baseline, null, placebo, forced, decoys,
     support skills, plugins - nor a ``dataset create`` draft run. A case's own

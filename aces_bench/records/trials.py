@@ -85,6 +85,9 @@ class TrialFacts(BaseModel):
         "(read from its request or trace, aces_bench/agents/traces.py); '' none at all; None unknown")
     target_listed: bool | None = Field(
         default=None, description="the target skill was among them (proof of load); None unknown")
+    case_unreviewed: bool = Field(
+        default=False, description="the case is a draft nobody has reviewed yet (status: draft, run with "
+        "skill.accept_drafts=true): a verdict resting on it says so")
 
 
 class TrialTotals(BaseModel):
@@ -212,7 +215,8 @@ def table_columns() -> tuple[str, ...]:
     """The columns of the trials table in file order (metric columns after ``reward``)."""
     return (
         "schema_version", "run_id", "skill", "case_id", "case_kind", "negative_control", "harness", "model",
-        "workspace_mode", "decoy_set", "n_visible_skills", "visible_skills", "target_listed", "condition", "attempt",
+        "workspace_mode", "decoy_set", "n_visible_skills", "visible_skills", "target_listed", "case_unreviewed",
+        "condition", "attempt",
         "task_id", "trial_name",
         "status", "failure_cause", "reward", *metric_columns(), *TrialTotals.model_fields,
         "agent_label", "judge_label", "backend", "trial_dir",

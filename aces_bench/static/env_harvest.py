@@ -533,3 +533,47 @@ def flows(rel: str, text: str) -> list[Flow]:
     if low.endswith((".md", ".markdown")):
         return markdown_flows(text)
     return []
+
+
+# ------------------------------------------------------------------------------------------ severity
+
+_URL_HOST = re.compile(r"\bhttps?://([A-Za-z0-9.-]+\.[A-Za-z]{2,})", re.IGNORECASE)
+_SECRET_VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+# Name prefixes that say nothing of the service a credential belongs to.
+_GENERIC_PREFIX = frozenset({"API", "SECRET", "ACCESS", "AUTH", "MY", "APP", "CLIENT", "PRIVATE", "SERVICE", "USER",
+                             "BEARER", "TOKEN", "KEY", "PASSWORD", "SESSION", "X"})
+_ALIASES = {"GH": "GITHUB", "HF": "HUGGINGFACE", "HUGGING": "HUGGINGFACE", "GCP": "GOOGLE", "GOOGLEAPIS": "GOOGLE"}
+
+
+def service_of(variable: str) -> str | None:
+    """The service a credential's name says it belongs to (``GITHUB_TOKEN`` -> ``github``), or None."""
+    first = variable.upper().split("_", 1)[0]
+    if not first or first in _GENERIC_PREFIX:
+        return None
+    return _ALIASES.get(first, first).lower()
+
+
+def own_host(service: str, host: str) -> bool:
+    """Whether ``host`` is the service's own: its registered name (the label before the TLD) starts with
+    the service (``github`` -> api.github.com, raw.githubusercontent.com; never github.com.attacker.example)."""
+    labels = host.lower().rstrip(".").split(".")
+    return len(labels) >= 2 and labels[-2].startswith(service)
+
+
+def flow_severity(flow: Flow, text: str, default: str) -> tuple[str, str]:
+    """(severity, why) of a flow: the whole or filtered environment is critical wherever it goes;
+    secret-named variables sent only to their own services' hosts are informational; the rest keeps ``default``.
+
+    The hosts are the URLs written in the request itself, else every URL the file names (a
+    helper taking its URL as a parameter): one host of another service keeps the flow at ``default``.
+    """
+    if flow.what in (ENV, FILTERED):
+        return "critical", "critical: it leaves the machine, whoever receives it"
+    hosts = set(_URL_HOST.findall(flow.excerpt)) or set(_URL_HOST.findall(text))
+    services = {service_of(v) for v in _SECRET_VAR.findall(flow.what)}
+    if not hosts or not services or None in services:
+        return default, ""
+    if all(any(own_host(s, h) for h in hosts) for s in services) and \
+            all(any(own_host(s, h) for s in services) for h in hosts):  # type: ignore[arg-type]
+        return "info", f"informational: only to its own service's host ({', '.join(sorted(hosts))})"
+    return default, ""

@@ -258,8 +258,10 @@ def _env_harvest(rel: str, text: str) -> Iterator[SecurityFinding]:
     if pat is None:
         return
     for f in env_harvest.flows(rel, text)[:MAX_PER_PATTERN_AND_FILE]:
-        yield SecurityFinding(pattern_id=pat.id, category=pat.category, severity=pat.severity, file=rel, line=f.line,
-                              message=f"{pat.description}: {f.what} sent by {f.sink}", excerpt=f.excerpt, fix=pat.fix)
+        severity, why = env_harvest.flow_severity(f, text, pat.severity)
+        yield SecurityFinding(pattern_id=pat.id, category=pat.category, severity=severity, file=rel, line=f.line,
+                              message=f"{pat.description}: {f.what} sent by {f.sink}" + (f" ({why})" if why else ""),
+                              excerpt=f.excerpt, fix=pat.fix)
 
 
 def _value(c: _Compiled, m: re.Match[str]) -> str | None:

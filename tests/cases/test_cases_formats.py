@@ -119,7 +119,7 @@ def test_content_hash_ignores_schema_2_fields_at_their_defaults():
     case = EvalCase.model_validate(base)
     # The hash of a schema-1 case, computed the way version 1 did (all fields, sorted keys).
     v1 = {k: v for k, v in case.model_dump(mode="json").items()
-          if k not in ("required_credentials", "source", "note", "proposed", "status")}
+          if k not in ("required_credentials", "source", "note", "proposed", "status", "judged_only")}
     import hashlib
 
     assert case.content_hash() == hashlib.sha256(json.dumps(v1, sort_keys=True).encode()).hexdigest()

@@ -123,7 +123,7 @@ EXPECTED = {
         "<skill>/evals/evals.json: evals[0]: unknown field(s) 'promt' (did you mean 'prompt'?) in case 'a'\n"
         "  fix: fix the spelling or remove the field; fields read: acceptable_alternates, acceptable_skills, "
         "assertions, credentials, expectations, expected_behavior, expected_output, expected_script, "
-        "expected_skill, files, ground_truth, id, kind, note, prompt, proposed, query, question, "
+        "expected_skill, files, ground_truth, id, judged_only, kind, note, prompt, proposed, query, question, "
         "required_credentials, should_trigger, source, status"
     ),
     'no_cases.json': (

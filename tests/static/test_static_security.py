@@ -187,3 +187,15 @@ def test_unicode_patterns_characters_survive_lowercasing():
         for cp in range(0x110000)
         if (low := chr(cp).lower()) != chr(cp) and not chars.isdisjoint(low)
     ]
+
+
+def test_a_type_annotation_is_not_a_hard_coded_secret():
+    """Issue 36: S015 fired on ``api_key: Optional[str] = None`` in five public skills' scripts."""
+    from aces_bench.static.security import scan_text
+
+    for text in ("def f(api_key: Optional[str] = None):\n    pass\n",
+                 "class C:\n    token: typing.Optional[str] = None\n    secret: Union[str, None] = None\n"):
+        assert [f for f in scan_text("scripts/x.py", text) if f.pattern_id == "S015"] == []
+    # A real value keeps its finding, annotated or not (a gaming skill cannot hide one behind a hint).
+    real = 'api_key: str = "sk9Fj2Lk3Qm8Zp7Xw4Rt6Yv1"\n'
+    assert [f.pattern_id for f in scan_text("scripts/x.py", real)] == ["S015"]

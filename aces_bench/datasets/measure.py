@@ -1,0 +1,196 @@
+"""How decidable and how sharp the offline drafts are, measured on real skills (``make bench``).
+
+For each skill with scripts, ``dataset create``'s offline drafts are built and three
+shares counted:
+
+- decidable: drafted cases with at least one check decided without a judge
+  (``judged_only`` false);
+- satisfied: of the task drafts (explicit, implicit, contextual) that rest on the
+  documented script, those whose checks the skill's own script passes when it is run,
+  as documented, on the draft's fixture in the bubblewrap sandbox (network off, a
+  timeout), its standard output taken as the answer and its files as the files written;
+- caught: of those satisfied, the share a deliberately broken copy of the script fails
+  (``broken_copies``: its counts and sums off by one; its last step skipped).
+
+The checks are never tuned to the script: a script that needs a package the sandbox
+lacks, or reads another input type, fails its drafts and counts against ``satisfied``.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import shlex
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from aces_bench.cases.model import EvalCase
+from aces_bench.core.io import remove_tree
+from aces_bench.datasets.decidable import DraftPlan, plan_draft
+from aces_bench.datasets.grounding import Grounding, ground, staged_root
+from aces_bench.datasets.templates import template_cases
+from aces_bench.inputs.skills import Skill
+from aces_bench.inputs.skilltree import read_regular
+from aces_bench.verifier.check_answer import evaluate_checks
+
+TASK_BUCKETS = ("explicit", "implicit", "contextual")
+RUN_TIMEOUT = 30.0
+MAX_READ = 1_000_000
+
+
+@dataclass
+class Run:
+    """One run of a command in the sandbox: exit status, standard output, files under the workspace."""
+
+    exit_code: int
+    stdout: str
+    files: dict[str, str] = field(default_factory=dict)
+    stderr: str = ""
+
+
+@dataclass
+class SkillMeasure:
+    skill: str
+    cases: int = 0
+    decidable: int = 0
+    task_drafts: int = 0
+    satisfied: int = 0
+    mutants: int = 0
+    caught: int = 0
+    why: str = ""
+
+
+def _off_by_one(tree: ast.Module) -> bool:
+    """Every ``len(...)`` and ``sum(...)`` made one more: the script's main number off by one."""
+    changed = False
+
+    class Bump(ast.NodeTransformer):
+        def visit_Call(self, node: ast.Call):
+            nonlocal changed
+            self.generic_visit(node)
+            if isinstance(node.func, ast.Name) and node.func.id in ("len", "sum"):
+                changed = True
+                return ast.BinOp(left=node, op=ast.Add(), right=ast.Constant(1))
+            return node
+
+    Bump().visit(tree)
+    return changed
+
+
+def _skip_last_step(tree: ast.Module) -> bool:
+    """The last statement of ``main()`` (else of the ``__main__`` block, else of the module) removed."""
+    bodies = [n.body for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "main"]
+    bodies += [n.body for n in tree.body if isinstance(n, ast.If) and "__main__" in ast.unparse(n.test)]
+    bodies.append(tree.body)
+    for body in bodies:
+        steps = [i for i, n in enumerate(body) if not isinstance(n, (ast.Return, ast.Import, ast.ImportFrom))
+                 and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))
+                 and "exit" not in ast.unparse(n)[:40]]
+        if len(steps) >= 2:
+            del body[steps[-1]]
+            return True
+    return False
+
+
+def broken_copies(script: str, source: str) -> dict[str, str]:
+    """Deliberately broken versions of a script: {'off by one': text, 'last step skipped': text} where they apply."""
+    out: dict[str, str] = {}
+    if script.endswith(".py"):
+        for name, mutate in (("off by one", _off_by_one), ("last step skipped", _skip_last_step)):
+            try:
+                tree = ast.parse(source)
+            except SyntaxError:
+                return {}
+            if mutate(tree):
+                out[name] = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    elif script.endswith(".sh"):
+        lines = source.rstrip("\n").splitlines()
+        steps = [i for i, ln in enumerate(lines) if ln.strip() and not ln.strip().startswith("#")]
+        if len(steps) >= 2:
+            out["last step skipped"] = "\n".join(ln for i, ln in enumerate(lines) if i != steps[-1]) + "\n"
+    return out
+
+
+async def run_command(skill: Skill, command: str, data: dict[str, bytes], script_text: tuple[str, str] | None = None,
+                      timeout: float = RUN_TIMEOUT) -> Run:
+    """Run ``command`` (its ``scripts/...`` resolved in the skill) in a fresh sandbox, network off."""
+    from aces_bench.backends.bwrap import ExecTimeout, Sandbox, sandbox_env
+    from aces_bench.backends.local import python_alias_binds
+
+    root = staged_root(skill, data)
+    try:
+        skill_dir = f"/skills/{skill.path.name}"
+        if script_text is not None:
+            (root / "skills" / skill.path.name / script_text[0]).write_text(script_text[1], encoding="utf-8")
+        (root / "workspace" / "out").mkdir()
+        words = [f"{skill_dir}/{w}" if w.startswith("scripts/") else w for w in shlex.split(command)]
+        box = Sandbox(root, python_alias_binds(root))
+        await box.start()
+        try:
+            try:
+                out = await box.exec(["bash", "-c", " ".join(shlex.quote(w) for w in words)], cwd="/workspace",
+                                     env=sandbox_env(None), timeout_sec=timeout)
+            except ExecTimeout:
+                return Run(exit_code=124, stdout="")
+        finally:
+            await box.stop()
+        files = {}
+        for path in (root / "workspace" / "out").rglob("*"):
+            if path.is_file() and not path.is_symlink():
+                files[path.relative_to(root / "workspace").as_posix()] = path.read_bytes()[:MAX_READ].decode(
+                    "utf-8", "replace")
+        return Run(out.return_code, out.stdout.decode("utf-8", "replace"), files,
+                   out.stderr.decode("utf-8", "replace"))
+    finally:
+        remove_tree(root, ignore_errors=True)
+
+
+def passes(case: EvalCase, run: Run) -> bool:
+    """The case's decidable checks on a run: the script exited cleanly and every check holds."""
+    if run.exit_code != 0:
+        return False
+    results = evaluate_checks([c.as_checker_dict() for c in case.checks],
+                              lambda name: run.stdout if name is None else run.files.get(name))
+    return all(r["passed"] for r in results)
+
+
+def _inputs(skill: Skill, plan: DraftPlan, g: Grounding) -> tuple[str | None, dict[str, bytes]]:
+    """The command a task draft rests on and the fixture it is run on."""
+    if g.derived is not None:
+        return g.derived.command, {PurePosixPath(f).name: read_regular(skill.path / f) for f in g.derived.fixtures}
+    if plan.fixture is not None and plan.command:
+        return plan.command, {plan.fixture.name: plan.fixture.text.encode()}
+    return plan.command, {}  # the documented command as written (it may need no input), or nothing to run
+
+
+def measure_skill(skill: Skill, others: list[Skill] = ()) -> SkillMeasure:
+    """Draft a skill's cases offline and measure them (see the module docstring)."""
+    m = SkillMeasure(skill=skill.name)
+    g = ground(skill)
+    plan = plan_draft(skill, g)
+    cases = template_cases(skill, others=list(others), grounding=g, plan=plan)
+    m.cases = len(cases)
+    m.decidable = sum(not c.judged_only for c in cases)
+    tasks = [c for c in cases if c.kind in TASK_BUCKETS and c.expected_script and not c.judged_only]
+    m.task_drafts = len(tasks)
+    command, data = _inputs(skill, plan, g)
+    if not tasks or command is None:
+        m.why = plan.why_judged or "no documented command could be filled with a fixture"
+        return m
+    real = asyncio.run(run_command(skill, command, data))
+    good = [c for c in tasks if passes(c, real)]
+    m.satisfied = len(good)
+    if not good:
+        m.why = f"the script exited {real.exit_code}" if real.exit_code else "the script's output fails the checks"
+        return m
+    script = plan.script.script if plan.script else None
+    source = read_regular(skill.path / script).decode("utf-8", "replace") if script else ""
+    for text in broken_copies(script or "", source).values():
+        broken = asyncio.run(run_command(skill, command, data, (script, text)))
+        m.mutants += len(good)
+        m.caught += sum(not passes(c, broken) for c in good)
+    return m
+
+
+def share(part: int, whole: int) -> float | None:
+    return part / whole if whole else None

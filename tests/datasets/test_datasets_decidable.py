@@ -1,0 +1,195 @@
+"""Drafts a skill author can decide (issue 36): the right script, known answers, no counter-examples, sharp checks."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+import pytest
+from support.datasets import skill_copy
+
+from aces_bench.datasets.decidable import plan_draft
+from aces_bench.datasets.grounding import ground
+from aces_bench.datasets.measure import broken_copies, measure_skill, passes, run_command
+from aces_bench.datasets.scriptref import documented_script, rank_scripts
+from aces_bench.datasets.templates import template_cases
+from aces_bench.inputs.skills import load_skill
+
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
+
+SKILL_MD = """---
+name: tally
+description: Tally a CSV file's amount column.
+---
+# Tally
+
+## Steps
+- Run the tally script on the file the user gives.
+- Don't edit the input file by hand.
+
+Don't do this, it skips blank rows wrongly:
+```bash
+python scripts/old_tally.py data.csv
+```
+
+Do this:
+```bash
+python scripts/tally.py input.csv --output summary.json
+```
+
+## Common mistakes
+- Summing the header row
+"""
+
+
+def _skill(tmp_path: Path, body: str = SKILL_MD) -> Path:
+    d = tmp_path / "tally"
+    (d / "scripts" / "pkg").mkdir(parents=True)
+    (d / "SKILL.md").write_text(body)
+    (d / "scripts" / "pkg" / "__init__.py").write_text("")
+    (d / "scripts" / "check_env.py").write_text('"""Check the environment."""\n')
+    (d / "scripts" / "old_tally.py").write_text('"""Old tally."""\n')
+    (d / "scripts" / "tally.py").write_text('"""Sum the amount column of a CSV file and write a JSON summary."""\n')
+    return d
+
+
+def test_the_documented_script_is_chosen_never_a_package_init_or_a_counter_example(tmp_path):
+    skill = load_skill(_skill(tmp_path))
+    scripts = ["scripts/check_env.py", "scripts/old_tally.py", "scripts/pkg/__init__.py", "scripts/tally.py"]
+    ranked = rank_scripts(skill, scripts)
+    assert ranked[0].script == "scripts/tally.py"
+    assert ranked[0].commands == ("python scripts/tally.py input.csv --output summary.json",)
+    # The "don't do this" block gives its script no command credit; the package __init__ comes after named ones.
+    assert next(r for r in ranked if r.script == "scripts/old_tally.py").commands == ()
+    assert [r.script for r in ranked].index("scripts/pkg/__init__.py") > 0
+    bare = load_skill(_skill(tmp_path / "bare", "---\nname: tally\ndescription: d.\n---\n# Tally\n"))
+    assert documented_script(bare, scripts) is None  # no document names one: the drafts say judged only
+
+
+def test_counter_examples_never_ground_a_draft(tmp_path):
+    skill = load_skill(_skill(tmp_path))
+    g = ground(skill, run=False)
+    assert "Don't edit the input file by hand" not in " ".join(g.directives)
+    assert "Summing the header row" not in " ".join(g.directives)
+    assert not [e for e in g.examples if "old_tally" in e]
+    for case in template_cases(skill, grounding=g):
+        assert "old_tally" not in case.prompt and "header row" not in case.prompt, case.id
+        assert case.expected_script in (None, "scripts/tally.py"), case.id
+
+
+def test_a_plan_fills_the_documented_command_with_a_generated_fixture(tmp_path):
+    skill = load_skill(_skill(tmp_path))
+    plan = plan_draft(skill, ground(skill, run=False))
+    assert plan.command == "python3 scripts/tally.py data/sales.csv --output out/summary.json"
+    assert plan.fixture.rows == 8 and str(plan.fixture.total) == "169.80"
+    assert [c.file for c in plan.checks] == ["out/summary.json", "out/summary.json"]
+    assert plan.number_check.label == "total" and plan.number_check.value == 169.8
+    explicit = template_cases(skill, ["explicit"], grounding=ground(skill, run=False), plan=plan)[0]
+    assert "Save the result as out/summary.json" in explicit.prompt and "kind of work" not in explicit.prompt
+    assert not explicit.judged_only and explicit.status == "draft"
+
+
+def test_no_prompt_falls_back_to_the_kind_of_work_sentence(tmp_path):
+    bare = load_skill(_skill(tmp_path, "---\nname: tally\ndescription: d.\n---\n# Tally\n\n## Totals by region\n"))
+    for case in template_cases(bare, grounding=ground(bare, run=False)):
+        assert "kind of work" not in case.prompt
+        if case.kind in ("explicit", "implicit", "contextual"):
+            assert case.judged_only  # nothing decides it: the field says so
+
+
+def test_broken_copies_change_the_main_number_or_drop_the_last_step():
+    source = "import sys\n\ndef main():\n    rows = [1, 2]\n    total = sum(rows)\n    print(f'total={total}')\n\nmain()\n"
+    copies = broken_copies("scripts/x.py", source)
+    assert "sum(rows) + 1" in copies["off by one"]
+    assert "print" not in copies["last step skipped"].split("def main")[1].split("main()")[0]
+    assert broken_copies("scripts/x.sh", "#!/bin/sh\necho a\necho b\n") == {"last step skipped": "#!/bin/sh\necho a\n"}
+
+
+@pytest.mark.sandbox
+@needs_bwrap
+def test_the_skills_script_satisfies_its_drafts_and_broken_copies_fail_them(tmp_path):
+    skill = load_skill(skill_copy(tmp_path))  # csv-stats: prints total=<sum> for a column
+    m = measure_skill(skill)
+    assert (m.task_drafts, m.satisfied) == (3, 3), m
+    assert m.mutants == 6 and m.caught == 6, m  # off by one and last step skipped each fail all three
+
+
+@pytest.mark.sandbox
+@needs_bwrap
+def test_a_buggy_skill_is_never_certified_by_its_own_output(tmp_path):
+    """A skill that prints a wrong total: the draft's expected value is the fixture's, so its draft fails."""
+    d = skill_copy(tmp_path)
+    script = d / "scripts" / "stats.py"
+    script.write_text(script.read_text().replace('print(f"total={sum(values):.2f}")',
+                                                 'print(f"total={sum(values) * 1.1:.2f}")'))
+    skill = load_skill(d)
+    g = ground(skill)
+    plan = plan_draft(skill, g)
+    explicit = template_cases(skill, ["explicit"], grounding=g, plan=plan)[0]
+    assert explicit.checks[0].value == 169.8
+    run = asyncio.run(run_command(skill, plan.command, {plan.fixture.name: plan.fixture.text.encode()}))
+    assert run.exit_code == 0 and "total=186.78" in run.stdout
+    assert not passes(explicit, run)
+
+
+@pytest.mark.shared
+def test_public_skill_drafts_name_documented_scripts(shared_dir):
+    root = shared_dir / "data" / "public-skills"
+    files = shared_dir / "data" / "public-skills-files"
+    for name in ("K-Dense-AI__claude-scientific-skills/xlsx", "K-Dense-AI__claude-scientific-skills/docx",
+                 "anthropics__skills/skill-creator", "openai__skills/gh-fix-ci"):
+        d = Path(shutil.copytree(root / name, shared_dir_copy(name)))
+        shutil.copytree(files / name, d, dirs_exist_ok=True)
+        skill = load_skill(d)
+        g = ground(skill, run=False)
+        ref = documented_script(skill, g.scripts)
+        assert ref is not None and not ref.script.endswith("__init__.py"), name
+        assert ref.commands or ref.score > 0, name
+        for case in template_cases(skill, grounding=g):
+            assert "kind of work" not in case.prompt, (name, case.id)
+
+
+def shared_dir_copy(name: str) -> Path:
+    import tempfile
+
+    return Path(tempfile.mkdtemp(prefix="drafts-")) / name
+
+
+@pytest.mark.sandbox
+@needs_bwrap
+def test_a_verdict_resting_on_unreviewed_drafts_says_so(tmp_path):
+    """Drafts run only with skill.accept_drafts=true; their trials and summary.json name them as unreviewed."""
+    from support.studies import read_table, study_overrides
+
+    from aces_bench.config.compose import compose_spec
+    from aces_bench.datasets.create import create_dataset
+    from aces_bench.study.entry import run_study
+    from reports.summary import unreviewed_drafts
+
+    skill = skill_copy(tmp_path)
+    create_dataset(skill)
+    out = tmp_path / "out"
+    spec = compose_spec(study_overrides(skill=skill, cases=("tpl-explicit",), root_parent=tmp_path,
+                                        extra=("skill.accept_drafts=true",)), output_dir=out)
+    run_study(spec)
+    table = read_table(out)
+    assert table["case_unreviewed"].all() and len(table) == 2
+    assert unreviewed_drafts(table) == {"csv-stats": ["tpl-explicit"]}
+    assert unreviewed_drafts(table.assign(case_unreviewed=False)) == {}
+    assert unreviewed_drafts(table.drop(columns=["case_unreviewed"])) == {}  # a table from before the column
+
+
+@pytest.mark.parametrize(("doc", "purpose"), [
+    ("ScholarEval Score Calculator\n\nCalculate aggregate scores from ratings.", "Calculate aggregate scores from ratings"),
+    ("RNA Velocity Workflow using scVelo\n=====\nComplete pipeline from raw data. More text.",
+     "Complete pipeline from raw data"),
+    ("Sum (or average with --mean) a CSV column, skipping blank cells.",
+     "Sum (or average with --mean) a CSV column, skipping blank cells"),
+])
+def test_a_scripts_purpose_is_its_docstring_sentence_not_its_title(tmp_path, doc, purpose):
+    from aces_bench.datasets.scriptref import script_purpose
+
+    path = tmp_path / "x.py"
+    path.write_text(f'"""{doc}"""\n')
+    assert script_purpose(path) == purpose
