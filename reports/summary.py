@@ -82,7 +82,7 @@ class LiftRow(BaseModel):
     median: float | None = None
     share_pos: float | None = None
     n_cases: int | None = None
-    df: int | None = None
+    df: float | None = None
     ci_method: str | None = Field(default=None, description="how the interval was computed (clustering, df)")
     ci_note: str | None = Field(default=None, description="why there is no interval, or that it was clipped")
     design_effect: float | None = None
