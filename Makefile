@@ -134,7 +134,7 @@ bench: install sandbox ## Run every speed benchmark, then list every missed targ
 	  echo "$$missed"; exit 1; fi; echo "every benchmark met its targets"
 
 .PHONY: bench-sequential
-bench-sequential: install sandbox ## Sequential vs fixed gate: SkillsBench simulation (needs ../shared) and the known-effect suite live
+bench-sequential: install sandbox ## Sequential vs fixed gate: SkillsBench simulation (needs ../shared; with a skewed null and a 10-skill A/A family) and the known-effect suite live
 	$(TEST_SCRIPT_ENV) HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True $(VENV_PY) tests/bench/bench_sequential.py
 
 .PHONY: bench-gate

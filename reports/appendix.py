@@ -101,14 +101,16 @@ def sections(summary: ReportSummary) -> list[Section]:
 
     inf = Section("Unit of inference and intervals",
                   cols=[Col("Clustering", "wide"), Col("Estimate", "signed"), *ci_cols(level), Col("Clusters"),
-                        Col("df", "count"), Col("Design eff.", "num", 2)])
+                        Col("df", "num", 1), Col("Design eff.", "num", 2)])
     inf.paragraphs.append(
         "Cases are the clusters: a case's attempts, harnesses, models and configurations share its difficulty and are "
-        "not independent. Intervals are cluster-robust (sandwich, CR1 small-sample factor G/(G-1), statsmodels OLS on a "
-        "constant with cov_type=\"cluster\") with a t reference distribution on G - 1 degrees of freedom; with five "
+        "not independent. Intervals are cluster-robust (sandwich with the CR2 small-sample correction, Bell and McCaffrey; "
+        "Pustejovsky and Tipton 2018) with a t reference distribution on Bell-McCaffrey degrees of freedom: with equal "
+        "cluster sizes CR1's G/(G-1) factor and G - 1 df exactly, fewer df with few or unbalanced clusters; with five "
         "or more configurations pooled, the headline is two-way clustered by case and configuration (Cameron, Gelbach "
         "and Miller) with min(G1, G2) - 1 degrees of freedom. With one pair per case this is the paired t interval. "
-        "Intervals past the feasible range [-1, 1] are clipped and say so; no observed variation gives no interval.")
+        "Intervals past the feasible range [-1, 1] are clipped and say so; no observed variation (every case's mean the "
+        "same) gives no interval, never a zero-width one.")
     rows = [r for r in (st.inference.rows if st.inference else []) if r["outcome"] == o]
     notes = []
     for r in rows:

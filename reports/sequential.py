@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from aces_bench.stats.sequential import DECISION_TEXT
+from aces_bench.stats.sequential import DECISION_TEXT, interval_phrase
 
 
 def _member_name(path: Path, root: Path) -> str:
@@ -48,11 +48,25 @@ def sequential_rows(paths: list[Path], root: Path) -> list[dict[str, Any]]:
                 "estimate": last.estimate if last else None, "ci_lo": last.ci_lo if last else None,
                 "ci_hi": last.ci_hi if last else None, "av_lo": last.av_lo if last else None,
                 "av_hi": last.av_hi if last else None, "n_scored": last.n_scored if last else 0,
+                **decided_view(last),
                 "stage": last.label if last else None,
                 "study_trials_run": ledger.trials_run, "study_trials_reused": ledger.trials_reused,
                 "study_trials_fixed": ledger.trials_fixed, "stop_note": ledger.stop_note,
             })
     return rows
+
+
+def decided_view(last) -> dict[str, Any]:
+    """The interval a skill's last look decided from (``LookRecord.decided_*``), as the
+    sequential table shows it: "lift > x" for the last look's one-sided test, else
+    [lo, hi] anytime-valid. A ledger written before the field: its anytime-valid interval."""
+    if last is None:
+        return {"decided_lo": None, "decided_hi": None, "decided_by": None, "decided_text": ""}
+    lo, hi, by = last.decided_lo, last.decided_hi, last.decided_by
+    if by is None and last.av_lo is not None:
+        lo, hi, by = last.av_lo, last.av_hi, "anytime-valid (one betting e-process over the passes)"
+    return {"decided_lo": lo, "decided_hi": hi, "decided_by": by,
+            "decided_text": interval_phrase(lo, hi, by) if lo is not None and by else ""}
 
 
 def sequential_verdicts(paths: list[Path]) -> dict[str, object]:

@@ -83,7 +83,7 @@ class LiftRow(BaseModel):
     median: float | None = None
     share_pos: float | None = None
     n_cases: int | None = None
-    df: int | None = None
+    df: float | None = None
     ci_method: str | None = Field(default=None, description="how the interval was computed (clustering, df)")
     ci_note: str | None = Field(default=None, description="why there is no interval, or that it was clipped")
     design_effect: float | None = None
@@ -180,9 +180,12 @@ class IntentionToTreat(BaseModel):
     never run, a baseline that saw the target, an outcome no grader could decide) are out,
     counted here by reason, with the lift's worst and best case over them."""
 
-    n_pair_keys: int = Field(description="scheduled pairs of positive cases (headline pair)")
-    n_analysed: int = Field(description="pairs with the headline outcome decided on both sides")
-    n_excluded: int = Field(description="pairs left out: a side excluded or undecided")
+    n_pair_keys: int = Field(description="scheduled pairs of positive cases (headline pair) the design meant to run")
+    n_analysed: int = Field(description="of those, pairs with the headline outcome decided on both sides "
+                                        "(never more than n_pair_keys)")
+    n_excluded: int = Field(description="pairs left out: a side excluded or undecided (n_pair_keys - n_analysed)")
+    n_not_run_by_design: int = Field(default=0, description="pairs the design chose not to run (a sequential "
+                                     "study's stopped skill, stop-on-pass): not exclusions, never given bounds")
     excluded_trials_by_reason: dict[str, int] = Field(default_factory=dict,
                                                       description="trials left out, by why (both conditions)")
     arm_failures_by_condition: dict[str, int] = Field(default_factory=dict,
@@ -471,11 +474,13 @@ def intention_to_treat(trials: pd.DataFrame, stats: StudyStats) -> IntentionToTr
     pooled = {r["outcome"]: r for r in stats.lift_pooled.rows}
     bounds = next((r for r in (stats.missingness.bounds.rows if stats.missingness.bounds else [])
                    if r["outcome"] == head), {})
-    sided = next((r for r in stats.missingness.one_sided.rows if r["outcome"] == head), None)
+    # Both counts from the one table of positive pairs the design meant to run (the
+    # one-sided audit also counts should-not-use cases: analysed could exceed scheduled).
     n_keys = int(bounds.get("n_keys") or 0)
-    n_both = int(sided["n_both"]) if sided else 0
+    n_both = int(bounds.get("n_observed") or 0)
     pp = pooled.get(OUTCOME_PER_PROTOCOL, {})
-    return IntentionToTreat(n_pair_keys=n_keys, n_analysed=n_both, n_excluded=max(0, n_keys - n_both),
+    return IntentionToTreat(n_pair_keys=n_keys, n_analysed=n_both, n_excluded=n_keys - n_both,
+                            n_not_run_by_design=int(bounds.get("n_not_run_by_design") or 0),
                             excluded_trials_by_reason=dict(sorted(reasons.items())),
                             arm_failures_by_condition=dict(sorted(failures.items())),
                             lift=pooled.get(head, {}).get("lift"), lift_worst_case=bounds.get("lift_lower"),

@@ -146,6 +146,17 @@ def first_screen_summary(summary: ReportSummary) -> str:
     return " ".join(parts)
 
 
+def exclusion_reasons(a) -> str:
+    """Why pairs are excluded, every reason with its number of trials; a pair whose side has
+    no trial at all is named as such (the sentence never lacks a number)."""
+    why = [f"{n} {r} trial(s)" for r, n in a.excluded_trials_by_reason.items()]
+    counted = sum(a.excluded_trials_by_reason.values())
+    if counted < a.n_excluded:
+        why.append(f"{a.n_excluded - counted} pair(s) with a side that has no graded trial" if not why
+                   else "the rest with a side that has no graded trial")
+    return ", ".join(why)
+
+
 def headline_sentence(summary: ReportSummary) -> str:
     """The headline in one sentence: lift (intention to treat), interval and its method, what was
     left out with the worst case over it, and how many skills the gate passes."""
@@ -161,10 +172,12 @@ def headline_sentence(summary: ReportSummary) -> str:
              f"timeouts and errors counted as failures), the {outcome} lift is {head.lift:+.3f} ({interval})."]
     a = summary.intention_to_treat
     if a is not None and a.n_excluded:
-        why = ", ".join(f"{n} {r}" for r, n in a.excluded_trials_by_reason.items())
-        parts.append(f"{a.n_excluded} of {a.n_pair_keys} pairs are excluded ({why} trial(s)); were every excluded "
-                     f"side the worst for the skill the lift would be {_fmt(a.lift_worst_case)}, at best "
+        parts.append(f"{a.n_excluded} of {a.n_pair_keys} pairs are excluded ({exclusion_reasons(a)}); were every "
+                     f"excluded side the worst for the skill the lift would be {_fmt(a.lift_worst_case)}, at best "
                      f"{_fmt(a.lift_best_case)}.")
+    if a is not None and a.n_not_run_by_design:
+        parts.append(f"{a.n_not_run_by_design} more pair(s) were not run by design (trials a sequential study's "
+                     "stopped skill or stop-on-pass never needed): not exclusions, so no bound is drawn over them.")
     if a is not None and a.lift_per_protocol is not None and any(a.arm_failures_by_condition.values()):
         parts.append(f"Per protocol (finished trials only, a secondary view) it is {a.lift_per_protocol:+.3f} over "
                      f"{a.n_per_protocol} pairs.")

@@ -119,6 +119,11 @@ def cluster_bootstrap(
     if k < 2:
         return BootstrapCI(estimate=estimate, ci_lo=None, ci_hi=None, boot_se=None, n_valid_resamples=0,
                            note="fewer than 2 clusters: cluster bootstrap undefined", **base)
+    if np.ptp(sums / counts) <= 1e-12 * max(1.0, abs(estimate)):
+        # Every cluster's mean is the same (its attempts vary): every resample gives the
+        # estimate again, and a zero-width interval would claim certainty.
+        return BootstrapCI(estimate=estimate, ci_lo=None, ci_hi=None, boot_se=None, n_valid_resamples=0,
+                           note=f"no variation observed (n = {n})", **base)
     boot = resampled_sums(np.column_stack([sums, counts]), n_resamples=n_resamples, seed=seed)
     lo, hi, se, n_valid = _interval(boot[:, 0] / boot[:, 1], level)
     return BootstrapCI(estimate=estimate, ci_lo=lo, ci_hi=hi, boot_se=se, n_valid_resamples=n_valid, **base)

@@ -3,9 +3,13 @@
 A paired difference (with minus baseline) is one observation; observations of the same
 case (its attempts, harnesses, models, configurations) share the case's difficulty and
 are not independent. ``clustered_mean`` estimates the mean difference with a
-cluster-robust (sandwich) standard error from statsmodels (``OLS(y, 1)``,
-``cov_type="cluster"``, CR1: the G/(G-1) small-sample factor), and a t interval with
-G - 1 degrees of freedom (Cameron & Miller 2015). Two-way clustering (case x
+cluster-robust (sandwich) standard error with the CR2 small-sample correction (Bell &
+McCaffrey 2002; Pustejovsky & Tipton, JBES 2018) and a t interval on Bell-McCaffrey
+(Satterthwaite-type) degrees of freedom (Imbens & Kolesar, REStat 2016): ``cr2_mean``.
+With equal cluster sizes both equal statsmodels' CR1 (the G/(G-1) factor) and G - 1 df;
+with few or unbalanced clusters (a case with many attempts beside cases with one) CR1's
+variance is biased down and G - 1 df too many, and CR2 with its df corrects both. Two-way
+clustering (case x
 configuration; Cameron, Gelbach & Miller 2011) uses statsmodels' two-group sandwich and
 min(G1, G2) - 1 degrees of freedom, when there are at least ``TWO_WAY_MIN_CONFIGS``
 configurations (with fewer, by case only, and the label says so); a non-positive two-way variance falls back to the
@@ -14,7 +18,9 @@ larger one-way variance, with a note.
 Small samples are honest: with one observation per cluster the interval is exactly the
 paired t interval with n - 1 df; an interval reaching past what the outcome can take is
 clipped to the feasible range with a note; no observed variation gives no interval, only
-the note "no variation observed (n = ...)".
+the note "no variation observed (n = ...)", and so does a cluster-robust variance that is
+zero up to rounding (every case's mean the same while its attempts vary: the design
+effect is 0 and a "se 1e-17" interval would have zero width).
 
 The design effect is the clustered variance over the independent-observations variance
 (s^2 / n); power and cases-needed plan with it (``planning``).
@@ -40,10 +46,48 @@ FEASIBLE_LIFT = (-1.0, 1.0)
 # nested in every case and the case is the only cluster dimension.
 TWO_WAY_MIN_CONFIGS = 5
 _TOL = 1e-12
+_SE_TOL = 1e-9  # a standard error below this (relative to the estimate) is rounding, not variation
 
 
 def no_variation_note(n: int) -> str:
     return f"no variation observed (n = {n})"
+
+
+def cr2_mean(y, clusters) -> tuple[float, float]:
+    """(variance, Bell-McCaffrey df) of the mean of ``y`` clustered by ``clusters`` (CR2).
+
+    The regression is on a constant (X = 1, n rows, G clusters of sizes n_g, p_g = n_g / n).
+    Its hat matrix's block of cluster g is J / n, so CR2's adjustment (I - H_gg)^(-1/2)
+    scales the cluster's residual sum by 1 / sqrt(1 - p_g):
+
+        V = sum_g (sum_{i in g} e_i)^2 / (1 - p_g) / n^2.
+
+    Bell-McCaffrey df = (sum lambda)^2 / sum lambda^2 over the eigenvalues of G'G, the
+    columns G_g = (I - H)_{., g} A_g X_g (X'X)^{-1}: here G'G = D^(-1/2) (diag(p) - p p')
+    D^(-1/2) / n with D = diag(1 - p) (under working independence). Balanced clusters
+    give G/(G-1) times CR0 and G - 1 df, CR1's."""
+    y = np.asarray(y, dtype=float)
+    codes = _codes(np.asarray(clusters, dtype=object))
+    n = y.size
+    sizes = np.bincount(codes).astype(float)
+    sizes = sizes[sizes > 0]
+    p = sizes / n
+    if np.any(p >= 1.0):
+        raise ValueError("CR2 needs at least two clusters")
+    sums = np.bincount(codes, weights=y - y.mean())
+    sums = sums[np.bincount(codes) > 0]
+    var = float((sums ** 2 / (1.0 - p)).sum() / n ** 2)
+    scale = 1.0 / np.sqrt(1.0 - p)
+    gtg = (np.diag(p) - np.outer(p, p)) * np.outer(scale, scale) / n
+    lam = np.linalg.eigvalsh(gtg)
+    lam = lam[lam > 1e-12 * lam.max()]
+    df = float(lam.sum() ** 2 / (lam ** 2).sum())
+    return var, float(round(df)) if abs(df - round(df)) < 1e-9 else df  # balanced: exactly G - 1
+
+
+def _df_text(df: float) -> str:
+    """Degrees of freedom as a reader sees them: whole when they are (to 0.01), else to 0.1."""
+    return f"{round(df):d}" if abs(df - round(df)) < 0.01 else f"{df:.1f}"
 
 
 class ClusteredMean(BaseModel):
@@ -58,7 +102,7 @@ class ClusteredMean(BaseModel):
     ci_lo: float | None
     ci_hi: float | None
     level: float
-    df: int | None
+    df: float | None
     n: int
     n_clusters: int
     n_clusters_2: int | None = None
@@ -99,14 +143,15 @@ def interval_at(cm: ClusteredMean, level: float, bounds: tuple[float, float] | N
     return lo, hi
 
 
-def _label(kind: str, k1: int, k2: int | None, df: int | None, names: tuple[str, str]) -> str:
+def _label(kind: str, k1: int, k2: int | None, df: float | None, names: tuple[str, str]) -> str:
     if kind == "iid":
-        return f"paired t, df = {df} ({k1} pairs treated as independent)"
+        return f"paired t, df = {df:g} ({k1} pairs treated as independent)"
     if kind == "t":
-        return f"paired t, df = {df} ({k1} {names[0]}s, one pair each)"
+        return f"paired t, df = {df:g} ({k1} {names[0]}s, one pair each)"
     if kind == "one-way":
-        return f"cluster-robust (CR1) by {names[0]}, t with {df} df ({k1} {names[0]}s)"
-    return (f"two-way cluster-robust by {names[0]} x {names[1]}, t with {df} df "
+        return (f"cluster-robust (CR2, Bell-McCaffrey df) by {names[0]}, t with {_df_text(df)} df "
+                f"({k1} {names[0]}s)")
+    return (f"two-way cluster-robust by {names[0]} x {names[1]}, t with {df:g} df "
             f"({k1} {names[0]}s x {k2} {names[1]}s)")
 
 
@@ -166,11 +211,17 @@ def clustered_mean(
                    for g in (g1, g2)]
             var = max(one)
             note = "two-way variance not positive: the larger one-way variance is used"
-    else:
-        fit = sm.OLS(y, exog).fit(cov_type="cluster", cov_kwds={"groups": g1})
-        var = float(fit.cov_params()[0, 0])
-        df = k1 - 1
-    se = math.sqrt(var)
+    elif kind == "one-way":
+        var, df = cr2_mean(y, g1)
+    else:  # one pair per cluster (or none given): the paired t interval
+        var, df = iid_se ** 2, n - 1
+    se = math.sqrt(max(var, 0.0))
+    if not se > _SE_TOL * max(1.0, abs(estimate)):
+        # Every cluster's mean is the same (up to rounding): no between-case variation to
+        # build an interval from; a zero-width interval would claim certainty.
+        return ClusteredMean(estimate=estimate, se=0.0, ci_lo=None, ci_hi=None, df=None, method="none",
+                             iid_se=iid_se, design_effect=0.0, no_variation=True,
+                             note=no_variation_note(n), **base)
     half = float(student_t.ppf(0.5 + level / 2.0, df)) * se
     lo, hi = estimate - half, estimate + half
     clipped = False

@@ -65,6 +65,22 @@ def outcome_only_partial(trials: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+NOT_RUN_BY_DESIGN = "skipped"
+"""The status of a trial the design chose not to run: a sequential study's skill that
+stopped before it, an attempt after a pass with stop-on-pass. Not an exclusion: a pair
+with such a side was never meant to be analysed, so it is counted apart and never given
+worst-case bounds."""
+
+
+def run_by_design(pairs: pd.DataFrame) -> pd.Series:
+    """Per pair key: False when a side is a trial the design chose not to run (``NOT_RUN_BY_DESIGN``)."""
+    skipped = pd.Series(False, index=pairs.index)
+    for col in ("status_with", "status_base"):
+        if col in pairs.columns:
+            skipped |= pairs[col].astype(str).eq(NOT_RUN_BY_DESIGN)
+    return ~skipped
+
+
 def _sides(pairs: pd.DataFrame, outcome: str) -> tuple[pd.Series, pd.Series]:
     return pairs[f"with_{outcome}"].notna(), pairs[f"base_{outcome}"].notna()
 
@@ -104,7 +120,9 @@ def imputation_sensitivity(
     A case enters the sensitivity line when its baseline is scored and its with-skill
     side is unscored or was never run (``n_imputed`` of them). Cases without a scored
     baseline have nothing to compare against and stay out (counted in ``one_sided``).
+    Pairs the design chose not to run (``run_by_design``) are not imputed.
     """
+    pairs = pairs.loc[run_by_design(pairs)]
     rows = []
     for o in outcomes:
         w, b = _sides(pairs, check_outcome(o))
@@ -132,10 +150,16 @@ def imputation_bounds(
     (with-skill side ``low``, baseline ``high``) for the lower bound, and at the best
     (with-skill ``high``, baseline ``low``) for the upper bound (Manski-style bounds on
     the scale [``low``, ``high``]). Each bound carries its own case-clustered interval.
-    ``n_imputed_with``/``n_imputed_base`` count the sides filled in.
+    ``n_imputed_with``/``n_imputed_base`` count the sides filled in. A pair the design
+    chose not to run (``run_by_design``) is neither a key nor imputed: it is counted in
+    ``n_not_run_by_design``, so ``n_observed <= n_keys`` and the bounds cover only what was
+    meant to run.
     """
     from aces_bench.stats.inference import CASE_CLUSTER, cluster_codes, clustered_mean
 
+    planned = run_by_design(pairs)
+    n_by_design = int((~planned).sum())
+    pairs = pairs.loc[planned]
     rows = []
     cases = cluster_codes(pairs, CASE_CLUSTER) if len(pairs) else np.zeros(0, int)
     for o in outcomes:
@@ -144,13 +168,13 @@ def imputation_bounds(
         worst = clustered_mean((w.fillna(low) - b.fillna(high)).to_numpy(float), cases, level=level)
         best = clustered_mean((w.fillna(high) - b.fillna(low)).to_numpy(float), cases, level=level)
         rows.append({
-            "outcome": o, "n_keys": len(pairs), "n_observed": observed.n,
+            "outcome": o, "n_keys": len(pairs), "n_observed": observed.n, "n_not_run_by_design": n_by_design,
             "n_imputed_with": int(w.isna().sum()), "n_imputed_base": int(b.isna().sum()),
             "lift_observed": observed.estimate,
             "lift_lower": worst.estimate, "ci_lo_lower": worst.ci_lo, "ci_hi_lower": worst.ci_hi,
             "lift_upper": best.estimate, "ci_lo_upper": best.ci_lo, "ci_hi_upper": best.ci_hi,
         })
-    return pd.DataFrame(rows, columns=["outcome", "n_keys", "n_observed", "n_imputed_with", "n_imputed_base",
+    return pd.DataFrame(rows, columns=["outcome", "n_keys", "n_observed", "n_not_run_by_design", "n_imputed_with", "n_imputed_base",
                                        "lift_observed", "lift_lower", "ci_lo_lower", "ci_hi_lower",
                                        "lift_upper", "ci_lo_upper", "ci_hi_upper"])
 

@@ -19,13 +19,17 @@ round (a *look*) the gate is asked on the data so far:
 - **"helps" early** needs the gate's verdict on the data so far to be "helps" with its
   p-value at most the look's nominal level (a group-sequential boundary from an
   alpha-spending function fixed in advance: Lan-DeMets, Hwang-Shih-DeCani gamma = -4 by
-  default, ``boundaries``), **and** an exact betting e-process (``betting``) against
-  "lift <= threshold" to have reached 1 / alpha. The boundaries make the looks share
-  alpha (under the normal approximation of the joint law of the looks); the e-process is
-  anytime-valid with no approximation (Ville's inequality), so an early pass is never
-  made on evidence a bounded, skewed or tie-heavy sample only seems to give.
-- **"harms" early**: the gate's verdict on the data so far is "harms" and the e-process
-  against "lift >= 0" reached 1 / alpha.
+  default, ``boundaries``), **and** the study's one betting e-process against "lift <=
+  threshold" (``sequential_evidence``: the passes' processes averaged) to have reached
+  1 / alpha, **and** the look's anytime-valid interval (the same e-processes') to lie above
+  the threshold. The boundaries make the looks share alpha (under the normal
+  approximation of the joint law of the looks); the e-process is anytime-valid with no
+  approximation (Ville's inequality) over every look of every pass at once, so an early
+  pass is never made on evidence a bounded, skewed or tie-heavy sample only seems to give.
+- **"harms" early**: the gate's verdict on the data so far is "harms", the study's
+  e-process against "lift >= 0" reached 1 / alpha and the interval lies below 0. While
+  the gate reads "harms" without that, no futility stop is made (it would print "harms"
+  beside an interval holding 0): the e-process or the last look decides.
 - **"harms should-not-use cases"**: should-not-use cases run whole (every attempt) in
   the skill's first round, so the gate's check of them is made on complete data at the
   first look, exactly as the fixed design makes it.
@@ -51,13 +55,15 @@ looks, which by Slepian's inequality can only raise the boundary (conservative).
 spending time of a look counts cases before attempts: pass 1 is worth
 ``rho + (1 - rho) / A`` of the study (A attempts, rho = ``design_icc``).
 
-**The interval a look reports** is the betting confidence sequence of the lift
-(``betting.interval``): every lift the e-processes do not reject at level alpha per side,
-over the cases in their scheduled order; at pass a the sequence of the case means so far,
-at level alpha / A per side (Bonferroni over the A passes), so that every interval of a
-study holds the lift at once with probability at least 1 - 2 alpha, however the study
-stopped. The repeated confidence interval of the boundaries (estimate +- b se; Jennison &
-Turnbull) is kept beside it; the futility rule reads it.
+**The interval a look reports** is the one its decision was read from
+(``decided_interval``): the anytime-valid interval of the study's e-processes
+(``sequential_evidence.merged_interval``: every lift neither merged process rejects at
+level alpha, over the cases in their scheduled order; it holds the lift at every look at
+once with probability at least 1 - 2 alpha, however the study stopped), except for a
+"helps" at the last look, decided by the gate's own test at the look's nominal level and
+shown with that test inverted at that level ("lift > x"). The repeated confidence
+interval of the boundaries (estimate +- b se; Jennison & Turnbull) is kept beside it; the
+futility rule reads it.
 
 Everything here is a pure function of per-case data: where it comes from is the
 pipeline's business (``aces_bench.study.sequential``, through the gate's own extraction,
@@ -76,9 +82,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
-from aces_bench.stats.betting import interval, max_capital
 from aces_bench.stats.boundaries import SPENDING_FUNCTIONS, next_boundary, spent
 from aces_bench.stats.gate import PASSING, GateCases, GateSettings, GateVerdict, Verdict, gate_verdict
+from aces_bench.stats.sequential_evidence import merged_interval, merged_max
 
 CONTINUE = "continue"
 Decision = Verdict | Literal["continue"]
@@ -247,8 +253,14 @@ class LookRecord(BaseModel):
     boundary_t: float | None
     ci_lo: float | None = Field(description="repeated confidence interval (boundaries), lower end")
     ci_hi: float | None
-    av_lo: float | None = Field(default=None, description="anytime-valid interval (betting), lower end")
+    av_lo: float | None = Field(default=None, description="anytime-valid interval (the study's one betting "
+                                "e-process, ``sequential_evidence``), lower end")
     av_hi: float | None = None
+    decided_lo: float | None = Field(default=None, description="the interval the decision was read from, lower end "
+                                     "(``decided_by`` says which)")
+    decided_hi: float | None = None
+    decided_by: str | None = Field(default=None, description="which interval decided: the anytime-valid one, or "
+                                   "the last look's test at its nominal level")
     r: float | None = None
     capital_above: float | None = None
     capital_harm: float | None = None
@@ -273,12 +285,24 @@ class LookData:
     ``cases``: what the gate reads (``gate.skill_cases`` over the trials graded so far).
     ``means`` and ``firsts``: the same positive cases' values in scheduled order, for the
     cases in play at this look: the case's mean difference so far, and its first attempt's
-    (None: not scored in both arms).
+    (None: not scored in both arms). ``by_pass``: per pass so far (1..the look's pass),
+    the same cases' mean difference over attempts 1..that pass; None reads it from
+    ``firsts`` and ``means`` (enough up to pass 2).
     """
 
     cases: GateCases
     means: Sequence[float | None]
     firsts: Sequence[float | None]
+    by_pass: Sequence[Sequence[float | None]] | None = None
+
+    def passes(self, pass_: int) -> list[np.ndarray]:
+        """Per pass 1..``pass_``, the case values in scheduled order (NaN: not scored)."""
+        rows = self.by_pass if self.by_pass is not None else (
+            [self.means] if pass_ == 1 else [self.firsts, self.means] if pass_ == 2 else None)
+        if rows is None or len(rows) != pass_:
+            raise ValueError(f"pass {pass_} needs the case means of every pass so far (by_pass), got "
+                             f"{'none' if rows is None else len(rows)}")
+        return [np.array([np.nan if v is None else float(v) for v in row], dtype=float) for row in rows]
 
 
 def _clean(values: Sequence[float | None]) -> np.ndarray:
@@ -359,19 +383,29 @@ def final_verdict(v: GateVerdict, nominal: float) -> tuple[Decision, str]:
 
 def interim_decision(v: GateVerdict, nominal: float, caps: dict[str, float], bar: float, *, hi: float | None,
                      threshold: float, stat: float | None, futility_z: float | None,
-                     pass_end: bool = True) -> Decision:
+                     pass_end: bool = True, av: tuple[float, float] = (-1.0, 1.0)) -> Decision:
     """An earlier look's decision from the gate's verdict on the data so far and the guards
-    (module docstring); ``futility_z``: set when this look may stop for futility. Before the
-    end of a pass, a futility stop waits while the gate's harm test leans to harm (p at
-    most ``harm_alpha``), so a harmful skill reads "harms" as the fixed design would say."""
+    (module docstring); ``futility_z``: set when this look may stop for futility. ``caps``:
+    the maxima of the study's merged e-processes (``sequential_evidence``), ``av`` their
+    interval: an early "helps" needs its lower end above the threshold and an early
+    "harms" its upper end below 0, so the interval shown beside an early verdict is the
+    one it was decided from. Before the end of a pass, a futility stop waits while the
+    gate's harm test leans to harm (p at most ``harm_alpha``), so a harmful skill reads
+    "harms" as the fixed design would say."""
     if v.verdict == "harms should-not-use cases":
         return v.verdict  # should-not-use cases all ran in the first round: complete data
-    if v.verdict == "helps" and v.p_value is not None and v.p_value <= nominal and caps["above"] >= bar:
+    if v.verdict == "helps" and v.p_value is not None and v.p_value <= nominal and caps["above"] >= bar \
+            and av[0] > threshold:
         return "helps"
-    if v.verdict == "harms" and caps["harm"] >= bar:
+    if v.verdict == "harms" and caps["harm"] >= bar and av[1] < 0.0:
         return "harms"
     if v.n_cases < v.settings.min_cases:
         return CONTINUE  # too few cases scored to stop for futility
+    if v.verdict == "harms":
+        # The gate reads harm on the data so far but the e-process has not shown it (above):
+        # a futility stop would print "harms" beside an interval that holds 0. The last look
+        # (every planned trial, the fixed design's data) or the e-process decides it.
+        return CONTINUE
     if hi is not None and hi < threshold and caps["below"] >= bar:
         return futility_word(v.verdict)
     if futility_z is not None and stat is not None and stat < futility_z:
@@ -381,11 +415,31 @@ def interim_decision(v: GateVerdict, nominal: float, caps: dict[str, float], bar
     return CONTINUE
 
 
+def decided_interval(decision: Decision, final: bool, cases: GateCases, design: SequentialDesign, nominal: float,
+                     av: tuple[float, float] | None) -> tuple[float | None, float | None, str]:
+    """The interval a look's decision was read from, and its name.
+
+    Early decisions and an undecided look read the anytime-valid interval (the study's
+    one e-process). The last look decides "helps" by the gate's own test at the look's
+    nominal level, so its interval is that test inverted at that level: the gate's
+    one-sided lower bound (``GateVerdict.lower_bound``) computed at ``nominal``, never below
+    the threshold the test rejected; any other last-look verdict is shown with the
+    anytime-valid interval, which cannot contradict a failure to pass."""
+    if final and decision == "helps":
+        level = nominal * design.gate.family  # the gate's level is alpha / family
+        at = gate_verdict(cases, design.gate.model_copy(update={"alpha": min(level, 0.5)}))
+        lo = max(design.threshold, at.lower_bound if at.lower_bound is not None else design.threshold)
+        return lo, 1.0, f"one-sided: the last look's test at p <= {nominal:.4g}"
+    if av is None:
+        return None, None, "no case scored"
+    return av[0], av[1], "anytime-valid (one betting e-process over the passes)"
+
+
 def futility_word(verdict: str) -> Decision:
     """The verdict a futility stop reports: the gate's own on the data so far when it is a
-    failing one (so a skill the gate reads as harmful on those trials reads "harms", as the
-    fixed design would say; that word then rests on the gate's fixed harm test, a failure
-    either way), else "does not reach threshold"."""
+    failing one ("not enough cases", say), else "does not reach threshold". (A futility stop
+    is never made while the gate reads "harms": ``interim_decision`` waits for the e-process
+    or the last look, so "harms" is never printed beside an interval that holds 0.)"""
     return "does not reach threshold" if verdict in PASSING else verdict  # type: ignore[return-value]
 
 
@@ -394,15 +448,15 @@ def analyse(design: SequentialDesign, index: int, data: LookData, history: Seque
     look = design.looks()[index]
     if len(history) != index:
         raise ValueError(f"look {index} needs the {index} earlier look(s) of this skill, got {len(history)}")
+    passes = data.passes(look.pass_)
     values = _clean(data.means)
     r = None
     if look.pass_ > 1:
         # The cases whose first attempt was scored: their first attempts and their means so far.
-        both = [(f, m) for f, m in zip(data.firsts, data.means, strict=True) if f is not None and m is not None]
-        first = np.array([f for f, _ in both], float)
-        means = np.array([m for _, m in both], float)
+        both = ~np.isnan(passes[0]) & ~np.isnan(passes[-1])
         previous_r = history[-1].r if history and history[-1].r is not None else 1.0
-        r = min(variance_ratio_lower(first, means, 1.0 / look.pass_), round_ratio(R_CAP * previous_r, 0.0))
+        r = min(variance_ratio_lower(passes[0][both], passes[-1][both], 1.0 / look.pass_),
+                round_ratio(R_CAP * previous_r, 0.0))
     info, spent_now, c = look_boundary(design, index, r, history)
     nominal = float(norm.sf(c))
     est, se = _mean_se(values)
@@ -413,34 +467,44 @@ def analyse(design: SequentialDesign, index: int, data: LookData, history: Seque
     if est is not None and se is not None:
         lo = -1.0 if not math.isfinite(b) or se * b > 2 else max(-1.0, est - b * se)
         hi = 1.0 if not math.isfinite(b) or se * b > 2 else min(1.0, est + b * se)
-    # The exact betting guards and interval, over the cases in the order they were scheduled
-    # (in pass 1 an e-process over the cases; at a later pass one over the case means so far).
+    # The study's one e-process per direction (the passes' processes averaged, over the
+    # cases in their scheduled order) and its interval: ``sequential_evidence``.
     alpha = design.alpha
-    caps = {name: max_capital(values, null, above=above, alpha=alpha, horizon=design.n_cases)
+    kw = {"alpha": alpha, "n_attempts": design.n_attempts, "horizon": design.n_cases}
+    caps = {name: merged_max(passes, null, above=above, **kw)
             for name, null, above in (("above", design.threshold, True), ("below", design.threshold, False),
                                       ("harm", 0.0, False))}
-    av = interval(values, alpha / design.n_attempts, horizon=design.n_cases) if n else None
+    av = merged_interval(passes, include=(design.threshold, 0.0), **kw) if n else None
     v = gate_verdict(data.cases, design.gate)
     if look.final:
         decision, reason = final_verdict(v, nominal)
     else:
         decision = interim_decision(v, nominal, caps, 1.0 / alpha, hi=hi, threshold=design.threshold, stat=stat,
-                                    futility_z=design.futility_bound(look),
-                                    pass_end=look.pass_end)
+                                    futility_z=design.futility_bound(look), pass_end=look.pass_end,
+                                    av=av or (-1.0, 1.0))
         reason = v.reason
         if decision == CONTINUE:
             reason = f"{v.verdict} on the data so far ({v.reason}); undecided"
         elif decision not in ("helps", "harms", "harms should-not-use cases"):
             reason = (f"futility stop: lift {est:+.3f} is not credibly above the threshold {design.threshold:+.3f} "
                       f"and more trials are unlikely to change that (the gate on the data so far: {v.reason})")
+    d_lo, d_hi, d_by = decided_interval(decision, look.final, data.cases, design, nominal, av)
     where = f"after {look.label}"
-    interval_text = f"; anytime-valid interval [{av[0]:+.3f}, {av[1]:+.3f}]" if av else ""
+    interval_text = f"; {interval_phrase(d_lo, d_hi, d_by)}" if d_lo is not None else ""
     return LookRecord(index=index, label=look.label, pass_=look.pass_, n_cases=look.n_cases, n_scored=n,
                       estimate=est, se=se, statistic=stat, info=info, spent=spent_now, boundary=c, nominal=nominal,
                       boundary_t=b if math.isfinite(b) else None, ci_lo=lo, ci_hi=hi,
                       av_lo=av[0] if av else None, av_hi=av[1] if av else None, r=r,
+                      decided_lo=d_lo, decided_hi=d_hi, decided_by=d_by,
                       capital_above=caps["above"], capital_harm=caps["harm"], capital_below=caps["below"],
                       gate=v, decision=decision, reason=f"{where}: {reason}{interval_text}")
+
+
+def interval_phrase(lo: float, hi: float, by: str) -> str:
+    """How a decided interval reads: a one-sided bound as "lift > x", else "[lo, hi]"."""
+    if by.startswith("one-sided"):
+        return f"lift > {lo:+.3f} ({by})"
+    return f"{by.split(' (')[0]} interval [{lo:+.3f}, {hi:+.3f}]"
 
 
 def summary_line(records: Sequence[LookRecord], design: SequentialDesign) -> str:

@@ -30,10 +30,10 @@ import numpy as np
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
-from aces_bench.stats.betting import capital
 from aces_bench.stats.boundaries import next_boundary
 from aces_bench.stats.gate import GateCases, GateSettings, gate_verdict
 from aces_bench.stats.sequential import CONTINUE, JACKKNIFE_Z, R_CAP, R_STEP, SequentialDesign, futility_word
+from aces_bench.stats.sequential_evidence import merged_interval, merged_path
 
 DECISIONS = (CONTINUE, "helps", "harms", "does not reach threshold", "not enough cases", "no data",
              "harms should-not-use cases", "null arm shows an effect")
@@ -46,6 +46,12 @@ class SimResult:
     trials: np.ndarray  # trials used per study (both arms)
     decision: np.ndarray  # index into DECISIONS per study
     stop_look: np.ndarray  # look index at which it stopped
+    e_max: np.ndarray  # the largest value the study's one e-process for "lift > threshold" reached until it stopped
+
+    @property
+    def anytime_p(self) -> np.ndarray:
+        """Per study the anytime-valid p-value of "lift <= threshold", 1 / e_max (Ville)."""
+        return np.minimum(1.0, 1.0 / self.e_max)
 
 
 @dataclass(frozen=True)
@@ -157,29 +163,38 @@ def sequential_passes(design: SequentialDesign, d: np.ndarray, rng: np.random.Ge
     decision = np.zeros(n_sims, int)
     stop_look = np.full(n_sims, len(bnd.looks) - 1)
     trials = np.full(n_sims, 2.0 * n * big_a)
+    e_max = np.ones(n_sims)
     first = d[:, :, 0]
-    # Pass-1 e-processes run along the scheduled order: their running maxima.
-    path = {name: np.maximum.accumulate(capital(first, null, above=above, alpha=alpha, horizon=n), axis=1)
-            for name, null, above in (("above", delta, True), ("below", delta, False), ("harm", 0.0, False))}
+    kw = {"alpha": alpha, "n_attempts": big_a, "horizon": n}
+    directions = (("above", delta, True), ("below", delta, False), ("harm", 0.0, False))
+    # The study's one e-process per direction (``sequential_evidence``): pass 1's part
+    # along the scheduled order, as running maxima; a later pass adds its own process.
+    path = {name: np.maximum.accumulate(merged_path([first], null, above=above, **kw), axis=1)
+            for name, null, above in directions}
     ratios = np.zeros((n_sims, 0))
     for look in bnd.looks:
         if not undecided.any():
             break
         if look.pass_ == 1:
             x = first[:, : look.n_cases]
+            passes = [x]
             c = np.full(n_sims, bnd.c1[look.index])
-            caps = {k: v[:, look.n_cases - 1] for k, v in path.items()}
+            caps = {k: np.maximum(v[:, look.n_cases - 1], 1.0) for k, v in path.items()}
         else:
             x = d[:, :, : look.pass_].mean(2)
+            passes = [d[:, :, :b].mean(2) for b in range(1, look.pass_ + 1)]
             prev = ratios[:, -1] if ratios.shape[1] else np.ones(n_sims)
             cap_r = np.floor(R_CAP * prev / R_STEP + 1e-9) * R_STEP
             r = np.minimum(_ratio_lower(first, x, 1.0 / look.pass_), cap_r)
             ratios = np.column_stack([ratios, r])
             keys = [tuple(float(v) for v in row) for row in np.round(ratios, 6)]
             c = np.array([bnd.later(k) for k in keys])
-            caps = {name: capital(x, null, above=above, alpha=alpha, horizon=n).max(1)
-                    for name, null, above in (("above", delta, True), ("below", delta, False), ("harm", 0.0, False))}
-            caps = {k: np.maximum(v, 1.0) for k, v in caps.items()}
+            caps = {name: np.maximum(merged_path(passes, null, above=above, **kw).max(1), 1.0)
+                    for name, null, above in directions}
+
+        def av(i: int, passes=passes) -> tuple[float, float]:
+            return merged_interval([p[i] for p in passes], include=(delta, 0.0), **kw)
+        e_max = np.where(undecided, np.maximum(e_max, caps["above"]), e_max)
         nominal = norm.sf(c)
         n_k = x.shape[1]
         new = np.zeros(n_sims, int)
@@ -209,9 +224,9 @@ def sequential_passes(design: SequentialDesign, d: np.ndarray, rng: np.random.Ge
             for i in np.flatnonzero(undecided & ((caps["above"] >= bar) | (caps["harm"] >= bar))):
                 v = _verdict(x[i], design.gate)
                 if v.verdict == "helps" and v.p_value is not None and v.p_value <= nominal[i] \
-                        and caps["above"][i] >= bar:
+                        and caps["above"][i] >= bar and av(i)[0] > delta:
                     new[i] = _CODE["helps"]
-                elif v.verdict == "harms" and caps["harm"][i] >= bar:
+                elif v.verdict == "harms" and caps["harm"][i] >= bar and av(i)[1] < 0.0:
                     new[i] = _CODE["harms"]
             if n_k >= design.min_cases:
                 below = (new == 0) & (hi < delta) & (caps["below"] >= bar)
@@ -221,6 +236,8 @@ def sequential_passes(design: SequentialDesign, d: np.ndarray, rng: np.random.Ge
                     v = _verdict(x[i], design.gate)
                     if futile[i] and not look.pass_end and v.p_harm is not None and v.p_harm <= design.gate.harm_alpha:
                         continue  # a sign of harm mid-pass: wait for the pass's end (``interim_decision``)
+                    if v.verdict == "harms":
+                        continue  # harm the e-process has not shown: the last look decides (``interim_decision``)
                     new[i] = _CODE[futility_word(v.verdict)]
         stop = undecided & (new != 0)
         decision[stop] = new[stop]
@@ -228,7 +245,8 @@ def sequential_passes(design: SequentialDesign, d: np.ndarray, rng: np.random.Ge
         used = 2.0 * (look.n_cases if look.pass_ == 1 else n * look.pass_)
         trials[stop] = used
         undecided &= ~stop
-    return SimResult(passed=decision == _CODE["helps"], trials=trials, decision=decision, stop_look=stop_look)
+    return SimResult(passed=decision == _CODE["helps"], trials=trials, decision=decision, stop_look=stop_look,
+                     e_max=e_max)
 
 
 def boundaries_for(design: SequentialDesign) -> _Boundaries:

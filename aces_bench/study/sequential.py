@@ -124,20 +124,22 @@ def trials_frame(spec: RunSpec, graded: dict[tuple[str, int], GradedTrial]) -> p
     return rows_to_frame([g.to_row(spec) for g in graded.values()])
 
 
-def look_data(sp: SkillPlan, frame: pd.DataFrame, n_cases: int) -> LookData:
-    """The skill's data at a look, extracted by the gate's own functions from the trials so far."""
+def look_data(sp: SkillPlan, frame: pd.DataFrame, n_cases: int, pass_: int = 1) -> LookData:
+    """The skill's data at a look of pass ``pass_``, extracted by the gate's own functions
+    from the trials so far: per pass 1..``pass_`` the case means over its attempts so far
+    (the study's one e-process bets on each, ``stats.sequential_evidence``)."""
     rows = frame.loc[frame["skill"].astype(str) == sp.skill] if len(frame) else frame
     cases = skill_cases(rows, sp.skill)
     paired = rows.loc[rows["condition"].isin(("with_skill", "baseline"))] if len(rows) else rows
-    means: dict[str, float] = {}
-    firsts: dict[str, float] = {}
-    if len(paired):
-        all_d, _ = case_differences(paired)
-        first_d, _ = case_differences(paired.loc[paired["attempt"] == 1])
-        means = dict(zip(all_d["case_id"].astype(str), all_d["d"], strict=True))
-        firsts = dict(zip(first_d["case_id"].astype(str), first_d["d"], strict=True))
     in_play = sp.order[:n_cases]
-    return LookData(cases=cases, means=[means.get(c) for c in in_play], firsts=[firsts.get(c) for c in in_play])
+    by_pass: list[list[float | None]] = []
+    for a in range(1, max(1, pass_) + 1):
+        means: dict[str, float] = {}
+        if len(paired):
+            d, _ = case_differences(paired.loc[paired["attempt"] <= a])
+            means = dict(zip(d["case_id"].astype(str), d["d"], strict=True))
+        by_pass.append([means.get(c) for c in in_play])
+    return LookData(cases=cases, means=by_pass[-1], firsts=by_pass[0], by_pass=by_pass)
 
 
 def unwritten_design_fields(text: str) -> list[str]:
@@ -283,7 +285,7 @@ def run_sequential(spec: RunSpec, emitted: EmitResult, out: Path, jobs_dir: Path
         for name in units_by_skill:
             sp = skills[name]
             look = sp.design.looks()[r]
-            result = analyse(sp.design, r, look_data(sp, frame, look.n_cases), sp.looks)
+            result = analyse(sp.design, r, look_data(sp, frame, look.n_cases, look.pass_), sp.looks)
             skills[name] = sp.model_copy(update={"looks": [*sp.looks, result]})
             if result.stopped:
                 print(f"  {name}: {DECISION_TEXT[result.decision]}: {result.reason}", file=sys.stderr)

@@ -18,10 +18,16 @@ probability). Every study is run two ways on the same draws:
   its own random case order per study.
 
 Scenarios: the registry as published; the small effect (every task's lift shrunk to a
-third); A/A (both arms drawn from the baseline); and two validity checks: the boundary
+third); A/A (both arms drawn from the baseline); and validity checks: the boundary
 null (every configuration whose lift is above the threshold shrunk until its mean lift
-equals the threshold exactly: any pass is a false pass) and A/A gated at threshold 0
-(the A/A lift sits exactly on that threshold).
+equals the threshold exactly: any pass is a false pass), A/A gated at threshold 0
+(the A/A lift sits exactly on that threshold), the skewed random-case null (each study
+draws its cases from a population where 15% are broken, baseline 0.9 -> 0, and the rest
+helped just enough that the mean lift is exactly 0: "helps" is false, though the skill
+does change things; ``skewed_null_draw``) and a family of 10 A/A skills (the share of
+families where at least one skill reads "helps", unadjusted and with Holm over the
+skills' anytime-valid p-values, 1 / the largest value of each skill's one e-process;
+``family_error``).
 
 The threshold is the gate's default, 0 (``--threshold`` changes it; above 0 the gate's
 exact worst-case test, docs/gate.md, passes almost nothing on 3-attempt case means).
@@ -41,8 +47,9 @@ suite's skills (helpful, useless, harmful; tests/known_effect) run with the refe
 agent on the local sandbox, once with ``study.sequential=true`` and once as the fixed
 design, 3 attempts each: the verdicts must agree; trials used are printed.
 
-Targets (issue 25): trials <= 50% of fixed, A/A false pass <= 5%, power >= 95% of the
-fixed design's. A missed target prints MISSED (``make bench`` collects it). Without
+Targets (issues 25 and 33): trials <= 50% of fixed, A/A false pass <= 5%, power >= 95% of
+the fixed design's, small-effect power >= 95% of the fixed design's, skewed-null false
+pass <= 5%, family-wise error (Holm) <= 5%. A missed target prints MISSED (``make bench`` collects it). Without
 ../shared the simulated part says so and exits 0.
 """
 
@@ -66,6 +73,7 @@ REGISTRY = ROOT.parent / "shared" / "data" / "skillsbench" / "results-registry.j
 N_ATTEMPTS = 3
 SEED = 25
 TUNING_SEED = 1025  # the seed the design's futility settings were chosen on (never the reported one)
+FAMILY_K = 10  # skills in the multi-skill A/A family
 
 
 @dataclass
@@ -93,8 +101,32 @@ def registry_probabilities(path: Path) -> dict[str, tuple[np.ndarray, np.ndarray
     return out
 
 
+BROKEN_SHARE = 0.15  # the skewed null: the share of a population's cases the skill breaks
+BROKEN_BASE = 0.9  # a broken case: the baseline passes with this probability, the skill never
+
+
+def skewed_null_draw(pb: np.ndarray, attempts: int, sims: int, rng: np.random.Generator) -> np.ndarray:
+    """(sims, cases, attempts) differences of a random-case null with mean lift exactly 0.
+
+    Each study draws its cases from a population in which a share ``BROKEN_SHARE`` are
+    broken (baseline passes with ``BROKEN_BASE``, the skill never: lift -0.9) and the rest
+    helped by delta = 0.9 * share / (1 - share) (their baseline capped at 1 - delta, so the
+    lift is exact): the population's mean lift is 0, every study's cases a fresh random
+    draw of broken and helped ones (the null "mean lift <= 0" over cases drawn at random,
+    not "the skill changes nothing")."""
+    delta = BROKEN_BASE * BROKEN_SHARE / (1 - BROKEN_SHARE)
+    n = pb.size
+    broken = rng.random((sims, n)) < BROKEN_SHARE
+    base = np.where(broken, BROKEN_BASE, np.minimum(pb[None, :], 1 - delta))
+    with_ = np.where(broken, 0.0, base + delta)
+    shape = (sims, n, attempts)
+    return (rng.random(shape) < with_[:, :, None]).astype(float) - (rng.random(shape) < base[:, :, None])
+
+
 def run_scenario(name: str, configs: dict[str, tuple[np.ndarray, np.ndarray]], *, threshold: float, alpha: float,
-                 sims: int, seed: int, transform, design_args: dict | None = None) -> ScenarioResult:
+                 sims: int, seed: int, transform, design_args: dict | None = None, draw=None) -> ScenarioResult:
+    """Every configuration's studies, both designs on the same draws; ``draw(pw, pb, rng)``
+    replaces the Bernoulli draw of fixed case probabilities (the skewed null's)."""
     fixed_pass = seq_pass = 0.0
     fixed_trials = seq_trials = 0.0
     eff_fixed = eff_seq = 0.0
@@ -106,7 +138,7 @@ def run_scenario(name: str, configs: dict[str, tuple[np.ndarray, np.ndarray]], *
         design = SequentialDesign(n_cases=len(pb2), n_attempts=N_ATTEMPTS, gate=gate, **(design_args or {}))
         bnd = cache.setdefault(design, boundaries_for(design))
         rng = np.random.default_rng([seed, i])
-        d = draw_differences(pw2, pb2, N_ATTEMPTS, sims, rng)
+        d = draw(pw2, pb2, rng) if draw else draw_differences(pw2, pb2, N_ATTEMPTS, sims, rng)
         fixed = fixed_verdicts(d, gate)
         f = fixed.passed
         s = sequential_passes(design, d, rng, bnd, fixed)
@@ -131,6 +163,41 @@ def _line(r: ScenarioResult, sims: int, *, power: bool = True) -> str:
     return (f"{r.name:<34} {r.studies // sims} configs x {sims} studies: pass fixed {r.fixed_pass:6.1%} "
             f"sequential {r.seq_pass:6.1%}; trials per study fixed {r.fixed_trials:.0f}, sequential "
             f"{r.seq_trials:.1f} ({r.seq_trials / r.fixed_trials:.0%}){power}")
+
+
+def family_error(configs: dict[str, tuple[np.ndarray, np.ndarray]], *, k: int, alpha: float, sims: int, seed: int,
+                 design_args: dict | None = None) -> tuple[float, float, float]:
+    """A family of ``k`` skills that change nothing (A/A; skill j is configuration j's
+    baseline run twice), ``sims`` families: the share with at least one skill read "helps"
+    by its own sequential design (unadjusted), the same with Holm over the family applied
+    to the skills' anytime-valid p-values (1 / the largest value of each skill's one
+    e-process, ``SimResult.anytime_p``; a skill passes only when its design passes and Holm
+    rejects it), and the fixed design with Holm over the gate's p-values."""
+    from statsmodels.stats.multitest import multipletests
+
+    names = sorted(configs)[:k]
+    seq_pass, seq_p, fixed_pass, fixed_p = [], [], [], []
+    for j, name in enumerate(names):
+        pb = configs[name][1]
+        gate = GateSettings(threshold=0.0, alpha=alpha)
+        design = SequentialDesign(n_cases=len(pb), n_attempts=N_ATTEMPTS, gate=gate, **(design_args or {}))
+        rng = np.random.default_rng([seed, j])
+        d = draw_differences(pb, pb, N_ATTEMPTS, sims, rng)
+        fixed = fixed_verdicts(d, gate)
+        s = sequential_passes(design, d, rng, boundaries_for(design), fixed)
+        seq_pass.append(s.passed)
+        seq_p.append(s.anytime_p)
+        fixed_pass.append(fixed.passed)
+        fixed_p.append(np.nan_to_num(fixed.p_value, nan=1.0))
+    seq_pass, seq_p, fixed_pass, fixed_p = map(np.array, (seq_pass, seq_p, fixed_pass, fixed_p))
+
+    def holm(p: np.ndarray) -> np.ndarray:
+        return np.array([multipletests(p[:, i], alpha=alpha, method="holm")[0] for i in range(p.shape[1])]).T
+
+    unadjusted = seq_pass.any(0).mean()
+    adjusted = (seq_pass & holm(seq_p)).any(0).mean()
+    fixed_adjusted = (fixed_pass & holm(fixed_p)).any(0).mean()
+    return float(unadjusted), float(adjusted), float(fixed_adjusted)
 
 
 def simulated(args) -> tuple[list[str], bool]:
@@ -164,8 +231,11 @@ def simulated(args) -> tuple[list[str], bool]:
     # At threshold 0 the A/A scenario is itself gated at 0; above it, A/A is also gated at 0.
     aa0 = aa if th == 0 else run_scenario("A/A gated at threshold 0", configs, threshold=0.0, alpha=alpha, sims=sims,
                                           seed=seed + 4, transform=lambda pw, pb: (pb, pb), design_args=da)
-    shown = (published, small, aa, null_edge) + (() if aa0 is aa else (aa0,))
-    lines = [_line(r, sims, power=r is not null_edge) for r in shown]
+    skewed = run_scenario(f"skewed null ({BROKEN_SHARE:.0%} cases broken, mean 0)", configs, threshold=0.0,
+                          alpha=alpha, sims=sims, seed=seed + 5, transform=lambda pw, pb: (pb, pb), design_args=da,
+                          draw=lambda pw, pb, rng: skewed_null_draw(pb, N_ATTEMPTS, sims, rng))
+    shown = (published, small, aa, null_edge, skewed) + (() if aa0 is aa else (aa0,))
+    lines = [_line(r, sims, power=r not in (null_edge, skewed)) for r in shown]
     for line in lines:
         print(line)
     main3 = (published, small, aa)
@@ -180,9 +250,23 @@ def simulated(args) -> tuple[list[str], bool]:
     print(f"validity: false pass at the boundary null sequential {null_edge.seq_pass:.2%} (fixed "
           f"{null_edge.fixed_pass:.2%}); A/A at threshold 0 sequential {aa0.seq_pass:.2%} (fixed {aa0.fixed_pass:.2%}); "
           f"level {alpha:.0%}")
-    final = f"sequential: trials {x:.0%} of fixed; A/A false pass {y:.1%}; power {z:.1%} (fixed {w:.1%})"
+    k = min(FAMILY_K, len(configs))
+    fw_raw, fw_holm, fw_fixed = family_error(configs, k=k, alpha=alpha, sims=sims, seed=seed + 6, design_args=da)
+    print(f"family of {k} A/A skills: at least one reads \"helps\" in {fw_raw:.1%} of families unadjusted (each "
+          f"skill's own design at {alpha}), {fw_holm:.1%} with Holm over the skills' anytime p-values (1 / max "
+          f"e-value); fixed design with Holm over the gate's p-values {fw_fixed:.1%}")
+    print(f"skewed null (random cases, mean lift 0): false pass sequential {skewed.seq_pass:.2%}, fixed "
+          f"{skewed.fixed_pass:.2%}; small effect: power sequential {small.power_seq:.1%} = "
+          f"{small.power_seq / small.power_fixed:.0%} of fixed {small.power_fixed:.1%}, trials "
+          f"{small.seq_trials / small.fixed_trials:.0%} of fixed")
+    final = (f"sequential: trials {x:.0%} of fixed; A/A false pass {y:.1%}; power {z:.1%} (fixed {w:.1%}); "
+             f"small effect {small.power_seq / small.power_fixed:.0%} of fixed; skewed null {skewed.seq_pass:.1%}; "
+             f"FWER k{k} Holm {fw_holm:.1%}")
     checks = [("trials <= 50% of fixed", x <= 0.50), ("A/A false pass <= 5%", y <= 0.05),
               ("power >= 95% of fixed", z >= 0.95 * w),
+              ("small-effect power >= 95% of fixed", small.power_seq >= 0.95 * small.power_fixed),
+              ("skewed-null false pass <= 5%", skewed.seq_pass <= 0.05),
+              ("family-wise error (Holm) <= 5%", fw_holm <= 0.05),
               ("boundary-null false pass <= alpha (+ 2 MC s.e.)",
                null_edge.seq_pass <= alpha + 2 * np.sqrt(alpha * (1 - alpha) / null_edge.studies))]
     ok = True

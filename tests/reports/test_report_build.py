@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from support.stats import cr2_matrix
 
 from aces_bench.core.errors import ReportError
 from aces_bench.core.metrics import metric_names
@@ -70,14 +71,15 @@ def test_pooled_and_grouped_lift_match_a_direct_paired_mean(report_dir, study_di
     pooled = next(r for r in s.pooled if r.outcome == "composite")
     assert pooled.n == len(d)
     assert pooled.lift == pytest.approx(d.mean())
-    # two harness configurations are too few to cluster on: CR1 by case, t on cases - 1 df
+    # two harness configurations are too few to cluster on: by case, CR2 with Bell-McCaffrey df
+    # (these cases have unequal numbers of pairs, so fewer df than cases - 1), from the general
+    # matrix formulas written in the tests
     cases = [f"{k[0]}/{k[1]}" for k in d.index]
-    e = (d - d.mean()).groupby(cases).sum()
-    G = len(e)
-    se = np.sqrt((e**2).sum() / len(d) ** 2 * G / (G - 1))
-    assert pooled.n_cases == G and pooled.df == G - 1
-    assert pooled.ci_lo == pytest.approx(d.mean() - stats.t.ppf(0.975, G - 1) * se)
-    assert pooled.ci_method == f"cluster-robust (CR1) by case, t with {G - 1} df ({G} cases)"
+    G = len(set(cases))
+    var, df = cr2_matrix(d.to_numpy(float), np.array(cases))
+    assert pooled.n_cases == G and pooled.df == pytest.approx(df) and df < G - 1
+    assert pooled.ci_lo == pytest.approx(d.mean() - stats.t.ppf(0.975, df) * np.sqrt(var))
+    assert pooled.ci_method == f"cluster-robust (CR2, Bell-McCaffrey df) by case, t with {df:.1f} df ({G} cases)"
     by_mode = {r.group["workspace_mode"]: r for r in s.by_workspace_mode if r.outcome == "composite"}
     assert set(by_mode) == {"isolation", "group"}
     dm = d.groupby(level="workspace_mode").mean()

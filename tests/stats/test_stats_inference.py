@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 from statsmodels.stats.proportion import proportion_confint
-from support.stats import make_trials
+from support.stats import cr2_matrix, make_trials
 
 from aces_bench.stats.controls import false_activation
 from aces_bench.stats.inference import clustered_mean, wilson_interval
@@ -68,7 +68,8 @@ def test_one_way_interval_is_cr1_with_t_on_clusters_minus_one():
     assert cm.df == 29 and cm.n_clusters == 30 and cm.n == 120
     assert (cm.ci_lo, cm.ci_hi) == pytest.approx((y.mean() - half, y.mean() + half))
     assert cm.design_effect == pytest.approx(v / (y.var(ddof=1) / y.size))
-    assert cm.method == "cluster-robust (CR1) by case, t with 29 df (30 cases)"
+    # CR2 with Bell-McCaffrey df is the method; on equal cluster sizes it is CR1 with G - 1 df exactly
+    assert cm.method == "cluster-robust (CR2, Bell-McCaffrey df) by case, t with 29 df (30 cases)"
 
 
 def test_two_way_interval_is_cameron_gelbach_miller():
@@ -238,3 +239,66 @@ def test_skillsbench_headline_is_task_clustered_with_design_effect_and_mdl():
     assert bool(two["headline"]) and two["df"] == 17 and two["n_clusters_2"] == 18
     power = design_power(pairs, outcomes=("reward",)).iloc[0]
     assert 100 * power["mde"] == pytest.approx(6.8, abs=0.1)
+
+
+def test_cr2_by_hand_on_a_small_unbalanced_example():
+    from aces_bench.stats.inference import cr2_mean
+
+    # y = (1, 0, 1 | 1, 0 | 0), mean 1/2, cluster sizes 3, 2, 1 of n = 6 (p = 1/2, 1/3, 1/6);
+    # residual sums 1/2, 0, -1/2: V = (0.25 / (1/2) + 0 + 0.25 / (5/6)) / 36 = 0.8 / 36.
+    var, df = cr2_mean([1, 0, 1, 1, 0, 0], [0, 0, 0, 1, 1, 2])
+    assert var == pytest.approx(0.8 / 36, abs=1e-15)
+    # df: G'G = D^-1/2 (diag p - p p') D^-1/2 / n with D = diag(1 - p), by hand:
+    p = np.array([1 / 2, 1 / 3, 1 / 6])
+    m = (np.diag(p) - np.outer(p, p)) / np.sqrt(np.outer(1 - p, 1 - p)) / 6
+    lam = np.linalg.eigvalsh(m)
+    assert df == pytest.approx(lam.sum() ** 2 / (lam ** 2).sum()) and df < 2  # fewer than G - 1 = 2
+
+
+@pytest.mark.parametrize("sizes", [[1, 1, 5, 9, 2], [3, 3, 3, 3], [10, 1, 1], [2, 7, 1, 1, 1, 4, 6]])
+def test_cr2_and_its_df_match_the_general_matrix_formula(sizes):
+    rng = np.random.default_rng(len(sizes))
+    g = np.repeat(np.arange(len(sizes)), sizes)
+    y = rng.normal(size=g.size) + np.repeat(rng.normal(size=len(sizes)), sizes)
+    v_ref, df_ref = cr2_matrix(y, g)
+    cm = clustered_mean(y, g, bounds=None)
+    assert cm.se ** 2 == pytest.approx(v_ref, rel=1e-9) and cm.df == pytest.approx(df_ref, rel=1e-9)
+    if len(set(sizes)) == 1:  # equal sizes: CR1 and G - 1 df, exactly
+        v1, G = cr1_one_way(y, g)
+        assert cm.se ** 2 == pytest.approx(v1, rel=1e-12) and cm.df == G - 1
+    else:
+        assert cm.df < len(sizes) - 1
+    half = sps.t.ppf(0.975, df_ref) * math.sqrt(v_ref)
+    assert (cm.ci_lo, cm.ci_hi) == pytest.approx((y.mean() - half, y.mean() + half))
+
+
+def test_cr2_holds_its_level_where_cr1_does_not_with_few_unbalanced_cases():
+    # 6 cases, one with 12 attempts and five with 1; case effects only (the attempts of a
+    # case share it): CR1 with G - 1 df undercovers; CR2 with Bell-McCaffrey df is closer to 95%.
+    rng = np.random.default_rng(7)
+    sizes = [12, 1, 1, 1, 1, 1]
+    g = np.repeat(np.arange(6), sizes)
+    cover = {"cr2": 0, "cr1": 0}
+    reps = 2000
+    for _ in range(reps):
+        y = np.repeat(rng.normal(size=6), sizes) + 0.3 * rng.normal(size=g.size)
+        cm = clustered_mean(y, g, bounds=None)
+        cover["cr2"] += cm.ci_lo <= 0.0 <= cm.ci_hi
+        v1, G = cr1_one_way(y, g)
+        h = sps.t.ppf(0.975, G - 1) * math.sqrt(v1)
+        cover["cr1"] += abs(y.mean()) <= h
+    assert cover["cr2"] / reps > cover["cr1"] / reps + 0.02
+    assert cover["cr2"] / reps >= 0.93
+
+
+def test_identical_case_means_give_no_interval_never_a_zero_width_one():
+    # Each case 1, 1, 0 over its attempts: every case mean is 2/3, the clustered variance is 0
+    # up to rounding (a sweep once printed [+0.667, +0.667] with se 6.6e-17).
+    y = np.tile([1.0, 1.0, 0.0], 4)
+    g = np.repeat(np.arange(4), 3)
+    cm = clustered_mean(y, g)
+    assert cm.ci_lo is None and cm.ci_hi is None and cm.no_variation and cm.note == "no variation observed (n = 12)"
+    from aces_bench.stats.bootstrap import cluster_bootstrap
+
+    b = cluster_bootstrap(y, g)
+    assert b.ci_lo is None and b.note == "no variation observed (n = 12)"

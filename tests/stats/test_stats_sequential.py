@@ -105,7 +105,8 @@ def _data(design: SequentialDesign, index: int, order: list[str], diffs: dict[st
     cases = GateCases(skill="s", positive=[m for m in means if m is not None],
                       negative=[m for c in sorted(negatives or {}) if (m := _mean(negatives[c], 10**9)) is not None],
                       null=None if null is None else [m for c in in_play if (m := _mean(null[c], k)) is not None])
-    return LookData(cases=cases, means=means, firsts=[_mean(diffs[c], 1) for c in in_play])
+    by_pass = [[_mean(diffs[c], b) for c in in_play] for b in range(1, k + 1)]
+    return LookData(cases=cases, means=means, firsts=by_pass[0], by_pass=by_pass)
 
 
 def _run(design: SequentialDesign, diffs: dict[str, list], order: list[str], **extra) -> list:
@@ -353,3 +354,67 @@ def test_a_a_false_pass_stays_at_most_alpha_with_every_look_and_futility_rule_an
         naive[s] = any(sign_flip_p(first[:k]) <= 0.05 and (first[:k] > 0).sum() >= 5
                        for k in range(5, n + 1, 5)) or bool(fixed.passed[s])
     assert naive.mean() > 0.05 + 3 * math.sqrt(0.05 * 0.95 / 400), naive.mean()
+
+
+def test_the_merged_e_process_holds_alpha_over_every_pass_where_one_process_per_pass_did_not():
+    # A/A with 3 attempts, the least favourable null for "lift <= 0" (each attempt's
+    # difference -1, 0 or +1 from two fair coins), 40 cases: the study's one e-process (the
+    # passes' processes averaged, read at every case of every pass) reaches 1 / alpha in at
+    # most alpha of the studies. The construction it replaces, each pass's own process read
+    # at 1 / alpha, exceeds alpha on the same studies (issue 33, item 8).
+    from aces_bench.stats.sequential_evidence import merged_path
+
+    rng = np.random.default_rng(3)
+    sims, n, attempts = 20_000, 40, 3
+    d = (rng.random((sims, n, attempts)) < 0.5).astype(float) - (rng.random((sims, n, attempts)) < 0.5)
+    passes = [d[:, :, :b].mean(2) for b in range(1, attempts + 1)]
+    merged = (merged_path(passes, 0.0, above=True, alpha=0.05, n_attempts=attempts, horizon=n).max(1) >= 20).mean()
+    per_pass = np.zeros(sims, bool)
+    for x in passes:
+        per_pass |= capital(x, 0.0, above=True, alpha=0.05, horizon=n).max(1) >= 20
+    assert merged <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / sims)
+    assert per_pass.mean() > 0.05 > merged
+
+
+def test_the_merged_process_skips_unscored_cases_and_equals_the_betting_capital_without_them():
+    from aces_bench.stats.sequential_evidence import capital_path, merged_path
+
+    d = 2 * X - 1
+    assert capital_path(d, 0.05, above=True, alpha=0.05, horizon=20) == pytest.approx(CONFSEQ_UP, abs=1e-9)
+    assert capital_path(d, 0.05, above=False, alpha=0.05, horizon=20) == pytest.approx(CONFSEQ_DOWN, abs=1e-9)
+    gap = np.insert(d, 3, np.nan)  # an unscored case: factor 1, and the bets after it as before
+    with_gap = capital_path(gap, 0.05, above=True, alpha=0.05, horizon=20)
+    assert with_gap[3] == with_gap[2] and np.delete(with_gap, 3) == pytest.approx(CONFSEQ_UP, abs=1e-9)
+    one = merged_path([d], 0.05, above=True, alpha=0.05, n_attempts=1, horizon=20)
+    assert one == pytest.approx(CONFSEQ_UP, abs=1e-9)  # one attempt: the one pass's process itself
+    with pytest.raises(ValueError, match="1..3 passes"):
+        merged_path([d] * 4, 0.05, above=True, alpha=0.05, n_attempts=3, horizon=20)
+
+
+@pytest.mark.parametrize(("attempts", "effect"), [(3, 0.35), (3, 0.0), (2, -0.3), (1, 0.5)])
+def test_a_decision_is_never_shown_beside_an_interval_that_contradicts_it(attempts, effect):
+    # Every look of many random studies: an early "helps" has its anytime-valid interval
+    # entirely above the threshold, an early "harms" entirely below 0, and a last-look
+    # "helps" is shown with the one-sided bound of the test that decided it (issue 33,
+    # item 7: "helps" beside [-0.133, +1.000]).
+    rng = np.random.default_rng(11)
+    n = 18
+    pb = rng.random(n) * 0.6
+    pw = np.clip(pb + effect + rng.normal(0, 0.2, n), 0, 1)
+    design = SequentialDesign(n_cases=n, n_attempts=attempts, round_cases=6, gate=G05)
+    ids = [f"c{j}" for j in range(n)]
+    seen = set()
+    for _ in range(12):
+        d = draw_differences(pw, pb, attempts, 1, rng)[0]
+        for rec in _run(design, {c: list(d[j]) for j, c in enumerate(ids)}, ids):
+            seen.add(rec.decision)
+            if rec.decided_lo is not None:
+                assert rec.decided_hi - rec.decided_lo > 0  # never a zero-width interval
+            if rec.decision == "helps":
+                assert rec.decided_lo > design.threshold
+                last = rec.index == len(design.looks()) - 1
+                assert rec.decided_by.startswith("one-sided") if last else rec.av_lo > design.threshold
+            if rec.decision == "harms" and rec.index < len(design.looks()) - 1:
+                assert rec.decided_hi < 0 and rec.av_hi < 0
+            assert "[" not in rec.reason or "lift >" in rec.reason or "interval [" in rec.reason
+    assert seen - {"continue"}  # some study decided

@@ -108,3 +108,24 @@ def test_a_resumed_study_refuses_a_changed_design(tmp_path):
     (out / LEDGER).write_text(json.dumps(raw))
     with pytest.raises(RunError, match="written without futility_power"):
         run_study(_spec(tmp_path, out, "study.max_trials=12"))
+
+
+def test_the_sequential_report_never_contradicts_itself(tmp_path):
+    # The known-effect suite, 3 attempts, threshold 0 (issue 33, item 7, found on this study):
+    # "helps" was printed beside [-0.225, +1.000], "harms" beside [-1.000, +0.225], and the
+    # trials the design never ran were "excluded ( trial(s))" with worst-case bounds.
+    from support.page_checks import page_defects
+
+    out = tmp_path / "page"
+    run_study(compose_spec([*overrides(tmp_path, 3, 0.0, 0.05), "study.sequential=true", "report=true"],
+                           output_dir=out))
+    assert not page_defects((out / "report" / "index.html").read_text())
+    summary = json.loads((out / "report" / "summary.json").read_text())
+    itt = summary["intention_to_treat"]
+    assert itt["n_analysed"] <= itt["n_pair_keys"] and itt["n_excluded"] == 0 and itt["n_not_run_by_design"] > 0
+    assert itt["lift_worst_case"] == pytest.approx(itt["lift"])  # no bound drawn over trials never meant to run
+    rows = {r["skill"]: r for r in summary["sequential"]}
+    helps = rows["ledger-verifier"]
+    assert helps["decision"] == "helps" and helps["decided_lo"] > 0.0 and helps["decided_text"].startswith("lift > ")
+    harms = rows["quick-line-count"]
+    assert harms["decision"] == "harms" and (harms["looks"] == harms["planned_looks"] or harms["decided_hi"] < 0)

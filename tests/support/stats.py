@@ -54,3 +54,29 @@ def make_trials(*, skills=3, cases=4, attempts=2, harnesses=("h1",), models=("m1
                                                   outcome=composite, outcome_per_protocol=composite,
                                                   has_trajectory=status == "ok", **vals))
     return frame(rows)
+
+
+def cr2_matrix(y, g):
+    """CR2 and Bell-McCaffrey df from the general matrix formulas (Pustejovsky & Tipton 2018,
+    eq. 4 and the Satterthwaite df of their section 3; Imbens & Kolesar 2016), for any design
+    matrix, written here with numpy: A_g = (I - H_gg)^(-1/2) by eigendecomposition."""
+    y, g = np.asarray(y, float), np.asarray(g)
+    n = y.size
+    X = np.ones((n, 1))
+    xtx_inv = np.linalg.inv(X.T @ X)
+    H = X @ xtx_inv @ X.T
+    e = y - H @ y
+    meat = np.zeros((1, 1))
+    cols = []
+    for level in np.unique(g):
+        idx = np.flatnonzero(g == level)
+        w, v = np.linalg.eigh(np.eye(idx.size) - H[np.ix_(idx, idx)])
+        A = v @ np.diag(w ** -0.5) @ v.T
+        u = X[idx].T @ A @ e[idx]
+        meat += np.outer(u, u)
+        # column g of the df matrix: (I - H)[:, g] A_g X_g (X'X)^-1 c, c = 1
+        cols.append((np.eye(n) - H)[:, idx] @ A @ X[idx] @ xtx_inv[:, 0])
+    V = (xtx_inv @ meat @ xtx_inv)[0, 0]
+    G_mat = np.column_stack(cols)
+    lam = np.linalg.eigvalsh(G_mat.T @ G_mat)
+    return V, lam.sum() ** 2 / (lam ** 2).sum()
