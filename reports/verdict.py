@@ -143,6 +143,8 @@ def headline_sentence(summary: ReportSummary) -> str:
         parts.append(f"{a.n_excluded} of {a.n_pair_keys} pairs are excluded ({why} trial(s)); were every excluded "
                      f"side the worst for the skill the lift would be {_fmt(a.lift_worst_case)}, at best "
                      f"{_fmt(a.lift_best_case)}.")
+    if a is not None and a.flagged_trials:
+        parts.append("In the analysis, flagged: " + "; ".join(f"{n} {r}" for r, n in a.flagged_trials.items()) + ".")
     if a is not None and a.lift_per_protocol is not None and any(a.arm_failures_by_condition.values()):
         parts.append(f"Per protocol (finished trials only, a secondary view) it is {a.lift_per_protocol:+.3f} over "
                      f"{a.n_per_protocol} pairs.")
