@@ -109,7 +109,7 @@ def _candidate_window(target, tol):
 
 # --- Alternatives: several values offered for one quantity ----------------------------------
 #
-# An answer hedges when it links values as alternatives for one quantity: "40 or 42", "42/44",
+# An answer hedges when it links values as alternatives for one quantity: "40 or 42", "42 / 44",
 # "either 40 or 42", "maybe 42, possibly 44", a range ("40-44", "40 to 44", "between 40 and
 # 44", "42 ± 2"), a list ending in one ("40, 42 or 44"), or a line of bare numbers with
 # nothing naming them. Other amounts stated beside the result are not linked to it ("1,400.07
@@ -132,6 +132,11 @@ _BETWEEN = re.compile(r"\bbetween\s*[$€£¥]?\s*$", re.IGNORECASE)
 # A hyphen or dots right after a number, then a number that is not part of a date or a
 # version ("2024-05-01", "1.2.3"): the second end of a range the number regex leaves out.
 _RANGE_END = re.compile(r"(?:-|\.\.\.?)((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?![\w.]*[-/.:]\d)")
+_CURRENCY_END = re.compile(r"\s*[$€£¥]$")
+_UNIT_START = re.compile(r"^(?:[^\W\d_]{1,5}\.?|%)(?=\s|[^\w\s]|$)")
+_UNIT_END = re.compile(r"(?:^|(?<=\s))[^\W\d_]{1,5}$")
+_LIST_GAP = re.compile(r"^[,;]\s+$")
+_SEPARATORS = re.compile(r"^[\s,;|]*$")
 _LINK_GAP_CHARS = 48
 _LINK_GAP_WORDS = 8
 ALT, LIST = "alternative", "list"
@@ -153,11 +158,10 @@ def _tokens(text):
 def _core(gap):
     """The gap between two values without whitespace, a currency before the second value
     and a unit on either side ("$40 to $44", "40 ms - 44 ms")."""
-    core = re.sub(r"\s*[$€£¥]$", "", gap.strip())
+    core = _CURRENCY_END.sub("", gap.strip())
     if _RANGE.match(core) or core.lower() in ("and", "&"):
         return core
-    core = re.sub(r"^(?:[^\W\d_]{1,5}\.?|%)(?=\s|[^\w\s]|$)", "", core).strip()
-    return re.sub(r"(?:^|(?<=\s))[^\W\d_]{1,5}$", "", core).strip()
+    return _UNIT_END.sub("", _UNIT_START.sub("", core).strip()).strip()
 
 
 def _link(text, a, b, same_size):
@@ -176,24 +180,36 @@ def _link(text, a, b, same_size):
         return None if core.lower() == "to" and _CHANGE_FROM.search(text[max(0, a[0] - 60):a[0]]) else ALT
     if core.lower() in ("and", "&") and _BETWEEN.search(text[max(0, a[0] - 20):a[0]]):
         return ALT
-    if re.match(r"^[,;]\s+$", gap):
+    if _LIST_GAP.match(gap):
         return LIST
     return None
 
 
 def _bare_lines(text, spans):
     """Groups of indexes of the values on a line (or in a whole answer) that holds nothing
-    but two or more different numbers and separators: nothing names any of them."""
-    ranges = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", text)] + [(0, len(text))]
+    but two or more different numbers and separators: nothing names any of them. Linear in
+    the answer: a long answer of repeated numbers must not stall the verifier."""
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines[:-1]:
+        offsets.append(offsets[-1] + len(line) + 1)
+    by_line = {}
+    n, at = 0, 0
+    for i, (start, _, _) in enumerate(spans):
+        n += text.count("\n", at, start)
+        at = start
+        by_line.setdefault(n, []).append(i)
     out = []
-    for start, end in ranges:
-        inside = [i for i, s in enumerate(spans) if start <= s[0] and s[1] <= end]
-        rest, at = [], start
+    for n, inside in [*by_line.items(), (None, list(range(len(spans))))]:
+        if len({spans[i][2] for i in inside}) < 2:
+            continue
+        start, end = (0, len(text)) if n is None else (offsets[n], offsets[n] + len(lines[n]))
+        rest, pos = [], start
         for i in inside:
-            rest.append(text[at:spans[i][0]])
-            at = spans[i][1]
-        rest.append(text[at:end])
-        if len({spans[i][2] for i in inside}) > 1 and re.match(r"^[\s,;|]*$", "".join(rest)):
+            rest.append(text[pos:spans[i][0]])
+            pos = spans[i][1]
+        rest.append(text[pos:end])
+        if _SEPARATORS.match("".join(rest)):
             out.append(inside)
     return out
 
