@@ -8,9 +8,14 @@ Intention to treat (``aces_bench/core/modes.py`` decides, for every mode):
    and ``goal_accuracy`` over those scored); in ``custom_only`` the author graders'
    score. Undecided (no reward, an abstaining judge): left out, counted, never 0;
 2. a failure of its arm (timeout, agent error, a verifier that found no readable
-   answer, a sandbox that died after the agent started): 0, not passed;
-3. excluded (infrastructure shown, after retries; never run; a baseline that saw the
-   target skill): no outcome, counted and bounded beside the headline.
+   answer, a sandbox that died after the agent started, a with-skill trial whose model
+   was not shown its target): 0, not passed;
+3. excluded (infrastructure shown, after retries; never run): no outcome, counted and
+   bounded beside the headline.
+
+A baseline that saw the target skill (its listing, a read, its text) counts as it ran and
+is flagged (``baseline_saw_target``): dropping it would drop its pair, and the skill's
+contamination of the baseline can only lower its own lift.
 
 ``outcome_per_protocol`` is the secondary view: finished trials only.
 
@@ -22,6 +27,7 @@ the presence of the skill, not its effect.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from aces_bench.core.modes import TrialClass, TrialOutcome, mode
 from aces_bench.graders.base import MetricResult
@@ -33,17 +39,16 @@ NO_CHECK = "no verifier check"
 CLASS_OF_STATUS: dict[str, TrialClass] = {
     "ok": "finished", "timeout": "arm_failure", "agent_error": "arm_failure", "verifier_error": "arm_failure",
     "infra_error": "excluded", "not_run": "excluded", "skipped": "excluded",
-    # Proof of load (grading.proof_of_load): the arm was not what it claims (a with-skill trial
-    # whose model was not shown the target, a baseline shown it): not a data point of its arm.
-    "setup_error": "excluded",
+    # Proof of load (grading.proof_of_load): a with-skill trial whose model was not shown the
+    # target failed the skill's own setup (its frontmatter, its description, the listing limit
+    # with decoys): a failure of the with-skill arm, never a reason to leave the pair out.
+    "setup_error": "arm_failure",
 }
 """A trial's class by its collected status (``aces_bench.run.collect.classify`` decides the status)."""
 ARM_FAILURES = tuple(s for s, c in CLASS_OF_STATUS.items() if c == "arm_failure")
 
 
-def trial_class(status: str, contaminated: str | None = None) -> TrialClass:
-    if contaminated:
-        return "excluded"
+def trial_class(status: str) -> TrialClass:
     return CLASS_OF_STATUS.get(status, "excluded")
 
 
@@ -54,13 +59,14 @@ def trial_outcome(
 ) -> TrialOutcome:
     """The task outcome and pass of one trial (see the module docstring for the rule).
 
-    ``contaminated``: why a baseline trial saw the target skill (graders/contamination.py);
-    such a trial is no baseline, so it is excluded.
+    ``contaminated``: why a baseline trial saw the target skill (graders/contamination.py,
+    proof of load); it counts as it ran, and the reason says it is flagged.
     """
-    cls = trial_class(status, contaminated)
-    why = contaminated and f"{contaminated}: excluded from the pair"
-    if why is None and status != "ok":
-        why = f"{status}" + (f" ({failure_cause})" if failure_cause else "")
-    return mode(grading_mode).decide(cls, reward=reward, verifier_checks=verifier_checks, judged=outcome_only(metrics),
-                                     author_score=author_score, author_pass=author_pass,
-                                     pass_threshold=pass_threshold, why=why)
+    why = f"{status}" + (f" ({failure_cause})" if failure_cause else "") if status != "ok" else None
+    out = mode(grading_mode).decide(trial_class(status), reward=reward, verifier_checks=verifier_checks,
+                                    judged=outcome_only(metrics), author_score=author_score, author_pass=author_pass,
+                                    pass_threshold=pass_threshold, why=why)
+    if contaminated:
+        flag = f"{contaminated}: counted as it ran, flagged"
+        out = replace(out, reason=f"{out.reason}; {flag}" if out.reason else flag)
+    return out

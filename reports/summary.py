@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from aces_bench.core.errors import ReportError
 from aces_bench.core.metrics import metric_names, outcome_metrics
 from aces_bench.core.versioning import VersionedRecord, load_model
+from aces_bench.graders.outcome import ARM_FAILURES
 from aces_bench.records.trials import CELL_KEY
 from aces_bench.reports.confusion import ConfusionTable, routing_confusion
 from aces_bench.reports.limits import LimitsRow
@@ -151,7 +152,7 @@ class Counts(BaseModel):
     n_unscored_status_ok: int = Field(description="ran fine but the headline outcome is unscored")
     n_missing_trajectory: int
     n_baseline_saw_target: int = Field(default=0, description="baseline trials whose trace shows the target skill: "
-                                       "excluded from their pairs")
+                                       "counted as they ran, flagged")
     n_pair_keys: int
     n_scored_pairs: int = Field(description="pair keys with the headline outcome scored on both sides")
     n_one_sided: int = Field(description="pair keys scored on one side only (headline outcome)")
@@ -175,9 +176,10 @@ class IntentionToTreat(BaseModel):
     """Intention to treat: every scheduled pair of the headline, and what left it out.
 
     An arm's failures (timeout, agent error, a sandbox that died after the agent started,
-    no readable answer) are in the analysis as failures (outcome 0, not passed); only
-    pairs with a side excluded (infrastructure shown and still failing after retries,
-    never run, a baseline that saw the target, an outcome no grader could decide) are out,
+    no readable answer, a with-skill trial not shown its target) are in the analysis as
+    failures (outcome 0, not passed), and a baseline that saw the target as it ran (both
+    flagged); only pairs with a side excluded (infrastructure shown and still failing after
+    retries, never run, an outcome no grader could decide) are out,
     counted here by reason, with the lift's worst and best case over them."""
 
     n_pair_keys: int = Field(description="scheduled pairs of positive cases (headline pair) the design meant to run")
@@ -190,6 +192,8 @@ class IntentionToTreat(BaseModel):
                                                       description="trials left out, by why (both conditions)")
     arm_failures_by_condition: dict[str, int] = Field(default_factory=dict,
                                                       description="trials in the analysis as failures of their arm")
+    flagged_trials: dict[str, int] = Field(default_factory=dict, description="trials in the analysis but flagged: "
+                                           "with-skill not shown the target (failures), baselines that saw it")
     lift: float | None = None
     lift_worst_case: float | None = Field(default=None, description="every excluded with-skill side failed and "
                                           "every excluded baseline side passed")
@@ -438,8 +442,8 @@ def visible_skills_rows(trials: pd.DataFrame) -> list[dict[str, Any]]:
 def excluded_reason(row: dict) -> str | None:
     """Why a paired trial is left out of the headline (None: it is analysed, or an arm failure)."""
     cls = row.get("trial_class")
-    if row.get("baseline_saw_target") is True:
-        return "baseline saw the target skill"
+    if cls == "excluded" and row.get("baseline_saw_target") is True:
+        return "baseline saw the target skill (a record graded before it counted as it ran)"
     status = str(row.get("status"))
     if status == "infra_error":
         if provider_failure(status, row.get("failure_cause")):
@@ -447,15 +451,29 @@ def excluded_reason(row: dict) -> str | None:
         return "infrastructure (after retries)"
     if status == "not_run":
         return "never run"
-    if status == "setup_error":
-        return "setup: the arm was not what it claims (proof of load)"
+    if status == "setup_error" and cls == "excluded":
+        return "setup: the arm was not what it claims (a record graded before it counted as a failure)"
     if status == "skipped":
         return None  # stop-on-pass: an attempt after a pass, not scheduled
-    if cls == "arm_failure" or status in ("timeout", "agent_error", "verifier_error"):
+    if cls == "arm_failure" or status in ARM_FAILURES:
         return None
     outcome = row.get("outcome")
     if outcome is None or (isinstance(outcome, float) and math.isnan(outcome)):
         return "outcome undecided (no reward, or the graders abstained)"
+    return None
+
+
+TARGET_NOT_SHOWN = "with-skill trial(s) not shown the target skill, counted as failures"
+BASELINE_SAW_TARGET = "baseline trial(s) that saw the target skill, counted as they ran"
+
+
+def _flag(row: dict) -> str | None:
+    """Why a trial in the analysis is flagged: a with-skill one not shown its target (a
+    failure), a baseline that saw it (as it ran)."""
+    if str(row.get("status")) == "setup_error":
+        return TARGET_NOT_SHOWN
+    if row.get("baseline_saw_target") is True:
+        return BASELINE_SAW_TARGET
     return None
 
 
@@ -465,12 +483,17 @@ def intention_to_treat(trials: pd.DataFrame, stats: StudyStats) -> IntentionToTr
     paired = trials.loc[trials["condition"].isin(("with_skill", "baseline")) & ~is_negative_control(trials)]
     reasons: dict[str, int] = {}
     failures: dict[str, int] = {}
+    flagged: dict[str, int] = {}
     for rec in paired.to_dict("records"):
         why = excluded_reason(rec)
         if why:
             reasons[why] = reasons.get(why, 0) + 1
-        elif str(rec.get("status")) in ("timeout", "agent_error", "verifier_error"):
+            continue
+        if str(rec.get("status")) in ARM_FAILURES:
             failures[str(rec["condition"])] = failures.get(str(rec["condition"]), 0) + 1
+        flag = _flag(rec)
+        if flag:
+            flagged[flag] = flagged.get(flag, 0) + 1
     pooled = {r["outcome"]: r for r in stats.lift_pooled.rows}
     bounds = next((r for r in (stats.missingness.bounds.rows if stats.missingness.bounds else [])
                    if r["outcome"] == head), {})
@@ -483,6 +506,7 @@ def intention_to_treat(trials: pd.DataFrame, stats: StudyStats) -> IntentionToTr
                             n_not_run_by_design=int(bounds.get("n_not_run_by_design") or 0),
                             excluded_trials_by_reason=dict(sorted(reasons.items())),
                             arm_failures_by_condition=dict(sorted(failures.items())),
+                            flagged_trials=dict(sorted(flagged.items())),
                             lift=pooled.get(head, {}).get("lift"), lift_worst_case=bounds.get("lift_lower"),
                             lift_best_case=bounds.get("lift_upper"), lift_per_protocol=pp.get("lift"),
                             n_per_protocol=int(pp.get("n") or 0))

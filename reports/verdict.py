@@ -178,6 +178,8 @@ def headline_sentence(summary: ReportSummary) -> str:
     if a is not None and a.n_not_run_by_design:
         parts.append(f"{a.n_not_run_by_design} more pair(s) were not run by design (trials a sequential study's "
                      "stopped skill or stop-on-pass never needed): not exclusions, so no bound is drawn over them.")
+    if a is not None and a.flagged_trials:
+        parts.append("In the analysis, flagged: " + "; ".join(f"{n} {r}" for r, n in a.flagged_trials.items()) + ".")
     if a is not None and a.lift_per_protocol is not None and any(a.arm_failures_by_condition.values()):
         parts.append(f"Per protocol (finished trials only, a secondary view) it is {a.lift_per_protocol:+.3f} over "
                      f"{a.n_per_protocol} pairs.")

@@ -74,8 +74,8 @@ class Check(BaseModel):
     whitespace-folded); ``regex`` searches; ``number`` judges the answer's stated
     number against ``value`` within ``tolerance``. Strict by default
     (``aces_bench/verifier/check_answer.py``, docs/answer-checks.md): a bounded answer,
-    no dump of the input, no list of candidates, and with ``label`` the number the
-    answer attaches to that label; ``match: lenient`` is the loose rule (anywhere).
+    no dump of the input, no hedge (alternatives offered for the value), and with
+    ``label`` the number the answer attaches to that label; ``match: lenient`` is the loose rule (anywhere).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -89,7 +89,7 @@ class Check(BaseModel):
     match: Literal["strict", "lenient"] = Field(default="strict", description="lenient: anywhere in any answer")
     max_chars: int | None = Field(default=None, ge=1, description="strict: the longest answer read (default 4000)")
     max_candidates: int | None = Field(default=None, ge=0,
-                                       description="strict: other values of the same size or shape allowed")
+                                       description="strict: alternatives offered beside the value allowed (default 0)")
 
     @field_validator("file")
     @classmethod

@@ -11,13 +11,14 @@ Intention to treat: every scheduled trial is in one of three classes
   when the grader could not decide: a judge that abstained, an author grader left
   unscored; such a trial is left out and counted, never scored 0);
 - ``arm_failure``: it timed out, the agent errored, the verifier found no answer it
-  could read, or its sandbox died after the agent started: a failure of its arm,
-  outcome 0 and not passed;
+  could read, its sandbox died after the agent started, or it is a with-skill trial
+  whose model was not shown its target (proof of load's ``setup_error``: the skill's own
+  setup failed): a failure of its arm, outcome 0 and not passed;
 - ``excluded``: shown to be infrastructure (the environment never started, a model
-  provider error) and still failing after the configured retries, never run, a
-  baseline that saw the target skill, or an arm that was not what it claims (proof of
-  load's ``setup_error``): left out, counted and shown with a worst-case bound beside
-  the headline.
+  provider error) and still failing after the configured retries, or never run: left
+  out, counted and shown with a worst-case bound beside the headline.
+
+A baseline that saw the target skill counts as it ran, flagged (``baseline_saw_target``).
 
 Adding a mode is one ``GradingMode`` in ``MODES`` (and its one-line Hydra option,
 ``conf/grading/<name>.yaml``; a test checks they agree).

@@ -100,7 +100,7 @@ class ProofOfLoad:
 
     shown: list[str] | None  # None: the harness's record says nothing
     listed: bool | None
-    status: str | None = None  # "setup_error" when the arm was not what it claims to be
+    status: str | None = None  # "setup_error": a with-skill trial not shown its target (its arm's failure)
     cause: str | None = None
 
 
@@ -115,26 +115,30 @@ def shown_to_model(result, trial_dir) -> tuple[list[str] | None, str]:
 
 
 def proof_of_load(result, trial_dir, *, target: str, side: str, status: str) -> ProofOfLoad:
-    """A with-skill trial whose model was not shown the target, or a baseline whose model
-    was, did not run the condition it stands for: a setup failure, reported apart and
-    never a lift data point. Unknown (a harness that keeps no record) is not a failure."""
+    """Whether a trial's model was shown its target, and what follows for its arm.
+
+    Intention to treat: a with-skill trial whose agent ran and whose model was not shown the
+    target is a failure of the with-skill arm (``setup_error``, classed ``arm_failure``:
+    outcome 0, not passed). Its cause is the skill's own setup (frontmatter the harness
+    rejects, a description past its limit, the listing limit reached with decoys) unless
+    the harness's infrastructure is shown to be it, and the only evidence of that is a
+    harness that never started: such a trial is ``infra_error`` before this check runs
+    (``aces_bench.run.collect.classify``). An empty listing is no such evidence: a skill can
+    break a harness's whole listing. A baseline whose model was shown the target keeps its
+    status and counts as it ran, flagged (``baseline_saw_target``). Unknown (a harness that
+    keeps no record) is neither."""
     if result is None:
         return ProofOfLoad(None, None)
     shown, source = shown_to_model(result, trial_dir)
     if shown is None:
         return ProofOfLoad(None, None)
     listed = any(_names_skill(name, target) for name in shown)
-    if status not in ("ok", "agent_error", "timeout", "verifier_error"):
+    if side != "with_skill" or listed or status not in GRADABLE:
         return ProofOfLoad(shown, listed)
     listing = ", ".join(shown) if shown else "no skill at all"
-    if side == "with_skill" and not listed:
-        return ProofOfLoad(shown, listed, "setup_error",
-                           f"setup: the harness did not list the target skill {target} to the model "
-                           f"(it listed {listing}; {source})")
-    if side == "baseline" and listed:
-        return ProofOfLoad(shown, listed, "setup_error",
-                           f"setup: the baseline's model was shown the target skill {target} ({source})")
-    return ProofOfLoad(shown, listed)
+    return ProofOfLoad(shown, listed, "setup_error",
+                       f"setup: the harness did not list the target skill {target} to the model (it listed "
+                       f"{listing}; {source}): the skill's own setup failed, a failure of the with-skill arm")
 
 
 def _names_skill(shown: str, target: str) -> bool:
@@ -270,6 +274,8 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         if contaminated is None:
             notes += [f"baseline tried to read the target skill, which was not there: {a}; pair kept"
                       for a in target_attempts(base_view, target=subject.target_skill, skills_dir=subject.skills_dir)[:5]]
+    if contaminated is None and graded_as(facts.condition) == "baseline" and facts.target_listed:
+        contaminated = f"the baseline's model was shown the target skill {subject.target_skill} (proof of load)"
     outcome = trial_outcome(status=facts.status, reward=facts.reward, verifier_checks=subject.verifier_checks,
                             metrics=metrics, contaminated=contaminated, grading_mode=grading.mode,
                             pass_threshold=grading.pass_threshold, author_score=verdict.author_score,
@@ -313,7 +319,7 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         final_answer=redact(final_answer) if final_answer else None,
         grading_mode=grading.mode, final_pass=outcome.final_pass, outcome_only=outcome_only(metrics),
         outcome=outcome.outcome, outcome_source=outcome.source, outcome_per_protocol=outcome.per_protocol,
-        trial_class=trial_class(facts.status, contaminated),
+        trial_class=trial_class(facts.status),
         baseline_saw_target=contaminated is not None,
         expected_skill=subject.case.expected_skill if subject.case is not None else None, fired_skill=fired,
         activated=happened(metrics.get(SKILL_EXECUTION), ACTIVATION, negative_control=facts.negative_control),

@@ -41,7 +41,7 @@ from aces_bench.judges.prompts import (
     YesNo,
     read_sections,
 )
-from aces_bench.verifier.check_answer import MAX_CHARS, MAX_NUMBER_CANDIDATES, crowded, evaluate_check
+from aces_bench.verifier.check_answer import MAX_CHARS, evaluate_check, hedged
 
 T = TypeVar("T", bound=BaseModel)
 ABSTAIN = "heuristic judge abstains"
@@ -143,11 +143,11 @@ def facts_consistent(f: Facts, answer: str | None) -> YesNo:
         for e in expected:
             if e in missing:
                 continue
-            # The same rule as the strict number check: several values of the ground truth's
-            # size are candidates, not a stated result.
-            crowd = crowded([a[0] for a in found], e[0], 0.5 * 10.0 ** (-e[1]), MAX_NUMBER_CANDIDATES)
-            if crowd:
-                return _abstain(f"ground truth {e[0]:g}: {crowd}")
+            # The same rule as the strict number check: values offered as alternatives to the
+            # ground truth's (or a flood of numbers) are candidates, not a stated result.
+            why = hedged(answer, e[0], 0.5 * 10.0 ** (-e[1]))
+            if why:
+                return _abstain(f"ground truth {e[0]:g}: {why}")
         if not missing:
             return _yes(
                 f"every ground-truth number ({', '.join(f'{e[0]:g}' for e in expected)}) is in the answer"

@@ -111,7 +111,8 @@ class TrialTotals(BaseModel):
     script_ran: bool | None = Field(default=None, description="skill_execution: the expected script ran cleanly "
                                     "(None: the case names none)")
     baseline_saw_target: bool = Field(default=False, description="a baseline whose trace shows the target skill "
-                                      "(graders/contamination.py): excluded from its pair")
+                                      "(graders/contamination.py) or whose model was shown it (proof of load): "
+                                      "counted as it ran, flagged")
     expected_skill: str | None = Field(default=None, description="the skill the case is meant for (None: none, a "
                                        "negative control); the routing confusion matrix's row")
     fired_skill: str | None = Field(default=None, description="the first skill the trial activated, by staged name; "

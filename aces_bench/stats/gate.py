@@ -132,6 +132,8 @@ class GateCases(BaseModel):
     false_activation: tuple[int, int] | None = Field(default=None, description="(activated, known) on negatives")
     n_excluded_pairs: int = Field(default=0, description="pairs left out: infrastructure failure after retries, "
                                   "never run, or a side with no pass decided")
+    worst_case_lift: float | None = Field(default=None, description="the lift with every left-out side at its worst "
+                                          "for the skill (``worst_case_lift``); None when nothing is left out")
 
 
 class HarmCheck(BaseModel):
@@ -403,6 +405,7 @@ def gate_verdict(cases: GateCases, settings: GateSettings | None = None, *, leve
     at = f"lift > {s.threshold:+.3f}"
     where = f"{level:.4g}" + (f" ({family})" if family != "1 skill" else "")
     excluded = f"; {cases.n_excluded_pairs} pair(s) excluded" if cases.n_excluded_pairs else ""
+    excluded += _worst_case_note(cases, s.threshold)
     counts = f"{len(d)} case(s): {wins} won by more than {s.threshold:+.3f}, {losses} lost, {len(d) - wins - losses} other"
 
     def verdict(v: Verdict, reason: str) -> GateVerdict:
@@ -432,6 +435,16 @@ def gate_verdict(cases: GateCases, settings: GateSettings | None = None, *, leve
                                 f"{excluded}")
     return verdict("does not reach threshold", f"pass-rate lift {lift:+.3f} over {counts}; {at}: p = {_fmt(p)} > "
                                                f"{where}{excluded}")
+
+
+def _worst_case_note(cases: GateCases, threshold: float) -> str:
+    """What a verdict's reason says when the excluded pairs, each at its worst for the skill,
+    would put the lift at or below the threshold."""
+    w = cases.worst_case_lift
+    if not cases.n_excluded_pairs or w is None or w > threshold + _TOL:
+        return ""
+    return (f" (were every excluded side the worst for the skill the lift would be {w:+.3f}, not above "
+            f"{threshold:+.3f})")
 
 
 # --- from a trials table ------------------------------------------------------------------
@@ -473,12 +486,28 @@ def _gate_pass_values(frame: pd.DataFrame, *, treated: bool) -> pd.Series:
     finished with no pass decided (a judge that abstained, say on a flood of candidates), and
     one excluded for a model provider's error after its agent started (a skill in the sandbox
     can fake one). What the skill made its trial look like must not take its case out of the
-    gate. Other excluded trials (infrastructure before the agent started, never run, a
-    baseline that saw the target) stay out, as in the headline."""
+    gate. A with-skill trial not shown its target is already its arm's failure (not passed)
+    and a baseline that saw the target already counts as it ran (graders/outcome.py). Other
+    excluded trials (infrastructure before the agent started, never run) stay out, as in the
+    headline."""
     v = _pass_values(frame)
     if treated:
         v = v.mask(v.isna() & (_finished(frame) | _skill_reachable(frame)), 0.0)
     return v
+
+
+def _pairs(trials: pd.DataFrame, treatment: str, control: str) -> pd.DataFrame:
+    """Every pair key of the two conditions with the pass each side reads (``t``, ``c``; NaN
+    where a side is excluded, undecided or missing)."""
+    from aces_bench.records.trials import PAIR_KEY
+
+    key = list(PAIR_KEY)
+    sides = []
+    for condition, name in ((treatment, "t"), (control, "c")):
+        part = trials.loc[trials["condition"] == condition]
+        values = _gate_pass_values(part, treated=condition == "with_skill")
+        sides.append(part[key].assign(**{name: values.to_numpy()}))
+    return sides[0].merge(sides[1], on=key, how="outer")
 
 
 def case_differences(trials: pd.DataFrame, treatment: str = "with_skill", control: str = "baseline",
@@ -490,16 +519,9 @@ def case_differences(trials: pd.DataFrame, treatment: str = "with_skill", contro
 
     Columns: skill, case_id, negative_control, d, n_pairs.
     """
-    from aces_bench.records.trials import PAIR_KEY
     from aces_bench.stats.controls import is_negative_control
 
-    key = list(PAIR_KEY)
-    sides = []
-    for condition, name in ((treatment, "t"), (control, "c")):
-        part = trials.loc[trials["condition"] == condition]
-        values = _gate_pass_values(part, treated=condition == "with_skill")
-        sides.append(part[key].assign(**{name: values.to_numpy()}))
-    pairs = sides[0].merge(sides[1], on=key, how="outer")
+    pairs = _pairs(trials, treatment, control)
     neg = trials.loc[is_negative_control(trials), list(CASE)].drop_duplicates()
     neg_keys = set(map(tuple, neg.to_numpy().tolist()))
     decided = pairs.dropna(subset=["t", "c"])
@@ -508,6 +530,20 @@ def case_differences(trials: pd.DataFrame, treatment: str = "with_skill", contro
            .agg(d=("diff", "mean"), n_pairs=("diff", "size")).reset_index())
     out["negative_control"] = [tuple(k) in neg_keys for k in out[list(CASE)].to_numpy().tolist()]
     return out, excluded
+
+
+def worst_case_lift(trials: pd.DataFrame) -> float | None:
+    """The mean over positive cases of the per-case paired difference with every pair's
+    missing side at its worst for the skill (a with-skill side not passed, a baseline side
+    passed); None without pairs. Equal to the gate's lift when nothing is left out."""
+    from aces_bench.stats.controls import is_negative_control
+
+    positive = trials.loc[~is_negative_control(trials)]
+    pairs = _pairs(positive, "with_skill", "baseline")
+    if not len(pairs):
+        return None
+    worst = pairs.assign(diff=pairs["t"].fillna(0.0) - pairs["c"].fillna(1.0))
+    return float(worst.groupby(list(CASE))["diff"].mean().mean())
 
 
 def skill_cases(trials: pd.DataFrame, skill: str, *, activations: pd.DataFrame | None = None) -> GateCases:
@@ -537,7 +573,8 @@ def skill_cases(trials: pd.DataFrame, skill: str, *, activations: pd.DataFrame |
     return GateCases(skill=str(skill), positive=positive, negative=negative,
                      negative_cases=negative_cases(neg_rows, activations), null=null,
                      negative_pass_with=rates["with_skill"], negative_pass_base=rates["baseline"],
-                     false_activation=fa, n_excluded_pairs=excluded)
+                     false_activation=fa, n_excluded_pairs=excluded,
+                     worst_case_lift=worst_case_lift(paired) if excluded else None)
 
 
 def negative_cases(rows: pd.DataFrame, activations: pd.DataFrame | None = None) -> list[NegativeCase]:

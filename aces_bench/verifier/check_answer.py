@@ -17,11 +17,16 @@ with examples). Every check is *strict* unless it says ``"match": "lenient"``:
   not mostly a dump of the inputs (its words are mostly the inputs' words and it
   reproduces at least half of the inputs' distinct words; the inputs are the prompt
   and the fixtures, given to this script as digests in ``case.json``);
+- no hedge (``number``, ``contains``, ``regex``): the answer must not offer other values
+  as alternatives to the one checked ("40 or 42", "either ... or", "42 / 44", "maybe 42,
+  possibly 44", a range "40-44" / "40 to 44" / "between 40 and 44" / "42 ± 2", a list
+  ending in one "40, 42 or 44", or a line of bare numbers); amounts stated beside the
+  result and not linked to it are other quantities and pass (``alternatives``). At most
+  ``max_candidates`` alternatives are allowed (default ``MAX_ALTERNATIVES``, none);
 - ``number``: with a ``label``, every number the answer attaches to that label must be
-  the value (one stated result); without one, a number must match and the answer must
-  not offer several candidates: at most ``MAX_NUMBER_CANDIDATES`` other values of the
-  same size (within half the value) and at most ``MAX_DISTINCT_NUMBERS`` numbers in all.
-  An answer past ``max_chars`` (or a dump) is judged on its final number alone;
+  the value, with no alternative; without one, a number must match, with no alternative
+  and at most ``MAX_DISTINCT_NUMBERS`` numbers in all. For numbers a comma list holding
+  the value offers its members of the value's size (within half of it) as alternatives. An answer past ``max_chars`` (or a dump) is judged on its final number alone;
 - ``contains``: case-insensitive, whitespace-folded text; a value with a digit in it (an
   id, a version) must not come with more than ``MAX_TEXT_CANDIDATES`` other strings of
   its shape (``INV-1018`` among ``INV-1000`` ... ``INV-1099`` is a list of guesses);
@@ -45,7 +50,7 @@ UNSCORED = "no verifier check: the case has no assertions; the outcome is left t
 
 STRICT, LENIENT = "strict", "lenient"
 MAX_CHARS = 4000
-MAX_NUMBER_CANDIDATES = 3
+MAX_ALTERNATIVES = 0
 MAX_DISTINCT_NUMBERS = 64
 MAX_TEXT_CANDIDATES = 20
 # A dump: at least this share of the answer's words are input words, and the answer
@@ -62,7 +67,7 @@ READ_CAP = 1_000_000
 _NUMBER = re.compile(r"(?<![\w.\-])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _WORD = re.compile(r"\w+")
 _PLAIN_NUMBER = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$")
-_LABEL_GAP = r"[^\S\n]*(?:\([^)\n]{0,40}\))?[^\S\n]*[:=]?[^\S\n]*(?:(?:is|was|are|were|of|equals|approximately|about)[^\S\n]+)*[~≈$€£]?[^\S\n]*"
+_LABEL_GAP = r"[^\S\n]*(?:\([^)\n]{0,40}\))?[^\S\n]*[:=|]?[^\S\n]*(?:(?:is|was|are|were|of|equals|approximately|about|around|roughly|probably|likely|maybe|perhaps|possibly)[^\S\n]+)*[~≈$€£]?[^\S\n]*"
 
 
 def _opt(check, key, default):
@@ -102,7 +107,157 @@ def _candidate_window(target, tol):
     return max(0.5 * abs(target), 2.0 * tol, 1.0 if target == 0 else 0.0)
 
 
+# --- Alternatives: several values offered for one quantity ----------------------------------
+#
+# An answer hedges when it links values as alternatives for one quantity: "40 or 42", "42 / 44",
+# "either 40 or 42", "maybe 42, possibly 44", a range ("40-44", "40 to 44", "between 40 and
+# 44", "42 ± 2"), a list ending in one ("40, 42 or 44"), or a line of bare numbers with
+# nothing naming them. Other amounts stated beside the result are not linked to it ("1,400.07
+# (invoices 3,200.00 and 1,799.93)", "1746 ms, up from 1700 ms") and are never rivals.
+
+_HEDGE_WORDS = r"maybe|perhaps|possibly|probably|likely|might|could|alternatively|otherwise|else"
+_OR = re.compile(r"\b(?:or|either|nor)\b|±|\+/-", re.IGNORECASE)
+_HEDGE = re.compile(r"\b(?:%s)\b" % _HEDGE_WORDS, re.IGNORECASE)
+_RANGE = re.compile(r"^(?:-|–|—|−|~|\.\.\.?|…|to|through|thru|till|until)$", re.IGNORECASE)
+_SLASH = re.compile(r"^(?:/|\?|\+-)$")
+# A number glued to a dot, colon or slash and a digit is a part of an address, a time, a
+# date or a fraction ("192.168.10.77", "00:01:01,250", "12/05/2024", "2/3", "1 1/2"), not
+# a value of its own.
+_COMPOUND_AFTER = re.compile(r"[.:/]\d")
+_COMPOUND_BEFORE = re.compile(r"\d[.:/]$")
+_CHANGE_FROM = re.compile(r"\b(?:rose|risen|rises|fell|falls|fallen|increased?|decreased?|grew|grown|dropped|drops|"
+                          r"went|goes|moved|changed?|up|down|jumped|climbed|declined|improved|reduced|raised|"
+                          r"lowered|cut|slowed|sped)\b[^.\n]{0,24}\bfrom\s*[$€£¥]?\s*$", re.IGNORECASE)
+_BETWEEN = re.compile(r"\bbetween\s*[$€£¥]?\s*$", re.IGNORECASE)
+# A hyphen or dots right after a number, then a number that is not part of a date or a
+# version ("2024-05-01", "1.2.3"): the second end of a range the number regex leaves out.
+_RANGE_END = re.compile(r"(?:-|\.\.\.?)((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?![\w.]*[-/.:]\d)")
+_CURRENCY_END = re.compile(r"\s*[$€£¥]$")
+_UNIT_START = re.compile(r"^(?:[^\W\d_]{1,5}\.?|%)(?=\s|[^\w\s]|$)")
+_UNIT_END = re.compile(r"(?:^|(?<=\s))[^\W\d_]{1,5}$")
+_LIST_GAP = re.compile(r"^[,;]\s+$")
+_SEPARATORS = re.compile(r"^[\s,;|]*$")
+_LINK_GAP_CHARS = 48
+_LINK_GAP_WORDS = 8
+ALT, LIST = "alternative", "list"
+
+
+def _tokens(text):
+    """(start, end, value) of every number in ``text``, and the far end of each written range."""
+    out = []
+    for m in _NUMBER.finditer(text):
+        if _COMPOUND_AFTER.match(text, m.end()) or _COMPOUND_BEFORE.search(text[max(0, m.start() - 2):m.start()]):
+            continue
+        out.append((m.start(), m.end(), float(m.group(0).replace(",", ""))))
+        tail = _RANGE_END.match(text, m.end())
+        if tail and float(tail.group(1).replace(",", "")) > out[-1][2]:
+            out.append((tail.start(1), tail.end(1), float(tail.group(1).replace(",", ""))))
+    return out
+
+
+def _core(gap):
+    """The gap between two values without whitespace, a currency before the second value
+    and a unit on either side ("$40 to $44", "40 ms - 44 ms")."""
+    core = _CURRENCY_END.sub("", gap.strip())
+    if _RANGE.match(core) or core.lower() in ("and", "&"):
+        return core
+    return _UNIT_END.sub("", _UNIT_START.sub("", core).strip()).strip()
+
+
+def _link(text, a, b, same_size):
+    """How two neighbouring values ``a`` and ``b`` (spans) are linked: ALT, LIST or None."""
+    gap = text[a[1]:b[0]]
+    if len(gap) > _LINK_GAP_CHARS or len(gap.split()) > _LINK_GAP_WORDS:
+        return None
+    if _OR.search(gap):
+        return ALT  # "or" links across a blank line too
+    if "\n\n" in gap:
+        return None
+    core = _core(gap)
+    if _SLASH.match(core) or (same_size and _HEDGE.search(gap)):
+        return ALT
+    if _RANGE.match(core):
+        return None if core.lower() == "to" and _CHANGE_FROM.search(text[max(0, a[0] - 60):a[0]]) else ALT
+    if core.lower() in ("and", "&") and _BETWEEN.search(text[max(0, a[0] - 20):a[0]]):
+        return ALT
+    if _LIST_GAP.match(gap):
+        return LIST
+    return None
+
+
+def _bare_lines(text, spans):
+    """Groups of indexes of the values on a line (or in a whole answer) that holds nothing
+    but two or more different numbers and separators: nothing names any of them. Linear in
+    the answer: a long answer of repeated numbers must not stall the verifier."""
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines[:-1]:
+        offsets.append(offsets[-1] + len(line) + 1)
+    by_line = {}
+    n, at = 0, 0
+    for i, (start, _, _) in enumerate(spans):
+        n += text.count("\n", at, start)
+        at = start
+        by_line.setdefault(n, []).append(i)
+    out = []
+    for n, inside in [*by_line.items(), (None, list(range(len(spans))))]:
+        if len({spans[i][2] for i in inside}) < 2:
+            continue
+        start, end = (0, len(text)) if n is None else (offsets[n], offsets[n] + len(lines[n]))
+        rest, pos = [], start
+        for i in inside:
+            rest.append(text[pos:spans[i][0]])
+            pos = spans[i][1]
+        rest.append(text[pos:end])
+        if _SEPARATORS.match("".join(rest)):
+            out.append(inside)
+    return out
+
+
+def alternatives(text, spans, targets, is_value, same_size, lists=True):
+    """The values ``text`` offers as alternatives to a target value, in order of first offer.
+
+    ``spans``: (start, end, value) of the candidate values, in text order; ``targets``: the
+    indexes of the spans read as the stated result; ``is_value(v)``: whether a value is the
+    expected one (never its own rival); ``same_size(v)`` which are of the target's kind (a hedge word
+    links those only; "or", a slash or a range link any value). Values joined by a chain of
+    such links (and of commas) are alternatives to one another, and so are the numbers of a
+    bare line. With ``lists``, a comma list holding the target and no other link offers its
+    members of the target's kind.
+    """
+    parent = list(range(len(spans)))
+
+    def root(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    hedges = []
+    for i in range(len(spans) - 1):
+        kind = _link(text, spans[i], spans[i + 1], same_size(spans[i][2]) and same_size(spans[i + 1][2]))
+        if kind:
+            parent[root(i + 1)] = root(i)
+            if kind == ALT:
+                hedges.append(i)
+    for line in _bare_lines(text, spans):
+        for i in line[1:]:
+            parent[root(i)] = root(line[0])
+        hedges.append(line[0])
+    hedged = {root(i) for i in hedges}
+    groups = {root(i) for i in targets}
+    out = []
+    for i, s in enumerate(spans):
+        r = root(i)
+        if r not in groups or is_value(s[2]) or s[2] in out:
+            continue
+        if r in hedged or (lists and same_size(s[2])):
+            out.append(s[2])
+    return out
+
+
 def _labelled(text, label):
+    """(start, end, value) of the number the answer attaches to each mention of ``label``."""
     pattern = re.compile(re.escape(_fold(label)).replace(r"\ ", r"\s+") + _LABEL_GAP, re.IGNORECASE)
     out = []
     for m in pattern.finditer(text):
@@ -110,7 +265,7 @@ def _labelled(text, label):
         if n is None and m.end() < len(text) and text[m.end()] in "-+":
             n = re.compile(r"[-+](?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?").match(text, m.end())
         if n is not None:
-            out.append(float(n.group(0).replace(",", "")))
+            out.append((n.start(), n.end(), float(n.group(0).replace(",", ""))))
     return out
 
 
@@ -162,38 +317,81 @@ def _number(check, text, unbounded=None):
                 target, tol, unbounded.split(" (")[0])
         return False, "%s; its final number %s is not %g within %g" % (
             unbounded, "%g" % found[-1] if found else "(none)", target, tol)
+    allowed = _opt(check, "max_candidates", MAX_ALTERNATIVES)
     if label:
         stated = _labelled(text, label)
         if not stated:
             return False, "the answer states no number for %r" % label
-        wrong = sorted({n for n in stated if not _close(n, target, tol)})
+        wrong = sorted({v for _, _, v in stated if not _close(v, target, tol)})
         if wrong:
             return False, ("the answer gives %r as %s, not %g within %g"
                            % (label, ", ".join("%g" % n for n in wrong), target, tol))
-        return True, "%r is %g (within %g)" % (label, target, tol)
-    found = numbers_in(text)
-    if not any(_close(n, target, tol) for n in found):
+        why = hedged(text, target, tol, allowed, stated=stated)
+        return (False, "%r: %s" % (label, why)) if why else (True, "%r is %g (within %g)" % (label, target, tol))
+    if not any(_close(n, target, tol) for n in numbers_in(text)):
         return False, "no number within %g of %g" % (tol, target)
-    crowd = crowded(found, target, tol, _opt(check, "max_candidates", MAX_NUMBER_CANDIDATES))
-    if crowd:
-        return False, crowd
-    return True, "found %g within %g" % (target, tol)
+    why = hedged(text, target, tol, allowed)
+    return (False, why) if why else (True, "found %g within %g" % (target, tol))
 
 
-def crowded(found, target, tol, max_candidates):
-    """Why the numbers ``found`` are a list of candidates for ``target``, or None."""
-    distinct = sorted(set(found))
+def hedged(text, target, tol, allowed=0, stated=None):
+    """Why ``text`` does not state ``target`` as one result, or None: it holds more than
+    ``MAX_DISTINCT_NUMBERS`` numbers, or offers more than ``allowed`` other values as
+    alternatives to it (``alternatives``). ``stated``: the spans a label reads (default:
+    every number within ``tol`` of the target)."""
+    spans = _tokens(text)
+    distinct = {v for _, _, v in spans}
     if len(distinct) > MAX_DISTINCT_NUMBERS:
         return ("the answer holds %d different numbers (more than %d): a list of candidates, not a "
                 "stated result" % (len(distinct), MAX_DISTINCT_NUMBERS))
+    starts = None if stated is None else {s for s, _, _ in stated}
+    targets = [i for i, (s, e, v) in enumerate(spans)
+               if (_close(v, target, tol) if starts is None else any(s <= t < e for t in starts))]
     window = _candidate_window(target, tol)
-    rivals = [n for n in distinct if not _close(n, target, tol) and abs(n - target) <= window]
-    if len(rivals) > max_candidates:
-        shown = ", ".join("%g" % n for n in rivals[:6]) + (" ..." if len(rivals) > 6 else "")
-        return ("the answer offers %d other values of the same size as %g (%s): several candidates "
-                "for one quantity; name the quantity with a label to check one stated result"
-                % (len(rivals), target, shown))
+    rivals = alternatives(text, spans, targets, lambda v: _close(v, target, tol),
+                          lambda v: abs(v - target) <= window)
+    if len(rivals) <= allowed:
+        return None
+    shown = ", ".join("%g" % n for n in rivals[:6]) + (" ..." if len(rivals) > 6 else "")
+    return ("the answer offers %s as alternative(s) to %g: a hedge, not one stated result"
+            % (shown, target))
+
+
+# After a word value, "or"/"vs" and a word offer another; these words after "or" do not
+# ("3.11 or later", "high or higher"): they qualify the value instead of replacing it.
+_WORD_AFTER = re.compile(r"\s*[,;]?\s*\(?\s*(?:\bor\b|\bnor\b|/)\s*(?:(?:%s)\s+)?([^\W\d_][\w-]*)"
+                         % _HEDGE_WORDS, re.IGNORECASE)
+_WORD_BEFORE = re.compile(r"(?:\b([^\W\d_][\w-]*)\s*,?\s*(?:\bor\b|\bnor\b|/)|\beither)\s*$",
+                          re.IGNORECASE)
+_QUALIFIERS = {"later", "earlier", "newer", "older", "higher", "lower", "above", "below", "more", "less", "fewer",
+               "greater", "so", "not", "equivalent", "similar", "both", "none", "any", "else", "other", "others",
+               "the", "a", "an", "its", "their", "whatever", "all"}
+
+
+def _word_rival(text, start, end):
+    """The word ``text`` offers beside the value at ``start:end`` as an alternative, or None."""
+    after = _WORD_AFTER.match(text, end)
+    if after and after.group(1).casefold() not in _QUALIFIERS:
+        return after.group(1)
+    before = _WORD_BEFORE.search(text[max(0, start - 40):start])
+    if before and (before.group(1) is None or before.group(1).casefold() not in _QUALIFIERS):
+        return before.group(1) or "either"
     return None
+
+
+def _text_hedge(value, spans_of, text, allowed):
+    """Why the text value at each of ``spans_of`` (start, end) is offered with alternatives, or None."""
+    if re.search(r"\d", value):
+        shape = [(m.start(), m.end(), m.group(0).casefold()) for m in _shape(value).finditer(text)]
+        starts = {s for s, _ in spans_of}
+        targets = [i for i, (s, e, _) in enumerate(shape) if any(s <= t < e for t in starts)]
+        rivals = alternatives(text, shape, targets, lambda v: v == _fold(value), lambda v: True, lists=False)
+    else:
+        rivals = [w for w in (_word_rival(text, s, e) for s, e in spans_of) if w]
+    if len(set(rivals)) <= allowed:
+        return None
+    return "the answer offers %s as alternative(s) to %r: a hedge, not one stated result" % (
+        ", ".join(sorted(set(map(str, rivals)))[:6]), value)
 
 
 def _contains(check, text):
@@ -201,28 +399,42 @@ def _contains(check, text):
     ok = _fold(value) in _fold(text)
     if not ok:
         return False, "did not find %r" % value
-    if check.get("match") != LENIENT and _PLAIN_NUMBER.match(value.strip()):
+    if check.get("match") == LENIENT:
+        return True, "found %r" % value
+    allowed = _opt(check, "max_candidates", MAX_ALTERNATIVES)
+    if _PLAIN_NUMBER.match(value.strip()):
         # A plain number asked as text is still a number: the number rules say whether the
-        # answer states it or lists candidates around it.
-        crowd = crowded(numbers_in(text), float(value.strip().replace(",", "")), 0.0,
-                         _opt(check, "max_candidates", MAX_NUMBER_CANDIDATES))
-        return (False, crowd) if crowd else (True, "found %r" % value)
-    if check.get("match") != LENIENT and re.search(r"\d", value):
+        # answer states it or offers alternatives to it.
+        why = hedged(text, float(value.strip().replace(",", "")), 0.0, allowed)
+        return (False, why) if why else (True, "found %r" % value)
+    if re.search(r"\d", value):
         others = {m.group(0).casefold() for m in _shape(value.strip()).finditer(text)} - {_fold(value)}
-        if len(others) > _opt(check, "max_candidates", MAX_TEXT_CANDIDATES):
+        if len(others) > MAX_TEXT_CANDIDATES:
             return False, ("found %r among %d other strings of its shape: a list of candidates, not an answer"
                            % (value, len(others)))
-    return True, "found %r" % value
+    pattern = re.compile(r"\s+".join(re.escape(w) for w in value.split()), re.IGNORECASE)
+    why = _text_hedge(value.strip(), [m.span() for m in pattern.finditer(text)], text, allowed)
+    return (False, why) if why else (True, "found %r" % value)
 
 
 def _regex(check, text):
     pattern = re.compile(str(check["value"]), re.IGNORECASE | re.MULTILINE)
-    matches = {m.group(0).casefold() for m in pattern.finditer(text)}
-    if not matches and pattern.search(text) is None:
+    found = [m for m in pattern.finditer(text) if m.group(0)] or [m for m in [pattern.search(text)] if m]
+    if not found:
         return False, "no match for %r" % check["value"]
-    if check.get("match") != LENIENT and len(matches) > _opt(check, "max_candidates", MAX_TEXT_CANDIDATES) + 1:
+    if check.get("match") == LENIENT:
+        return True, "matched %r" % check["value"]
+    matches = {m.group(0).casefold() for m in found}
+    if len(matches) > MAX_TEXT_CANDIDATES + 1:
         return False, ("%r matches %d different strings: a list of candidates, not an answer"
                        % (check["value"], len(matches)))
+    allowed = _opt(check, "max_candidates", MAX_ALTERNATIVES)
+    for m in found:
+        if not m.group(0).strip():
+            continue
+        why = _text_hedge(m.group(0).strip(), [m.span()], text, allowed)
+        if why:
+            return False, why
     return True, "matched %r" % check["value"]
 
 

@@ -23,6 +23,7 @@ from aces_bench.agents.traces import (
     shown_skills,
 )
 from aces_bench.core.pricing import Usage, cost_of
+from aces_bench.graders.outcome import trial_class
 from aces_bench.grading.grade import proof_of_load
 
 TRACES = Path(__file__).resolve().parent / "fixtures" / "traces"
@@ -105,21 +106,30 @@ def _result(meta=None, name="claude-code"):
     return SimpleNamespace(agent_result=agent, agent_info=SimpleNamespace(name=name))
 
 
-def test_proof_of_load_makes_an_arm_that_is_not_what_it_claims_a_setup_failure():
+def test_proof_of_load_makes_a_with_skill_trial_not_shown_its_target_a_failure_of_its_arm():
+    # Issue 33: such a trial was excluded (setup_error, out of the headline and the gate) even
+    # when the skill caused it; it is now the with-skill arm's failure, and a baseline shown
+    # the target counts as it ran, flagged by grading (behaviour change is the point).
     shown = _result({"aces_visible_skills": ["code-review"], "aces_visible_source": "s"})
     load = proof_of_load(shown, None, target=TARGET, side="with_skill", status="ok")
     assert (load.listed, load.status) == (False, "setup_error")
     assert load.cause == ("setup: the harness did not list the target skill csv-column-sum to the model "
-                          "(it listed code-review; s)")
+                          "(it listed code-review; s): the skill's own setup failed, a failure of the with-skill arm")
+    assert trial_class(load.status) == "arm_failure"
+    # An empty listing is no proof of infrastructure: a skill can break the whole listing.
+    empty = proof_of_load(_result({"aces_visible_skills": []}), None, target=TARGET, side="with_skill", status="ok")
+    assert (empty.status, trial_class(empty.status)) == ("setup_error", "arm_failure")
     leak = _result({"aces_visible_skills": [TARGET]})
-    assert proof_of_load(leak, None, target=TARGET, side="baseline", status="ok").status == "setup_error"
+    seen = proof_of_load(leak, None, target=TARGET, side="baseline", status="ok")
+    assert (seen.listed, seen.status) == (True, None)
     fine = proof_of_load(leak, None, target=TARGET, side="with_skill", status="ok")
     assert (fine.shown, fine.listed, fine.status) == ([TARGET], True, None)
     # A harness that keeps no record: unknown, never a failure.
     unknown = proof_of_load(_result({}, name="aider"), None, target=TARGET, side="with_skill", status="ok")
     assert (unknown.shown, unknown.listed, unknown.status) == (None, None, None)
-    # A trial that did not run is not judged on what it listed.
+    # A harness that never started (infrastructure shown) is not judged on what it listed: it stays excluded.
     assert proof_of_load(shown, None, target=TARGET, side="with_skill", status="infra_error").status is None
+    assert trial_class("infra_error") == "excluded"
 
 
 def test_shown_skills_reads_terminus_from_its_trajectory(tmp_path):

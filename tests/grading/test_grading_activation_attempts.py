@@ -71,10 +71,11 @@ def test_a_terminal_screen_without_exit_status_is_read_for_the_failure(tmp_path)
     assert g.baseline_saw_target is False and g.outcome == 0.0
 
 
-def test_a_baseline_that_did_read_a_leaked_copy_is_excluded(tmp_path):
+def test_a_baseline_that_did_read_a_leaked_copy_counts_as_it_ran_flagged(tmp_path):
+    # Issue 33: it was excluded with its pair; it now counts as it ran (behaviour change is the point).
     leaked = bash(f"cat ~/.claude/skills/{SKILL}/SKILL.md", BODY)
     g = grade(tmp_path, trajectory(leaked), "baseline")
-    assert g.baseline_saw_target is True and g.outcome is None
+    assert g.baseline_saw_target is True and g.outcome == 0.0 and g.trial_class == "finished"
     assert any("baseline saw the target skill: read of ~/.claude/skills/" in n for n in g.notes)
 
 

@@ -22,7 +22,8 @@ NO_CHECKS = {"id": "c2", "prompt": "Total?", "expected_skill": SKILL, "expected_
 
 
 def _grade(tmp_path: Path, case: dict, *, reward: float, answer: str, status: str = "ok",
-           checks: bool | None = None, calls: tuple = (), skill_dir: Path | None = None) -> object:
+           checks: bool | None = None, calls: tuple = (), skill_dir: Path | None = None,
+           listed: bool | None = None) -> object:
     traj = trajectory(bash("cat data/march.csv", "a,b"), *calls, final=answer)
     name = f"t-{case['id']}-{status}"
     result = trial_result("task", name, reward)
@@ -33,10 +34,20 @@ def _grade(tmp_path: Path, case: dict, *, reward: float, answer: str, status: st
         failure_cause=None if status == "ok" else "AgentTimeoutError", trial_name=name, trial_dir=d,
         result=TrialResult.model_validate(result), reward=reward, target_skill=SKILL, allowed_skills=(SKILL,),
         artifacts_dir=d / "artifacts" / "workspace", skill_dir=skill_dir,
-        verifier_checks=bool(c.checks) if checks is None else checks,
+        verifier_checks=bool(c.checks) if checks is None else checks, target_listed=listed,
     )
     ctx = GradingContext(grading=compose_spec([], output_dir=Path("/tmp/unused")).grading, judge=HeuristicJudge())
     return asyncio.run(grade_subject(subject, ctx))
+
+
+def test_a_baseline_whose_model_was_shown_the_target_counts_as_it_ran_flagged(tmp_path):
+    # Proof of load: the harness listed the target to the baseline's model. It used to be a
+    # setup error that dropped the pair; it now counts as it ran (issue 33), flagged.
+    g = _grade(tmp_path, WITH_CHECK, reward=1.0, answer="Total 1400.07", listed=True)
+    assert g.baseline_saw_target and g.trial_class == "finished" and g.outcome == 1.0 and g.final_pass is True
+    assert any("was shown the target skill" in n and "counted as it ran, flagged" in n for n in g.notes)
+    clean = _grade(tmp_path / "n", WITH_CHECK, reward=1.0, answer="Total 1400.07", listed=False)
+    assert not clean.baseline_saw_target
 
 
 def test_a_case_with_checks_takes_the_verifier_reward(tmp_path):
@@ -75,12 +86,15 @@ def test_only_infrastructure_and_trials_never_run_are_left_out(status, outcome, 
     assert o.outcome == outcome and o.final_pass is passed and o.per_protocol is None
 
 
-def test_a_baseline_that_read_the_target_skill_is_excluded_from_its_pair(tmp_path):
+def test_a_baseline_that_read_the_target_skill_counts_as_it_ran_flagged(tmp_path):
     # As when an image bakes skills into the agent's home: gemini-cli reads its own copy.
+    # Issue 33: such a baseline was excluded with its pair; it now counts as it ran, flagged
+    # (behaviour change is the point: dropping it dropped the pair from the headline and gate).
     home = bash(f"cat /root/.gemini/skills/{SKILL}/SKILL.md", "---\nname: x\n---\nbody")
     g = _grade(tmp_path, WITH_CHECK, reward=1.0, answer="Total 1400.07", calls=(home,))
-    assert g.baseline_saw_target and g.outcome is None and g.outcome_per_protocol is None and g.final_pass is None
+    assert g.baseline_saw_target and g.outcome == 1.0 and g.final_pass is True and g.trial_class == "finished"
     assert any("baseline saw the target skill" in n for n in g.notes)
+    assert any("counted as it ran, flagged" in n for n in g.notes)
     # By content: the body shows up in an output under another name.
     skill = tmp_path / "skill"
     skill.mkdir()

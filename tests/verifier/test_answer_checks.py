@@ -85,9 +85,11 @@ def test_real_outputs_of_the_decoy_pool_scripts_with_every_number_as_the_asked_q
             if not evaluate_check({"kind": "number", "value": v, "tolerance": 0}, text)[0]:
                 fail += 1
                 failing_skills.add(name)
-    assert (fail, n) == (7, 230)
-    # Those are outputs listing several same-size values of one kind: the case names its quantity.
-    assert failing_skills == {"color-converter", "compound-interest", "regex-tester"}
+    assert (fail, n) == (9, 230)
+    # Those are outputs that offer values as alternatives or ranges ("10 or 13 digits", "hour
+    # 1-5", "out of range 1-3999") or list same-size values of one kind (an RGB triple):
+    # there the case must name its quantity with a label.
+    assert failing_skills == {"color-converter", "cron-explain", "isbn-validator", "roman-numerals"}
     assert evaluate_check({"kind": "number", "value": 6142.13, "tolerance": 0.005, "label": "year  2:"},
                           dict(outputs)["compound-interest"])[0]
 
@@ -192,15 +194,135 @@ def test_a_long_answer_is_judged_on_its_final_number_alone():
     assert not evaluate_check({"kind": "contains", "value": "141.75"}, chatty)[0]  # text checks read a bounded answer
 
 
-def test_the_documented_candidate_rule_is_the_checkers():
-    """docs/answer-checks.md's examples for an unlabelled number: its 'fails' example fails,
-    and what it says passes (up to 3 other same-size values) passes, unless the check sets
-    max_candidates 0. The page once listed '1740, 1746, 1750 or 1760' as failing; it passes."""
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "answer-checks.md").read_text()
+def _doc_rows() -> list[tuple[str, dict, bool]]:
+    """The hedge table of docs/answer-checks.md: (answer, check, passes)."""
+    doc = (ROOT / "docs" / "answer-checks.md").read_text()
+    rows = []
+    for line in doc.splitlines():
+        m = re.fullmatch(r"\| `(.+)` \| (number|contains|regex) (\S+)(?: label (.+))? \| (yes|no) \|", line)
+        if m:
+            answer = m.group(1).replace("\\n", "\n").replace("\\|", "|")
+            check = {"kind": m.group(2), "value": float(m.group(3)) if m.group(2) == "number" else m.group(3)}
+            if m.group(4):
+                check["label"] = m.group(4)
+            rows.append((answer, check, m.group(5) == "yes"))
+    return rows
+
+
+DOC_ROWS = _doc_rows()
+
+
+def test_the_hedge_table_is_read_whole():
+    assert len(DOC_ROWS) == 60 and sum(ok for *_, ok in DOC_ROWS) == 21
+
+
+@pytest.mark.parametrize(("answer", "check", "passes"), DOC_ROWS, ids=[f"{r[0][:40]!r}-{r[1]['kind']}" for r in DOC_ROWS])
+def test_every_row_of_the_documented_hedge_table(answer, check, passes):
+    ok, why = evaluate_check(check, answer)
+    assert ok is passes, why
+    if not passes and "label" not in check and check["kind"] == "number":
+        assert "alternative" in why or "states no number" in why
+
+
+def test_a_label_is_never_weaker_than_no_label():
+    # Issue 33: the label branch read the first number after the label and never counted rivals.
+    for c in (40, 1400.07, 0.68885):
+        hedge = f"total: {c - 2:g} or {c:g} or {c + 2:g} or {c + 4:g}"
+        for check in ({"kind": "number", "value": c, "tolerance": 0}, {"kind": "number", "value": c, "label": "total"}):
+            assert not evaluate_check(check, hedge)[0], (hedge, check)
+        assert not evaluate_check({"kind": "number", "value": c, "label": "total"}, f"total: {c:g} or {c + 2:g}")[0]
+
+
+def test_hedges_a_skill_could_write_to_game_the_checks(tmp_path):
+    c = {"kind": "number", "value": 42, "tolerance": 0}
+    for hedge in ("It is maybe 42, possibly 44.", "42 — or, if the header row counts, 43", "42 (or perhaps 41)",
+                  "answer:\n42\n\nor\n\n44", "Either\n42\nor 44", "42 ±2", "41–43",
+                  "somewhere between 40 and 44, most likely 42"):
+        assert not evaluate_check(c, hedge)[0], hedge
+    labelled = {**c, "label": "total"}
+    for hedge in ("| total | 42 | \n| total | 44 |", "total = 42\n...\ntotal = 44", "total: 42 or 43",
+                  "Total: 42.\nTotal (alternative reading): 44."):
+        assert not evaluate_check(labelled, hedge)[0], hedge
+    # Hedging in a file the check reads (a check's "file"), through the checker script itself.
+    ws, logs = tmp_path / "ws", tmp_path / "logs"
+    ws.mkdir()
+    (ws / "answer.txt").write_text("see report.md")
+    (ws / "report.md").write_text("## Result\n\n| total | 42 or 44 |\n")
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps({"id": "c", "checks": [{"kind": "number", "value": 42, "file": "report.md"},
+                                                      {"kind": "contains", "value": "42", "file": "report.md"}]}))
+    subprocess.run([sys.executable, str(CHECKER), str(case), str(ws), str(logs)], check=True, timeout=30)
+    details = json.loads((logs / "details.json").read_text())
+    assert details["reward"] == 0.0 and all("alternative" in r["detail"] for r in details["checks"])
+    (ws / "report.md").write_text("## Result\n\n| total | 42 |\n| count | 7 |\n")
+    subprocess.run([sys.executable, str(CHECKER), str(case), str(ws), str(logs)], check=True, timeout=30)
+    assert json.loads((logs / "details.json").read_text())["reward"] == 1.0
+
+
+def test_max_candidates_allows_that_many_alternatives():
     check = {"kind": "number", "value": 1746, "tolerance": 1}
-    assert '"1730, 1740, 1746, 1750 or 1760" (4 others)' in doc
-    assert not evaluate_check(check, "1730, 1740, 1746, 1750 or 1760")[0]
-    assert '"1740, 1746, 1750 or 1760", pass' in doc
-    assert evaluate_check(check, "1740, 1746, 1750 or 1760")[0]
-    assert not evaluate_check({**check, "max_candidates": 0}, "1746 or 1750")[0]
+    assert not evaluate_check(check, "1746 or 1750")[0]
+    assert evaluate_check({**check, "max_candidates": 1}, "1746 or 1750")[0]
+    assert not evaluate_check({**check, "max_candidates": 1}, "1740, 1746 or 1750")[0]
     assert evaluate_check({**check, "max_candidates": 0}, "p95: 1746 ms")[0]
+
+
+def _final_answers(paths) -> dict[str, str]:
+    out = {}
+    for path in paths:
+        if path.suffix == ".jsonl":
+            for i, line in enumerate(path.read_text().splitlines()):
+                answer = json.loads(line).get("final_answer") if line.strip().startswith("{") else None
+                if answer:
+                    out[f"{path.name}:{i}"] = answer
+            continue
+        data = json.loads(path.read_text())
+        steps = data.get("steps") if isinstance(data, dict) else None
+        if not isinstance(steps, list):
+            continue
+        said = [s["message"] for s in steps if isinstance(s, dict) and s.get("source") == "agent" and isinstance(s.get("message"), str)
+                and s["message"].strip()]
+        if said:
+            out[str(path)] = said[-1]
+    return out
+
+
+def _every_value_as_asked(answers: dict[str, str]) -> tuple[int, list[tuple[str, str]]]:
+    """Each number and each digit-bearing id of each answer taken in turn as the asked
+    quantity (no label): how many checks, and the ones the strict rule fails."""
+    n, failed = 0, []
+    for name, text in answers.items():
+        checks = [{"kind": "number", "value": v, "tolerance": 0} for v in sorted(set(numbers_in(text)))]
+        checks += [{"kind": "contains", "value": t}
+                   for t in sorted(set(re.findall(r"(?<![\w.])[A-Za-z]+[-_]?\d+[\w.-]*", text)))]
+        for check in checks:
+            n += 1
+            if not evaluate_check(check, text)[0]:
+                failed.append((name, str(check["value"])))
+    return n, failed
+
+
+def test_the_projects_recorded_real_answers_state_every_value_once():
+    # The golden grades' answers and the recorded agent trajectories (claude-code, codex,
+    # gemini-cli, terminus-2, the reference agent): real answers the hedge rule was not
+    # written from. Every value in them, taken as the asked quantity, passes.
+    tests = ROOT / "tests"
+    paths = (sorted((tests / "golden").rglob("*.jsonl")) + sorted((tests / "golden" / "real_grades").rglob("*.json"))
+             + sorted((tests / "fixtures").rglob("*.json")) + sorted(tests.rglob("trajectory.json")))
+    answers = _final_answers(paths)
+    n, failed = _every_value_as_asked(answers)
+    assert len(set(answers.values())) == 13 and n == 146
+    assert failed == []
+
+
+@pytest.mark.shared
+def test_skillsbench_final_answers_with_every_number_as_the_asked_quantity(shared_dir):
+    # The 16 real SkillsBench trials: their asked numbers agree with their own verifier (the
+    # test above); every other number, taken as the asked one, passes too except the years
+    # of a stated period ("1973–2024"), which is a range.
+    answers = _final_answers(sorted((shared_dir / "data" / "skillsbench" / "trials").glob("*/*/agent/trajectory.json")))
+    assert len(answers) == 16
+    n, failed = _every_value_as_asked(answers)
+    numbers = [v for _, v in failed]
+    assert n == 98 and sorted(numbers) == ["1973.0", "1973.0", "2023.0", "2024.0", "2024.0"]
+    assert all("econ-detrending-correlation" in name for name, _ in failed)
