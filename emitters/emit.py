@@ -21,6 +21,7 @@ from aces_bench.emitters.harbor_task import RenderCache, emit_task, finished_tas
 from aces_bench.emitters.inputs import InputKeys, read_inputs_index, write_inputs_index
 from aces_bench.emitters.interventions import forget_loaded
 from aces_bench.emitters.plan import StudyPlan, TaskPlan, plan_study
+from aces_bench.emitters.shape import dir_shape
 
 # Task ids Harbor's loader accepted, written after validation. Ids are content
 # addresses, so a re-emit of unchanged dirs needs no second validation.
@@ -37,11 +38,18 @@ _TASKS_REGENERATE = "re-emit the tasks (re-run the study)"
 # their own folder's index lists them.
 _ACCEPTED = AcceptedIds()
 
+# Shapes (emitters/shape.py) of dirs Harbor's check accepted in this process: a dir of
+# one of these shapes gets the same verdict without running the check again. Only
+# accepted shapes are kept, so every dir Harbor refuses is checked and named itself.
+_ACCEPTED_SHAPES: set[str] = set()
+
 
 def forget_accepted() -> None:
-    """Forget which task ids this process validated and which skill folders it loaded
-    (benchmarks time a cold emit; they also point ``$ACES_EMIT_CACHE`` at a new folder)."""
+    """Forget which task ids and dir shapes this process validated and which skill
+    folders it loaded (benchmarks time a cold emit; they also point ``$ACES_EMIT_CACHE``
+    at a new folder)."""
     _ACCEPTED.forget()
+    _ACCEPTED_SHAPES.clear()
     forget_loaded()
 
 
@@ -75,9 +83,15 @@ def task_dir_problem(path: Path) -> str | None:
     """None when Harbor's local dataset would load ``path``, else why not.
 
     ``Task.is_valid_dir`` is the gate Harbor uses to silently drop a task; for a dir
-    that fails it, Harbor's Task loader says why.
+    that fails it, Harbor's Task loader says why. It runs once per dir shape: a dir
+    shaped like one it accepted (everything it reads is the same) is accepted as that one.
     """
+    shape = dir_shape(path)
+    if shape is not None and shape in _ACCEPTED_SHAPES:
+        return None
     if Task.is_valid_dir(path):
+        if shape is not None:
+            _ACCEPTED_SHAPES.add(shape)
         return None
     try:
         Task(path)

@@ -14,6 +14,7 @@ import os
 from importlib import resources
 from pathlib import Path
 
+import toml
 from harbor.models.task.config import (
     AgentConfig,
     ArtifactConfig,
@@ -69,6 +70,7 @@ class RenderCache:
         # task_config's shared part per (environment, credentials); the environment is
         # held so its id stays unique.
         self.configs: dict[tuple, tuple[object, TaskConfig]] = {}
+        self._tomls: dict[str, str | None] = {}
         self.checker = resources.files("aces_bench.verifier").joinpath(_CHECKER).read_bytes()
 
     def skill_files(self, skill: Skill) -> tuple[tuple[str, bytes], ...]:
@@ -97,6 +99,27 @@ class RenderCache:
         self._case_hash[id(case)] = (case, digest)
         return digest
 
+    def task_toml(self, config: TaskConfig) -> str:
+        """``config.model_dump_toml()``, the same text, with only the [task] and
+        [metadata] tables serialised per task.
+
+        Harbor's dump is the root keys, then each table as its own ``toml.dumps``,
+        stripped and joined by blank lines. Tasks of a study differ only in [task] and
+        [metadata], so the rest is dumped once per distinct rest (a template holding a
+        placeholder for each of the two tables) and each task's two tables are put in.
+        """
+        rest = json.dumps(config.model_dump(mode="json", exclude={"task", "metadata"}), sort_keys=True)
+        template = self._tomls.get(rest)
+        if template is None:
+            template = self._tomls[rest] = _toml_template(config)
+        if template is None:  # a placeholder did not come out once each: Harbor's own dump
+            return config.model_dump_toml()
+        data = TaskConfig._without_none(config.model_dump(mode="json", include={"task", "metadata"}))
+        if set(data) != {"task", "metadata"} or not data["metadata"]:
+            return config.model_dump_toml()  # a table Harbor's dump would leave out
+        task, metadata = (toml.dumps({k: data[k]}).strip() for k in ("task", "metadata"))
+        return template.replace(_TASK_SLOT, task, 1).replace(_METADATA_SLOT, metadata, 1)
+
     def store(self, tasks_root: Path) -> BlobStore:
         if tasks_root not in self._stores:
             self._stores[tasks_root] = BlobStore(tasks_root / BLOB_DIR)
@@ -117,6 +140,26 @@ class RenderCache:
             self._native[task_dir] = native_files(task_dir)
             self._native_configs[task_dir] = native_config(task_dir)
         return self._native[task_dir], self._native_configs[task_dir]
+
+
+_TASK_SLOT = "\0aces-task-table\0"
+_METADATA_SLOT = "\0aces-metadata-table\0"
+_PLACEHOLDER = {"task": "aces/placeholder-task-0c1f", "metadata": "placeholder-metadata-0c1f"}
+
+
+def _toml_template(config: TaskConfig) -> str | None:
+    """``config``'s task.toml with its [task] and [metadata] tables replaced by slots,
+    or None when a placeholder table is not found exactly once (Harbor changed its dump)."""
+    marked = config.model_copy(update={"task": PackageInfo(name=_PLACEHOLDER["task"]),
+                                       "metadata": {_PLACEHOLDER["metadata"]: 1}})
+    data = TaskConfig._without_none(marked.model_dump(mode="json", include={"task", "metadata"}))
+    text = marked.model_dump_toml()
+    for key, slot in (("task", _TASK_SLOT), ("metadata", _METADATA_SLOT)):
+        table = toml.dumps({key: data[key]}).strip()
+        if text.count(table) != 1 or text.count(_PLACEHOLDER[key]) != 1:
+            return None
+        text = text.replace(table, slot)
+    return text
 
 
 def _forced_block(plan: TaskPlan, skills_dir: str, cache: RenderCache | None) -> str:
@@ -450,7 +493,7 @@ def emit_task(plan: TaskPlan, spec: RunSpec, tasks_root: Path, cache: RenderCach
         return task_id, done, False
     final = tasks_root / task_id
     named = config.model_copy(update={"task": config.task.model_copy(update={"name": f"aces/{task_id}"})})
-    files["task.toml"] = named.model_dump_toml().encode()
+    files["task.toml"] = cache.task_toml(named).encode()
     modes = {rel: _mode(rel, plan.native_task) for rel in files}
     empty = ("environment/skills", "environment/workspace") if plan.native_task is None else ("environment/skills",)
     if plan.plugins and plan.native_task is None:

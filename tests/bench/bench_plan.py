@@ -9,7 +9,9 @@ One skill with ``--cases`` cases (one attempt, the reference harness):
   holds an entry, so every baseline task's id is rendered (the worst case; an empty
   store skips that). Target < 10 s.
 - emitting the study's tasks (2 per case: with and without the skill) into an empty
-  folder, as ``run_study`` does before its first trial. Target < 30 s.
+  folder, as ``run_study`` does before its first trial. Target < 30 s. How many times
+  Harbor's own ``Task.is_valid_dir`` ran is printed beside it (once per dir shape:
+  counted, so free of the machine's noise).
 
 The machine is shared, so wall time rises with load: CPU time and the load average are
 printed beside it.
@@ -30,6 +32,8 @@ from pathlib import Path
 
 os.environ.setdefault("HARBOR_TELEMETRY", "0")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from harbor.models.task.task import Task  # noqa: E402
 
 from aces_bench.config.compose import compose_spec  # noqa: E402
 from aces_bench.emitters import emit_study  # noqa: E402
@@ -65,6 +69,22 @@ def _line(what: str, seconds: float, cpu: float, load: float, target: float) -> 
     return ok
 
 
+@contextlib.contextmanager
+def _counting_harbor_checks():
+    """The dirs Harbor's own check ran on while the block ran."""
+    real, seen = Task.is_valid_dir, []
+
+    def counted(path, *args, **kwargs):
+        seen.append(path)
+        return real(path, *args, **kwargs)
+
+    Task.is_valid_dir = staticmethod(counted)
+    try:
+        yield seen
+    finally:
+        Task.is_valid_dir = staticmethod(real)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", type=int, default=10_000)
@@ -88,9 +108,11 @@ def main() -> int:
         os.environ[CACHE_ENV] = str(tmp / "accepted")  # no id accepted by an earlier run
         spec = compose_spec(overrides, output_dir=tmp / "out")
         load, t, c = os.getloadavg()[0], time.perf_counter(), _cpu()
-        result = emit_study(spec, tmp / "out" / "tasks", plan_study(spec))
+        with _counting_harbor_checks() as harbor_checks:
+            result = emit_study(spec, tmp / "out" / "tasks", plan_study(spec))
         ok &= _line(f"emit: {args.cases} cases -> {len(result.tasks)} task dirs", time.perf_counter() - t,
                     _cpu() - c, load, EMIT_TARGET_S)
+        print(f"  Harbor's Task.is_valid_dir ran {len(harbor_checks)} time(s)")
     return 0 if ok else 1
 
 

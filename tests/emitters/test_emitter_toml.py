@@ -1,0 +1,55 @@
+"""task.toml is Harbor's own dump, byte for byte, though only [task] and [metadata] are
+serialised per task (``RenderCache.task_toml``): checked on values that stress the
+TOML writer, as a skill's name, version or case id could."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+from harbor.models.task.config import EnvironmentConfig, PackageInfo, TaskConfig
+
+from aces_bench.emitters.harbor_task import RenderCache
+
+NASTY = ['quote " and \\ backslash', "new\nline\ttab", "ünïcödé ☃", "[verifier]", "'''", '"""', "a = 1"]
+
+
+def _config(description: str, meta: dict, **env) -> TaskConfig:
+    return TaskConfig(task=PackageInfo(name="aces/some-task", description=description), metadata={"aces": meta},
+                      environment=EnvironmentConfig(**env))
+
+
+@pytest.mark.parametrize("text", NASTY)
+def test_per_task_tables_match_harbors_dump(text):
+    cache = RenderCache()
+    first = _config("plain", {"case_id": "one", "n": 1})
+    assert cache.task_toml(first) == first.model_dump_toml()
+    other = _config(text, {"case_id": text, "list": [text, 2], "staged": [{"name": text}], "nested": {"k": text}})
+    out = cache.task_toml(other)
+    assert out == other.model_dump_toml()
+    assert tomllib.loads(out)["metadata"]["aces"]["case_id"] == text
+
+
+def test_what_harbors_dump_cannot_write_fails_the_same_way():
+    # The toml package raises IndexError on an ESC character (a bug of its own): the
+    # template path must not hide or change that.
+    config = _config("d", {"case_id": "\x1b[31m"})
+    with pytest.raises(IndexError):
+        config.model_dump_toml()
+    cache = RenderCache()
+    cache.task_toml(_config("d", {"case_id": "x"}))
+    with pytest.raises(IndexError):
+        cache.task_toml(config)
+
+
+def test_a_changed_setting_gets_its_own_template():
+    cache = RenderCache()
+    for memory in (2048, 4096, 2048):
+        config = _config("d", {"case_id": "x"}, memory_mb=memory)
+        assert cache.task_toml(config) == config.model_dump_toml()
+        assert f"memory_mb = {memory}" in cache.task_toml(config)
+
+
+def test_empty_metadata_falls_back_to_harbors_dump():
+    config = TaskConfig(task=PackageInfo(name="aces/t"))
+    assert RenderCache().task_toml(config) == config.model_dump_toml()
