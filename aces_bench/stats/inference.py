@@ -27,7 +27,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
 from pydantic import BaseModel
 from scipy.stats import binomtest
 from scipy.stats import t as student_t
@@ -154,20 +153,24 @@ def clustered_mean(
         return ClusteredMean(estimate=estimate, se=None, ci_lo=None, ci_hi=None, df=None, method="none",
                              note=f"one {names[0]} only: no between-{names[0]} variation to build an interval from",
                              **base)
+    # statsmodels costs half a second to import; a report whose pairs never reach a
+    # cluster fit (one pair per case, no variation) should not pay it.
+    from statsmodels.regression.linear_model import OLS
+
     iid_se = float(y.std(ddof=1) / math.sqrt(n))
     exog = np.ones((n, 1))
     note = None
     if two_way:
-        fit = sm.OLS(y, exog).fit(cov_type="cluster", cov_kwds={"groups": np.column_stack([g1, g2])})
+        fit = OLS(y, exog).fit(cov_type="cluster", cov_kwds={"groups": np.column_stack([g1, g2])})
         var = float(fit.cov_params()[0, 0])
         df = min(k1, k2) - 1
         if not var > 0:
-            one = [float(sm.OLS(y, exog).fit(cov_type="cluster", cov_kwds={"groups": g}).cov_params()[0, 0])
+            one = [float(OLS(y, exog).fit(cov_type="cluster", cov_kwds={"groups": g}).cov_params()[0, 0])
                    for g in (g1, g2)]
             var = max(one)
             note = "two-way variance not positive: the larger one-way variance is used"
     else:
-        fit = sm.OLS(y, exog).fit(cov_type="cluster", cov_kwds={"groups": g1})
+        fit = OLS(y, exog).fit(cov_type="cluster", cov_kwds={"groups": g1})
         var = float(fit.cov_params()[0, 0])
         df = k1 - 1
     se = math.sqrt(var)
