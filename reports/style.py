@@ -195,10 +195,19 @@ def figure_problems(fig: Figure) -> list[str]:
 
 def _style_key(fmt: str) -> str:
     """Every setting a rendering to ``fmt`` depends on besides what its SVG shows: the
-    rcParams in force while saving (the paper style over the caller's) and the metadata."""
+    rcParams in force while saving (the paper style over the caller's), the metadata, and
+    the font files the style's family resolves to (an SVG names the family, not the file
+    a PDF embeds)."""
+    from matplotlib.font_manager import FontProperties, findfont
+
     with matplotlib.rc_context(RC):
         params = sorted((k, repr(v)) for k, v in matplotlib.rcParams.items())
-    return repr((params, sorted(METADATA[fmt].items())))
+        fonts = []
+        for weight in ("normal", "bold"):
+            file = Path(findfont(FontProperties(weight=weight)))
+            stat = file.stat() if file.is_file() else None
+            fonts.append((str(file), stat.st_size if stat else None, stat.st_mtime_ns if stat else None))
+    return repr((params, sorted(METADATA[fmt].items()), fonts))
 
 
 def save_figure(fig: Figure, out_dir: Path, stem: str) -> dict[str, Path]:
