@@ -24,6 +24,7 @@ from aces_bench.graders.base import MetricResult
 from aces_bench.graders.self_correction import SelfCorrection
 from aces_bench.records.trials import PAIR_KEY
 from aces_bench.reports.labels import human_value, outcome_label, p_text, source_label
+from aces_bench.reports.templating import cache_compiled
 from aces_bench.reports.trajectory_view import Clip, TrajectoryView
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -97,7 +98,7 @@ def environment() -> jinja2.Environment:
     env.filters["human_value"] = lambda value, column="": human_value(column, value)
     env.filters["p_text"] = p_text
     env.filters["attribution"] = attribution
-    return env
+    return cache_compiled(env)
 
 
 def attribution(rows) -> dict[str, list[str]]:

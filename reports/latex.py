@@ -37,6 +37,7 @@ from aces_bench.reports.inventory import WHOLE_STUDY, CoverageRow, InventoryItem
 from aces_bench.reports.labels import outcome_label, source_label
 from aces_bench.reports.standin import HEURISTIC_JUDGE, stand_in_text
 from aces_bench.reports.summary import LiftRow, ReportSummary
+from aces_bench.reports.templating import cache_compiled
 from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_ONLY, OUTCOME_PER_PROTOCOL, REWARD
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -80,7 +81,7 @@ def _finalize(value: object) -> object:
 
 
 def environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    return cache_compiled(jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         block_start_string=r"\BLOCK{", block_end_string="}",
         variable_start_string=r"\VAR{", variable_end_string="}",
@@ -88,7 +89,7 @@ def environment() -> jinja2.Environment:
         line_comment_prefix="%#",
         trim_blocks=True, lstrip_blocks=True, autoescape=False, keep_trailing_newline=True,
         finalize=_finalize, undefined=jinja2.StrictUndefined,
-    )
+    ))
 
 
 # --- columns and cells -----------------------------------------------------------------

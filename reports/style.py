@@ -29,7 +29,8 @@ matplotlib.use("Agg")  # headless: never open a window, never need a display
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from aces_bench.core.io import write_with  # noqa: E402
+from aces_bench.core.io import write_bytes, write_with  # noqa: E402
+from aces_bench.reports.render_cache import cached, keep, render_key  # noqa: E402
 
 OKABE_ITO = {
     "orange": "#E69F00",
@@ -192,21 +193,50 @@ def figure_problems(fig: Figure) -> list[str]:
     return problems
 
 
+def _style_key(fmt: str) -> str:
+    """Every setting a rendering to ``fmt`` depends on besides what its SVG shows: the
+    rcParams in force while saving (the paper style over the caller's), the metadata, and
+    the font files the style's family resolves to (an SVG names the family, not the file
+    a PDF embeds)."""
+    from matplotlib.font_manager import FontProperties, findfont
+
+    with matplotlib.rc_context(RC):
+        params = sorted((k, repr(v)) for k, v in matplotlib.rcParams.items())
+        fonts = []
+        for weight in ("normal", "bold"):
+            file = Path(findfont(FontProperties(weight=weight)))
+            stat = file.stat() if file.is_file() else None
+            fonts.append((str(file), stat.st_size if stat else None, stat.st_mtime_ns if stat else None))
+    return repr((params, sorted(METADATA[fmt].items()), fonts))
+
+
 def save_figure(fig: Figure, out_dir: Path, stem: str) -> dict[str, Path]:
     """Write ``stem.svg``, ``stem.pdf`` and ``stem.png`` atomically; returns them by format.
 
-    Promises: the same figure content gives byte-identical SVG and PDF files.
+    Promises: the same figure content gives byte-identical SVG and PDF files. A PDF or
+    PNG whose SVG, style and library versions match one rendered before is copied from
+    ``render_cache`` instead of rendered again (the same bytes, a fraction of the CPU).
     """
     for inspect in INSPECTORS:
         inspect(fig, stem)
     paths = {}
-    for fmt in FORMATS:
+    svg = b""
+    for fmt in FORMATS:  # the SVG first: it is the key of the other formats' cached renderings
         path = Path(out_dir) / f"{stem}.{fmt}"
 
         def write(tmp: Path, fmt: str = fmt) -> None:
             with matplotlib.rc_context(RC):
                 fig.savefig(tmp, format=fmt, metadata=METADATA[fmt])
 
-        paths[fmt] = write_with(path, write)
+        if fmt == "svg":
+            paths[fmt] = write_with(path, write)
+            svg = path.read_bytes()
+            continue
+        key = render_key(svg, _style_key(fmt), fmt)
+        if (rendered := cached(key)) is not None:
+            paths[fmt] = write_bytes(path, rendered)
+        else:
+            paths[fmt] = write_with(path, write)
+            keep(key, path)
     plt.close(fig)
     return paths

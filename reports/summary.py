@@ -344,13 +344,11 @@ def graders_by_outcome(trials: pd.DataFrame, grader_labels: dict[str, set[str]] 
     return out
 
 
-def _attribution(part: pd.DataFrame, graders: list[str]) -> Attribution:
-    return Attribution(
-        agents=_distinct(part["agent_label"]) if "agent_label" in part else [],
-        models=_distinct(part["model"]),
-        backends=_distinct(part["backend"]) if "backend" in part else [],
-        graders=graders,
-    )
+def _producers(part: pd.DataFrame) -> dict[str, list[str]]:
+    """The agents, models and backends of a group's trials (the same for each of its outcomes)."""
+    return {"agents": _distinct(part["agent_label"]) if "agent_label" in part else [],
+            "models": _distinct(part["model"]),
+            "backends": _distinct(part["backend"]) if "backend" in part else []}
 
 
 def lift_rows(table: pd.DataFrame, by: Sequence[str], trials: pd.DataFrame,
@@ -360,14 +358,17 @@ def lift_rows(table: pd.DataFrame, by: Sequence[str], trials: pd.DataFrame,
     groups = {(): trials} if not by else {
         (k if isinstance(k, tuple) else (k,)): part for k, part in trials.groupby(list(by), sort=True, dropna=False)
     }
+    producers: dict[tuple, dict[str, list[str]]] = {}  # per group: the table has a row per outcome of each
     for rec in table.to_dict("records"):
         key = tuple(rec[b] for b in by)
-        part = groups.get(key, trials.iloc[0:0])
+        if key not in producers:
+            producers[key] = _producers(groups.get(key, trials.iloc[0:0]))
         values = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in rec.items()}
         rows.append(LiftRow(
             group={b: str(rec[b]) for b in by}, outcome=rec["outcome"],
             **{k: values[k] for k in LiftRow.model_fields if k in values and k not in ("group", "outcome")},
-            produced_by=_attribution(part, graders.get(rec["outcome"], [])),
+            produced_by=Attribution(**{k: list(v) for k, v in producers[key].items()},
+                                    graders=graders.get(rec["outcome"], [])),
         ))
     return rows
 

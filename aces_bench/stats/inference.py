@@ -33,7 +33,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
 from pydantic import BaseModel
 from scipy.stats import binomtest
 from scipy.stats import t as student_t
@@ -203,11 +202,15 @@ def clustered_mean(
     exog = np.ones((n, 1))
     note = None
     if two_way:
-        fit = sm.OLS(y, exog).fit(cov_type="cluster", cov_kwds={"groups": np.column_stack([g1, g2])})
+        # statsmodels costs half a second to import; only the two-way sandwich needs it
+        # (one-way is CR2 in closed form), so a report that never fits one does not pay it.
+        from statsmodels.regression.linear_model import OLS
+
+        fit = OLS(y, exog).fit(cov_type="cluster", cov_kwds={"groups": np.column_stack([g1, g2])})
         var = float(fit.cov_params()[0, 0])
         df = min(k1, k2) - 1
         if not var > 0:
-            one = [float(sm.OLS(y, exog).fit(cov_type="cluster", cov_kwds={"groups": g}).cov_params()[0, 0])
+            one = [float(OLS(y, exog).fit(cov_type="cluster", cov_kwds={"groups": g}).cov_params()[0, 0])
                    for g in (g1, g2)]
             var = max(one)
             note = "two-way variance not positive: the larger one-way variance is used"
