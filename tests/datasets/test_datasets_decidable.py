@@ -178,6 +178,19 @@ def test_a_verdict_resting_on_unreviewed_drafts_says_so(tmp_path):
     assert unreviewed_drafts(table) == {"csv-stats": ["tpl-explicit"]}
     assert unreviewed_drafts(table.assign(case_unreviewed=False)) == {}
     assert unreviewed_drafts(table.drop(columns=["case_unreviewed"])) == {}  # a table from before the column
+    # The verdict says so where it is read: the console's verdict table and the report's first screen.
+    from aces_bench.reports.build import build_report
+    from aces_bench.study.console import verdict_table
+
+    index = build_report(out)
+    rows = verdict_table(out)
+    assert "(unreviewed drafts)" in rows[1]
+    assert rows[-1] == ("unreviewed drafts: csv-stats: the verdict rests on 1 unreviewed draft case(s) (tpl-explicit); "
+                        "review them in the skill's evals file, or accept each with "
+                        "`aces-bench dataset refine --confirm CASE_ID`")
+    html = Path(index).read_text()
+    first_screen = html[:html.index('id="headline-sentence"')]
+    assert 'id="unreviewed-drafts"' in first_screen and "1 unreviewed draft case(s) (tpl-explicit)" in first_screen
 
 
 @pytest.mark.parametrize(("doc", "purpose"), [
