@@ -90,6 +90,27 @@ def test_a_plan_fills_the_documented_command_with_a_generated_fixture(tmp_path):
     assert not explicit.judged_only and explicit.status == "draft"
 
 
+def test_a_bibliography_script_gets_a_bibtex_fixture_whose_entry_count_is_known(tmp_path):
+    """A script documented on a .bib file is run on a generated one; the draft asks for its entry count,
+    which this draft wrote (8), so an entry count off by one fails the check."""
+    import re
+
+    from aces_bench.verifier.check_answer import evaluate_checks
+
+    d = _skill(tmp_path, SKILL_MD.replace("tally.py input.csv --output summary.json", "tally.py references.bib"))
+    (d / "scripts" / "tally.py").write_text('"""Validate the entries of a BibTeX file."""\nprint("entries")\n')
+    skill = load_skill(d)
+    plan = plan_draft(skill, ground(skill, run=False))
+    assert plan.command == "python3 scripts/tally.py data/references.bib"
+    assert len(re.findall(r"^@article\{", plan.fixture.text, re.M)) == plan.fixture.rows == 8
+    assert (plan.number_check.label, plan.number_check.value) == ("entries", 8)
+    explicit = template_cases(skill, ["explicit"], grounding=ground(skill, run=False), plan=plan)[0]
+    assert "how many entries the input has (write it as 'entries: N')" in explicit.prompt
+    checks = [c.as_checker_dict() for c in explicit.checks]
+    assert all(r["passed"] for r in evaluate_checks(checks, lambda f: "Total entries: 8\nValid entries: 8"))
+    assert not all(r["passed"] for r in evaluate_checks(checks, lambda f: "Total entries: 9\nValid entries: 9"))
+
+
 def test_no_prompt_falls_back_to_the_kind_of_work_sentence(tmp_path):
     bare = load_skill(_skill(tmp_path, "---\nname: tally\ndescription: d.\n---\n# Tally\n\n## Totals by region\n"))
     for case in template_cases(bare, grounding=ground(bare, run=False)):
