@@ -55,6 +55,7 @@ from aces_bench.reports.verdict import (
     correlation_sentence,
     first_screen_summary,
     headline_sentence,
+    unreviewed_notes,
     verdict_rows,
 )
 from aces_bench.stats import StatsSettings, build_pairs, study_stats
@@ -298,7 +299,7 @@ def _write_index(env, out: Path, summary: ReportSummary, figures, items, cover, 
         one_sided_cols=list(keys.columns), provenance=_provenance_views(study), results_dir=str(study.results_dir),
         latex=[relative(p, out) for p in tex], verdicts=verdicts, adjustment=adjustment, bounds=bounds,
         inference=inference_rows, headline_sentence=headline_sentence(summary), controls=control_views(summary),
-        first_summary=first_screen_summary(summary),
+        first_summary=first_screen_summary(summary), unreviewed=unreviewed_notes(summary),
         static_sentence=correlation_sentence(sl.tier1 if sl is not None else None, "Tier 1 structural"),
         paper_href=paper_href, arms=arm_views(summary), stand_in=stand_in_text(summary.stand_in),
     )

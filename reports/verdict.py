@@ -125,6 +125,20 @@ def _fmt(x: float | None, signed: bool = True) -> str:
 
 
 SUMMARY_MAX_WORDS = 60
+UNREVIEWED_FIX = "review them in the skill's evals file, or accept each with `aces-bench dataset refine --confirm CASE_ID`"
+
+
+def unreviewed_notes(summary: ReportSummary) -> list[str]:
+    """One sentence per skill whose verdict rests on drafts nobody reviewed (``unreviewed_drafts``), with the fix.
+
+    A draft's checks were written by ``dataset create``, not by a person: a verdict on them
+    is as good as those checks, so the console and the report's first screen both say so.
+    """
+    out = []
+    for skill, cases in sorted(summary.unreviewed_drafts.items()):
+        shown = ", ".join(cases[:5]) + (f" and {len(cases) - 5} more" if len(cases) > 5 else "")
+        out.append(f"{skill}: the verdict rests on {len(cases)} unreviewed draft case(s) ({shown}); {UNREVIEWED_FIX}")
+    return out
 
 
 def first_screen_summary(summary: ReportSummary) -> str:

@@ -41,7 +41,7 @@ _TOTAL_WORDS = re.compile(r"\b(total|sum)\b", re.I)
 _INPUT_HOLDER = re.compile(r"^<[^<>]*(file|path|input|data)[^<>]*>$", re.I)
 _COLUMN_HOLDER = re.compile(r"^<(col|column|field|key|metric|value)s?(_?name)?>$", re.I)
 _OPTIONAL = re.compile(r"\s*\[[^\[\]]*\]")
-_SOURCE_SUFFIX = re.compile(r"""['"(*]\.?(csv|tsv|jsonl|json|txt|md)\b['")]|read_(csv|json)|json\.load|csv\.(reader|DictReader)""")
+_SOURCE_SUFFIX = re.compile(r"""['"(*]\.?(csv|tsv|jsonl|json|txt|md|bib)\b['")]|read_(csv|json)|json\.load|csv\.(reader|DictReader)""")
 WELL_FORMED: dict[str, tuple[str, str]] = {
     ".json": (r"\A\s*[\[{]", "starts like JSON"),
     ".jsonl": (r"\A\s*\{", "starts like JSON lines"),
@@ -105,7 +105,7 @@ def _suffix_read(skill: Skill, ref: ScriptRef, words: list[str] | None) -> str |
         return None
     for m in _SOURCE_SUFFIX.finditer(source):
         found = next(g for g in m.groups() if g) if any(m.groups()) else None
-        if found in ("csv", "tsv", "json", "jsonl", "txt", "md"):
+        if found in ("csv", "tsv", "json", "jsonl", "txt", "md", "bib"):
             return "." + found
         if m.group(0).startswith("json.load"):
             return ".json"
@@ -188,7 +188,7 @@ def _number_check(fixture: Fixture, source: str, ref: ScriptRef) -> Check | None
     if fixture.total is not None and _TOTAL_WORDS.search(said):
         return Check(kind="number", value=float(fixture.total), label="total")
     if _ROW_WORDS.search(said):
-        return Check(kind="number", value=fixture.rows, label="rows")
+        return Check(kind="number", value=fixture.rows, label=fixture.unit)
     return None
 
 

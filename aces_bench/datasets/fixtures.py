@@ -25,7 +25,7 @@ _ROWS: tuple[tuple[str, str, int, str], ...] = (
 )
 _COLUMNS = ("date", "region", "units", "amount")
 AMOUNT_COLUMN = "amount"
-GENERATED_SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".txt", ".md")
+GENERATED_SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".txt", ".md", ".bib")
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,7 @@ class Fixture:
     rows: int
     total: Decimal | None  # the amount column's sum, for tabular fixtures
     what: str  # how a user would name it ("sales table", "notes file")
+    unit: str = "rows"  # what ``rows`` counts, as a user would ask for it ("rows", "entries")
 
 
 def _records() -> list[dict]:
@@ -63,4 +64,17 @@ def generate(suffix: str, stem: str = "sales") -> Fixture | None:
         head = "# Weekly notes\n\n" if suffix == ".md" else ""
         lines = [f"{d}: {r} region sold {u} units for {a}" for d, r, u, a in _ROWS]
         return Fixture(f"notes{suffix}", head + "\n".join(lines) + "\n", len(_ROWS), None, "notes file")
+    if suffix == ".bib":
+        return Fixture("references.bib", _bibtex(), len(_ROWS), None, "bibliography file", unit="entries")
     return None
+
+
+def _bibtex() -> str:
+    """One well-formed @article per table row; DOIs under 10.5555, the prefix reserved for examples."""
+    out = []
+    for i, (d, r, u, _a) in enumerate(_ROWS, 1):
+        out.append(f"@article{{{r}{d[:4]}{chr(96 + i)},\n  author = {{{r.title()}, Ann and Lee, Bo}},\n"
+                   f"  title = {{Regional sales note {i}: {u} units}},\n  journal = {{Journal of Examples}},\n"
+                   f"  year = {{{d[:4]}}},\n  volume = {{{i}}},\n  pages = {{{10 * i}--{10 * i + 9}}},\n"
+                   f"  doi = {{10.5555/draft.{i}}}\n}}\n")
+    return "\n".join(out)

@@ -12,8 +12,15 @@ shares counted:
 - caught: of those satisfied, the share a deliberately broken copy of the script fails
   (``broken_copies``: its counts and sums off by one; its last step skipped).
 
-The checks are never tuned to the script: a script that needs a package the sandbox
-lacks, or reads another input type, fails its drafts and counts against ``satisfied``.
+The script runs the way a task environment that installed the skill's packages would
+run it: with this interpreter's packages (the project venv: numpy, pandas, scipy,
+matplotlib, pyyaml...) shown read-only in the sandbox (:func:`interpreter_binds`). A
+script that needs what cannot be had offline here (a package this interpreter lacks, a
+web service's credential, a command the host lacks: ``runnable.not_runnable``) is
+"not runnable here": its task drafts are counted apart (``unrunnable``, with the reason
+in ``why``) and left out of ``satisfied``'s denominator. A runnable script that reads
+another input shape than the draft's fixture fails its drafts and counts against
+``satisfied``: the checks are never tuned to the script.
 """
 
 from __future__ import annotations
@@ -21,13 +28,15 @@ from __future__ import annotations
 import ast
 import asyncio
 import shlex
+import sys
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from aces_bench.cases.model import EvalCase
 from aces_bench.core.io import remove_tree
 from aces_bench.datasets.decidable import DraftPlan, plan_draft
 from aces_bench.datasets.grounding import Grounding, ground, staged_root
+from aces_bench.datasets.runnable import not_runnable
 from aces_bench.datasets.templates import template_cases
 from aces_bench.inputs.skills import Skill
 from aces_bench.inputs.skilltree import read_regular
@@ -36,6 +45,7 @@ from aces_bench.verifier.check_answer import evaluate_checks
 TASK_BUCKETS = ("explicit", "implicit", "contextual")
 RUN_TIMEOUT = 30.0
 MAX_READ = 1_000_000
+VENV_MOUNT = "/opt/venv"
 
 
 @dataclass
@@ -57,6 +67,7 @@ class SkillMeasure:
     satisfied: int = 0
     mutants: int = 0
     caught: int = 0
+    unrunnable: int = 0  # task drafts whose script cannot run here (left out of satisfied's denominator)
     why: str = ""
 
 
@@ -111,9 +122,30 @@ def broken_copies(script: str, source: str) -> dict[str, str]:
     return out
 
 
+def interpreter_binds() -> tuple[tuple, dict[str, str]]:
+    """The running interpreter shown read-only in the sandbox, first on ``PATH``: (binds, env).
+
+    A task environment installs the packages a skill declares; offline, the closest
+    stand-in is this interpreter (the project's venv: numpy, pandas, scipy, matplotlib,
+    pyyaml...). Its base installation is bound at its own path (the venv's ``python``
+    links to it by absolute path) and the venv at ``/opt/venv``; nothing is writable.
+    """
+    from aces_bench.backends.bwrap import Bind
+
+    base, prefix = Path(sys.base_prefix), Path(sys.prefix)
+    binds = [Bind(base, PurePosixPath(str(base)), read_only=True)]
+    bin_dir = f"{base}/bin"
+    if prefix != base:
+        binds.append(Bind(prefix, PurePosixPath(VENV_MOUNT), read_only=True))
+        bin_dir = f"{VENV_MOUNT}/bin"
+    return tuple(binds), {"PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp",
+                          "MPLBACKEND": "Agg"}
+
+
 async def run_command(skill: Skill, command: str, data: dict[str, bytes], script_text: tuple[str, str] | None = None,
                       timeout: float = RUN_TIMEOUT) -> Run:
-    """Run ``command`` (its ``scripts/...`` resolved in the skill) in a fresh sandbox, network off."""
+    """Run ``command`` (its ``scripts/...`` resolved in the skill) in a fresh sandbox, network off,
+    with the running interpreter's packages (:func:`interpreter_binds`)."""
     from aces_bench.backends.bwrap import ExecTimeout, Sandbox, sandbox_env
     from aces_bench.backends.local import python_alias_binds
 
@@ -124,12 +156,13 @@ async def run_command(skill: Skill, command: str, data: dict[str, bytes], script
             (root / "skills" / skill.path.name / script_text[0]).write_text(script_text[1], encoding="utf-8")
         (root / "workspace" / "out").mkdir()
         words = [f"{skill_dir}/{w}" if w.startswith("scripts/") else w for w in shlex.split(command)]
-        box = Sandbox(root, python_alias_binds(root))
+        binds, env = interpreter_binds()
+        box = Sandbox(root, (*python_alias_binds(root), *binds))
         await box.start()
         try:
             try:
                 out = await box.exec(["bash", "-c", " ".join(shlex.quote(w) for w in words)], cwd="/workspace",
-                                     env=sandbox_env(None), timeout_sec=timeout)
+                                     env=sandbox_env(env), timeout_sec=timeout)
             except ExecTimeout:
                 return Run(exit_code=124, stdout="")
         finally:
@@ -174,10 +207,15 @@ def measure_skill(skill: Skill, others: list[Skill] = ()) -> SkillMeasure:
     tasks = [c for c in cases if c.kind in TASK_BUCKETS and c.expected_script and not c.judged_only]
     m.task_drafts = len(tasks)
     command, data = _inputs(skill, plan, g)
+    if tasks and plan.script and (why := not_runnable(skill, plan.script.script)):
+        return _unrunnable(m, why)
     if not tasks or command is None:
         m.why = plan.why_judged or "no documented command could be filled with a fixture"
         return m
     real = asyncio.run(run_command(skill, command, data))
+    if real.exit_code and plan.script and (why := not_runnable(skill, plan.script.script, real.stdout,
+                                                                  real.stderr or f"exit {real.exit_code}")):
+        return _unrunnable(m, why)
     good = [c for c in tasks if passes(c, real)]
     m.satisfied = len(good)
     if not good:
@@ -189,6 +227,11 @@ def measure_skill(skill: Skill, others: list[Skill] = ()) -> SkillMeasure:
         broken = asyncio.run(run_command(skill, command, data, (script, text)))
         m.mutants += len(good)
         m.caught += sum(not passes(c, broken) for c in good)
+    return m
+
+
+def _unrunnable(m: SkillMeasure, why: str) -> SkillMeasure:
+    m.unrunnable, m.task_drafts, m.why = m.task_drafts, 0, f"not runnable here: {why}"
     return m
 
 

@@ -101,10 +101,11 @@ def _fmt(x: float | None) -> str:
 
 
 def verdict_table(results_dir: Path, trials=None) -> list[str]:
-    """The compact verdict table of a reported study (empty without a report)."""
+    """The compact verdict table of a reported study (empty without a report); a verdict resting on
+    unreviewed drafts is marked in its row and explained, with the fix, in a line after the table."""
     from aces_bench.core.versioning import load_model
     from aces_bench.reports.summary import ReportSummary
-    from aces_bench.reports.verdict import verdict_rows
+    from aces_bench.reports.verdict import unreviewed_notes, verdict_rows
 
     path = Path(results_dir) / "report" / "summary.json"
     if not path.is_file():
@@ -139,10 +140,12 @@ def verdict_table(results_dir: Path, trials=None) -> list[str]:
             from aces_bench.core.metering import NO_MODEL  # the console module loads no pydantic at import
 
             no_model = "usage_source" in part and bool((part["usage_source"] == NO_MODEL).all())
-        rows.append((v.skill, lift, v.status, str(failed), str(excluded),
+        status = v.status + (" (unreviewed drafts)" if v.skill in summary.unreviewed_drafts else "")
+        rows.append((v.skill, lift, status, str(failed), str(excluded),
                      "no model calls" if no_model else "n/a" if cost is None else f"${cost:,.4f}"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+    table = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+    return table + [f"unreviewed drafts: {n}" for n in unreviewed_notes(summary)]
 
 
 def _by_cap(part):

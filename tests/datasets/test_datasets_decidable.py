@@ -90,6 +90,27 @@ def test_a_plan_fills_the_documented_command_with_a_generated_fixture(tmp_path):
     assert not explicit.judged_only and explicit.status == "draft"
 
 
+def test_a_bibliography_script_gets_a_bibtex_fixture_whose_entry_count_is_known(tmp_path):
+    """A script documented on a .bib file is run on a generated one; the draft asks for its entry count,
+    which this draft wrote (8), so an entry count off by one fails the check."""
+    import re
+
+    from aces_bench.verifier.check_answer import evaluate_checks
+
+    d = _skill(tmp_path, SKILL_MD.replace("tally.py input.csv --output summary.json", "tally.py references.bib"))
+    (d / "scripts" / "tally.py").write_text('"""Validate the entries of a BibTeX file."""\nprint("entries")\n')
+    skill = load_skill(d)
+    plan = plan_draft(skill, ground(skill, run=False))
+    assert plan.command == "python3 scripts/tally.py data/references.bib"
+    assert len(re.findall(r"^@article\{", plan.fixture.text, re.M)) == plan.fixture.rows == 8
+    assert (plan.number_check.label, plan.number_check.value) == ("entries", 8)
+    explicit = template_cases(skill, ["explicit"], grounding=ground(skill, run=False), plan=plan)[0]
+    assert "how many entries the input has (write it as 'entries: N')" in explicit.prompt
+    checks = [c.as_checker_dict() for c in explicit.checks]
+    assert all(r["passed"] for r in evaluate_checks(checks, lambda f: "Total entries: 8\nValid entries: 8"))
+    assert not all(r["passed"] for r in evaluate_checks(checks, lambda f: "Total entries: 9\nValid entries: 9"))
+
+
 def test_no_prompt_falls_back_to_the_kind_of_work_sentence(tmp_path):
     bare = load_skill(_skill(tmp_path, "---\nname: tally\ndescription: d.\n---\n# Tally\n\n## Totals by region\n"))
     for case in template_cases(bare, grounding=ground(bare, run=False)):
@@ -178,6 +199,19 @@ def test_a_verdict_resting_on_unreviewed_drafts_says_so(tmp_path):
     assert unreviewed_drafts(table) == {"csv-stats": ["tpl-explicit"]}
     assert unreviewed_drafts(table.assign(case_unreviewed=False)) == {}
     assert unreviewed_drafts(table.drop(columns=["case_unreviewed"])) == {}  # a table from before the column
+    # The verdict says so where it is read: the console's verdict table and the report's first screen.
+    from aces_bench.reports.build import build_report
+    from aces_bench.study.console import verdict_table
+
+    index = build_report(out)
+    rows = verdict_table(out)
+    assert "(unreviewed drafts)" in rows[1]
+    assert rows[-1] == ("unreviewed drafts: csv-stats: the verdict rests on 1 unreviewed draft case(s) (tpl-explicit); "
+                        "review them in the skill's evals file, or accept each with "
+                        "`aces-bench dataset refine --confirm CASE_ID`")
+    html = Path(index).read_text()
+    first_screen = html[:html.index('id="headline-sentence"')]
+    assert 'id="unreviewed-drafts"' in first_screen and "1 unreviewed draft case(s) (tpl-explicit)" in first_screen
 
 
 @pytest.mark.parametrize(("doc", "purpose"), [
