@@ -145,17 +145,6 @@ def _run_hydra() -> None:
     os.environ["HYDRA_FULL_ERROR"] = "1"
     try:
         _study()
-    except ValueError as exc:
-        if str(exc).startswith("Only one of --run, --multirun, --cfg"):
-            raise ConfigError(str(exc), where="aces-bench",
-                              fix="drop -m to print one config with --cfg job, or drop --cfg to run the sweep") from None
-        # logging.config wraps the OSError of Hydra's log file (<run dir>/cli.log) in a
-        # ValueError ("Unable to configure handler 'file'").
-        cause = exc.__cause__
-        error = output_error(cause) if isinstance(cause, OSError) else None
-        if error is None:
-            raise
-        raise error from None
     except (ConfigCompositionException, OverrideParseException) as exc:
         # Imported on a compose error only: it brings the run spec's models.
         from aces_bench.config.compose import compose_error
@@ -175,6 +164,18 @@ def _run_hydra() -> None:
         if refusal is None:
             raise
         raise refusal from None
+    except ValueError as exc:
+        # After OmegaConfBaseException: omegaconf's resolution errors are ValueErrors too.
+        if str(exc).startswith("Only one of --run, --multirun, --cfg"):
+            raise ConfigError(str(exc), where="aces-bench",
+                              fix="drop -m to print one config with --cfg job, or drop --cfg to run the sweep") from None
+        # logging.config wraps the OSError of Hydra's log file (<run dir>/cli.log) in a
+        # ValueError ("Unable to configure handler 'file'").
+        cause = exc.__cause__
+        error = output_error(cause) if isinstance(cause, OSError) else None
+        if error is None:
+            raise
+        raise error from None
     finally:
         os.environ.pop("HYDRA_FULL_ERROR", None)
 
