@@ -147,7 +147,13 @@ def _run_hydra() -> None:
         _study()
     except ValueError as exc:
         if not str(exc).startswith("Only one of --run, --multirun, --cfg"):
-            raise
+            # logging.config wraps the OSError of Hydra's log file (<run dir>/cli.log) in a
+            # ValueError ("Unable to configure handler 'file'").
+            cause = exc.__cause__
+            error = output_error(cause) if isinstance(cause, OSError) else None
+            if error is None:
+                raise
+            raise error from None
         raise ConfigError(str(exc), where="aces-bench",
                           fix="drop -m to print one config with --cfg job, or drop --cfg to run the sweep") from None
     except (ConfigCompositionException, OverrideParseException) as exc:
@@ -169,14 +175,6 @@ def _run_hydra() -> None:
         if refusal is None:
             raise
         raise refusal from None
-    except ValueError as exc:
-        # logging.config wraps the OSError of Hydra's log file (<run dir>/cli.log) in a
-        # ValueError ("Unable to configure handler 'file'").
-        cause = exc.__cause__
-        error = output_error(cause) if isinstance(cause, OSError) else None
-        if error is None:
-            raise
-        raise error from None
     finally:
         os.environ.pop("HYDRA_FULL_ERROR", None)
 
