@@ -423,10 +423,12 @@ def interim_decision(v: GateVerdict, nominal: float, caps: dict[str, float], bar
         return "harms"
     if v.n_cases < v.settings.min_cases:
         return CONTINUE  # too few cases scored to stop for futility
-    if v.verdict == "harms":
-        # The gate reads harm on the data so far but the e-process has not shown it (above):
-        # a futility stop would print "harms" beside an interval that holds 0. The last look
-        # (every planned trial, the fixed design's data) or the e-process decides it.
+    if v.verdict == "harms" or (v.p_harm is not None and v.p_harm <= v.settings.alpha and (v.lift or 0.0) < 0):
+        # The gate reads harm on the data so far (at alpha: in a family, the skill's Holm
+        # level may not show it yet) but the e-process has not shown it (above): a futility
+        # stop would print "harms" beside an interval that holds 0, or a milder failing word
+        # than the data will give. The last look (every planned trial, the fixed design's
+        # data) or the e-process decides it.
         return CONTINUE
     if hi is not None and hi < threshold and caps["below"] >= bars["below"]:
         return futility_word(v.verdict)
