@@ -176,5 +176,6 @@ def _sequential_gate(summary, threshold: float) -> int:
     if failing:
         print(f"gate: {len(failing)} of {len(rows)} skill(s) not shown to help (sequential gate)", file=sys.stderr)
         return 1
-    print(f"gate: all {len(rows)} skill(s) help (sequential gate, threshold {threshold:+.3f})")
+    family = next((r["family"] for r in rows if r.get("family")), "1 skill")
+    print(f"gate: all {len(rows)} skill(s) help (sequential gate, threshold {threshold:+.3f}, family: {family})")
     return 0

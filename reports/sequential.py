@@ -45,6 +45,7 @@ def sequential_rows(paths: list[Path], root: Path) -> list[dict[str, Any]]:
                 "threshold": sp.design.threshold if sp.design else None,
                 "alpha": sp.design.alpha if sp.design else None,
                 "spending": sp.design.spending if sp.design else None,
+                "family": last.family if last else None,
                 "estimate": last.estimate if last else None, "ci_lo": last.ci_lo if last else None,
                 "ci_hi": last.ci_hi if last else None, "av_lo": last.av_lo if last else None,
                 "av_hi": last.av_hi if last else None, "n_scored": last.n_scored if last else 0,

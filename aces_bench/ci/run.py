@@ -45,7 +45,8 @@ def _sequential_spec(spec, base: list[str], overrides: list[str], run_dir: Path,
     """The study of a sequential ci run: its design gates at the policy's gate, fixed before the first trial.
 
     A sequential study decides each skill at its looks with the gate's settings
-    (``study.gate``), so ci runs it with the policy's: the verdict ci reads is the one the
+    (``study.gate``, Holm across its skills look by look unless the family is "none"), so
+    ci runs it with the policy's: the verdict ci reads is the one the
     design stopped with. Refused: a policy the sequential decisions cannot answer
     (``min_outcome_lift_lower_bound``: a second threshold the design was not built for),
     and ``study.gate`` overrides that differ from the policy's gate."""
@@ -63,10 +64,11 @@ def _sequential_spec(spec, base: list[str], overrides: list[str], run_dir: Path,
             f"study.gate.harm_alpha={g.harm_alpha}", f"study.gate.family={g.family}"]
     spec = compose_spec([*base, *gate, *overrides], output_dir=run_dir)
     got = spec.study.gate
-    if (got.threshold, got.alpha, got.min_cases, got.harm_alpha) != (g.threshold, g.alpha, g.min_cases, g.harm_alpha):
+    if (got.threshold, got.alpha, got.min_cases, got.harm_alpha, got.family) != \
+            (g.threshold, g.alpha, g.min_cases, g.harm_alpha, g.family):
         raise ConfigError("a sequential ci run gates at the policy's gate, and the study.gate overrides differ from "
                           "it", where="study.gate", fix="set the gate in the policy (gate: threshold, alpha, "
-                          "min_cases, harm_alpha) and drop the study.gate overrides")
+                          "min_cases, harm_alpha, family) and drop the study.gate overrides")
     return spec
 
 
@@ -89,13 +91,13 @@ def gate_check(policy: Policy, summary, skills: list[str]) -> tuple[Check, list]
         verdicts = gate_family(cases, settings)  # the skills this run gates are the family
     bad = [v for v in verdicts if not v.passed]
     missing = sorted(set(skills) - {v.skill for v in verdicts})
-    family = "each skill's design at its own alpha" if summary.sequential else family_text(settings, verdicts)
+    family = family_text(settings, verdicts)  # a sequential study applied the same family look by look
     rule = f"pass-rate lift credibly above {threshold:+.3f} ({family})"
     if bad or missing or not verdicts:
         reason = "; ".join([f"{v.skill}: {describe(v)}" for v in bad] + [f"{m}: no scored case" for m in missing])
         return Check(name="gate", status="fail", reason=reason or "no skill has a scored case"), verdicts
     if summary.sequential:
-        rule += " (sequential: the verdict each skill's design stopped with)"
+        rule += " (sequential: the verdict each skill's design stopped with, at its Holm level at each look)"
     return Check(name="gate", status="pass", reason=f"every skill helps: {rule}; " + "; ".join(
         f"{v.skill} p = {v.p_value:.4g} over {v.n_cases} case(s)" for v in verdicts)), verdicts
 

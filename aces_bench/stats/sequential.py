@@ -265,6 +265,9 @@ class LookRecord(BaseModel):
     capital_above: float | None = None
     capital_harm: float | None = None
     capital_below: float | None = None
+    level: float | None = Field(default=None, description="the skill's one-sided level at this look: alpha, or "
+                                "its Holm level in the study's family (``sequential_family``)")
+    family: str = Field(default="1 skill", description="the family the level was adjusted over, in words")
     gate: GateVerdict | None = Field(default=None, description="the gate's verdict on the data so far")
     decision: Decision
     reason: str
@@ -362,15 +365,32 @@ def _t_stat(est: float | None, se: float | None, null: float) -> float | None:
     return (est - null) / se
 
 
+def at_level(design: SequentialDesign, level: float | None) -> SequentialDesign:
+    """``design`` with its spending function run at ``level`` (a Holm level) instead of alpha."""
+    if level is None or abs(level - design.alpha) <= 1e-15:
+        return design
+    return design.model_copy(update={"gate": design.gate.model_copy(update={"alpha": level})})
+
+
 def look_boundary(design: SequentialDesign, index: int, r: float | None,
                   history: Sequence[LookRecord]) -> tuple[float, float, float]:
-    """(information, alpha spent by this look, normal-scale boundary) of look ``index``."""
+    """(information, alpha spent by this look, normal-scale boundary) of look ``index``.
+
+    The earlier looks' boundaries are those of ``design``'s own level: when it differs from
+    the level they were used at (a Holm level that rose as other skills of the family were
+    decided "helps"), the whole path is recomputed at it, as if the design had run at that
+    level from its first look (Maurer & Bretz 2013; earlier looks are not re-tested)."""
     look = design.looks()[index]
     info = look.n_cases / design.n_cases if look.pass_ == 1 else 1.0 / float(r)
-    spent_now = design.spent(look.spending_time)
-    c = next_boundary([h.info for h in history] + [info], [h.spent for h in history] + [spent_now],
-                      [h.boundary for h in history])
-    return info, spent_now, c
+    infos = [h.info for h in history] + [info]
+    spents = [design.spent(lk.spending_time) for lk in design.looks()[: index + 1]]
+    same = all(abs(h.spent - s) <= 1e-15 for h, s in zip(history, spents, strict=False))
+    previous = [h.boundary for h in history] if same else []
+    if not same:
+        for j in range(index):
+            previous.append(next_boundary(infos[: j + 1], spents[: j + 1], previous))
+    c = next_boundary(infos, spents, previous)
+    return info, spents[-1], c
 
 
 def final_verdict(v: GateVerdict, nominal: float) -> tuple[Decision, str]:
@@ -381,7 +401,7 @@ def final_verdict(v: GateVerdict, nominal: float) -> tuple[Decision, str]:
     return v.verdict, v.reason
 
 
-def interim_decision(v: GateVerdict, nominal: float, caps: dict[str, float], bar: float, *, hi: float | None,
+def interim_decision(v: GateVerdict, nominal: float, caps: dict[str, float], bar: float | dict[str, float], *, hi: float | None,
                      threshold: float, stat: float | None, futility_z: float | None,
                      pass_end: bool = True, av: tuple[float, float] = (-1.0, 1.0)) -> Decision:
     """An earlier look's decision from the gate's verdict on the data so far and the guards
@@ -389,24 +409,28 @@ def interim_decision(v: GateVerdict, nominal: float, caps: dict[str, float], bar
     the maxima of the study's merged e-processes (``sequential_evidence``), ``av`` their
     interval: an early "helps" needs its lower end above the threshold and an early
     "harms" its upper end below 0, so the interval shown beside an early verdict is the
-    one it was decided from. Before the end of a pass, a futility stop waits while the
+    one it was decided from. ``bar``: the value each e-process must reach, 1 / level (per
+    direction, "above", "harm", "below", when a family's Holm levels differ from alpha). Before the end of a pass, a futility stop waits while the
     gate's harm test leans to harm (p at most ``harm_alpha``), so a harmful skill reads
     "harms" as the fixed design would say."""
+    bars = bar if isinstance(bar, dict) else dict.fromkeys(("above", "harm", "below"), bar)
     if v.verdict == "harms should-not-use cases":
         return v.verdict  # should-not-use cases all ran in the first round: complete data
-    if v.verdict == "helps" and v.p_value is not None and v.p_value <= nominal and caps["above"] >= bar \
+    if v.verdict == "helps" and v.p_value is not None and v.p_value <= nominal and caps["above"] >= bars["above"] \
             and av[0] > threshold:
         return "helps"
-    if v.verdict == "harms" and caps["harm"] >= bar and av[1] < 0.0:
+    if v.verdict == "harms" and caps["harm"] >= bars["harm"] and av[1] < 0.0:
         return "harms"
     if v.n_cases < v.settings.min_cases:
         return CONTINUE  # too few cases scored to stop for futility
-    if v.verdict == "harms":
-        # The gate reads harm on the data so far but the e-process has not shown it (above):
-        # a futility stop would print "harms" beside an interval that holds 0. The last look
-        # (every planned trial, the fixed design's data) or the e-process decides it.
+    if v.verdict == "harms" or (v.p_harm is not None and v.p_harm <= v.settings.alpha and (v.lift or 0.0) < 0):
+        # The gate reads harm on the data so far (at alpha: in a family, the skill's Holm
+        # level may not show it yet) but the e-process has not shown it (above): a futility
+        # stop would print "harms" beside an interval that holds 0, or a milder failing word
+        # than the data will give. The last look (every planned trial, the fixed design's
+        # data) or the e-process decides it.
         return CONTINUE
-    if hi is not None and hi < threshold and caps["below"] >= bar:
+    if hi is not None and hi < threshold and caps["below"] >= bars["below"]:
         return futility_word(v.verdict)
     if futility_z is not None and stat is not None and stat < futility_z:
         if not pass_end and v.p_harm is not None and v.p_harm <= v.settings.harm_alpha:
@@ -426,8 +450,7 @@ def decided_interval(decision: Decision, final: bool, cases: GateCases, design: 
     the threshold the test rejected; any other last-look verdict is shown with the
     anytime-valid interval, which cannot contradict a failure to pass."""
     if final and decision == "helps":
-        level = nominal * design.gate.family  # the gate's level is alpha / family
-        at = gate_verdict(cases, design.gate.model_copy(update={"alpha": min(level, 0.5)}))
+        at = gate_verdict(cases, design.gate, level=min(nominal, 0.5))
         lo = max(design.threshold, at.lower_bound if at.lower_bound is not None else design.threshold)
         return lo, 1.0, f"one-sided: the last look's test at p <= {nominal:.4g}"
     if av is None:
@@ -443,8 +466,17 @@ def futility_word(verdict: str) -> Decision:
     return "does not reach threshold" if verdict in PASSING else verdict  # type: ignore[return-value]
 
 
-def analyse(design: SequentialDesign, index: int, data: LookData, history: Sequence[LookRecord]) -> LookRecord:
-    """Ask the gate at look ``index`` with the data so far; ``history`` holds this skill's earlier looks."""
+def analyse(design: SequentialDesign, index: int, data: LookData, history: Sequence[LookRecord], *,
+            level: float | None = None, harm_level: float | None = None, family: str = "1 skill") -> LookRecord:
+    """Ask the gate at look ``index`` with the data so far; ``history`` holds this skill's earlier looks.
+
+    ``level`` and ``harm_level``: the skill's one-sided levels for "helps" and "harms" at
+    this look (default alpha; in a family of skills their Holm levels, ``sequential_family``),
+    at which the boundaries are spent, the gate is read and the e-process must reach
+    1 / level; ``family`` names the family in the verdict."""
+    level = design.alpha if level is None else level
+    harm_level = design.alpha if harm_level is None else harm_level
+    run_at = at_level(design, level)
     look = design.looks()[index]
     if len(history) != index:
         raise ValueError(f"look {index} needs the {index} earlier look(s) of this skill, got {len(history)}")
@@ -457,7 +489,7 @@ def analyse(design: SequentialDesign, index: int, data: LookData, history: Seque
         previous_r = history[-1].r if history and history[-1].r is not None else 1.0
         r = min(variance_ratio_lower(passes[0][both], passes[-1][both], 1.0 / look.pass_),
                 round_ratio(R_CAP * previous_r, 0.0))
-    info, spent_now, c = look_boundary(design, index, r, history)
+    info, spent_now, c = look_boundary(run_at, index, r, history)
     nominal = float(norm.sf(c))
     est, se = _mean_se(values)
     n = int(values.size)
@@ -475,11 +507,12 @@ def analyse(design: SequentialDesign, index: int, data: LookData, history: Seque
             for name, null, above in (("above", design.threshold, True), ("below", design.threshold, False),
                                       ("harm", 0.0, False))}
     av = merged_interval(passes, include=(design.threshold, 0.0), **kw) if n else None
-    v = gate_verdict(data.cases, design.gate)
+    v = gate_verdict(data.cases, design.gate, level=level, harm_level=harm_level, family=family)
     if look.final:
         decision, reason = final_verdict(v, nominal)
     else:
-        decision = interim_decision(v, nominal, caps, 1.0 / alpha, hi=hi, threshold=design.threshold, stat=stat,
+        decision = interim_decision(v, nominal, caps, {"above": 1.0 / level, "harm": 1.0 / harm_level,
+                                                       "below": 1.0 / alpha}, hi=hi, threshold=design.threshold, stat=stat,
                                     futility_z=design.futility_bound(look), pass_end=look.pass_end,
                                     av=av or (-1.0, 1.0))
         reason = v.reason
@@ -497,7 +530,7 @@ def analyse(design: SequentialDesign, index: int, data: LookData, history: Seque
                       av_lo=av[0] if av else None, av_hi=av[1] if av else None, r=r,
                       decided_lo=d_lo, decided_hi=d_hi, decided_by=d_by,
                       capital_above=caps["above"], capital_harm=caps["harm"], capital_below=caps["below"],
-                      gate=v, decision=decision, reason=f"{where}: {reason}{interval_text}")
+                      level=level, family=family, gate=v, decision=decision, reason=f"{where}: {reason}{interval_text}")
 
 
 def interval_phrase(lo: float, hi: float, by: str) -> str:

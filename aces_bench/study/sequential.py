@@ -7,7 +7,8 @@ further attempt runs that attempt of every case (``stats.sequential.SequentialDe
 Both arms of a case, and its calibration arms, run in the same round. The skill's
 should-not-use cases run whole (every attempt) in its first round. After each round the
 round's trials are graded and every undecided skill's gate is asked
-(``stats.sequential.analyse``) on the data the gate itself extracts from them
+(``stats.sequential.analyse``, at its Holm level across the study's skills,
+``stats.sequential_family``) on the data the gate itself extracts from them
 (``stats.gate.skill_cases``: per case the mean difference of ``final_pass``, an arm's
 timeouts and crashes counted as not passed); a decided skill schedules nothing more, the
 others go on.
@@ -63,7 +64,8 @@ from aces_bench.run.progress import one_line
 from aces_bench.run.reuse import ReusePlan, decide, materialise, store
 from aces_bench.run.runner import UniformFailure, job_config, preflight, run_config, set_offline_defaults
 from aces_bench.stats.gate import GateSettings, case_differences, skill_cases
-from aces_bench.stats.sequential import DECISION_TEXT, LookData, SequentialDesign, analyse
+from aces_bench.stats.sequential import DECISION_TEXT, LookData, SequentialDesign
+from aces_bench.stats.sequential_family import Asked, analyse_family
 from aces_bench.stats.sequential_ledger import LEDGER, Ledger, SkillPlan
 
 log = logging.getLogger("aces_bench.sequential")
@@ -140,6 +142,21 @@ def look_data(sp: SkillPlan, frame: pd.DataFrame, n_cases: int, pass_: int = 1) 
             means = dict(zip(d["case_id"].astype(str), d["d"], strict=True))
         by_pass.append([means.get(c) for c in in_play])
     return LookData(cases=cases, means=by_pass[-1], firsts=by_pass[0], by_pass=by_pass)
+
+
+def family_looks(ledger: Ledger, frame: pd.DataFrame, asked: dict, r: int, settings: GateSettings) -> dict:
+    """Round ``r``'s look of every skill in ``asked``, at its Holm levels across the study's
+    skills (``stats.sequential_family``: the family is every skill with a positive case;
+    the skills earlier rounds decided "helps" or "harms" have left it)."""
+    family = [sp for sp in ledger.skills.values() if sp.design is not None]
+    questions = {}
+    for name in asked:
+        sp = ledger.skills[name]
+        look = sp.design.looks()[r]
+        questions[name] = Asked(sp.design, r, look_data(sp, frame, look.n_cases, look.pass_), list(sp.looks))
+    return analyse_family(questions, settings, k=len(family),
+                          helped=sum(sp.decision == "helps" for sp in family),
+                          harmed=sum(sp.decision == "harms" for sp in family))
 
 
 def unwritten_design_fields(text: str) -> list[str]:
@@ -282,11 +299,8 @@ def run_sequential(spec: RunSpec, emitted: EmitResult, out: Path, jobs_dir: Path
             log.info("stored %d new baseline/null trial(s) for reuse", added)
         frame = trials_frame(spec, graded)
         skills = dict(ledger.skills)
-        for name in units_by_skill:
-            sp = skills[name]
-            look = sp.design.looks()[r]
-            result = analyse(sp.design, r, look_data(sp, frame, look.n_cases, look.pass_), sp.looks)
-            skills[name] = sp.model_copy(update={"looks": [*sp.looks, result]})
+        for name, result in family_looks(ledger, frame, units_by_skill, r, g_set).items():
+            skills[name] = skills[name].model_copy(update={"looks": [*skills[name].looks, result]})
             if result.stopped:
                 print(f"  {name}: {DECISION_TEXT[result.decision]}: {result.reason}", file=sys.stderr)
         ledger = ledger.model_copy(update={"skills": skills, "rounds_done": r + 1,

@@ -31,7 +31,8 @@ skills' anytime-valid p-values, 1 / the largest value of each skill's one e-proc
 
 The threshold is the gate's default, 0 (``--threshold`` changes it; above 0 the gate's
 exact worst-case test, docs/gate.md, passes almost nothing on 3-attempt case means).
-``--seed``, ``--futility-from`` and ``--futility-power`` are for choosing design settings
+``--seed``, ``--futility-from``, ``--futility-power``, ``--round-cases``, ``--spending``
+and ``--no-futility`` are for choosing design settings
 on a seed other than the reported one. The design's settings (``futility_from`` 0.5,
 ``futility_power`` 0.02) were chosen on the tuning seed 1025; the default seed, 25, is
 held out: its figures are the reported ones.
@@ -217,8 +218,11 @@ def simulated(args) -> tuple[list[str], bool]:
         return (pb + (pw - pb) * (th / lift), pb) if lift > th else (pw, pb)
 
     seed = args.seed
-    da = {k: v for k, v in (("futility_from", args.futility_from), ("futility_power", args.futility_power))
-          if v is not None} or None
+    da = {k: v for k, v in (("futility_from", args.futility_from), ("futility_power", args.futility_power),
+                            ("round_cases", args.round_cases), ("spending", args.spending)) if v is not None}
+    if args.no_futility:  # the frontier's end: no futility stop at all (the most power the efficacy rule allows)
+        da.update(futility_z=None, futility_power=None)
+    da = da or None
     published = run_scenario("SkillsBench (published effects)", configs, threshold=th, alpha=alpha, sims=sims,
                              seed=seed, transform=lambda pw, pb: (pw, pb), design_args=da)
     small = run_scenario("small effect (lift / 3)", configs, threshold=th, alpha=alpha, sims=sims, seed=seed + 1,
@@ -301,6 +305,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--futility-from", type=float, default=None, help="the design's futility_from (default: its own)")
     p.add_argument("--futility-power", type=float, default=None,
                    help="the design's futility_power (default: its own)")
+    p.add_argument("--round-cases", type=int, default=None, help="cases per round of pass 1 (default: the design's)")
+    p.add_argument("--spending", choices=("hsd", "obf", "pocock"), default=None,
+                   help="the design's alpha-spending function (default: its own, hsd)")
+    p.add_argument("--no-futility", action="store_true", help="no futility stops (the power the efficacy rule allows)")
     p.add_argument("--alpha", type=float, default=0.05, help="one-sided level (default 0.05)")
     p.add_argument("--live", action=argparse.BooleanOptionalAction, default=True,
                    help="also run the known-effect suite live (reference agent)")

@@ -78,6 +78,9 @@ def test_a_sequential_ci_run_gates_by_the_designs_decision_and_reuses_baselines(
     assert checks["no regression"]["status"] == "not run" and "sequential" in checks["no regression"]["reason"]
     ledger = json.loads((tmp_path / "ci1" / "run" / "sequential.json").read_text())
     assert {s["design"]["gate"]["threshold"] for s in ledger["skills"].values()} == {0.0}
+    # The two skills are one family: every look was read at its Holm level, and ci says so.
+    assert {lk["family"] for s in ledger["skills"].values() for lk in s["looks"]} == {"Holm over 2 skills"}
+    assert "Holm across the study's 2 skills" in checks["gate"]["reason"]
     summary = json.loads((tmp_path / "ci1" / "packet" / "report" / "summary.json").read_text())
     assert {r["skill"] for r in summary["sequential"]} == {"colsum-a", "colsum-b"}
     assert {v["skill"]: v["verdict"] for v in summary["gate"]} == {"colsum-a": "helps", "colsum-b": "helps"}
