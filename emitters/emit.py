@@ -79,14 +79,15 @@ class EmitResult(BaseModel):
     plan: StudyPlan
 
 
-def task_dir_problem(path: Path) -> str | None:
+def task_dir_problem(path: Path, known_config: tuple[bytes, str] | None = None) -> str | None:
     """None when Harbor's local dataset would load ``path``, else why not.
 
     ``Task.is_valid_dir`` is the gate Harbor uses to silently drop a task; for a dir
     that fails it, Harbor's Task loader says why. It runs once per dir shape: a dir
     shaped like one it accepted (everything it reads is the same) is accepted as that one.
+    ``known_config``: what the emitter wrote as task.toml and its shape (``dir_shape``).
     """
-    shape = dir_shape(path)
+    shape = dir_shape(path, known_config)
     if shape is not None and shape in _ACCEPTED_SHAPES:
         return None
     if Task.is_valid_dir(path):
@@ -149,8 +150,9 @@ def emit_study(spec: RunSpec, tasks_dir: Path, plan: StudyPlan | None = None) ->
                 task_id, path, was_written = emit_task(tp, spec, tasks_dir, cache)
             inputs[key] = task_id
             written += was_written
+            written_config = cache.config_shapes.pop(task_id, None)
             if task_id not in (_ACCEPTED if was_written else validated):
-                checks.append((task_id, checker.submit(task_dir_problem, path)))
+                checks.append((task_id, checker.submit(task_dir_problem, path, written_config)))
             emitted.append(_record(tp, task_id, path))
         problems = []
         for task_id, check in checks:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tomllib
 from importlib import resources
 from pathlib import Path
 
@@ -29,11 +30,13 @@ from aces_bench import __version__
 from aces_bench.cases import EvalCase
 from aces_bench.config.spec import RunSpec
 from aces_bench.core.conditions import SLUGS, stages_target
+from aces_bench.core.errors import EmitError
 from aces_bench.core.metrics import GRADER_VERSION
 from aces_bench.emitters.environment import CustomEnvironment, dockerfile_text, load_environment
 from aces_bench.emitters.native import native_config, native_dockerfile, native_files
 from aces_bench.emitters.placebo import forced_preamble
 from aces_bench.emitters.plan import PLUGINS_DIR, TaskPlan
+from aces_bench.emitters.shape import config_shape, task_table_accepted
 
 # The table's model and version live with its readers (TaskMetadata); re-exported here.
 from aces_bench.emitters.task_metadata import TASK_METADATA_KEY, TASK_METADATA_VERSION
@@ -70,7 +73,9 @@ class RenderCache:
         # task_config's shared part per (environment, credentials); the environment is
         # held so its id stays unique.
         self.configs: dict[tuple, tuple[object, TaskConfig]] = {}
-        self._tomls: dict[str, str | None] = {}
+        self._tomls: dict[str, tuple[str, str | None] | None] = {}
+        # task id -> (task.toml bytes written, their config shape): taken by the dir check.
+        self.config_shapes: dict[str, tuple[bytes, str]] = {}
         self.checker = resources.files("aces_bench.verifier").joinpath(_CHECKER).read_bytes()
 
     def skill_files(self, skill: Skill) -> tuple[tuple[str, bytes], ...]:
@@ -100,25 +105,37 @@ class RenderCache:
         return digest
 
     def task_toml(self, config: TaskConfig) -> str:
+        """``config.model_dump_toml()``, the same text (see ``task_toml_shaped``)."""
+        return self.task_toml_shaped(config)[0]
+
+    def task_toml_shaped(self, config: TaskConfig) -> tuple[str, str | None]:
         """``config.model_dump_toml()``, the same text, with only the [task] and
-        [metadata] tables serialised per task.
+        [metadata] tables serialised per task; and the text's ``config_shape``
+        (emitters/shape.py), or None when it is left to be parsed from the file.
 
         Harbor's dump is the root keys, then each table as its own ``toml.dumps``,
         stripped and joined by blank lines. Tasks of a study differ only in [task] and
         [metadata], so the rest is dumped once per distinct rest (a template holding a
         placeholder for each of the two tables) and each task's two tables are put in.
+        The template is parsed once (its shape, with placeholder tables); each task's
+        two tables are parsed back on their own and must give the values dumped: the
+        TOML writer mangles some strings silently (an ESC comes out as ``x1b``), which
+        is refused here, and a text that round-trips has the template's shape whenever
+        Harbor accepts its [task] (every other key is the template's; [metadata] is any table).
         """
         rest = json.dumps(config.model_dump(mode="json", exclude={"task", "metadata"}), sort_keys=True)
-        template = self._tomls.get(rest)
-        if template is None:
-            template = self._tomls[rest] = _toml_template(config)
+        if rest not in self._tomls:
+            self._tomls[rest] = _toml_template(config)
+        template = self._tomls[rest]
         if template is None:  # a placeholder did not come out once each: Harbor's own dump
-            return config.model_dump_toml()
+            return config.model_dump_toml(), None
         data = TaskConfig._without_none(config.model_dump(mode="json", include={"task", "metadata"}))
         if set(data) != {"task", "metadata"} or not data["metadata"]:
-            return config.model_dump_toml()  # a table Harbor's dump would leave out
+            return config.model_dump_toml(), None  # a table Harbor's dump would leave out
         task, metadata = (toml.dumps({k: data[k]}).strip() for k in ("task", "metadata"))
-        return template.replace(_TASK_SLOT, task, 1).replace(_METADATA_SLOT, metadata, 1)
+        _check_round_trip(f"{task}\n\n{metadata}\n", data, config.task.name)
+        text = template[0].replace(_TASK_SLOT, task, 1).replace(_METADATA_SLOT, metadata, 1)
+        return text, (template[1] if task_table_accepted(data["task"]) else None)
 
     def store(self, tasks_root: Path) -> BlobStore:
         if tasks_root not in self._stores:
@@ -147,19 +164,56 @@ _METADATA_SLOT = "\0aces-metadata-table\0"
 _PLACEHOLDER = {"task": "aces/placeholder-task-0c1f", "metadata": "placeholder-metadata-0c1f"}
 
 
-def _toml_template(config: TaskConfig) -> str | None:
+def _toml_template(config: TaskConfig) -> tuple[str, str | None] | None:
     """``config``'s task.toml with its [task] and [metadata] tables replaced by slots,
-    or None when a placeholder table is not found exactly once (Harbor changed its dump)."""
+    and the config shape of that text with placeholder tables; or None when a
+    placeholder table is not found exactly once (Harbor changed its dump)."""
     marked = config.model_copy(update={"task": PackageInfo(name=_PLACEHOLDER["task"]),
                                        "metadata": {_PLACEHOLDER["metadata"]: 1}})
     data = TaskConfig._without_none(marked.model_dump(mode="json", include={"task", "metadata"}))
     text = marked.model_dump_toml()
+    shape = config_shape(text)
     for key, slot in (("task", _TASK_SLOT), ("metadata", _METADATA_SLOT)):
         table = toml.dumps({key: data[key]}).strip()
         if text.count(table) != 1 or text.count(_PLACEHOLDER[key]) != 1:
             return None
         text = text.replace(table, slot)
-    return text
+    return text, shape
+
+
+def _check_round_trip(text: str, data: dict, task: str) -> None:
+    """Refuse a [task]/[metadata] the TOML writer did not write faithfully, naming the key."""
+    try:
+        back = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        back = {"<unparsable>": str(exc)}
+    if back == data:
+        return
+    key = next((p for p in _leaf_paths(data) if _at(back, p) != _at(data, p)), None)
+    where = ".".join(map(str, key)) if key else "task.toml"
+    raise EmitError(f"{task}: task.toml would not hold {where} = {_at(data, key) if key else ''!r} as given "
+                    "(the TOML writer changes it: a control character?)", where=where,
+                    fix="remove control characters from the skill's name/version and the case's id and fields")
+
+
+def _leaf_paths(value, path: tuple = ()):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaf_paths(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _leaf_paths(v, (*path, i))
+    else:
+        yield path
+
+
+def _at(value, path) -> object:
+    for part in path or ():
+        try:
+            value = value[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value
 
 
 def _forced_block(plan: TaskPlan, skills_dir: str, cache: RenderCache | None) -> str:
@@ -493,7 +547,10 @@ def emit_task(plan: TaskPlan, spec: RunSpec, tasks_root: Path, cache: RenderCach
         return task_id, done, False
     final = tasks_root / task_id
     named = config.model_copy(update={"task": config.task.model_copy(update={"name": f"aces/{task_id}"})})
-    files["task.toml"] = cache.task_toml(named).encode()
+    text, shape = cache.task_toml_shaped(named)
+    files["task.toml"] = text.encode()
+    if shape is not None:
+        cache.config_shapes[task_id] = (files["task.toml"], shape)
     modes = {rel: _mode(rel, plan.native_task) for rel in files}
     empty = ("environment/skills", "environment/workspace") if plan.native_task is None else ("environment/skills",)
     if plan.plugins and plan.native_task is None:

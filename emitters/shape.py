@@ -17,6 +17,11 @@ The shape is a digest of:
   Every other key and value is in the digest as parsed, so a changed limit, OS,
   verifier mode, step or docker image is another shape.
 
+An emitter that has just written task.toml may pass what it wrote and that text's config
+shape (``known_config``): the file is still read from disk, and only when its bytes are
+exactly those is the given shape used instead of parsing them again
+(``RenderCache.task_toml`` derives it from its template, parsed once).
+
 A dir the shape cannot vouch for has none (``None``) and always gets Harbor's full
 check: a symlink or special file anywhere (its verdict depends on where it points), an
 unreadable entry, a task.toml that is missing, not UTF-8 or not TOML, a ``[task]``
@@ -45,16 +50,26 @@ class _NoShape(Exception):
     """The dir holds something whose verdict the shape does not capture."""
 
 
-def dir_shape(task_dir: Path) -> str | None:
+def dir_shape(task_dir: Path, known_config: tuple[bytes, str | None] | None = None) -> str | None:
     """The digest of what Harbor's check reads of ``task_dir``, or None if it cannot be
-    given (then only Harbor's own check can decide)."""
+    given (then only Harbor's own check can decide).
+
+    ``known_config`` is (task.toml bytes, their ``config_shape``) from the writer: used
+    only when the file on disk holds exactly those bytes."""
     h = hashlib.sha256()
     try:
         for rel, mode, data in _entries(os.fspath(task_dir), ""):
             h.update(f"{rel}\0{mode:o}\0".encode())
             if data is not None:
                 h.update(len(data).to_bytes(8, "big") + data)
-        h.update(_config_shape(Path(task_dir) / _CONFIG).encode())
+        raw = (Path(task_dir) / _CONFIG).read_bytes()
+        if known_config is not None and raw == known_config[0]:
+            config = known_config[1]
+            if config is None:
+                return None
+        else:
+            config = _config_shape(raw)
+        h.update(config.encode())
     except (_NoShape, OSError):
         return None
     return h.hexdigest()
@@ -77,17 +92,32 @@ def _entries(root: str, rel: str):
             raise _NoShape(path)
 
 
-def _config_shape(config: Path) -> str:
+def config_shape(text: str) -> str | None:
+    """The part of the shape task.toml ``text`` gives, or None if it cannot be given."""
+    try:
+        return _config_shape(text.encode())
+    except _NoShape:
+        return None
+
+
+def task_table_accepted(table: object) -> bool:
+    """Whether Harbor's ``PackageInfo`` accepts ``table`` as a task.toml ``[task]``."""
+    try:
+        PackageInfo.model_validate(table)
+    except ValidationError:
+        return False
+    return True
+
+
+def _config_shape(raw: bytes) -> str:
     """task.toml as parsed, with ``[task]`` and ``[metadata]`` replaced by their verdict."""
     try:
-        data = tomllib.loads(config.read_bytes().decode("utf-8"))
+        data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):
         raise _NoShape(_CONFIG) from None
     if "task" in data:
-        try:
-            PackageInfo.model_validate(data["task"])
-        except ValidationError:
-            raise _NoShape("[task]") from None
+        if not task_table_accepted(data["task"]):
+            raise _NoShape("[task]")
         data["task"] = "<a [task] table Harbor accepts>"
     if isinstance(data.get("metadata"), dict):
         data["metadata"] = "<a table>"  # TaskConfig.metadata is dict[str, Any]: any table passes

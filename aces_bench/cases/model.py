@@ -32,11 +32,12 @@ from pydantic import (
 )
 
 from aces_bench.cases.credentials import CredentialName
-from aces_bench.inputs.skills import SAFE_NAME
+from aces_bench.inputs.skills import CONTROL_CHARS, SAFE_NAME
 
 EVALS_SCHEMA_VERSION = "2"
 READABLE_VERSIONS = ("1", "2")
-SAFE_CASE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+# \Z, not $: $ also matches before a final newline, which would let "id\n" through.
+SAFE_CASE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 CaseKind = Literal[
     "explicit", "implicit", "contextual", "negative", "error_path", "security", "conflict", "upgrade"
 ]
@@ -64,6 +65,8 @@ def _relative_path(v: str, what: str) -> str:
     p = PurePosixPath(v.replace("\\", "/"))
     if not v.strip() or p.is_absolute() or ".." in p.parts:
         raise ValueError(f"{what} must be relative and stay inside its folder (no '..')")
+    if CONTROL_CHARS.search(v):
+        raise ValueError(f"{what} holds a control character; remove it")
     return p.as_posix()
 
 

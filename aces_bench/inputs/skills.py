@@ -28,7 +28,9 @@ _EVAL_ROOT_FILES = re.compile(
     r"^(?:eval\.md|eval\.config|(?:evals?|trigger[-_]?evals?)(?:[-_.][\w.-]*)?\.(?:json|jsonl|ya?ml))$", re.IGNORECASE)
 """Files at the skill's root that hold cases or expected answers: EVAL.md, eval.config, an evals or
 trigger-evals file written beside SKILL.md instead of under evals/."""
-SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}\Z")  # \Z: $ would pass "name\n"
+# C0 and C1 controls and DEL: the TOML writer Harbor uses mangles them silently (ESC -> "x1b").
+CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class Skill(BaseModel):
@@ -234,6 +236,12 @@ def load_skill(path: Path) -> Skill:
             fix="use letters, digits, '-', '_' and '.' only",
         )
     version = fm.get("version")
+    if version is not None and CONTROL_CHARS.search(str(version)):
+        raise SkillError(
+            f"frontmatter 'version' {str(version)!r} holds a control character",
+            where=f"{skill_md}:version",
+            fix="write the version with printable characters only (e.g. 1.2.0)",
+        )
     return Skill(
         name=name,
         description=" ".join(fm["description"].split()),

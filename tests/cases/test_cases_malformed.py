@@ -237,3 +237,19 @@ def test_oversized_fixture_is_refused(tmp_path, monkeypatch):
         "<skill>/evals/evals.json: case 'a': fixture 'evals/files/sales.csv' is 35 bytes, above the 10-byte limit\n"
         "  fix: use a smaller sample of the input; fixtures are copied into every task directory"
     )
+
+
+@pytest.mark.parametrize(("key", "value"), [("id", "case-1\n"), ("id", "case\x1b1"), ("expected_script", "scripts/a\x1b.py")])
+def test_a_control_character_in_an_id_or_path_is_refused(tmp_path, key, value):
+    """A case id ending in a newline passed the old ``$`` anchor; an ESC would reach
+    task.toml, whose writer mangles it: both are refused with the case's key."""
+    import json
+
+    skill = skill_copy(tmp_path)
+    case = {"id": "case-1", "prompt": "Sum the column.", "expected_output": "6", "expected_skill": "csv-stats"}
+    case[key] = value
+    (skill / "evals").mkdir(exist_ok=True)
+    (skill / "evals" / "evals.json").write_text(json.dumps({"evals": [case]}))
+    error = load_error(skill)
+    assert error is not None and f"evals[0].{key}" in error, error
+    assert "Traceback" not in error and "\n  fix: " in error

@@ -29,9 +29,9 @@ def checked(monkeypatch):
     seen = []
     real = emit.task_dir_problem
 
-    def spy(path):
+    def spy(path, *known):
         seen.append(path.name)
-        return real(path)
+        return real(path, *known)
 
     monkeypatch.setattr(emit, "task_dir_problem", spy)
     return seen

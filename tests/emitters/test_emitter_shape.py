@@ -186,3 +186,19 @@ def test_an_emit_that_writes_a_broken_dir_still_stops(tmp_path, harbor_calls, mo
         emit_study(spec, tmp_path / "out" / "tasks")
     assert len(written) == n > 2
     assert written[-1].name in str(err.value) and "do not load in Harbor" in str(err.value)
+
+
+def test_the_written_text_is_trusted_only_while_the_file_holds_it(good, tmp_path, harbor_calls):
+    """The emitter passes the task.toml it wrote with that text's shape; a file changed
+    after the write is parsed again, so a setting changed on disk is another shape."""
+    from aces_bench.emitters.shape import config_shape
+
+    raw = (good / "task.toml").read_bytes()
+    known = (raw, config_shape(raw.decode()))
+    assert dir_shape(good, known) == dir_shape(good)
+    changed = _copy(good, tmp_path)
+    _edit_toml(changed, "memory_mb = 2048", "memory_mb = 4096")
+    assert dir_shape(changed, known) == dir_shape(changed) != dir_shape(good)
+    broken = _copy(good, tmp_path, "broken")
+    _edit_toml(broken, "[verifier]", "[verifier")
+    assert dir_shape(broken, known) is None

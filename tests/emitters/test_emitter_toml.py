@@ -53,3 +53,30 @@ def test_a_changed_setting_gets_its_own_template():
 def test_empty_metadata_falls_back_to_harbors_dump():
     config = TaskConfig(task=PackageInfo(name="aces/t"))
     assert RenderCache().task_toml(config) == config.model_dump_toml()
+
+
+@pytest.mark.parametrize("bad", ["esc \x1b[31m", "bell \x07", "del \x7f", "c1 \x85"])
+def test_a_value_the_toml_writer_mangles_is_refused_not_written(bad):
+    """The writer turns ESC into "x1b" without a word: the round trip of the per-task
+    tables must refuse it, naming the key, rather than write another value."""
+    from aces_bench.core.errors import EmitError
+
+    cache = RenderCache()
+    cache.task_toml(_config("d", {"case_id": "x"}))
+    with pytest.raises(EmitError) as err:
+        cache.task_toml(_config("d", {"case_id": "x", "skill_version": bad}))
+    assert "metadata.aces.skill_version" in str(err.value)
+    assert len(str(err.value).splitlines()) == 2  # the error and its fix
+
+
+@pytest.mark.parametrize("text", NASTY)
+def test_the_shape_given_with_the_text_is_the_shape_of_the_text(text):
+    """``task_toml_shaped`` derives each text's shape from its template, parsed once:
+    it must equal the shape parsing that very text gives."""
+    from aces_bench.emitters.shape import config_shape
+
+    cache = RenderCache()
+    cache.task_toml(_config("first", {"case_id": "x"}))
+    out, shape = cache.task_toml_shaped(_config(text, {"case_id": text, "n": 3, "list": [text, 1]}))
+    assert shape is not None
+    assert shape == config_shape(out)

@@ -62,3 +62,14 @@ def test_symlink_outside_the_skill_is_refused(tmp_path):
     (tmp_path / "host.txt").write_text("secret")
     os.symlink(tmp_path / "host.txt", skill / "scripts" / "host.txt")
     assert _error(skill).startswith("<skill>: symlink scripts/host.txt points outside the skill folder")
+
+
+@pytest.mark.parametrize("version", ["1.0\x1b[31m", "1.0\x07", "1.0\x7f"])
+def test_a_control_character_in_the_version_is_refused_at_input(tmp_path, version):
+    """Harbor's TOML writer mangles control characters in task.toml silently: a skill
+    version holding one is refused when the skill is read, naming the key."""
+    skill = skill_copy(tmp_path)
+    text = (skill / "SKILL.md").read_text()
+    (skill / "SKILL.md").write_text(text.replace("version: 2.1.0", f'version: "{version.encode("unicode_escape").decode()}"'))
+    assert _error(skill) == (f"<skill>/SKILL.md:version: frontmatter 'version' {version!r} holds a control character\n"
+                             "  fix: write the version with printable characters only (e.g. 1.2.0)")
