@@ -24,14 +24,14 @@ names are then unknown, never guessed); ``[]`` means the model was shown no skil
 
 from __future__ import annotations
 
-import json
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harbor.models.trial.paths import TrialPaths
 
-from aces_bench.core.metering import available_skills, codex_skills, response_usage, token_count
+from aces_bench.core.metering import available_skills, codex_skills, json_objects, response_usage, token_count
 from aces_bench.core.metering import unique as _unique
 from aces_bench.core.pricing import Usage
 
@@ -54,18 +54,7 @@ class HarnessTrace:
 def _jsonl(path: Path) -> Iterator[dict]:
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            for n, line in enumerate(fh):
-                if n >= _MAX_LINES:
-                    return
-                line = line.strip()
-                if not line.startswith("{"):
-                    continue
-                try:
-                    item = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(item, dict):
-                    yield item
+            yield from json_objects(itertools.islice(fh, _MAX_LINES))
     except OSError:
         return
 

@@ -21,7 +21,7 @@ import html
 import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -155,10 +155,12 @@ def request_listing(body: dict) -> list[str] | None:
 # --- what a response reported --------------------------------------------------------------
 
 
-def _sse_json(text: str) -> Iterator[dict]:
-    for line in text.splitlines():
+def json_objects(lines: Iterable[str], *, sse: bool = False) -> Iterator[dict]:
+    """The JSON objects among ``lines``, one per line (JSONL records; with ``sse``, SSE
+    ``data:`` events, the prefix dropped); a line that is not one JSON object is passed over."""
+    for line in lines:
         line = line.strip()
-        if line.startswith("data:"):
+        if sse and line.startswith("data:"):
             line = line[5:].strip()
         if not line.startswith("{"):
             continue
@@ -168,6 +170,10 @@ def _sse_json(text: str) -> Iterator[dict]:
             continue
         if isinstance(item, dict):
             yield item
+
+
+def _sse_json(text: str) -> Iterator[dict]:
+    return json_objects(text.splitlines(), sse=True)
 
 
 def response_model(text: str) -> str | None:
