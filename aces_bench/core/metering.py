@@ -172,13 +172,9 @@ def json_objects(lines: Iterable[str], *, sse: bool = False) -> Iterator[dict]:
             yield item
 
 
-def _sse_json(text: str) -> Iterator[dict]:
-    return json_objects(text.splitlines(), sse=True)
-
-
 def response_model(text: str) -> str | None:
     """The model the provider says answered (``message_start``, ``response.*`` or a chat body)."""
-    for item in _sse_json(text):
+    for item in json_objects(text.splitlines(), sse=True):
         for holder in (item.get("message"), item.get("response"), item):
             if isinstance(holder, dict) and isinstance(holder.get("model"), str) and holder["model"]:
                 return holder["model"]
@@ -190,7 +186,7 @@ def response_usage(text: str, model: str) -> Usage | None:
     Chat Completions; streamed or not), or None when it reported none."""
     inp = out = read = write = 0
     found = False
-    for item in _sse_json(text):
+    for item in json_objects(text.splitlines(), sse=True):
         kind = item.get("type")
         if kind == "message_start" and isinstance(item.get("message"), dict):
             u = item["message"].get("usage") or {}
