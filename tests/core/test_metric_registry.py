@@ -84,6 +84,23 @@ def test_the_builtin_registry_is_the_six_metrics_in_table_order():
         assert {s for subs in m.dimensions.values() for s in subs if s is not None} <= set(declared), m.name
 
 
+def test_metrics_and_grading_modes_are_registries_whose_unknown_names_say_where_and_list_the_valid_ones():
+    from aces_bench.core.errors import ConfigError
+    from aces_bench.core.metrics import METRICS, metric
+    from aces_bench.core.modes import MODES, mode
+    from aces_bench.core.registry import Registry
+
+    assert isinstance(METRICS, Registry) and isinstance(MODES, Registry)
+    with pytest.raises(ConfigError) as err:
+        metric("secrity")
+    assert err.value.where == "grading.metrics" and "security" in str(err.value)
+    with pytest.raises(ConfigError) as err:
+        mode("aces_defualt")
+    assert err.value.where == "grading.mode" and "aces_default, aces_plus_custom, custom_only" in str(err.value)
+    with pytest.raises(ValueError, match="registered already"):
+        register(metric("security"))
+
+
 def test_a_toy_metric_registered_once_is_graded_tabled_and_reported(tmp_path, toy):
     # Config: the default metric list and the name check both come from the registry.
     assert "few_calls" in GROUP_SCHEMAS["grading"]().metrics and "few_calls" in GradingSpec(mode="aces_default").metrics
