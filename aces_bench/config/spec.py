@@ -391,7 +391,7 @@ class RunSpec(_Frozen):
                 "workspace.mode is 'group' but no decoys or support skills are configured: add decoys=paper"
             )
         # Whether the agent can set itself up on the local backend is asked when a study
-        # runs (runner.preflight_local_agent): answering it imports Harbor's agent
+        # runs (study.preflight.preflight_local_agent): answering it imports Harbor's agent
         # factory, which reading a spec (reports, records) must not pay for.
         return self
 
