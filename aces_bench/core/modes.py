@@ -32,6 +32,8 @@ from typing import Literal
 
 from aces_bench.core.registry import Registry
 
+Status = Literal["ok", "agent_error", "verifier_error", "timeout", "infra_error", "not_run", "skipped", "setup_error"]
+"""A trial's status, as collection records it (``aces_bench.run.collect``) and every table carries it."""
 TrialClass = Literal["finished", "arm_failure", "excluded"]
 Source = Literal["verifier", "judged", "author"]
 
