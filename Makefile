@@ -34,7 +34,7 @@ endef
 help: ## List the targets
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}'
 
-$(STAMP): pyproject.toml setup.py
+$(STAMP): pyproject.toml
 	@py="$$( $(find_python) )" || { \
 	  echo "error: aces-bench needs Python >= 3.12 (Harbor requires it); none was found." >&2; \
 	  echo "  install one, e.g. 'apt-get install python3.12-venv' or 'pyenv install 3.12', or set ACES_PYTHON=/path/to/python3.12" >&2; \

@@ -51,18 +51,11 @@ def _study(*args, **kwargs):
     """The Hydra app. Hydra, Harbor and the config store are imported only here, so
     the plain subcommands (``scan``, ``report``...) start without them."""
     import hydra
-    from hydra.core.config_store import ConfigStore
     from hydra.core.hydra_config import HydraConfig
     from omegaconf import DictConfig
 
     from aces_bench.config.store import CONFIG_NAME, CONFIG_PATH, register
 
-    # Hydra deep-copies its config repository once per config group it lists, and the
-    # copy includes the process-wide ConfigStore singleton with every stored schema:
-    # `--help` spent ~1.5 s CPU in copy.deepcopy. The store is only read through that
-    # copy (``ConfigStore.load`` hands out a deep copy of the node it loads), so the
-    # singleton can stand for its own copy.
-    ConfigStore.__deepcopy__ = lambda self, memo: self
     register()
 
     @hydra.main(config_path=CONFIG_PATH, config_name=CONFIG_NAME, version_base="1.3")
@@ -127,6 +120,29 @@ def _usage() -> str:
     ]
     lines += [f"  {name:<9} {desc}" for name, (_, desc) in SUBCOMMANDS.items()]
     return "\n".join(lines)
+
+
+def _study_help(overrides: list[str]) -> str:
+    """The subcommands, the study app's config groups and the config ``overrides`` compose.
+
+    Written here rather than left to Hydra's ``--help``, which deep-copies its whole config
+    repository (the ConfigStore singleton included) once per group it lists: about a second
+    of CPU. ``--hydra-help`` still prints Hydra's own flags."""
+    from omegaconf import OmegaConf
+
+    from aces_bench.config.compose import compose_config
+    from aces_bench.config.store import group_options
+
+    cfg = compose_config(overrides)
+    groups = [f"{group}: {', '.join(options)}" for group, options in group_options().items()]
+    return "\n".join([
+        _usage(), "",
+        "The study app (Hydra; aces-bench --hydra-help for Hydra's own flags):", "",
+        "== Configuration groups ==", "Compose your configuration from those groups (group=option)", "",
+        *groups, "",
+        "== Config ==", "Override anything in the config (foo.bar=value)", "",
+        OmegaConf.to_yaml(cfg).rstrip(),
+    ])
 
 
 def _run_hydra() -> None:
@@ -252,6 +268,11 @@ def main(argv: list[str] | None = None) -> int:
         return _main(argv)
     except KeyboardInterrupt:  # outside the command's own handling (imports, Hydra setup)
         return _interrupted("stopped before it started; nothing was written")
+    except BrokenPipeError:
+        # The reader went away (`aces-bench --help | head`): nothing left to say, and the
+        # interpreter's own flush at exit must not raise again on the closed pipe.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # as a shell reports a command ended by SIGPIPE
 
 
 def _main(argv: list[str] | None = None) -> int:
@@ -301,13 +322,16 @@ def _main(argv: list[str] | None = None) -> int:
     from aces_bench.study.console import exit_status, no_verdict_status, strip_verbose
 
     argv = strip_verbose(argv)
-    if any(a in ("--help", "-h") for a in argv):
-        # The subcommands first (Hydra's help knows only the study app), then Hydra's.
-        print(_usage() + "\n\nThe study app (Hydra):\n")
-        sys.stdout.flush()
     from aces_bench.config.overrides import normalize
 
     argv = normalize(argv)
+    if any(a in ("--help", "-h") for a in argv):
+        try:
+            print(_study_help([a for a in argv if not a.startswith("-")]))
+        except AcesError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        return 0
     sys.argv = [sys.argv[0] if sys.argv else "aces-bench", *argv]
     try:
         _run_hydra()

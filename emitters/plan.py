@@ -20,6 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from aces_bench.agents.profiles import profile_named
 from aces_bench.cases import SAFE_CASE_ID, EvalCase, load_suite
 from aces_bench.cases.formats import has_eval_assets, select_evals_files
 from aces_bench.config.spec import RunSpec
@@ -49,14 +50,13 @@ class StagedSkill(BaseModel):
 
 PLUGINS_DIR = "/plugins"
 """Where a whole plugin is staged in the sandbox (``agents.installed.PLUGINS_DIR`` loads it from there)."""
-PLUGIN_READERS = {"claude-code": ("skills", "commands", "agents", "hooks", "mcp", "other")}
-"""Harness name -> the plugin parts it reads from a staged plugin folder (claude-code: ``--plugin-dir``).
-Every other harness reads a plugin's skills only, from the skills dir."""
 
 
 def plugin_parts_read(spec: RunSpec) -> tuple[str, ...]:
-    """The plugin parts the configured harness reads."""
-    return PLUGIN_READERS.get(spec.harness.agent or spec.harness.name, ("skills",))
+    """The plugin parts the configured harness reads (its profile's ``plugin_parts``; a harness
+    no profile describes reads a plugin's skills only, from the skills dir)."""
+    profile = profile_named(spec.harness.agent or spec.harness.name)
+    return profile.plugin_parts if profile is not None else ("skills",)
 
 
 class StagedPlugin(BaseModel):

@@ -54,7 +54,7 @@ def trial_class(status: str) -> TrialClass:
 
 def trial_outcome(
     *, status: str, reward: float | None, verifier_checks: bool, metrics: Mapping[str, MetricResult],
-    contaminated: str | None = None, grading_mode: str = "aces_default", pass_threshold: float = 1.0,
+    grading_mode: str, pass_threshold: float, contaminated: str | None = None,
     author_score: float | None = None, author_pass: bool | None = None, failure_cause: str | None = None,
 ) -> TrialOutcome:
     """The task outcome and pass of one trial (see the module docstring for the rule).

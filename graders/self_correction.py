@@ -371,7 +371,7 @@ def _answer_evidence(section: dict[str, Any]) -> list[Evidence]:
     return ev
 
 
-def first_attempt_pass(final_pass: bool | None, self_correction: MetricResult, *, pass_threshold: float = 1.0,
+def first_attempt_pass(final_pass: bool | None, self_correction: MetricResult, *, pass_threshold: float,
                        author_decides: bool = False) -> bool | None:
     """A trial's pass on its first answer (AEVAL), from the ``self_correction`` section.
 

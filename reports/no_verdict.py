@@ -94,8 +94,6 @@ def explain(gate: GateVerdict, trials: pd.DataFrame) -> NoVerdictRow | None:
         return None
     part = _paired(trials, gate.skill)
     m = len(part)
-    if gate.verdict == "not enough cases":
-        return _too_few(gate, m)
     if m == 0:
         return NoVerdictRow(skill=gate.skill, verdict=gate.verdict, cause="no positive case", n_trials=0,
                             n_affected=0, reason="no positive case ran: every case of the skill is a negative control",
@@ -103,11 +101,25 @@ def explain(gate: GateVerdict, trials: pd.DataFrame) -> NoVerdictRow | None:
     why = pd.Series([excluded_reason(r) for r in part.to_dict("records")], index=part.index, dtype=object)
     undecided = part.loc[why == UNDECIDED]
     others = Counter(r for r in why if r and r != UNDECIDED)
+    if gate.verdict == "not enough cases" and gate.n_wins + gate.n_excluded_pairs < gate.settings.min_cases:
+        return _too_few(gate, m)  # even every left-out pair won would not be enough: more cases are the fix
+    # "no data", or "not enough cases" where the pairs left out could have made the count: they are the cause.
     if len(undecided) >= sum(others.values()) and len(undecided):
-        return _undecided(gate.skill, gate.verdict, m, undecided)
+        return _decided_note(_undecided(gate.skill, gate.verdict, m, undecided), gate)
     if others:
-        return _excluded(gate.skill, gate.verdict, m, others)
+        return _decided_note(_excluded(gate.skill, gate.verdict, m, others), gate)
     return _too_few(gate, m)
+
+
+def _decided_note(row: NoVerdictRow, gate: GateVerdict) -> NoVerdictRow:
+    """``row`` with what the gate had left to read, when some cases were decided ("not enough cases")."""
+    if gate.verdict != "not enough cases":
+        return row
+    cause = "pairs left out" if row.cause == "every pair excluded" else row.cause
+    reason = row.reason.replace("every pair excluded: ", "pairs left out: ", 1)
+    return row.model_copy(update={"cause": cause, "reason": (
+        f"{reason}; {gate.n_cases} case(s) decided, {gate.n_wins} won, where the gate needs "
+        f"{gate.settings.min_cases} won")})
 
 
 def no_verdict_rows(gates: list[GateVerdict], trials: pd.DataFrame) -> list[NoVerdictRow]:

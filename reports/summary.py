@@ -165,7 +165,8 @@ class NoVerdictRow(BaseModel):
     skill: str
     verdict: str = Field(description="the gate's word: 'no data' or 'not enough cases'")
     cause: str = Field(description="no decidable check, judge abstained, outcome undecided, too few cases, "
-                       "every pair excluded, no positive case")
+                       "every pair excluded, pairs left out (too few cases decided, the rest excluded), "
+                       "no positive case")
     n_trials: int = Field(description="the skill's paired trials on positive cases")
     n_affected: int = Field(description="trials undecided or excluded (too few cases: cases decided)")
     reason: str

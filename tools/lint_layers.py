@@ -2,31 +2,29 @@
 
 import-linter finds a package's modules by walking its folder, but ``graders/``,
 ``emitters/``, ``reports/`` and ``conf/`` are installed under ``aces_bench`` from
-folders beside it (``setup.py``'s ``MAPPED_FOLDERS``). This script lays the package
+folders beside it (``[tool.setuptools] package-dir`` in pyproject.toml). This script lays the package
 out as it is installed, in a temporary folder (Python files only), and runs
 ``lint-imports`` there. Exit code: import-linter's (0 when every contract holds).
 """
 
 from __future__ import annotations
 
-import ast
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def mapped_folders() -> dict[str, str]:
-    """``MAPPED_FOLDERS`` as setup.py declares it (read, not imported: importing runs setup())."""
-    tree = ast.parse((ROOT / "setup.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "MAPPED_FOLDERS" for t in node.targets):
-            return ast.literal_eval(node.value)
-    raise SystemExit("setup.py: MAPPED_FOLDERS not found; the layers check cannot lay out the package")
+    """Folder -> installed package name, for each folder pyproject.toml maps under ``aces_bench``."""
+    with open(ROOT / "pyproject.toml", "rb") as fh:
+        package_dir = tomllib.load(fh)["tool"]["setuptools"]["package-dir"]
+    return {folder: name for name, folder in package_dir.items() if name != folder.replace("/", ".")}
 
 
 def copy_python(src: Path, dst: Path) -> None:

@@ -40,12 +40,19 @@ REFERENCE = HarnessProfile(
 TERMINUS_2 = HarnessProfile(
     name="terminus-2", agent="terminus-2", label="terminus-2 (Harbor agent)", turn_limit="max_turns",
     paper_label="Terminus-2",
+    # litellm's Anthropic route appends /v1/messages; its OpenAI route wants host/v1.
+    appends_v1="anthropic",
+    # Harbor's agent writes the <available_skills> block into its first user message.
+    lists_skills_in_trajectory=True,
     tool_kinds=named_kinds(shell="bash_command", control="mark_task_complete"),
 )
 
 CLAUDE_CODE = HarnessProfile(
     name="claude-code", import_path="aces_bench.agents.installed:ClaudeCode", cli="claude-code",
     label="claude-code (Harbor agent)", turn_limit="max_turns", api="anthropic", paper_label="Claude Code",
+    appends_v1="always",  # the Anthropic SDK appends /v1/messages to the base URL
+    # --plugin-dir loads a whole plugin: its skills, commands, agents, hooks, MCP servers and the rest.
+    plugin_parts=("skills", "commands", "agents", "hooks", "mcp", "other"),
     # $CLAUDE_CONFIG_DIR/skills (Harbor sets CLAUDE_CONFIG_DIR=/logs/agent/sessions), .claude/skills anywhere.
     skill_roots=("**/.claude/skills", "/logs/agent/sessions/skills"),
     skill_configs=("**/.claude/settings.json", "**/.claude/settings.local.json"),

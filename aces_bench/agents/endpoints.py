@@ -26,8 +26,6 @@ from aces_bench.agents.profiles import HARNESSES
 API_NAMES: dict[str, str] = {"anthropic": "the Anthropic Messages API", "openai-responses": "the OpenAI Responses API",
                              "openai-chat": "the OpenAI Chat Completions API"}
 
-# Clients that append /v1/<path> to the base themselves (the Anthropic SDKs).
-_APPENDS_V1 = {"claude-code"}
 _ANTHROPIC_PREFIXES = ("anthropic/", "claude")
 _OPENAI_PREFIXES = ("openai/", "gpt-", "o1", "o3", "o4", "chatgpt", "codex-")
 
@@ -60,11 +58,19 @@ def harness_base_url(cli: str | None, agent: str | None, model: str | None, base
     root, plain = split_root(base_url)
     if not plain:
         return base_url
-    if cli in _APPENDS_V1:
+    appends = _appends_v1(cli, agent)
+    if appends == "always" or (appends == "anthropic" and model_family(model) == "anthropic"):
         return root
-    if cli is None and agent == "terminus-2" and model_family(model) == "anthropic":
-        return root  # litellm's Anthropic route appends /v1/messages
     return root + "/v1"
+
+
+def _appends_v1(cli: str | None, agent: str | None) -> str:
+    """The ``appends_v1`` of the harness running npm CLI ``cli``, else of the one running Harbor
+    agent ``agent``; "never" when no profile says."""
+    for _, profile in HARNESSES.items():
+        if (cli and profile.cli == cli) or (not cli and agent and profile.cli is None and profile.agent == agent):
+            return profile.appends_v1
+    return "never"
 
 
 def cli_apis(cli: str | None) -> tuple[str, ...]:

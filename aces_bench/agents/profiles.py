@@ -90,7 +90,15 @@ class HarnessProfile:
     change, ``graders/self_correction``), ``api`` the wire API it speaks to the model
     (``anthropic``, ``openai-responses``, ``openai-chat``) and ``other_apis`` those it also
     speaks, by the model's provider (``agents/endpoints.check_api`` refuses a model of
-    another family).
+    another family). ``appends_v1`` says whether its client adds ``/v1/<path>`` to the
+    base URL itself (``always``: the Anthropic SDKs; ``anthropic``: for Anthropic models
+    only, litellm's Anthropic route; ``never``: it is handed ``host/v1``,
+    ``agents/endpoints.harness_base_url``). ``plugin_parts`` are the parts of a staged
+    plugin folder it reads (claude-code's ``--plugin-dir`` reads them all; a harness
+    without plugin support reads a plugin's skills, from the skills dir).
+    ``lists_skills_in_trajectory``: its ATIF trajectory's first user message lists the
+    skills its model was shown in an ``<available_skills>`` block, read when the agent's
+    result does not record them (``agents/traces.shown_skills``).
 
     ``tool_kinds`` maps each tool name the harness gives its model (any case) to a kind in
     ``TOOL_KINDS``; a trajectory whose ATIF ``agent.name`` is one of ``agent_names``
@@ -119,6 +127,9 @@ class HarnessProfile:
     agent_names: tuple[str, ...] = ()
     paper_label: str | None = None
     runnable: bool = True
+    appends_v1: Literal["never", "always", "anthropic"] = "never"
+    plugin_parts: tuple[str, ...] = ("skills",)
+    lists_skills_in_trajectory: bool = False
 
     def __post_init__(self) -> None:
         bad = {tool: kind for tool, kind in self.tool_kinds.items() if kind not in TOOL_KINDS}
@@ -240,6 +251,19 @@ def profile_turn_limit(*names: str | None) -> str | None:
         if name and name in HARNESSES:
             return HARNESSES.get(name).turn_limit
     return None
+
+
+def profile_named(name: str | None) -> HarnessProfile | None:
+    """The registered profile ``name`` (a harness name, or the Harbor agent a profile runs), or None."""
+    if name and name in HARNESSES:
+        return HARNESSES.get(name)
+    return None
+
+
+def trajectory_listers() -> frozenset[str]:
+    """The ATIF agent names whose trajectories list the skills shown (``lists_skills_in_trajectory``)."""
+    return _cached("listers", lambda: frozenset(a for p in _profiles() if p.lists_skills_in_trajectory
+                                                for a in p.atif_names))
 
 
 def paper_harness(label: str) -> str:

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from harbor.models.trial.paths import TrialPaths
 
+from aces_bench.agents.profiles import trajectory_listers
 from aces_bench.core.metering import available_skills, codex_skills, json_objects, response_usage, token_count
 from aces_bench.core.metering import unique as _unique
 from aces_bench.core.pricing import Usage
@@ -192,15 +193,12 @@ def trajectory_visible(trajectory) -> list[str] | None:
 
 # --- one answer per trial ------------------------------------------------------------------------
 
-# Harbor agents whose prompt lists the skills in an <available_skills> block, read from the trajectory.
-_TRAJECTORY_LISTERS = ("terminus-2",)
-
-
 def shown_skills(result, trial_dir: Path | None) -> tuple[list[str] | None, str]:
     """(the skill names a trial's model was shown, where that was read); names None when unknown.
 
     aces-bench's own harnesses put the names in the agent result (``aces_visible_skills``);
-    terminus-2 is read from its trajectory; any other agent is unknown.
+    an agent whose profile says its trajectory lists them (terminus-2) is read from its
+    trajectory; any other agent is unknown.
     """
     agent = getattr(result, "agent_result", None)
     meta = (agent.metadata or {}) if agent is not None else {}
@@ -209,7 +207,7 @@ def shown_skills(result, trial_dir: Path | None) -> tuple[list[str] | None, str]
         source = str(meta.get("aces_visible_source") or "")
         return (_unique(names) if isinstance(names, list) else None), source
     info = getattr(result, "agent_info", None)
-    if info is not None and getattr(info, "name", None) in _TRAJECTORY_LISTERS and trial_dir is not None:
+    if info is not None and getattr(info, "name", None) in trajectory_listers() and trial_dir is not None:
         path = TrialPaths(Path(trial_dir)).agent_dir / "trajectory.json"
         try:
             from harbor.models.trajectories import Trajectory

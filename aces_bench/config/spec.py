@@ -19,6 +19,7 @@ from aces_bench.agents.profiles import WireApi
 from aces_bench.backends import BACKENDS, LOCAL_BACKEND
 from aces_bench.core.conditions import CONTROLS, Control
 from aces_bench.core.errors import ConfigError, from_validation
+from aces_bench.core.gate import GateSettings
 from aces_bench.core.metrics import metric_names
 from aces_bench.core.modes import MODE_NAMES
 from aces_bench.core.pricing import DEFAULT_INPUT_TOKENS, DEFAULT_OUTPUT_TOKENS
@@ -30,7 +31,9 @@ _ENVIRONMENTS = sorted(e.value for e in EnvironmentType)
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # A field's docstring is its description: the one place a setting is declared
+    # (config.schema makes Hydra's structured config from these models).
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
 SupportRole = Literal["prerequisite", "helper", "reference", "decoy"]
@@ -47,14 +50,26 @@ class SupportSkill(_Frozen):
 
 class SkillSpec(_Frozen):
     paths: list[Path] = Field(min_length=1)
+    """Skill folders, or folders holding skill folders."""
     support: list[SupportSkill] = Field(default_factory=list)
+    """Non-target skills staged in both conditions: a path (role 'helper') or
+    ``{path: ..., role: prerequisite|helper|reference|decoy}``."""
     cases: list[str] = Field(default_factory=list)
+    """Only these case ids (empty: all)."""
     intervention: Literal["skill", "bundle", "plugin"] = "skill"
+    """What is added or withheld: 'skill' (each target alone), 'bundle' (all targets
+    together, named ``intervention_name``) or 'plugin' (each path is a plugin folder)."""
     intervention_name: str | None = Field(default=None, pattern=_NAME)
     harbor_tasks: bool = True
+    """Pair the native Harbor tasks under each target's ``evals/harbor/<task>/``."""
     accept_drafts: bool = False
+    """Run cases still marked ``status: draft`` (drafted by ``dataset create``, not yet reviewed)."""
     allow_credentials: list[str] = Field(default_factory=list)
+    """Credential names cases may use although they look like operator credentials
+    (``*_API_KEY``, ``AWS_*``, ...). Never process settings or the model's/judge's own."""
     evals_file: str | None = Field(default=None, pattern=r"^[^/\s][^\s]*$")
+    """Read only this evals file of each skill (relative to the skill folder, e.g.
+    ``evals/evals2.json``) instead of the folder's rule."""
 
     @field_validator("support", mode="before")
     @classmethod
@@ -82,8 +97,12 @@ class HarnessSpec(_Frozen):
     env: dict[str, str] = Field(default_factory=dict)
     requires_model: bool = True
     label: str = ""
-    cli: str | None = None  # an npm CLI from `aces-bench agents install`, mounted into each trial
+    cli: str | None = None
+    """An npm agent CLI (claude-code, codex, opencode) from ``aces-bench agents install``,
+    mounted read-only into every trial."""
     bundled_skills: Literal["off", "keep"] = "off"
+    """The skills the CLI ships with: ``off`` hides them from the model in both arms
+    (the controlled default), ``keep`` leaves them listed."""
 
     @model_validator(mode="after")
     def _one_agent(self) -> HarnessSpec:
@@ -106,10 +125,15 @@ class HarnessSpec(_Frozen):
 class ModelSpec(_Frozen):
     name: str | None = None
     base_url: str | None = Field(default=None, pattern=r"^https?://[^\s]+$")
+    """The endpoint's host, with or without ``/v1``; each harness calls its own API's path on it."""
     api_key_env: str | None = None
     label: str | None = None
-    api: WireApi | None = None  # what the endpoint speaks, when a gateway translates
-    version: str | None = None  # the provider's version string; part of the baseline-reuse key
+    api: WireApi | None = None
+    """The wire API the endpoint speaks when it is not the model's own (a translating
+    gateway): ``anthropic``, ``openai-responses`` or ``openai-chat``."""
+    version: str | None = None
+    """The provider's version string of the model (a dated snapshot, say), when ``name`` does
+    not pin one; part of the key under which baseline trials are reused."""
 
     @property
     def display(self) -> str:
@@ -121,12 +145,14 @@ class WorkspaceSpec(_Frozen):
     workdir: str = Field(default="/workspace", pattern=r"^/[^\s]*$")
     skills_dir: str = Field(default="/skills", pattern=r"^/[^\s]*$")
     answer_file: str = Field(default="answer.txt", pattern=r"^[A-Za-z0-9_.-]+$")
-    base_image: str = Field(min_length=1)
+    base_image: str = Field(default="python:3.12-slim", min_length=1)
     custom_environment: bool = True
+    """Build on a target's ``evals/environment/`` (Dockerfile, Compose, MCP servers) when present."""
     network: Literal["no-network", "public"] = "no-network"
     cpus: int = Field(default=1, ge=1)
     memory_mb: int = Field(default=2048, ge=128)
     storage_mb: int | None = Field(default=None, ge=16)
+    """Disk for the trial's own file system (Harbor's ``storage_mb``); None: no limit set."""
     agent_timeout_sec: float = Field(default=300.0, gt=0)
     verifier_timeout_sec: float = Field(default=60.0, gt=0)
 
@@ -135,11 +161,13 @@ class DecoySpec(_Frozen):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     paths: list[Path] = Field(default_factory=list)
     size: int | None = Field(default=None, ge=0)
+    """How many decoys to draw from the pool (None: all of it)."""
     seed: int = 0
+    """Seed of the draw: sizes drawn with one seed are nested (size 5 holds size 1's)."""
 
 
 class GradingSpec(_Frozen):
-    mode: str
+    mode: str = "aces_default"
     metrics: list[str] = Field(default_factory=lambda: list(metric_names()))
     weights: dict[str, float] = Field(default_factory=dict)
     pass_threshold: float = Field(default=1.0, ge=0, le=1)
@@ -211,19 +239,9 @@ class BackendSpec(_Frozen):
 class ArmSpec(_Frozen):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     grid: dict[str, list[str]] = Field(default_factory=dict)
+    """Override key -> values; the arm's members are their Cartesian product."""
     overrides: list[str] = Field(default_factory=list)
-
-
-class GateSpec(_Frozen):
-    """``study.gate``: the gate's parameters (``aces_bench.stats.gate.GateSettings`` reads them)."""
-
-    threshold: float = Field(default=0.0, gt=-1, lt=1)
-    alpha: float = Field(default=0.05, gt=0, lt=1)
-    min_cases: int = Field(default=5, ge=1)
-    harm_alpha: float = Field(default=0.2, gt=0, lt=1)
-    null_alpha: float = Field(default=0.05, gt=0, lt=1)
-    family: Literal["holm", "none"] = Field(default="holm", description="adjustment of helps/harms across the "
-                                            "study's skills (none: per-skill, unadjusted)")
+    """Overrides every member of the arm gets (before the grid's)."""
 
 
 class StudySpec(_Frozen):
@@ -232,32 +250,61 @@ class StudySpec(_Frozen):
     n_attempts: int = Field(default=1, ge=1)
     n_concurrent: int = Field(default=2, ge=1)
     seed: int = 0
-    pass_threshold: float | None = Field(default=None, description="removed (grading.pass_threshold decides pass); "
-                                         "kept so provenance written before reads")
+    pass_threshold: float | None = None
+    """Removed: pass is decided once, by grading.pass_threshold (setting it is an error; kept
+    so provenance written before reads)."""
     max_infra_retries: int = Field(default=2, ge=0)
-    gate: GateSpec = Field(default_factory=GateSpec)
+    """Reruns of a trial that failed for infrastructure before the agent started (or on a
+    model provider error); a trial still failing after them is excluded and counted."""
+    gate: GateSettings = Field(default_factory=GateSettings)
+    """The gate's settings (``aces_bench.core.gate``)."""
     stop_on_pass: bool = False
+    """Skip a case's later attempts once one passes (recorded as skipped)."""
     max_cost_usd: float | None = Field(default=None, ge=0)
-    # The study folder's disk use (aces_bench.run.disk): sized for a laptop; null: no cap.
+    """Refuse to start above this estimated cost; stop once real usage crosses it (USD)."""
     max_output_gb: float | None = Field(default=20.0, gt=0)
+    """The study folder's disk use (aces_bench.run.disk), checked before each round: sized for
+    a laptop; null: no cap."""
     expected_input_tokens: int = Field(default=DEFAULT_INPUT_TOKENS, ge=0)
+    """Per model-driven trial: the one token estimate behind the preview, the design's
+    size, a sweep's total and the cost cap (``aces_bench.core.pricing``)."""
     expected_output_tokens: int = Field(default=DEFAULT_OUTPUT_TOKENS, ge=0)
-    # Tier 1 rule profile for the report's static-vs-live scan; the ACES paper's study
-    # uses "skillevaluator" (SkillEvaluator 0.2.0's score, as the paper reports it).
     static_profile: Literal["aces", "skillevaluator"] = "aces"
-    # The report adds the paper page (reports/paper.py); study=aces_paper sets it.
+    """Tier 1 rule profile of the report's static-vs-live scan: aces | skillevaluator (the
+    ACES paper's study uses SkillEvaluator 0.2.0's score, as the paper reports it)."""
     paper_page: bool = False
+    """Add the paper page (report/paper.html: the ACES paper's reported figures beside
+    this study's) to the report; study=aces_paper sets it."""
     axes: dict[str, list[str]] = Field(default_factory=dict)
+    """Named value lists that ``arms`` interpolate (``${study.axes.harnesses}``), so a
+    user changes one list on the command line instead of an arm."""
     arms: list[ArmSpec] = Field(default_factory=list)
+    """A designed study (e.g. study=aces_paper): the union of these grids, each member
+    run as its own study under ``<output_dir>/<member>/`` and reported together."""
     harness_models: dict[str, str] = Field(default_factory=dict)
+    """Model option per harness for members whose arm sets no model (empty: the
+    ``model=`` of the command line for every harness)."""
     scan_tiers: list[Literal[1, 2]] = Field(default_factory=list)
+    """Static scan tiers the design includes (1: structural, 2: LLM rubric)."""
     controls: tuple[Control, ...] = ()
+    """Calibration arms run beside with_skill and baseline, in the same pairing:
+    ``null`` (the baseline run again, analysed as the treatment), ``placebo`` (a sham
+    skill with the target's name and description) and ``forced`` (the target's SKILL.md
+    in the instruction). Default: none."""
     sequential: bool = False
+    """Run trials in rounds (cases in a seeded order, cases before attempts) and stop each skill
+    as soon as its gate is decided (aces_bench/stats/sequential.py; docs/sequential.md)."""
     sequential_round_cases: int | None = Field(default=None, ge=1)
+    """Cases per round of a sequential study's first pass (None: an eighth of a skill's cases, at least 5)."""
     sequential_spending: Literal["hsd", "obf", "pocock"] = "hsd"
+    """Alpha-spending function of the sequential gate: hsd (Hwang-Shih-DeCani, gamma -4), obf, pocock."""
     max_trials: int | None = Field(default=None, ge=1)
+    """At most this many trials are run (reused baseline trials not counted): a fixed study above it
+    is refused, a sequential one stops starting rounds."""
     reuse_baseline: bool = True
+    """Reuse stored baseline and null-arm trials whose every input matches (aces_bench/run/reuse.py)."""
     reuse_max_age_days: float | None = Field(default=None, gt=0)
+    """Reuse only stored trials younger than this (None: any age)."""
 
     @model_validator(mode="after")
     def _sequential_alone(self) -> StudySpec:
@@ -344,7 +391,7 @@ class RunSpec(_Frozen):
                 "workspace.mode is 'group' but no decoys or support skills are configured: add decoys=paper"
             )
         # Whether the agent can set itself up on the local backend is asked when a study
-        # runs (runner.preflight_local_agent): answering it imports Harbor's agent
+        # runs (study.preflight.preflight_local_agent): answering it imports Harbor's agent
         # factory, which reading a spec (reports, records) must not pay for.
         return self
 

@@ -100,6 +100,24 @@ def _store_plugin_options(cs: ConfigStore) -> None:
             cs.store(group=group, name=name, node=GROUP_SCHEMAS[group](**profile.config()))
 
 
+def group_options() -> dict[str, list[str]]:
+    """Each config group a user picks from (``group=option``), with its options: the YAML
+    files under ``conf/<group>/`` and the plugin profiles stored by ``register``; the
+    schemas (``base_<group>``) are no option. The launchers shipped in ``conf/hydra/launcher/``
+    close the list (Hydra's plugins add their own, which ``--hydra-help`` lists)."""
+    register()
+    stored = ConfigStore.instance().repo
+    conf = resources.files(CONFIG_MODULE)
+    groups = {}
+    for group in (*sorted(GROUP_SCHEMAS), "hydra/launcher"):
+        folder = conf.joinpath(group)
+        names = {p.name.removesuffix(".yaml") for p in folder.iterdir() if p.name.endswith(".yaml")}
+        if group in stored:
+            names |= {k.removesuffix(".yaml") for k in stored[group] if k.endswith(".yaml")}
+        groups[group] = sorted(n for n in names if not n.startswith("base_"))
+    return groups
+
+
 def register() -> None:
     """Idempotent: safe to call from the CLI, tests and the compose API."""
     global _registered

@@ -6,8 +6,10 @@ dimensions, the short names of the terminal summary, the deterministic/judged sp
 and the outcome metrics behind ``outcome_only``. Adding a metric is its grader module
 plus one ``register(Metric(...))`` (see docs/architecture.md).
 
-This module imports nothing of aces-bench: the config layer reads it to validate
-metric names without loading a grader. A grader is named by import path
+The metrics are a ``Registry`` (``METRICS``, the registry type of every extension point,
+in registration order; a plugin's ``register`` call adds one). This module imports only
+the registry of aces-bench: the config layer reads it to validate metric names without
+loading a grader. A grader is named by import path
 (``"aces_bench.graders.security:grade"``) and loaded only when grading runs; a test
 or a plugin may pass the function itself.
 """
@@ -18,6 +20,8 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from aces_bench.core.registry import Registry
 
 GRADER_VERSION = "1"
 """Version of the built-in graders, written into every task's metadata and every result."""
@@ -68,32 +72,28 @@ class Metric:
         return getattr(importlib.import_module(module), attr)
 
 
-_REGISTRY: dict[str, Metric] = {}
+METRICS: Registry[Metric] = Registry("metric", where="grading.metrics", ordered=True)
 
 
 def register(metric: Metric) -> Metric:
     """Add ``metric`` to the registry (a name registered twice is an error; see ``unregister``)."""
-    if metric.name in _REGISTRY:
-        raise ValueError(f"metric {metric.name!r} is registered already")
-    _REGISTRY[metric.name] = metric
+    METRICS.register(metric.name, metric)
     return metric
 
 
 def unregister(name: str) -> None:
     """Remove a metric (for tests and plugins that register one for a while)."""
-    _REGISTRY.pop(name, None)
+    METRICS.unregister(name)
 
 
 def metric(name: str) -> Metric:
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise KeyError(f"unknown metric {name!r}; registered: {', '.join(_REGISTRY)}") from None
+    """The metric ``name``; an unknown one is a ConfigError listing the registered ones."""
+    return METRICS.get(name)
 
 
 def metrics(kind: Kind | None = None) -> tuple[Metric, ...]:
     """The registered metrics in registration order, optionally of one kind."""
-    return tuple(m for m in _REGISTRY.values() if kind is None or m.kind == kind)
+    return tuple(m for _, m in METRICS.items() if kind is None or m.kind == kind)
 
 
 def metric_names(kind: Kind | None = None) -> tuple[str, ...]:
@@ -115,8 +115,7 @@ def metric_columns() -> tuple[str, ...]:
 
 def short_name(name: str) -> str:
     """The metric's short name (summary tables); an unregistered name (an author grader) stays as it is."""
-    m = _REGISTRY.get(name)
-    return m.short if m else name
+    return METRICS.get(name).short if name in METRICS else name
 
 
 def dimension_sources() -> dict[str, tuple[tuple[str, str | None], ...]]:

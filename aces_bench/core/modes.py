@@ -20,8 +20,9 @@ Intention to treat: every scheduled trial is in one of three classes
 
 A baseline that saw the target skill counts as it ran, flagged (``baseline_saw_target``).
 
-Adding a mode is one ``GradingMode`` in ``MODES`` (and its one-line Hydra option,
-``conf/grading/<name>.yaml``; a test checks they agree).
+Adding a mode is one ``GradingMode`` registered in ``MODES`` (the registry type of every
+extension point) and its one-line Hydra option, ``conf/grading/<name>.yaml``; a test checks
+they agree.
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from aces_bench.core.registry import Registry
+
+Status = Literal["ok", "agent_error", "verifier_error", "timeout", "infra_error", "not_run", "skipped", "setup_error"]
+"""A trial's status, as collection records it (``aces_bench.run.collect``) and every table carries it."""
 TrialClass = Literal["finished", "arm_failure", "excluded"]
 Source = Literal["verifier", "judged", "author"]
 
@@ -80,19 +85,19 @@ class GradingMode:
         return TrialOutcome(judged, judged, judged >= pass_threshold, "judged")
 
 
-MODES: dict[str, GradingMode] = {m.name: m for m in (
+MODES: Registry[GradingMode] = Registry("grading mode", where="grading.mode", plugins=False, ordered=True)
+for _mode in (
     GradingMode("aces_default", "the six ACES metrics; the task outcome (verifier reward, else judged) decides pass",
                 runs_author_graders=False, author_decides=False),
     GradingMode("aces_plus_custom", "as aces_default, and the skill's author graders reported beside it",
                 runs_author_graders=True, author_decides=False),
     GradingMode("custom_only", "the skill's author graders alone decide outcome, pass and lift",
                 runs_author_graders=True, author_decides=True),
-)}
-MODE_NAMES: tuple[str, ...] = tuple(MODES)
+):
+    MODES.register(_mode.name, _mode)
+MODE_NAMES: tuple[str, ...] = tuple(MODES.names())
 
 
 def mode(name: str) -> GradingMode:
-    try:
-        return MODES[name]
-    except KeyError:
-        raise ValueError(f"unknown grading mode {name!r}; valid: {', '.join(MODE_NAMES)}") from None
+    """The grading mode ``name``; an unknown one is a ConfigError listing the valid ones."""
+    return MODES.get(name)

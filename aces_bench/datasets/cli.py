@@ -20,6 +20,7 @@ import yaml
 from pydantic import ValidationError
 
 from aces_bench.cases.formats import load_suite
+from aces_bench.config.spec import GradingSpec
 from aces_bench.core.errors import ConfigError, EvalsError, from_validation
 from aces_bench.core.io import load_yaml, yaml_problem
 from aces_bench.inputs.skills import discover_skill_dirs, load_skill
@@ -41,7 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("skill_dir", type=Path)
     r.add_argument("--from-results", type=Path, required=True, help="study output dir (grades.jsonl, trials.parquet)")
     r.add_argument("--apply", action="store_true", help="write the proposed changes (default: print the diff only)")
-    r.add_argument("--pass-threshold", type=float, default=1.0, help="reward at or above which a trial passes")
+    r.add_argument("--pass-threshold", type=float, default=GradingSpec.model_fields["pass_threshold"].default,
+                   help="reward at or above which a trial passes (default: grading.pass_threshold's)")
     r.add_argument("--min-agree", type=int, default=2, help="passing trials that must give the same answer")
     r.add_argument("--confirm", action="append", default=[], metavar="CASE_ID",
                    help="accept a proposed expected_output that contradicts the case's current one (repeatable)")

@@ -357,7 +357,7 @@ def accept_draft(case: EvalCase, report: RefineReport) -> EvalCase:
 
 
 def refine_dataset(
-    skill_dir: Path, results_dir: Path, *, pass_threshold: float = 1.0, min_agree: int = 2, dry_run: bool = False,
+    skill_dir: Path, results_dir: Path, *, pass_threshold: float, min_agree: int = 2, dry_run: bool = False,
     confirm: tuple[str, ...] | list[str] = (),
 ) -> RefineReport:
     """Propose ``expected_behavior`` and ``expected_output`` from a results dir; write where allowed."""

@@ -53,6 +53,7 @@ from aces_bench.records.provenance import SkillProvenance, build_provenance
 from aces_bench.run.collect import TrialRecord, collect_job
 from aces_bench.run.outlock import study_lock, usable_output_dir
 from aces_bench.run.runner import run_job
+from aces_bench.study.preflight import preflight_trials
 
 REFERENCE = "aces_bench.agents.reference:ReferenceAgent"
 DEFAULT_DECOYS = "decoys=paper"
@@ -163,6 +164,7 @@ async def run_mode(spec: RunSpec, target: Skill, queries: list[TriggerQuery], ou
                    *, label: str | None = None) -> ModeResult:
     """Emit, run and read one mode's trigger trials into a ``ModeResult`` (keys: skill names)."""
     plan = trigger_plan(spec, target, queries)
+    preflight_trials(spec, plan)  # the checks its trials need, before anything is written
     emitted = emit_study(spec, out / "tasks", plan)
     job_dir = await run_job(spec, emitted, out / "jobs")
     roles = {s.skill.name: s.role for s in plan.tasks[0].staged}

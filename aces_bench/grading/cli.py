@@ -33,13 +33,16 @@ from aces_bench.judges.options import judge_from_options
 from aces_bench.judges.spec import JudgeSpec
 from aces_bench.records.trials import TABLE_CSV, TABLE_PARQUET, rows_to_frame, write_grades, write_table_csv
 
+GRADING_DEFAULTS = GradingSpec.model_fields  # the one declaration of grading.mode and grading.pass_threshold
+
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="aces-bench grade", description="Grade the trials of any Harbor job dir.")
     p.add_argument("jobs", type=Path, help="a Harbor job dir, a trial dir, or a folder of job dirs")
     p.add_argument("--cases", type=Path, help="an evals file (json/jsonl/yaml) or a skill folder with evals/")
     p.add_argument("--out", type=Path, help="output folder (default outputs/grades/<jobs name>)")
-    p.add_argument("--mode", choices=MODES, default="aces_default", help="grading mode (default aces_default)")
+    p.add_argument("--mode", choices=MODES, default=GRADING_DEFAULTS["mode"].default,
+                   help=f"grading mode (default {GRADING_DEFAULTS['mode'].default}, as grading.mode)")
     p.add_argument("--judge-model", help="litellm model string; default: the offline heuristic judge")
     p.add_argument("--judge-base-url", help="OpenAI-compatible endpoint for the judge (vLLM, Ollama, llama.cpp)")
     p.add_argument("--judge-api-key-env", help="name of the env var holding the judge key (never the key)")
@@ -47,7 +50,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--skills-dir", help="where skills were staged inside the trials (default /skills)")
     p.add_argument("--allowed-skills", help="comma-separated skills the agent may read (routing)")
     p.add_argument("--condition", choices=ALL_CONDITIONS, help="force every trial's condition")
-    p.add_argument("--pass-threshold", type=float, default=1.0, help="reward needed to pass (default 1.0, as in studies and reports)")
+    p.add_argument("--pass-threshold", type=float, default=GRADING_DEFAULTS["pass_threshold"].default,
+                   help=f"reward needed to pass (default {GRADING_DEFAULTS['pass_threshold'].default:g}, as "
+                        "grading.pass_threshold)")
     p.add_argument("--weight", action="append", default=[], metavar="METRIC=W", help="composite weight (repeat)")
     p.add_argument("--author-timeout", type=float, default=AUTHOR_TIMEOUT_SEC, help="seconds per author grader")
     return p

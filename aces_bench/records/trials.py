@@ -34,6 +34,7 @@ from aces_bench.core.conditions import PAIRED, Condition
 from aces_bench.core.errors import ReportError
 from aces_bench.core.io import write_frame, write_text
 from aces_bench.core.metrics import metric_column, metric_columns, metric_names
+from aces_bench.core.modes import Status
 from aces_bench.core.versioning import VersionedRecord, load_model
 from aces_bench.graders.base import MetricResult
 
@@ -56,7 +57,6 @@ CELL_KEY = ("skill", "harness", "model", "workspace_mode")
 PAIR_KEY = ("skill", "case_id", "attempt", "harness", "model", "workspace_mode", "decoy_set")
 LABEL_FIELDS = ("run_id", "harness", "model", "agent_label", "judge_label", "backend")
 
-Status = Literal["ok", "agent_error", "verifier_error", "timeout", "infra_error", "not_run", "skipped", "setup_error"]
 WorkspaceMode = Literal["isolation", "group"]
 
 

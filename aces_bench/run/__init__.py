@@ -1,4 +1,4 @@
-"""Running a planned study: preflight, Harbor jobs (``runner``), attempts and retries
+"""Running a planned study (checked already, by ``study.preflight``): Harbor jobs (``runner``), attempts and retries
 (``attempts``), one record per expected trial (``collect``), the cost estimate and cap
 (``cost``), the output-folder lock (``outlock``), progress lines, offline defaults and
 the baseline-reuse store (``reuse``).

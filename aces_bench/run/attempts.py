@@ -30,7 +30,7 @@ from aces_bench.core.errors import RunError
 from aces_bench.emitters.emit import EmitResult
 from aces_bench.emitters.plan import TaskPlan
 from aces_bench.run.collect import TrialRecord, archive_infra_failures, classify, collect_job, read_trials
-from aces_bench.run.runner import job_config, preflight, run_config, run_job, set_offline_defaults
+from aces_bench.run.runner import job_config, run_config, run_job, set_offline_defaults
 
 SKIPPED = "skipped"
 
@@ -181,7 +181,7 @@ async def _with_infra_retries(job_dir: Path, run: Callable[[], Awaitable[object]
 
 async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path,
                        passed: Callable[[TrialRecord], Awaitable[bool | None]] | None = None,
-                       exclude: frozenset[str] = frozenset(), *, checked: bool = False) -> list[Path]:
+                       exclude: frozenset[str] = frozenset()) -> list[Path]:
     """Run the study's attempts; returns the job dir of each round (attempt order).
 
     Without stop-on-pass this is the single Harbor job of ``runner.run_job``. Trials that
@@ -190,7 +190,7 @@ async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path,
     ``final_pass``, required then) decides which tasks the next round runs.
     ``exclude``: task ids no round runs (reused baseline trials).
     Re-running resumes: each round's job name is derived from the study's job name.
-    ``checked``: the study's preflight step ran (``study.preflight``); else the runner's runs here.
+    The study's one preflight (``study.preflight``) ran before anything was emitted.
     """
     policy = AttemptPolicy.from_spec(spec)
     base = job_config(spec, emitted, jobs_dir, exclude)
@@ -201,7 +201,7 @@ async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path,
         retry_infra_failures(job_dir)
 
         async def once() -> None:
-            await run_job(spec, emitted, jobs_dir, exclude, stops_early=early_stop_rule(emitted), checked=checked)
+            await run_job(spec, emitted, jobs_dir, exclude, stops_early=early_stop_rule(emitted))
 
         await _with_infra_retries(job_dir, once, policy, dict.fromkeys(plans, policy.n_attempts))
         return [job_dir]
@@ -209,8 +209,6 @@ async def run_attempts(spec: RunSpec, emitted: EmitResult, jobs_dir: Path,
         raise RunError("study.stop_on_pass needs the graded pass of each attempt", where="aces_bench.run.attempts",
                        fix="run the study through aces_bench.study.entry.run_study")
     set_offline_defaults()
-    if not checked:
-        preflight(spec, emitted)
     remaining = sorted(plans)
     job_dirs: list[Path] = []
     for attempt in range(1, policy.n_attempts + 1):

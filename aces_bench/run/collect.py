@@ -22,6 +22,7 @@ from harbor.models.trial.result import TrialResult
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from aces_bench.core.io import write_json
+from aces_bench.core.modes import Status
 from aces_bench.emitters.plan import TaskPlan
 
 # Which failures are the trial's arm's and which are infrastructure's (intention to
@@ -65,7 +66,7 @@ class TrialRecord(BaseModel):
     task_id: str
     attempt: int
     plan: TaskPlan
-    status: str
+    status: Status
     failure_cause: str | None = None
     trial_name: str | None = None
     trial_dir: Path | None = None

@@ -13,7 +13,6 @@ import hashlib
 import json
 import logging
 import os
-import subprocess
 import sys
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -31,12 +30,10 @@ from pydantic import ValidationError
 
 from aces_bench.agents.clis import installed as installed_cli
 from aces_bench.agents.endpoints import harness_base_url
-from aces_bench.cases.credentials import check_study_credentials, resolve_credentials
 from aces_bench.config.spec import RunSpec
-from aces_bench.core.errors import AcesError, BackendError, ConfigError, OutputError, RunError, output_error
+from aces_bench.core.errors import AcesError, BackendError, OutputError, RunError, output_error
 from aces_bench.core.io import remove_tree
 from aces_bench.emitters import EmitResult
-from aces_bench.emitters.plan import StudyPlan
 from aces_bench.run.cost import CostCapReached, CostEstimate, CostGuard, Ledger, budget_dir, check_cap, estimate
 from aces_bench.run.disk import DiskCapReached, disk_guard
 from aces_bench.run.offline import OFFLINE_ENV, set_offline_defaults  # noqa: F401 (re-exported)
@@ -131,236 +128,6 @@ def count_finished(job_dir: Path) -> tuple[int, int]:
     return done, failed
 
 
-def preflight_credentials(spec: RunSpec, emitted: EmitResult) -> None:
-    """Every credential a case needs must be set on the host before any trial runs.
-
-    Values are only checked here; Harbor reads them from the host environment when
-    each trial starts. Operator credentials (model and judge keys) can never be named
-    by a skill.
-    """
-    for case in {id(p.case): p.case for p in emitted.plan.tasks}.values():
-        resolve_credentials(case, os.environ, operator_names=operator_variables(spec),
-                            allowed=spec.skill.allow_credentials)
-
-
-def operator_variables(spec: RunSpec) -> list[str]:
-    """The variables the operator configured for the model and the judge."""
-    return [n for n in (spec.model.api_key_env, spec.judge.api_key_env) if n]
-
-
-def check_credential_names(spec: RunSpec, plan: StudyPlan) -> None:
-    """Refuse, before anything is emitted, a case naming an operator credential (by rule)."""
-    check_study_credentials({id(p.case): p.case for p in plan.tasks}.values(),
-                            allowed=spec.skill.allow_credentials, operator_names=operator_variables(spec))
-
-
-def preflight(spec: RunSpec, emitted: EmitResult) -> None:
-    """What can be refused before a trial starts and emission did not check already.
-
-    (``emit_study`` refuses environments the local backend cannot build.)
-    """
-    preflight_backend_extra(spec)
-    preflight_plugin_backend(spec)
-    preflight_local_agent(spec)
-    preflight_credentials(spec, emitted)
-    preflight_model_key(spec)
-    preflight_environment(spec)
-    if spec.backend.type == "docker":
-        preflight_docker()
-    if spec.backend.type == "podman":
-        from aces_bench.backends import podman
-
-        podman.preflight()
-    preflight_agent(spec)
-    preflight_agent_install(spec)
-
-
-# What each cloud backend's preflight wants, when Harbor's own message names no fix.
-_BACKEND_FIXES = {
-    "modal": "run `modal token new`, or export MODAL_TOKEN_ID and MODAL_TOKEN_SECRET",
-    "daytona": "export DAYTONA_API_KEY (and DAYTONA_API_URL for a self-hosted Daytona)",
-    "e2b": "export E2B_API_KEY",
-    "runloop": "export RUNLOOP_API_KEY",
-    "gke": "install gcloud and run `gcloud container clusters get-credentials <CLUSTER> --region <REGION>` "
-           "(or set KUBECONFIG)",
-}
-
-
-def preflight_environment(spec: RunSpec) -> None:
-    """The backend's own credential check (Harbor's ``preflight``, which its CLI runs and
-    its job API does not), as one error before any trial instead of one failure per trial."""
-    from harbor.environments.factory import EnvironmentFactory
-    from harbor.models.environment_type import EnvironmentType
-
-    b = spec.backend
-    if b.type not in BACKEND_SDKS:
-        # docker and podman are checked by aces-bench itself (preflight_docker, backends.podman):
-        # Harbor's podman check asks for `podman compose`, which the podman-compose setup here
-        # (make podman) does not provide although its trials run.
-        return
-    try:
-        EnvironmentFactory.run_preflight(type=EnvironmentType(b.type) if b.type else None, import_path=b.import_path)
-    except SystemExit as exc:
-        message = " ".join(str(exc.code if exc.code is not None else exc).split())
-        raise BackendError(f"cannot start: {message}", where=f"backend={b.name}",
-                           fix=_BACKEND_FIXES.get(b.type or "", "set up the backend's credentials, or use backend=local")
-                           ) from None
-    except ImportError as exc:
-        raise BackendError(str(exc).splitlines()[0], where=f"backend={b.name}",
-                           fix="install the backend's extra (see the message), or use backend=local") from None
-
-
-def preflight_agent(spec: RunSpec) -> None:
-    """The agent's own checks (its options, its model credentials) before any trial."""
-    if not spec.harness.requires_model and spec.harness.import_path and spec.harness.cli is None:
-        return  # the reference agent: nothing to check, and no Harbor agent class to load by name
-    from harbor.agents.factory import AgentFactory
-
-    try:
-        AgentFactory.run_preflight(agent_config(spec))
-    except SystemExit as exc:
-        raise ConfigError(f"cannot start: {exc.code}", where=f"harness={spec.harness.name}",
-                          fix="see the message") from None
-    except ValueError as exc:  # MissingModelCredentialError is one
-        raise ConfigError(f"cannot start: {' '.join(str(exc).split())}", where=f"harness={spec.harness.name}",
-                          fix="set what the message names (model.api_key_env, harness.kwargs)") from None
-
-
-# Backends that run their containers on this machine: an agent installing itself there
-# fetches its CLI through this machine's network.
-_LOCAL_CONTAINER_BACKENDS = ("docker", "podman")
-
-
-def preflight_agent_install(spec: RunSpec, *, timeout: float = 5.0) -> None:
-    """A CLI harness on a container backend installs itself inside each container from the
-    network (Harbor's installer); where that network is not reachable it would spend minutes
-    per trial failing, so it is refused here, before any trial."""
-    from aces_bench.agents.clis import CLIS
-
-    cli = CLIS.get(spec.harness.cli or "")
-    if cli is None or spec.backend.is_local or spec.backend.type not in _LOCAL_CONTAINER_BACKENDS:
-        return
-    for host in cli.install_hosts:
-        problem = unreachable(host, timeout=timeout)
-        if problem:
-            raise BackendError(
-                f"harness={spec.harness.name} on backend={spec.backend.name} installs {cli.package} inside each "
-                f"container from the network (Harbor's installer), but {host} is not reachable from here ({problem})",
-                where=f"backend={spec.backend.name}",
-                fix=f"use backend=local (the CLI from `aces-bench agents install {cli.name}` is mounted, nothing "
-                "is installed), or give this machine network access to the install hosts",
-            )
-
-
-def unreachable(host: str, port: int = 443, *, timeout: float = 5.0) -> str | None:
-    """Why ``host:port`` cannot be reached (a short reason), or None when a TCP connection opens."""
-    import socket
-
-    try:
-        with socket.create_connection((host, port), timeout=timeout):
-            return None
-    except socket.gaierror:
-        return "its name does not resolve"
-    except TimeoutError:
-        return f"no answer within {timeout:g} s"
-    except OSError as exc:
-        return exc.strerror or str(exc)
-
-
-# backend type -> (the SDK module Harbor needs, the aces-bench extra bringing it: pyproject.toml).
-BACKEND_SDKS = {
-    "modal": ("modal", "modal"),
-    "daytona": ("daytona", "daytona"),
-    "e2b": ("e2b", "e2b"),
-    "runloop": ("runloop_api_client", "runloop"),
-    "gke": ("kubernetes", "gke"),
-}
-
-
-def preflight_backend_extra(spec: RunSpec) -> None:
-    """A cloud backend whose SDK is not installed is refused with the extra to install,
-    before any trial (Harbor would fail each trial and end in an ExceptionGroup)."""
-    import importlib.util
-
-    entry = BACKEND_SDKS.get(spec.backend.type or "")
-    if entry is None:
-        return
-    module, extra = entry
-    if importlib.util.find_spec(module) is None:
-        raise BackendError(
-            f"backend={spec.backend.name} needs the {module} package, which is not installed",
-            where="backend",
-            fix=f"pip install 'aces-bench[{extra}]' (or choose backend=local or backend=docker)",
-        )
-
-
-def preflight_plugin_backend(spec: RunSpec) -> None:
-    """A plugin backend's own check (``BackendProfile.preflight``), before any trial."""
-    from aces_bench.backends import BACKENDS
-    from aces_bench.core.registry import load_path
-
-    if spec.backend.name not in BACKENDS:
-        return
-    check = BACKENDS.get(spec.backend.name).preflight
-    if check:
-        load_path(check)(spec)
-
-
-def preflight_local_agent(spec: RunSpec) -> None:
-    """An agent that installs itself inside the environment is refused on the local
-    backend (host userland read-only) unless its CLI is provisioned, before any trial."""
-    if (spec.backend.is_local and spec.harness.agent and spec.harness.cli is None
-            and installs_itself(spec.harness.agent)):
-        raise ConfigError(
-            f"harness {spec.harness.name!r} installs itself inside the environment (packages, network), "
-            "which the local sandbox (host userland read-only) cannot do",
-            where="harness",
-            fix="use harness=claude-code, codex or opencode (provisioned by `aces-bench agents install`), "
-            "backend=docker or a cloud backend",
-        )
-
-
-def installs_itself(agent: str) -> bool:
-    """Whether a Harbor agent is an installed agent (it sets itself up inside the environment)."""
-    from harbor.agents.factory import AgentFactory
-    from harbor.agents.installed.base import BaseInstalledAgent
-    from harbor.models.agent.name import AgentName
-
-    try:
-        return issubclass(AgentFactory.get_agent_class(AgentName(agent)), BaseInstalledAgent)
-    except (ValueError, ImportError):
-        return False
-
-
-def preflight_model_key(spec: RunSpec) -> None:
-    """The agent's model key must be set on the host (the agent calls the model from there)."""
-    name = spec.model.api_key_env
-    if spec.harness.requires_model and name and not os.environ.get(name):
-        raise ConfigError(
-            f"model.api_key_env names {name}, which is not set in the environment",
-            where="model",
-            fix=f"export {name}=<key>; for a keyless local server (model.base_url) any dummy value works",
-        )
-
-
-def preflight_docker() -> None:
-    """backend=docker needs a reachable Docker engine; without one every trial would fail."""
-    try:
-        probe = subprocess.run(["docker", "info", "--format", "{{.ServerVersion}}"], capture_output=True,
-                               text=True, timeout=20)
-        problem = None if probe.returncode == 0 else (probe.stderr.strip().splitlines() or ["no answer"])[-1]
-    except FileNotFoundError:
-        problem = "the docker command is not installed"
-    except subprocess.TimeoutExpired:
-        problem = "docker info did not answer within 20 s"
-    if problem:
-        raise BackendError(
-            f"backend=docker but no Docker engine is reachable: {problem}",
-            where="backend",
-            fix="start the Docker daemon (or set DOCKER_HOST), or run with backend=local or a cloud backend",
-        )
-
-
 def discard_cancelled(job_dir: Path) -> list[str]:
     """Remove the trial dirs of trials that were cancelled (the run was interrupted);
     return their names.
@@ -404,15 +171,11 @@ def discard_half_written(job_dir: Path) -> bool:
 
 
 async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path, exclude: frozenset[str] = frozenset(), *,
-                  stops_early: Callable[[TrialResult], str | None] | None = None, checked: bool = False) -> Path:
+                  stops_early: Callable[[TrialResult], str | None] | None = None) -> Path:
     """Create (or resume) the Harbor job for this study; return its job dir (``exclude``:
-    task ids it leaves out, reused baseline trials).
-
-    ``checked``: the study's one preflight step ran already (``study.preflight``); a
-    caller that runs a job directly gets the runner's ``preflight`` here."""
+    task ids it leaves out, reused baseline trials). The caller ran the one preflight
+    (``study.preflight``) before anything was emitted."""
     set_offline_defaults()
-    if not checked:
-        preflight(spec, emitted)
     config = job_config(spec, emitted, jobs_dir, exclude)
     total = (len(emitted.tasks) - len(exclude)) * spec.study.n_attempts
     return await run_config(spec, config, total=total, stops_early=stops_early)

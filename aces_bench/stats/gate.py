@@ -39,8 +39,9 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
+from aces_bench.core.gate import Family, GateSettings  # noqa: F401 (the settings are the gate's API)
 from aces_bench.stats.betting import evalue_bound, evalue_p
 
 EXACT_MAX_N = 22
@@ -53,38 +54,7 @@ _TOL = 1e-9
 Verdict = Literal["helps", "does not reach threshold", "harms", "harms should-not-use cases",
                   "null arm shows an effect", "not enough cases", "no data"]
 PASSING: tuple[str, ...] = ("helps",)
-Family = Literal["holm", "none"]
 TEST_NAME = "betting e-value for a bounded mean (one-sided, p = 1/e)"
-
-
-class GateSettings(BaseModel):
-    """The gate's parameters. ``family``: how "helps" and "harms" are adjusted across a
-    study's skills ("holm", the default; "none": each skill at ``alpha``, labelled so)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    threshold: float = Field(default=0.0, gt=-1, lt=1, description="lift the skill must credibly exceed")
-    alpha: float = Field(default=0.05, gt=0, lt=1, description="one-sided level of the help test")
-    min_cases: int = Field(default=5, ge=1, description="distinct positive cases won by more than the threshold")
-    harm_alpha: float = Field(default=0.2, gt=0, lt=1, description="one-sided level of the harm test on "
-                              "should-not-use cases")
-    null_alpha: float = Field(default=0.05, gt=0, lt=1, description="two-sided level of the null-arm test")
-    family: Family = Field(default="holm", description="adjustment across a study's skills: holm, or none "
-                           "(per-skill, unadjusted)")
-
-    @field_validator("family", mode="before")
-    @classmethod
-    def _bonferroni_size(cls, value):
-        """A summary.json written before Holm stored a Bonferroni family size: 1 was each skill
-        at alpha ("none"); more was a family-wise adjustment, which Holm now makes."""
-        if isinstance(value, int) and not isinstance(value, bool):
-            return "none" if value <= 1 else "holm"
-        return value
-
-    @property
-    def level(self) -> float:
-        """The unadjusted one-sided level (a single skill's, or every skill's with family none)."""
-        return self.alpha
 
 
 class NegativeCase(BaseModel):

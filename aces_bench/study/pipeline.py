@@ -175,7 +175,7 @@ def _run_locked(spec: RunSpec, out: Path, prepared: Prepared | None = None) -> t
         from aces_bench.study.sequential import run_sequential
 
         write_json(out / "provenance.json", build_provenance(spec, skills, jobs_dir / base_job.job_name))
-        graded, stopped = run_sequential(spec, emitted, out, jobs_dir, judge, checked=True)
+        graded, stopped = run_sequential(spec, emitted, out, jobs_dir, judge)
         if isinstance(stopped, CostCapReached):
             write_stop(out, stopped.stop)
         elif stopped is None:
@@ -190,8 +190,7 @@ def _run_locked(spec: RunSpec, out: Path, prepared: Prepared | None = None) -> t
                    build_provenance(spec, skills, jobs_dir / job_config(spec, emitted, jobs_dir, exclude).job_name))
         rounds = RoundGrades(spec, judge)
         try:
-            job_dirs = asyncio.run(run_attempts(spec, emitted, jobs_dir, passed=rounds.passed, exclude=exclude,
-                                                checked=True))
+            job_dirs = asyncio.run(run_attempts(spec, emitted, jobs_dir, passed=rounds.passed, exclude=exclude))
             clear_stop(out)  # this run went to the end: an earlier cost stop no longer describes the folder
             disk.clear_stop(out)
         except (CostCapReached, DiskCapReached, UniformFailure) as exc:

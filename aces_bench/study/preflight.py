@@ -20,19 +20,21 @@ a time, and after nothing was emitted or spent:
   named with its URL, before any task is written or trial started.
 
 A check that needs an earlier one to pass (Harbor's environment preflight needs the
-backend's SDK) is skipped when that one failed. The runner keeps its own ``preflight``
-for callers that run a job directly (``aces-bench trigger``); a study's jobs are told
-it ran (``checked=True``), so nothing is checked twice.
+backend's SDK) is skipped when that one failed. Every check is written here, and nothing
+else checks again: the runner runs jobs only (``aces-bench trigger`` runs
+``preflight_trials``, the checks its trials need, before its first job).
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from aces_bench.cases.credentials import check_study_credentials
 from aces_bench.config.spec import RunSpec
-from aces_bench.core.errors import AcesError, RunError
+from aces_bench.core.errors import AcesError, BackendError, ConfigError, RunError
 from aces_bench.emitters.plan import StudyPlan
 from aces_bench.graders.modes import check_author_graders
 from aces_bench.judges.base import Judge
@@ -62,7 +64,7 @@ class Check:
 
 def _backend_type_check(spec: RunSpec) -> None:
     if spec.backend.type == "docker":
-        runner.preflight_docker()
+        preflight_docker()
     if spec.backend.type == "podman":
         from aces_bench.backends import podman
 
@@ -74,9 +76,211 @@ def _credentials(spec: RunSpec, plan: StudyPlan) -> None:
     from aces_bench.cases import resolve_credentials
 
     for case in cases:
-        resolve_credentials(case, os.environ, operator_names=runner.operator_variables(spec),
+        resolve_credentials(case, os.environ, operator_names=operator_variables(spec),
                             allowed=spec.skill.allow_credentials)
 
+
+# --- the backend, the agent, the credentials and the model key ---------------------------------
+
+def operator_variables(spec: RunSpec) -> list[str]:
+    """The variables the operator configured for the model and the judge."""
+    return [n for n in (spec.model.api_key_env, spec.judge.api_key_env) if n]
+
+
+def check_credential_names(spec: RunSpec, plan: StudyPlan) -> None:
+    """Refuse, before anything is emitted, a case naming an operator credential (by rule)."""
+    check_study_credentials({id(p.case): p.case for p in plan.tasks}.values(),
+                            allowed=spec.skill.allow_credentials, operator_names=operator_variables(spec))
+
+
+# What each cloud backend's preflight wants, when Harbor's own message names no fix.
+_BACKEND_FIXES = {
+    "modal": "run `modal token new`, or export MODAL_TOKEN_ID and MODAL_TOKEN_SECRET",
+    "daytona": "export DAYTONA_API_KEY (and DAYTONA_API_URL for a self-hosted Daytona)",
+    "e2b": "export E2B_API_KEY",
+    "runloop": "export RUNLOOP_API_KEY",
+    "gke": "install gcloud and run `gcloud container clusters get-credentials <CLUSTER> --region <REGION>` "
+           "(or set KUBECONFIG)",
+}
+
+
+def preflight_environment(spec: RunSpec) -> None:
+    """The backend's own credential check (Harbor's ``preflight``, which its CLI runs and
+    its job API does not), as one error before any trial instead of one failure per trial."""
+    from harbor.environments.factory import EnvironmentFactory
+    from harbor.models.environment_type import EnvironmentType
+
+    b = spec.backend
+    if b.type not in BACKEND_SDKS:
+        # docker and podman are checked by aces-bench itself (preflight_docker, backends.podman):
+        # Harbor's podman check asks for `podman compose`, which the podman-compose setup here
+        # (make podman) does not provide although its trials run.
+        return
+    try:
+        EnvironmentFactory.run_preflight(type=EnvironmentType(b.type) if b.type else None, import_path=b.import_path)
+    except SystemExit as exc:
+        message = " ".join(str(exc.code if exc.code is not None else exc).split())
+        raise BackendError(f"cannot start: {message}", where=f"backend={b.name}",
+                           fix=_BACKEND_FIXES.get(b.type or "", "set up the backend's credentials, or use backend=local")
+                           ) from None
+    except ImportError as exc:
+        raise BackendError(str(exc).splitlines()[0], where=f"backend={b.name}",
+                           fix="install the backend's extra (see the message), or use backend=local") from None
+
+
+def preflight_agent(spec: RunSpec) -> None:
+    """The agent's own checks (its options, its model credentials) before any trial."""
+    if not spec.harness.requires_model and spec.harness.import_path and spec.harness.cli is None:
+        return  # the reference agent: nothing to check, and no Harbor agent class to load by name
+    from harbor.agents.factory import AgentFactory
+
+    try:
+        AgentFactory.run_preflight(runner.agent_config(spec))
+    except SystemExit as exc:
+        raise ConfigError(f"cannot start: {exc.code}", where=f"harness={spec.harness.name}",
+                          fix="see the message") from None
+    except ValueError as exc:  # MissingModelCredentialError is one
+        raise ConfigError(f"cannot start: {' '.join(str(exc).split())}", where=f"harness={spec.harness.name}",
+                          fix="set what the message names (model.api_key_env, harness.kwargs)") from None
+
+
+# Backends that run their containers on this machine: an agent installing itself there
+# fetches its CLI through this machine's network.
+_LOCAL_CONTAINER_BACKENDS = ("docker", "podman")
+
+
+def preflight_agent_install(spec: RunSpec, *, timeout: float = 5.0) -> None:
+    """A CLI harness on a container backend installs itself inside each container from the
+    network (Harbor's installer); where that network is not reachable it would spend minutes
+    per trial failing, so it is refused here, before any trial."""
+    from aces_bench.agents.clis import CLIS
+
+    cli = CLIS.get(spec.harness.cli or "")
+    if cli is None or spec.backend.is_local or spec.backend.type not in _LOCAL_CONTAINER_BACKENDS:
+        return
+    for host in cli.install_hosts:
+        problem = unreachable(host, timeout=timeout)
+        if problem:
+            raise BackendError(
+                f"harness={spec.harness.name} on backend={spec.backend.name} installs {cli.package} inside each "
+                f"container from the network (Harbor's installer), but {host} is not reachable from here ({problem})",
+                where=f"backend={spec.backend.name}",
+                fix=f"use backend=local (the CLI from `aces-bench agents install {cli.name}` is mounted, nothing "
+                "is installed), or give this machine network access to the install hosts",
+            )
+
+
+def unreachable(host: str, port: int = 443, *, timeout: float = 5.0) -> str | None:
+    """Why ``host:port`` cannot be reached (a short reason), or None when a TCP connection opens."""
+    import socket
+
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return None
+    except socket.gaierror:
+        return "its name does not resolve"
+    except TimeoutError:
+        return f"no answer within {timeout:g} s"
+    except OSError as exc:
+        return exc.strerror or str(exc)
+
+
+# backend type -> (the SDK module Harbor needs, the aces-bench extra bringing it: pyproject.toml).
+BACKEND_SDKS = {
+    "modal": ("modal", "modal"),
+    "daytona": ("daytona", "daytona"),
+    "e2b": ("e2b", "e2b"),
+    "runloop": ("runloop_api_client", "runloop"),
+    "gke": ("kubernetes", "gke"),
+}
+
+
+def preflight_backend_extra(spec: RunSpec) -> None:
+    """A cloud backend whose SDK is not installed is refused with the extra to install,
+    before any trial (Harbor would fail each trial and end in an ExceptionGroup)."""
+    import importlib.util
+
+    entry = BACKEND_SDKS.get(spec.backend.type or "")
+    if entry is None:
+        return
+    module, extra = entry
+    if importlib.util.find_spec(module) is None:
+        raise BackendError(
+            f"backend={spec.backend.name} needs the {module} package, which is not installed",
+            where="backend",
+            fix=f"pip install 'aces-bench[{extra}]' (or choose backend=local or backend=docker)",
+        )
+
+
+def preflight_plugin_backend(spec: RunSpec) -> None:
+    """A plugin backend's own check (``BackendProfile.preflight``), before any trial."""
+    from aces_bench.backends import BACKENDS
+    from aces_bench.core.registry import load_path
+
+    if spec.backend.name not in BACKENDS:
+        return
+    check = BACKENDS.get(spec.backend.name).preflight
+    if check:
+        load_path(check)(spec)
+
+
+def preflight_local_agent(spec: RunSpec) -> None:
+    """An agent that installs itself inside the environment is refused on the local
+    backend (host userland read-only) unless its CLI is provisioned, before any trial."""
+    if (spec.backend.is_local and spec.harness.agent and spec.harness.cli is None
+            and installs_itself(spec.harness.agent)):
+        raise ConfigError(
+            f"harness {spec.harness.name!r} installs itself inside the environment (packages, network), "
+            "which the local sandbox (host userland read-only) cannot do",
+            where="harness",
+            fix="use harness=claude-code, codex or opencode (provisioned by `aces-bench agents install`), "
+            "backend=docker or a cloud backend",
+        )
+
+
+def installs_itself(agent: str) -> bool:
+    """Whether a Harbor agent is an installed agent (it sets itself up inside the environment)."""
+    from harbor.agents.factory import AgentFactory
+    from harbor.agents.installed.base import BaseInstalledAgent
+    from harbor.models.agent.name import AgentName
+
+    try:
+        return issubclass(AgentFactory.get_agent_class(AgentName(agent)), BaseInstalledAgent)
+    except (ValueError, ImportError):
+        return False
+
+
+def preflight_model_key(spec: RunSpec) -> None:
+    """The agent's model key must be set on the host (the agent calls the model from there)."""
+    name = spec.model.api_key_env
+    if spec.harness.requires_model and name and not os.environ.get(name):
+        raise ConfigError(
+            f"model.api_key_env names {name}, which is not set in the environment",
+            where="model",
+            fix=f"export {name}=<key>; for a keyless local server (model.base_url) any dummy value works",
+        )
+
+
+def preflight_docker() -> None:
+    """backend=docker needs a reachable Docker engine; without one every trial would fail."""
+    try:
+        probe = subprocess.run(["docker", "info", "--format", "{{.ServerVersion}}"], capture_output=True,
+                               text=True, timeout=20)
+        problem = None if probe.returncode == 0 else (probe.stderr.strip().splitlines() or ["no answer"])[-1]
+    except FileNotFoundError:
+        problem = "the docker command is not installed"
+    except subprocess.TimeoutExpired:
+        problem = "docker info did not answer within 20 s"
+    if problem:
+        raise BackendError(
+            f"backend=docker but no Docker engine is reachable: {problem}",
+            where="backend",
+            fix="start the Docker daemon (or set DOCKER_HOST), or run with backend=local or a cloud backend",
+        )
+
+
+
+# --- the cost and the model endpoint --------------------------------------------------------
 
 REUSABLE = ("baseline", "null")  # conditions whose trials the baseline store may supply
 
@@ -144,37 +348,36 @@ def checks(spec: RunSpec, plan: StudyPlan, judge: list[Judge]) -> list[Check]:
     """The study's checks, in the order their problems are listed."""
     run = not spec.emit_only  # emit_only writes task dirs and runs nothing: no backend, agent or cost check
     out = [
-        Check("credential names", lambda: runner.check_credential_names(spec, plan)),
+        Check("credential names", lambda: check_credential_names(spec, plan)),
         Check("author graders", lambda: check_author_graders(spec.grading.mode,
                                                                {s.name: s.path for s in plan.targets})),
         Check("judge", lambda: judge.append(build_judge(spec.judge))),
     ]
     if run:
         out += [
-            Check("backend extra", lambda: runner.preflight_backend_extra(spec)),
-            Check("plugin backend", lambda: runner.preflight_plugin_backend(spec)),
-            Check("backend", lambda: runner.preflight_environment(spec), needs=("backend extra",)),
+            Check("backend extra", lambda: preflight_backend_extra(spec)),
+            Check("plugin backend", lambda: preflight_plugin_backend(spec)),
+            Check("backend", lambda: preflight_environment(spec), needs=("backend extra",)),
             Check("docker or podman", lambda: _backend_type_check(spec)),
-            Check("model key", lambda: runner.preflight_model_key(spec)),
+            Check("model key", lambda: preflight_model_key(spec)),
             Check("model endpoint", lambda: _endpoint(spec)),
             # Building the agent imports Harbor's agent and litellm (seconds of CPU): an endpoint that
             # does not answer is said first, alone, within seconds.
-            Check("local agent", lambda: runner.preflight_local_agent(spec), needs=("model endpoint",)),
+            Check("local agent", lambda: preflight_local_agent(spec), needs=("model endpoint",)),
             # Harbor's agent preflight asks for the model key too: said once, by the check above
-            Check("agent", lambda: runner.preflight_agent(spec), needs=("local agent", "model key")),
-            Check("agent install", lambda: runner.preflight_agent_install(spec), needs=("local agent",)),
+            Check("agent", lambda: preflight_agent(spec), needs=("local agent", "model key")),
+            Check("agent install", lambda: preflight_agent_install(spec), needs=("local agent",)),
             Check("credentials", lambda: _credentials(spec, plan), needs=("credential names",)),
             Check("cost", lambda: _cost(spec, plan)),
         ]
     return out
 
 
-def preflight_study(spec: RunSpec, plan: StudyPlan) -> Judge:
-    """Run every check; return the study's judge, or raise every problem at once."""
-    judge: list[Judge] = []
+def _run_checks(checks: list[Check]) -> None:
+    """Run ``checks`` in order (one whose needs failed is skipped); raise every problem at once."""
     failed: set[str] = set()
     problems: list[AcesError] = []
-    for check in checks(spec, plan, judge):
+    for check in checks:
         if failed.intersection(check.needs):
             failed.add(check.name)
             continue
@@ -187,4 +390,20 @@ def preflight_study(spec: RunSpec, plan: StudyPlan) -> Judge:
         raise problems[0]
     if problems:
         raise PreflightError(problems)
+
+
+def preflight_study(spec: RunSpec, plan: StudyPlan) -> Judge:
+    """Run every check; return the study's judge, or raise every problem at once."""
+    judge: list[Judge] = []
+    _run_checks(checks(spec, plan, judge))
     return judge[0]
+
+
+TRIAL_CHECKS = ("credential names", "backend extra", "plugin backend", "backend", "docker or podman", "model key",
+                "model endpoint", "local agent", "agent", "agent install", "credentials")
+"""The checks a run of trials needs whoever runs it (``aces-bench trigger``: no judge, grading or cost cap)."""
+
+
+def preflight_trials(spec: RunSpec, plan: StudyPlan) -> None:
+    """The checks of ``TRIAL_CHECKS`` on ``plan``, before its first job; every problem at once."""
+    _run_checks([c for c in checks(spec, plan, []) if c.name in TRIAL_CHECKS])

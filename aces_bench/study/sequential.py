@@ -62,7 +62,7 @@ from aces_bench.run.collect import TrialRecord
 from aces_bench.run.cost import CostCapReached, estimate
 from aces_bench.run.progress import one_line
 from aces_bench.run.reuse import ReusePlan, decide, materialise, store
-from aces_bench.run.runner import UniformFailure, job_config, preflight, run_config, set_offline_defaults
+from aces_bench.run.runner import UniformFailure, job_config, run_config, set_offline_defaults
 from aces_bench.stats.gate import GateSettings, case_differences, skill_cases
 from aces_bench.stats.sequential import DECISION_TEXT, LookData, SequentialDesign
 from aces_bench.stats.sequential_family import Asked, analyse_family
@@ -205,14 +205,12 @@ def _save(out: Path, ledger: Ledger) -> None:
 
 
 def run_sequential(spec: RunSpec, emitted: EmitResult, out: Path, jobs_dir: Path,
-                   judge, *, checked: bool = False) -> tuple[list[GradedTrial], RunError | None]:
+                   judge) -> tuple[list[GradedTrial], RunError | None]:
     """Run the study round by round; returns every planned trial graded (stopped skills'
     unrun trials as ``skipped``) and the error that stopped it early (the cost cap, a
     failure shared by every first trial), which the caller raises after the report.
-    ``checked``: the study's preflight step ran (``study.preflight``); else the runner's runs here."""
+    The study's one preflight (``study.preflight``) ran before anything was emitted."""
     set_offline_defaults()
-    if not checked:
-        preflight(spec, emitted)
     base = job_config(spec, emitted, jobs_dir)
     plans = {t.task_id: tp for t, tp in zip(emitted.tasks, emitted.plan.tasks, strict=True)}
     by_case, _, _ = _cases(emitted)

@@ -60,3 +60,22 @@ def test_the_agent_config_carries_the_harness_form_and_the_bundled_switch(tmp_pa
     assert (config.base_url, config.kwargs["bundled_skills"]) == (HOST + "/v1", "keep")
     with pytest.raises(ConfigError, match="harness.bundled_skills"):
         compose_spec(["harness=codex", "model=gpt-4o", "harness.bundled_skills=some"], output_dir=tmp_path)
+
+
+def test_a_registered_profile_says_how_its_client_builds_the_url_and_where_its_skills_are_listed():
+    # The harness facts live on profiles: a plugin's harness declares them, nothing else changes.
+    from aces_bench.agents.profiles import HARNESSES, HarnessProfile, profile_named, trajectory_listers
+
+    given = HOST + "/v1"
+    profile = HarnessProfile(name="sdk-agent", agent="sdk-agent", appends_v1="anthropic",
+                             lists_skills_in_trajectory=True, plugin_parts=("skills", "hooks"))
+    HARNESSES.register("sdk-agent", profile)
+    try:
+        assert harness_base_url(None, "sdk-agent", "anthropic/claude-sonnet-4-5", given) == HOST
+        assert harness_base_url(None, "sdk-agent", "openai/gpt-4o", given) == HOST + "/v1"
+        assert "sdk-agent" in trajectory_listers()
+        assert profile_named("sdk-agent").plugin_parts == ("skills", "hooks")
+    finally:
+        HARNESSES.unregister("sdk-agent")
+    assert harness_base_url(None, "sdk-agent", "anthropic/claude-sonnet-4-5", given) == HOST + "/v1"
+    assert "sdk-agent" not in trajectory_listers()

@@ -145,7 +145,7 @@ def time_startup(one_skill: Path) -> bool:
         starts = {
             "scan --help": [*ACES, "--help"],
             "scan one skill": [*ACES, str(one_skill), "--out", tmp],  # every format, lint on
-            "aces-bench --help": [sys.executable, "-m", "aces_bench.cli", "--help"],  # Hydra's
+            "aces-bench --help": [sys.executable, "-m", "aces_bench.cli", "--help"],  # the study app: groups + composed config
         }
         for label, cmd in starts.items():
             runs = [run(cmd) for _ in range(3)]

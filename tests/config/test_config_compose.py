@@ -11,7 +11,7 @@ import pytest
 from aces_bench.config.compose import compose_spec
 from aces_bench.config.schema import GROUP_SCHEMAS
 from aces_bench.core.errors import ConfigError
-from aces_bench.run.runner import preflight_local_agent
+from aces_bench.study.preflight import preflight_local_agent
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
 

@@ -11,7 +11,7 @@ from aces_bench.config.compose import compose_config, compose_spec
 from aces_bench.config.spec import MODEL_NOT_APPLICABLE
 from aces_bench.config.store import MAX_MEMBER_NAME, member_dirname
 from aces_bench.core.errors import BackendError, ConfigError
-from aces_bench.run.runner import preflight_backend_extra
+from aces_bench.study.preflight import preflight_backend_extra
 
 EXCLUDE = ["study", "emit_only", "report", "skill.paths", "backend.kwargs.root_parent"]
 

@@ -14,7 +14,7 @@ from harbor.models.trial.result import TrialResult
 from support.grading import SCRIPT, SKILL, bash, trajectory, trial_result, write_trial
 
 from aces_bench.cases import EvalCase
-from aces_bench.config.schema import GradingConf
+from aces_bench.config.schema import GROUP_SCHEMAS
 from aces_bench.config.spec import GradingSpec
 from aces_bench.core.io import write_frame
 from aces_bench.core.metrics import Metric, metric_names, metrics, register, unregister
@@ -84,9 +84,26 @@ def test_the_builtin_registry_is_the_six_metrics_in_table_order():
         assert {s for subs in m.dimensions.values() for s in subs if s is not None} <= set(declared), m.name
 
 
+def test_metrics_and_grading_modes_are_registries_whose_unknown_names_say_where_and_list_the_valid_ones():
+    from aces_bench.core.errors import ConfigError
+    from aces_bench.core.metrics import METRICS, metric
+    from aces_bench.core.modes import MODES, mode
+    from aces_bench.core.registry import Registry
+
+    assert isinstance(METRICS, Registry) and isinstance(MODES, Registry)
+    with pytest.raises(ConfigError) as err:
+        metric("secrity")
+    assert err.value.where == "grading.metrics" and "security" in str(err.value)
+    with pytest.raises(ConfigError) as err:
+        mode("aces_defualt")
+    assert err.value.where == "grading.mode" and "aces_default, aces_plus_custom, custom_only" in str(err.value)
+    with pytest.raises(ValueError, match="registered already"):
+        register(metric("security"))
+
+
 def test_a_toy_metric_registered_once_is_graded_tabled_and_reported(tmp_path, toy):
     # Config: the default metric list and the name check both come from the registry.
-    assert "few_calls" in GradingConf().metrics and "few_calls" in GradingSpec(mode="aces_default").metrics
+    assert "few_calls" in GROUP_SCHEMAS["grading"]().metrics and "few_calls" in GradingSpec(mode="aces_default").metrics
     with pytest.raises(ValueError, match="unknown metric\\(s\\) 'secrity'; registered: security, skill_execution"):
         GradingSpec(mode="aces_default", metrics=["security", "secrity"])
     # Grades: scored by its grader, with its evidence, after the built-in deterministic ones.

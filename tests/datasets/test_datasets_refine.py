@@ -97,7 +97,7 @@ def _skill(tmp_path: Path) -> Path:
 
 def test_refine_proposes_only_where_no_author_value_exists(tmp_path):
     skill, results = _skill(tmp_path), _results(tmp_path)
-    report = refine_dataset(skill, results)
+    report = refine_dataset(skill, results, pass_threshold=1.0)
     cases = {c.id: c for c in load_suite(skill, SKILL_NAME).evals}
     assert report.written
 
@@ -153,9 +153,9 @@ def test_refine_shows_a_reviewable_diff_and_the_cli_writes_only_with_apply(tmp_p
 
 def test_refine_is_idempotent_and_keeps_its_own_proposals_replaceable(tmp_path):
     skill, results = _skill(tmp_path), _results(tmp_path)
-    refine_dataset(skill, results)
+    refine_dataset(skill, results, pass_threshold=1.0)
     first = (skill / "evals" / "evals.json").read_bytes()
-    again = refine_dataset(skill, results)
+    again = refine_dataset(skill, results, pass_threshold=1.0)
     assert not again.written and (skill / "evals" / "evals.json").read_bytes() == first
     assert again.render().startswith("unchanged: ")
 
@@ -163,7 +163,7 @@ def test_refine_is_idempotent_and_keeps_its_own_proposals_replaceable(tmp_path):
 def test_dry_run_writes_nothing(tmp_path):
     skill, results = _skill(tmp_path), _results(tmp_path)
     before = (skill / "evals" / "evals.json").read_bytes()
-    report = refine_dataset(skill, results, dry_run=True)
+    report = refine_dataset(skill, results, pass_threshold=1.0, dry_run=True)
     assert report.changes and not report.written
     assert (skill / "evals" / "evals.json").read_bytes() == before
 
@@ -178,13 +178,13 @@ def test_trials_parquet_is_read_when_grades_are_absent(tmp_path):
     cols = ["skill", "case_id", "condition", "status", "reward", "trial_dir", "trial_name"]
     pd.DataFrame([{c: r[c] for c in cols} for r in rows]).to_parquet(results / "trials.parquet")
     (results / "grades.jsonl").unlink()
-    refine_dataset(skill, results)
+    refine_dataset(skill, results, pass_threshold=1.0)
     assert {c.id: c for c in load_suite(skill, SKILL_NAME).evals}["author-empty"].expected_output == "total=141.75"
 
 
 def test_min_agree_and_threshold_are_honoured(tmp_path):
     skill, results = _skill(tmp_path), _results(tmp_path)
-    report = refine_dataset(skill, results, min_agree=3)
+    report = refine_dataset(skill, results, pass_threshold=1.0, min_agree=3)
     assert "kept author-empty.expected_output: not proposed (only 2 of 2 passing trial(s) agree (need 3))" in report.render()
     report = refine_dataset(skill, results, pass_threshold=1.5, dry_run=True)
     assert "kept author-empty: no passing with-skill trial" in report.render()
@@ -193,7 +193,7 @@ def test_min_agree_and_threshold_are_honoured(tmp_path):
 def test_results_dir_without_results_is_a_clear_error(tmp_path):
     skill = _skill(tmp_path)
     with pytest.raises(EvalsError, match="no grades.jsonl or trials.parquet in the results dir"):
-        refine_dataset(skill, tmp_path / "empty")
+        refine_dataset(skill, tmp_path / "empty", pass_threshold=1.0)
 
 
 def test_common_steps_and_aligned_answer_are_pure():
@@ -264,7 +264,7 @@ def _weak_skill(tmp_path: Path) -> Path:
 
 def test_a_weak_check_passed_by_a_wrong_answer_never_overwrites_the_expected_output(tmp_path):
     skill, results = _weak_skill(tmp_path), _weak_results(tmp_path)
-    report = refine_dataset(skill, results)
+    report = refine_dataset(skill, results, pass_threshold=1.0)
     cases = {c.id: c for c in load_suite(skill, SKILL_NAME).evals}
     assert cases["weak-eur"].expected_output == "Total: 65.00 EUR"
     assert cases["weak-total"].expected_output == "Total: 65.00 EUR"
@@ -293,7 +293,7 @@ def test_the_author_confirms_a_contradicting_proposal_by_case_id(tmp_path):
     import sys
 
     skill, results = _weak_skill(tmp_path), _weak_results(tmp_path, "Total: 64.00 EUR")
-    report = refine_dataset(skill, results, confirm=["weak-eur"])
+    report = refine_dataset(skill, results, pass_threshold=1.0, confirm=["weak-eur"])
     cases = {c.id: c for c in load_suite(skill, SKILL_NAME).evals}
     assert cases["weak-eur"].expected_output == "Total: 64.00 EUR"
     assert cases["weak-total"].expected_output == "Total: 65.00 EUR"  # not confirmed: kept

@@ -12,7 +12,8 @@ import pytest
 from aces_bench.config.compose import compose_spec
 from aces_bench.core.errors import EvalsError
 from aces_bench.emitters import emit_study
-from aces_bench.run.runner import preflight_credentials
+from aces_bench.emitters.plan import plan_study
+from aces_bench.study.preflight import preflight_trials
 
 SECRET = "wx-7f3a9c1e5b2d4f60"
 
@@ -78,9 +79,8 @@ def test_task_dir_holds_the_name_never_the_value(tmp_path, monkeypatch):
 def test_missing_credential_stops_before_any_trial(tmp_path, monkeypatch):
     monkeypatch.delenv("WEATHER_TOKEN", raising=False)
     spec = _spec(tmp_path, _skill(tmp_path / "skills"))
-    emitted = emit_study(spec, tmp_path / "tasks")
     with pytest.raises(EvalsError) as err:
-        preflight_credentials(spec, emitted)
+        preflight_trials(spec, plan_study(spec))
     assert "case explicit-1" in str(err.value)
     assert "WEATHER_TOKEN, which is not set" in str(err.value)
 

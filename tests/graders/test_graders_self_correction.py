@@ -53,9 +53,9 @@ def test_self_correction_scenario_final_pass_first_attempt_fail():
     summary = next(e for e in sc.evidence if e.check == "self_correction")
     assert summary.passed is False and "only passed after it: execution" in summary.detail
     # The verifier said pass; on first attempt it counts as a failure.
-    assert first_attempt_pass(True, sc) is False
-    assert first_attempt_pass(False, sc) is False
-    assert first_attempt_pass(None, sc) is None
+    assert first_attempt_pass(True, sc, pass_threshold=1.0) is False
+    assert first_attempt_pass(False, sc, pass_threshold=1.0) is False
+    assert first_attempt_pass(None, sc, pass_threshold=1.0) is None
 
 
 def test_clean_run_first_attempt_equals_final():
@@ -64,7 +64,7 @@ def test_clean_run_first_attempt_equals_final():
     assert sc.details["self_correction"]["patched"] is False
     assert sc.details["self_correction"]["affected_checks"] == []
     assert sc.score == 1.0 and sc.sub_scores == {"activation": 1.0, "execution": 1.0, "workflow_order": 1.0}
-    assert first_attempt_pass(True, sc) is True
+    assert first_attempt_pass(True, sc, pass_threshold=1.0) is True
 
 
 def test_script_that_first_ran_after_patch_counts_as_failed():
@@ -109,7 +109,7 @@ TOTAL = case(assertions=[{"kind": "number", "value": 65.0, "tolerance": 0.001}, 
 
 def _first(t, *, final_pass: bool = True, case_=TOTAL, **kw):
     sc = grade_deterministic(inp(t, case_=case_, **kw))["self_correction"]
-    return first_attempt_pass(final_pass, sc), sc.details["self_correction"]
+    return first_attempt_pass(final_pass, sc, pass_threshold=1.0), sc.details["self_correction"]
 
 
 # The ways the harnesses write a file, first the wrong total and then the right one.

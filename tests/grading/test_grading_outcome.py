@@ -82,7 +82,8 @@ def test_a_timed_out_trial_is_a_failure_of_its_arm_and_left_out_only_per_protoco
                                                            ("timeout", 0.0, False), ("infra_error", None, None),
                                                            ("not_run", None, None)])
 def test_only_infrastructure_and_trials_never_run_are_left_out(status, outcome, passed):
-    o = trial_outcome(status=status, reward=None, verifier_checks=True, metrics={})
+    o = trial_outcome(status=status, reward=None, verifier_checks=True, metrics={}, grading_mode="aces_default",
+                      pass_threshold=1.0)
     assert o.outcome == outcome and o.final_pass is passed and o.per_protocol is None
 
 

@@ -55,3 +55,30 @@ def test_a_skill_gaming_the_gate_by_leaving_every_trial_undecided_still_gets_a_r
     the same no-decidable-check row, so eval exits 3."""
     row = explain(_gate("no data"), _trials(8))
     assert row is not None and row.n_affected == 8
+
+
+def test_not_enough_cases_because_most_pairs_are_undecided_blames_the_undecided_not_the_case_count():
+    """8 cases, 1 decided, 7 with only judged assertions under the heuristic judge: adding cases
+    (the too-few fix) would not help; a decidable check or a model judge would."""
+    outcome = [0.0, 0.0] + [None] * 14
+    reward = [0.0, 0.0] + [None] * 14
+    row = explain(_gate("not enough cases", n_cases=1, n_wins=0, excluded=7), _trials(16, outcome=outcome, reward=reward))
+    assert row.cause == "no decidable check", row
+    assert row.reason.startswith("no decidable check: 14 of 16 trials undecided")
+    assert row.reason.endswith("1 case(s) decided, 0 won, where the gate needs 5 won")
+    assert "judge=litellm" in row.fix
+
+
+def test_not_enough_cases_that_the_left_out_pairs_could_not_have_made_up_asks_for_cases():
+    row = explain(_gate("not enough cases", n_cases=2, n_wins=2, excluded=1),
+                  _trials(6, outcome=[1.0, 0.0, 1.0, 0.0, None, None], reward=[1.0, 0.0, 1.0, 0.0, None, None]))
+    assert row.cause == "too few cases" and "add positive cases" in row.fix
+
+
+def test_pairs_excluded_for_infrastructure_beside_a_few_decided_cases_say_so():
+    row = explain(_gate("not enough cases", n_cases=1, n_wins=1, excluded=4),
+                  _trials(10, outcome=[1.0, 0.0] + [None] * 8, reward=[1.0, 0.0] + [None] * 8,
+                          status=["ok", "ok"] + ["infra_error"] * 8,
+                          failure_cause=[None, None] + ["EnvironmentStartTimeout"] * 8))
+    assert row.cause == "pairs left out" and row.reason.startswith("pairs left out: 8 of 10 trials left out")
+    assert "re-run the same command" in row.fix

@@ -17,6 +17,7 @@ from aces_bench.config.compose import compose_spec
 from aces_bench.core.errors import BackendError
 from aces_bench.run import runner
 from aces_bench.run.attempts import retry_infra_failures, stops_early
+from aces_bench.study import preflight
 
 _HAS_MODAL = importlib.util.find_spec("modal") is not None
 
@@ -42,23 +43,23 @@ def test_a_cli_that_would_install_itself_from_an_unreachable_host_is_refused(tmp
     spec = compose_spec(["backend=podman", "workspace.network=public", "harness=claude-code", "model=claude-sonnet"],
                         output_dir=tmp_path)
     asked = []
-    monkeypatch.setattr(runner, "unreachable", lambda host, **kw: asked.append(host) or "its name does not resolve")
+    monkeypatch.setattr(preflight, "unreachable", lambda host, **kw: asked.append(host) or "its name does not resolve")
     with pytest.raises(BackendError) as err:
-        runner.preflight_agent_install(spec)
+        preflight.preflight_agent_install(spec)
     assert asked == ["downloads.claude.ai"]
     assert ("harness=claude-code on backend=podman installs @anthropic-ai/claude-code inside each container from "
             "the network (Harbor's installer), but downloads.claude.ai is not reachable from here") in str(err.value)
     assert "use backend=local" in str(err.value)
-    monkeypatch.setattr(runner, "unreachable", lambda host, **kw: None)
-    runner.preflight_agent_install(spec)
+    monkeypatch.setattr(preflight, "unreachable", lambda host, **kw: None)
+    preflight.preflight_agent_install(spec)
     # backend=local mounts the CLI: nothing is installed, nothing is checked.
     local = compose_spec(["harness=claude-code", "model=claude-sonnet"], output_dir=tmp_path)
-    monkeypatch.setattr(runner, "unreachable", lambda host, **kw: pytest.fail("checked on backend=local"))
-    runner.preflight_agent_install(local)
+    monkeypatch.setattr(preflight, "unreachable", lambda host, **kw: pytest.fail("checked on backend=local"))
+    preflight.preflight_agent_install(local)
 
 
 def test_unreachable_names_why():
-    assert runner.unreachable("name.invalid", timeout=2) == "its name does not resolve"
+    assert preflight.unreachable("name.invalid", timeout=2) == "its name does not resolve"
 
 
 def _event(name: str, exc_type: str | None, message: str = "", side: str | None = None):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from aces_bench.core.errors import BackendError
-from aces_bench.run.runner import preflight_docker
+from aces_bench.study.preflight import preflight_docker
 
 
 def _stub_docker(tmp_path, body: str) -> str:
@@ -39,7 +39,7 @@ def test_reachable_engine_passes(tmp_path, monkeypatch):
 def test_missing_model_key_names_the_variable(tmp_path, monkeypatch):
     from aces_bench.config.compose import compose_spec
     from aces_bench.core.errors import ConfigError
-    from aces_bench.run.runner import preflight_model_key
+    from aces_bench.study.preflight import preflight_model_key
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     spec = compose_spec(["harness=terminus-2", "model=gpt-4o"], output_dir=tmp_path)

@@ -43,15 +43,42 @@ def test_verbose_flag_is_taken_off_the_command_line(monkeypatch):
     assert console.STATE.verbose is True
 
 
-def test_help_lists_every_subcommand_then_hydras_help():
+def test_help_lists_every_subcommand_then_the_groups_and_the_composed_config():
+    # aces-bench writes the study app's help itself (Hydra's copies its repository per group).
     proc = run_cli("--help")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     lines = out.splitlines()
     for name, (_, desc) in SUBCOMMANDS.items():
         assert f"  {name:<9} {desc}" in lines, name
-    assert out.index("Subcommands") < out.index("aces-bench is powered by Hydra.")
-    assert "== Configuration groups ==" in out
+    assert out.index("Subcommands") < out.index("== Configuration groups ==") < out.index("== Config ==")
+    groups = dict(line.split(": ", 1) for line in lines if line.startswith(("harness: ", "study: ", "hydra/launcher: ")))
+    assert {"reference", "claude-code", "codex"} <= set(groups["harness"].split(", "))
+    assert "base_harness" not in groups["harness"]  # a schema, not an option
+    assert {"demo", "aces_paper"} <= set(groups["study"].split(", "))
+    assert "slurm" in groups["hydra/launcher"]
+    assert "  name: demo" in lines  # the composed config, as the overrides given compose it
+
+
+def test_help_composes_the_overrides_it_is_given_and_names_a_bad_key():
+    proc = run_cli("study=aces_paper", "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert "  name: aces_paper" in proc.stdout.splitlines()
+    bad = run_cli("--help", "study.nme=x")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert bad.stderr.startswith("error: study.nme: unknown key"), bad.stderr
+
+
+def test_help_into_a_reader_that_stops_early_is_not_a_traceback():
+    import shlex
+    import subprocess
+
+    from support.studies import ROOT, cli_argv, cli_env
+
+    proc = subprocess.run(f"{shlex.join(cli_argv('--help'))} | head -1", shell=True, cwd=ROOT, env=cli_env(),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.stdout.startswith("usage: aces-bench"), proc.stdout
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
 
 
 def test_failed_trials_make_the_command_exit_1_saying_how_many_and_why(monkeypatch, capsys):

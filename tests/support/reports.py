@@ -255,7 +255,7 @@ def write_member(root: Path, plan: MemberPlan, *, seed: int = 0, skills: tuple[s
                                           patched=planted == "unstable_pos" and with_skill)
                         if status == "ok":
                             correction = self_correction(traj, skill, case, kind, condition)
-                            first_pass = first_attempt_pass(final_pass, correction)
+                            first_pass = first_attempt_pass(final_pass, correction, pass_threshold=1.0)
                         write_json(trial_dir / "agent" / "trajectory.json", traj.to_json_dict())
                         n_steps = len(traj.steps)
                         n_calls = sum(len(s.tool_calls or []) for s in traj.steps)

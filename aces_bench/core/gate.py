@@ -1,0 +1,46 @@
+"""The gate's settings (``study.gate``; ``aces_bench.stats.gate`` applies them): declared
+once here, at the bottom, where the config, the gate, ``aces-bench ci`` and the report all
+read them. A field's docstring is its description."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Family = Literal["holm", "none"]
+
+
+class GateSettings(BaseModel):
+    """The gate's parameters: the report's verdict column and ``aces-bench ci``;
+    ``report --fail-under-lift X`` sets the threshold for its run (docs/gate.md)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    threshold: float = Field(default=0.0, gt=-1, lt=1)
+    """Lift (pass rate, with minus without) the skill must credibly exceed."""
+    alpha: float = Field(default=0.05, gt=0, lt=1)
+    """One-sided level of the test that the skill helps."""
+    min_cases: int = Field(default=5, ge=1)
+    """Distinct positive cases the skill must win by more than the threshold."""
+    harm_alpha: float = Field(default=0.2, gt=0, lt=1)
+    """One-sided level of the harm tests (should-not-use cases)."""
+    null_alpha: float = Field(default=0.05, gt=0, lt=1)
+    """Two-sided level of the null arm's test."""
+    family: Family = "holm"
+    """Adjustment of "helps" and "harms" across the study's skills: holm, or none (each skill
+    at ``alpha``, labelled as unadjusted)."""
+
+    @field_validator("family", mode="before")
+    @classmethod
+    def _bonferroni_size(cls, value):
+        """A summary.json written before Holm stored a Bonferroni family size: 1 was each skill
+        at alpha ("none"); more was a family-wise adjustment, which Holm now makes."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            return "none" if value <= 1 else "holm"
+        return value
+
+    @property
+    def level(self) -> float:
+        """The unadjusted one-sided level (a single skill's, or every skill's with family none)."""
+        return self.alpha
