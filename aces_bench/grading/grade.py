@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from harbor.models.trial.result import TrialResult
 
@@ -205,77 +206,115 @@ class GradingContext:
     author_limit: asyncio.Semaphore | None = None
 
 
+@dataclass
+class _Read:
+    """What the host read of one trial: its trajectory (or why not), and its final answer."""
+
+    trajectory: object | None
+    error: str | None
+    path: Path | None
+    answer: str | None
+
+
+def _read_trial(subject: TrialSubject, notes: list[str], read_notes: list[str]) -> _Read:
+    trajectory, error, path = None, "trial produced no trial dir", None
+    if subject.trial_dir is not None:
+        loaded = load_trial_trajectory(subject.trial_dir)
+        trajectory, error, path = loaded.trajectory, loaded.error, loaded.source
+        notes += list(loaded.notes)
+        if error and ("read cap" in error or ", not read" in error):
+            read_notes.append(error)
+        read_notes += [n for n in loaded.notes if "read cap" in n]
+    return _Read(trajectory, error, path, _final_answer(subject, trajectory, read_notes))
+
+
+async def _grade_metrics(subject: TrialSubject, ctx: GradingContext, read: _Read,
+                         notes: list[str]) -> tuple[dict[str, MetricResult], MetricResult | None]:
+    """The configured metrics (deterministic, judged, the author's) of a trial that ran, and
+    its self-correction section; every metric unscored, with the reason, for one that did not."""
+    grading = ctx.grading
+    if subject.facts.status not in GRADABLE:
+        reason = f"trial did not run to completion ({subject.facts.status}): {subject.facts.failure_cause}"
+        names = list(grading.metrics)
+        if runs_author_graders(grading.mode):
+            names += [g.metric for g in discover_author_graders(subject.skill_dir)]
+        return _unscored_all(names, reason), None
+    inp = GradingInput(
+        trajectory=read.trajectory, trajectory_error=read.error, case=subject.case,
+        # Graders know two sides; a calibration arm is graded as the side it stands for.
+        condition=graded_as(subject.facts.condition), target_skill=subject.target_skill,
+        allowed_skills=subject.allowed_skills, staged_skills=subject.staged_skills,
+        skills_dir=subject.skills_dir, workdir=subject.workdir, answer_file=subject.answer_file,
+        final_answer=read.answer,
+        artifacts_dir=subject.artifacts_dir,
+        skill_digests=skill_file_digests(subject.skill_dir, subject.target_skill)
+        if subject.skill_dir is not None and subject.target_skill in subject.staged_skills else {},
+    )
+    det = grade_deterministic(inp)
+    self_correction = det.pop("self_correction", None)
+    if not subject.routing_known and "skill_efficiency" in det:
+        det["skill_efficiency"] = without_routing(det["skill_efficiency"], "the skills this trial may read are unknown")
+    metrics = {k: v for k, v in det.items() if k in grading.metrics}
+    wanted_judged = [m for m in metric_names("judged") if m in grading.metrics]
+    if wanted_judged:
+        judged = await grade_judged(inp, ctx.judge, earlier=metrics)
+        metrics.update({k: v for k, v in judged.items() if k in wanted_judged})
+    if runs_author_graders(grading.mode):
+        if subject.skill_dir is None:
+            notes.append("author graders not run: no skill folder is known for this trial (no case matched)")
+        graders = discover_author_graders(subject.skill_dir)
+        actx = AuthorContext(
+            skill=subject.facts.skill, skill_dir=subject.skill_dir, case=subject.case, case_id=subject.facts.case_id,
+            condition=subject.facts.condition, trial_name=subject.facts.trial_name, reward=subject.facts.reward,
+            workspace=subject.artifacts_dir, trajectory_path=read.path if read.trajectory is not None else None,
+            final_answer=read.answer,
+        )
+        metrics.update(await run_author_graders(graders, actx, timeout_sec=ctx.author_timeout_sec,
+                                                limit=ctx.author_limit))
+    return metrics, self_correction
+
+
+def _contamination(subject: TrialSubject, view, notes: list[str]) -> str | None:
+    """Why a baseline trial saw its target skill (it read it, or its model was shown it), or None."""
+    if graded_as(subject.facts.condition) != "baseline":
+        return None
+    contaminated = None
+    if view is not None:
+        contaminated = saw_target(view, target=subject.target_skill,
+                                  skills_dir=subject.skills_dir, passages=skill_passages(subject.skill_dir))
+        if contaminated is None:
+            notes += [f"baseline tried to read the target skill, which was not there: {a}; pair kept"
+                      for a in target_attempts(view, target=subject.target_skill, skills_dir=subject.skills_dir)[:5]]
+    if contaminated is None and subject.facts.target_listed:
+        contaminated = f"the baseline's model was shown the target skill {subject.target_skill} (proof of load)"
+    return contaminated
+
+
+def _fired_skill(subject: TrialSubject, view) -> str | None:
+    """The staged skill the trial activated first (``NO_SKILL`` for none); None without a trajectory."""
+    if view is None:
+        return None
+    acts = activations(view.calls, subject.skills_dir)
+    staged = {norm_skill(n): n for n in subject.staged_skills}
+    return staged.get(norm_skill(acts[0].skill), acts[0].skill) if acts else NO_SKILL
+
+
 async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTrial:
     """Grade one trial; never raises for agent, judge or author-grader behaviour."""
     grading = ctx.grading
     notes = list(subject.notes)
     read_notes: list[str] = []  # trial files the host skipped or read only in part
-    metrics: dict[str, MetricResult] = {}
-    trajectory, traj_error = None, "trial produced no trial dir"
-    traj_path = None
-    self_correction: MetricResult | None = None
-    if subject.trial_dir is not None:
-        loaded = load_trial_trajectory(subject.trial_dir)
-        trajectory, traj_error, traj_path = loaded.trajectory, loaded.error, loaded.source
-        notes += list(loaded.notes)
-        if traj_error and ("read cap" in traj_error or ", not read" in traj_error):
-            read_notes.append(traj_error)
-        read_notes += [n for n in loaded.notes if "read cap" in n]
-    final_answer = _final_answer(subject, trajectory, read_notes)
-    if subject.facts.status in GRADABLE:
-        inp = GradingInput(
-            trajectory=trajectory, trajectory_error=traj_error, case=subject.case,
-            # Graders know two sides; a calibration arm is graded as the side it stands for.
-            condition=graded_as(subject.facts.condition), target_skill=subject.target_skill,
-            allowed_skills=subject.allowed_skills, staged_skills=subject.staged_skills,
-            skills_dir=subject.skills_dir, workdir=subject.workdir, answer_file=subject.answer_file,
-            final_answer=final_answer,
-            artifacts_dir=subject.artifacts_dir,
-            skill_digests=skill_file_digests(subject.skill_dir, subject.target_skill)
-            if subject.skill_dir is not None and subject.target_skill in subject.staged_skills else {},
-        )
-        det = grade_deterministic(inp)
-        self_correction = det.pop("self_correction", None)
-        if not subject.routing_known and "skill_efficiency" in det:
-            det["skill_efficiency"] = without_routing(det["skill_efficiency"], "the skills this trial may read are unknown")
-        metrics.update({k: v for k, v in det.items() if k in grading.metrics})
-        wanted_judged = [m for m in metric_names("judged") if m in grading.metrics]
-        if wanted_judged:
-            judged = await grade_judged(inp, ctx.judge, earlier=metrics)
-            metrics.update({k: v for k, v in judged.items() if k in wanted_judged})
-        if runs_author_graders(grading.mode):
-            if subject.skill_dir is None:
-                notes.append("author graders not run: no skill folder is known for this trial (no case matched)")
-            graders = discover_author_graders(subject.skill_dir)
-            actx = AuthorContext(
-                skill=subject.facts.skill, skill_dir=subject.skill_dir, case=subject.case, case_id=subject.facts.case_id,
-                condition=subject.facts.condition, trial_name=subject.facts.trial_name, reward=subject.facts.reward,
-                workspace=subject.artifacts_dir, trajectory_path=traj_path if trajectory is not None else None,
-                final_answer=final_answer,
-            )
-            metrics.update(await run_author_graders(graders, actx, timeout_sec=ctx.author_timeout_sec,
-                                                    limit=ctx.author_limit))
-    else:
-        reason = f"trial did not run to completion ({subject.facts.status}): {subject.facts.failure_cause}"
-        names = list(grading.metrics)
-        if runs_author_graders(grading.mode):
-            names += [g.metric for g in discover_author_graders(subject.skill_dir)]
-        metrics = _unscored_all(names, reason)
+    read = _read_trial(subject, notes, read_notes)
+    trajectory = read.trajectory
+    metrics, self_correction = await _grade_metrics(subject, ctx, read, notes)
     facts = subject.facts
     if not subject.verifier_checks and facts.reward is not None:
         notes.append(f"reward unscored: {NO_CHECK} (the case has no assertions and no native verifier)")
         facts = facts.model_copy(update={"reward": None})
     verdict = decide(grading, metrics)
-    contaminated = None
-    if graded_as(facts.condition) == "baseline" and trajectory is not None and facts.status in GRADABLE:
-        base_view = build_view(trajectory, subject.workdir)
-        contaminated = saw_target(base_view, target=subject.target_skill,
-                                  skills_dir=subject.skills_dir, passages=skill_passages(subject.skill_dir))
-        if contaminated is None:
-            notes += [f"baseline tried to read the target skill, which was not there: {a}; pair kept"
-                      for a in target_attempts(base_view, target=subject.target_skill, skills_dir=subject.skills_dir)[:5]]
-    if contaminated is None and graded_as(facts.condition) == "baseline" and facts.target_listed:
-        contaminated = f"the baseline's model was shown the target skill {subject.target_skill} (proof of load)"
+    # The tool-call view, built once: the baseline's contamination check and the skill fired read it.
+    view = build_view(trajectory, subject.workdir) if trajectory is not None and facts.status in GRADABLE else None
+    contaminated = _contamination(subject, view, notes)
     outcome = trial_outcome(status=facts.status, reward=facts.reward, verifier_checks=subject.verifier_checks,
                             metrics=metrics, contaminated=contaminated, grading_mode=grading.mode,
                             pass_threshold=grading.pass_threshold, author_score=verdict.author_score,
@@ -288,11 +327,6 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
     if self_correction is not None and trajectory is not None:
         first_pass = first_attempt_from(outcome.final_pass, self_correction, pass_threshold=grading.pass_threshold,
                                         author_decides=mode(grading.mode).author_decides)
-    fired = None
-    if trajectory is not None and subject.facts.status in GRADABLE:
-        acts = activations(build_view(trajectory, subject.workdir).calls, subject.skills_dir)
-        staged = {norm_skill(n): n for n in subject.staged_skills}
-        fired = staged.get(norm_skill(acts[0].skill), acts[0].skill) if acts else NO_SKILL
     agent_result = subject.result.agent_result if subject.result else None
     spend = (trial_spend(subject.result, trial_dir=subject.trial_dir) if subject.result is not None
              else TrialSpend([], "", []))
@@ -306,8 +340,9 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
     if unmasked:
         notes.append(f"credential {', '.join(unmasked)} is not set where this trial was graded: "
                      "its value could not be masked in this record")
+    final_answer = read.answer
     graded = GradedTrial(
-        **facts.model_dump(), has_trajectory=trajectory is not None, trajectory_error=traj_error,
+        **facts.model_dump(), has_trajectory=trajectory is not None, trajectory_error=read.error,
         metrics=metrics, composite=verdict.composite, first_attempt_pass=first_pass,
         self_correction=self_correction,
         n_steps=len(trajectory.steps) if trajectory else None, n_tool_calls=n_tool_calls,
@@ -321,7 +356,8 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
         outcome=outcome.outcome, outcome_source=outcome.source, outcome_per_protocol=outcome.per_protocol,
         trial_class=trial_class(facts.status),
         baseline_saw_target=contaminated is not None,
-        expected_skill=subject.case.expected_skill if subject.case is not None else None, fired_skill=fired,
+        expected_skill=subject.case.expected_skill if subject.case is not None else None,
+        fired_skill=_fired_skill(subject, view),
         activated=happened(metrics.get(SKILL_EXECUTION), ACTIVATION, negative_control=facts.negative_control),
         script_ran=happened(metrics.get(SKILL_EXECUTION), EXECUTION, negative_control=facts.negative_control),
         dimensions=dimension_scores(metrics), author_score=verdict.author_score, notes=notes,
