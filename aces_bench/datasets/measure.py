@@ -155,8 +155,9 @@ async def run_command(skill: Skill, command: str, data: dict[str, bytes], script
         if script_text is not None:
             (root / "skills" / skill.path.name / script_text[0]).write_text(script_text[1], encoding="utf-8")
         (root / "workspace" / "out").mkdir()
-        words = [f"{skill_dir}/{w}" if w.startswith("scripts/") else w for w in shlex.split(command)]
+        words = [f"{skill_dir}/{w}" if _in_skill(skill, w) else w for w in shlex.split(command)]
         binds, env = interpreter_binds()
+        env = {**env, "PYTHONPATH": skill_dir}  # ``from scripts.x import``: as run from the skill's folder
         box = Sandbox(root, (*python_alias_binds(root), *binds))
         await box.start()
         try:
@@ -178,6 +179,14 @@ async def run_command(skill: Skill, command: str, data: dict[str, bytes], script
         remove_tree(root, ignore_errors=True)
 
 
+def _in_skill(skill: Skill, word: str) -> bool:
+    """A word naming a file the skill ships (``scripts/x.py``, ``assets/template.tex``): the agent would
+    point at the skill's copy, so the run does too. The draft's own ``data/`` and ``out/`` never are."""
+    if word.startswith(("-", "/", "data/", "out/")) or "/" not in word or ".." in word:
+        return False
+    return word.startswith("scripts/") or (skill.path / word).is_file()
+
+
 def passes(case: EvalCase, run: Run) -> bool:
     """The case's decidable checks on a run: the script exited cleanly and every check holds."""
     if run.exit_code != 0:
@@ -192,7 +201,7 @@ def _inputs(skill: Skill, plan: DraftPlan, g: Grounding) -> tuple[str | None, di
     if g.derived is not None:
         return g.derived.command, {PurePosixPath(f).name: read_regular(skill.path / f) for f in g.derived.fixtures}
     if plan.fixture is not None and plan.command:
-        return plan.command, {plan.fixture.name: plan.fixture.text.encode()}
+        return plan.command, {plan.fixture_dest.removeprefix("data/"): plan.fixture.text.encode()}
     return plan.command, {}  # the documented command as written (it may need no input), or nothing to run
 
 

@@ -131,11 +131,12 @@ class _Ctx:
         return []
 
     def checks(self, *, count: bool = False) -> list[Check]:
-        """Checks any correct answer passes: the output file written and well formed; the fixture's row count."""
-        if self.own:
-            return []  # the skill's own fixtures: no answer is known, and the skill's output is never one
-        out = list(self.plan.checks)
-        if count and self.plan.number_check is not None:
+        """Checks any correct answer passes: the output file written and well formed; the generated fixture's
+        row count or total."""
+        if self.g.derived:
+            return []  # the Usage command on the skill's own fixtures: no answer is known, and its output is never one
+        out = list(self.plan.checks)  # the output file written and well formed holds whatever the input
+        if count and not self.own and self.plan.number_check is not None:
             out.append(self.plan.number_check)
         return out
 

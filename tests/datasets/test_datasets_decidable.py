@@ -50,7 +50,8 @@ def _skill(tmp_path: Path, body: str = SKILL_MD) -> Path:
     (d / "scripts" / "pkg" / "__init__.py").write_text("")
     (d / "scripts" / "check_env.py").write_text('"""Check the environment."""\n')
     (d / "scripts" / "old_tally.py").write_text('"""Old tally."""\n')
-    (d / "scripts" / "tally.py").write_text('"""Sum the amount column of a CSV file and write a JSON summary."""\n')
+    (d / "scripts" / "tally.py").write_text('"""Sum the amount column of a CSV file and write a JSON summary."""\n'
+                                            'print(f"total: {sum(amounts)}")\n')
     return d
 
 
@@ -98,7 +99,8 @@ def test_a_bibliography_script_gets_a_bibtex_fixture_whose_entry_count_is_known(
     from aces_bench.verifier.check_answer import evaluate_checks
 
     d = _skill(tmp_path, SKILL_MD.replace("tally.py input.csv --output summary.json", "tally.py references.bib"))
-    (d / "scripts" / "tally.py").write_text('"""Validate the entries of a BibTeX file."""\nprint("entries")\n')
+    (d / "scripts" / "tally.py").write_text('"""Validate the entries of a BibTeX file."""\n'
+                                            'print(f"Total entries: {len(entries)}")\n')
     skill = load_skill(d)
     plan = plan_draft(skill, ground(skill, run=False))
     assert plan.command == "python3 scripts/tally.py data/references.bib"
@@ -109,6 +111,17 @@ def test_a_bibliography_script_gets_a_bibtex_fixture_whose_entry_count_is_known(
     checks = [c.as_checker_dict() for c in explicit.checks]
     assert all(r["passed"] for r in evaluate_checks(checks, lambda f: "Total entries: 8\nValid entries: 8"))
     assert not all(r["passed"] for r in evaluate_checks(checks, lambda f: "Total entries: 9\nValid entries: 9"))
+
+
+def test_a_number_is_asked_for_only_when_the_script_states_one(tmp_path):
+    """A script that never prints a total is not asked for one: the draft would ask for work the skill does not do."""
+    d = _skill(tmp_path)
+    (d / "scripts" / "tally.py").write_text('"""Check a CSV file."""\nprint("total rows are fine")\n')
+    skill = load_skill(d)
+    plan = plan_draft(skill, ground(skill, run=False))
+    assert plan.number_check is None
+    explicit = template_cases(skill, ["explicit"], grounding=ground(skill, run=False), plan=plan)[0]
+    assert "total" not in explicit.prompt.lower() and not explicit.judged_only  # the output file still decides it
 
 
 def test_no_prompt_falls_back_to_the_kind_of_work_sentence(tmp_path):
@@ -227,3 +240,35 @@ def test_a_scripts_purpose_is_its_docstring_sentence_not_its_title(tmp_path, doc
     path = tmp_path / "x.py"
     path.write_text(f'"""{doc}"""\n')
     assert script_purpose(path) == purpose
+
+
+GAP_PY = '''"""Score the documents in a folder against a checklist."""
+import argparse
+parser = argparse.ArgumentParser()
+parser.add_argument("--docs-dir", required=True, help="Directory containing documents to analyze")
+parser.add_argument("--output", help="Output file path for the JSON report")
+parser.add_argument("--list", action="store_true", help="List the checklist and exit")
+parser.add_argument("name", help="Name of the audit")
+args = parser.parse_args()
+'''
+
+
+def test_a_command_is_completed_from_the_scripts_argparse(tmp_path):
+    """The line that does the work is chosen (not --list, not one with a flag the parser lacks); what the
+    parser requires is added; a folder input gets the fixture inside it; the output goes under out/."""
+    from aces_bench.datasets.argshape import arg_shape
+
+    shape = arg_shape(GAP_PY)
+    assert [(a.dest, a.role, a.required) for a in shape.args] == [
+        ("docs_dir", "input_dir", True), ("output", "output", False), ("list", "word", False),
+        ("name", "word", True)]
+    body = SKILL_MD.replace("python scripts/tally.py input.csv --output summary.json",
+                            "python scripts/gap.py --list\npython scripts/gap.py --docs-dir <docs> --verbose\n"
+                            "python scripts/gap.py --docs-dir <docs>")
+    d = _skill(tmp_path, body)
+    (d / "scripts" / "gap.py").write_text(GAP_PY)
+    skill = load_skill(d)
+    plan = plan_draft(skill, ground(skill, run=False))
+    assert plan.command == "python3 scripts/gap.py --docs-dir data/docs_dir example --output out/output.json"
+    assert plan.fixture_dest == "data/docs_dir/notes.txt" and plan.output == "out/output.json"
+    assert all(c.file == "out/output.json" and c.match == "lenient" for c in plan.checks) and len(plan.checks) == 2
