@@ -10,7 +10,8 @@ shares counted:
   as documented, on the draft's fixture in the bubblewrap sandbox (network off, a
   timeout), its standard output taken as the answer and its files as the files written;
 - caught: of those satisfied, the share a deliberately broken copy of the script fails
-  (``broken_copies``: its counts and sums off by one; its last step skipped).
+  (``broken_copies``: its counts and sums off by one, whether by ``len``/``sum`` or
+  pandas' ``.sum()``/``.count()``/``.shape[0]``; its last step skipped).
 
 The script runs the way a task environment that installed the skill's packages would
 run it: with this interpreter's packages (the project venv: numpy, pandas, scipy,
@@ -71,17 +72,34 @@ class SkillMeasure:
     why: str = ""
 
 
+_COUNTS = frozenset({"len", "sum"})
+_COUNT_METHODS = frozenset({"sum", "count", "nunique"})  # pandas/numpy: ``df["x"].sum()``, ``s.count()``
+
+
 def _off_by_one(tree: ast.Module) -> bool:
-    """Every ``len(...)`` and ``sum(...)`` made one more: the script's main number off by one."""
+    """Every count and sum made one more (``len``, ``sum``, ``.sum()``, ``.count()``, ``.nunique()``,
+    ``.shape[0]``): the script's main number off by one, however it computes it."""
     changed = False
+
+    def bump(node: ast.expr) -> ast.expr:
+        nonlocal changed
+        changed = True
+        return ast.BinOp(left=node, op=ast.Add(), right=ast.Constant(1))
 
     class Bump(ast.NodeTransformer):
         def visit_Call(self, node: ast.Call):
-            nonlocal changed
             self.generic_visit(node)
-            if isinstance(node.func, ast.Name) and node.func.id in ("len", "sum"):
-                changed = True
-                return ast.BinOp(left=node, op=ast.Add(), right=ast.Constant(1))
+            if isinstance(node.func, ast.Name) and node.func.id in _COUNTS:
+                return bump(node)
+            if isinstance(node.func, ast.Attribute) and node.func.attr in _COUNT_METHODS:
+                return bump(node)
+            return node
+
+        def visit_Subscript(self, node: ast.Subscript):
+            self.generic_visit(node)
+            if (isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+                    and isinstance(node.slice, ast.Constant) and node.slice.value == 0):
+                return bump(node)
             return node
 
     Bump().visit(tree)
