@@ -1,20 +1,22 @@
 """What makes a drafted case decidable without a judge: a fixture, a command and checks.
 
 ``plan_draft`` picks the script the skill's documents tell the agent to run
-(``scriptref``), the input type that script reads (from its documented command
-lines, then its source), generates a fixture of that type with a known answer
-(``fixtures``) and fills the documented command with it. The checks are properties
-any correct answer has, never the skill's own output:
+(``scriptref``), the documented line that does its work, completed from the parser
+the script declares (``argshape``: required arguments, an output option pointed under
+``out/``), the input type that script reads (from its documented command lines, its
+parser, then its source), generates a fixture of that type with a known answer
+(``fixtures``) and fills the command with it. The checks are properties any correct
+answer has, never the skill's own output:
 
 - the documented script ran and exited cleanly (a trajectory check the offline judge
   decides from the trace);
 - the output file the command writes exists and is well formed for its type (starts
   like JSON, has a delimited header line);
-- when the script reports on rows or records, the answer states the fixture's row
-  count (which this module wrote, so knows).
+- when the script states a total or a row count (``total: {...}``, ``entries: {...}``),
+  the answer states the fixture's (which this module wrote, so knows).
 
-A skill with no script its documents name, or whose script reads no type a fixture
-can be generated for, gets only what it has: its drafts say they are judged only.
+A skill with no script its documents name gets only what it has: its drafts say they
+are judged only.
 """
 
 from __future__ import annotations
