@@ -21,6 +21,7 @@ are judged only.
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -42,6 +43,11 @@ _OUTPUT_FLAGS = frozenset({"-o", "--output", "--out", "--output-file", "--outfil
 _PLACEHOLDER = re.compile(r"^<[^<>]+>$")
 PLACEHOLDER_WORD = "example"
 _NUMBER = re.compile(r"^-\d")
+_PRINTED_COUNT = re.compile(r"(?<![\\\w])([A-Za-z][A-Za-z _-]{0,30}?)[*\s]*[:=]\s*\{\s*(?:len\((\w+)\)|(\w+)\.shape\[0\])\s*\}"
+                            r"(?:[ \t]*([A-Za-z]+))?")
+_DATA_NAMES = frozenset({"df", "data", "rows", "records", "entries", "items", "table", "dataset", "samples"})
+_READS = re.compile(r"read|load|parse|reader", re.I)
+_RECORD_SUFFIXES = frozenset({".csv", ".tsv", ".json", ".jsonl", ".bib"})
 _NO_WORK = re.compile(r"^--(list|help|version|interactive|check-setup|list-\w+)$")
 _INPUT_HOLDER = re.compile(r"^<[^<>]*(file|path|input|data)[^<>]*>$", re.I)
 _COLUMN_HOLDER = re.compile(r"^<(col|column|field|key|metric|value)s?(_?name)?>$", re.I)
@@ -68,6 +74,7 @@ class DraftPlan:
     output: str | None = None  # workspace-relative file the command writes
     checks: list[Check] = field(default_factory=list)
     number_check: Check | None = None  # the fixture's known total or row count: used where the prompt asks it
+    number_what: str | None = None  # what that count counts, in the script's words ("patients"), when not its label
     why_judged: str | None = None  # set when no decidable check could be drafted
 
     @property
@@ -306,7 +313,7 @@ def plan_draft(skill: Skill, g: Grounding) -> DraftPlan:
         if form:
             plan.checks.append(Check(kind="regex", value=form[0], file=plan.output, match="lenient"))
     if plan.fixture is not None:
-        plan.number_check = _number_check(plan.fixture, source)
+        plan.number_check = _number_check(plan, source)
     return plan
 
 
@@ -316,17 +323,68 @@ def _states(source: str, word: str) -> str | None:
     return m.group(1).lower() if m else None
 
 
-def _number_check(fixture: Fixture, source: str) -> Check | None:
-    """The fixture's known total when the script states a total, else its row count when it states one.
+def _loaded(source: str) -> set[str]:
+    """Names the script binds to what it read (``df = pd.read_csv(...)``, ``data = load_data(path)``)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    out = set(_DATA_NAMES)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if _READS.search(name):
+                out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return out
+
+
+def _printed_count(source: str) -> tuple[str, str] | None:
+    """(label, what) of a count of the input's records the script prints, ``Dataset: {len(data)} patients``:
+    the label as the script writes it before the number, and what it counts (the word after, else the label)."""
+    names = _loaded(source)
+    main = _main_span(source)
+    found = [m for m in _PRINTED_COUNT.finditer(source) if (m.group(2) or m.group(3)) in names]
+    # The count main() prints runs on every documented call; one in a helper may never be reached.
+    found.sort(key=lambda m: not (main[0] <= m.start() < main[1]))
+    if not found:
+        return None
+    label = " ".join(found[0].group(1).split()).lower()
+    return label, (found[0].group(4) or label).lower()
+
+
+def _main_span(source: str) -> tuple[int, int]:
+    """Character offsets of ``def main`` in the source, or an empty span."""
+    try:
+        node = next((n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == "main"), None)
+    except (SyntaxError, ValueError):
+        node = None
+    if node is None or node.end_lineno is None:
+        return (0, 0)
+    starts = [0]
+    for line in source.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    return starts[node.lineno - 1], starts[min(node.end_lineno, len(starts) - 1)]
+
+
+def _number_check(plan: DraftPlan, source: str) -> Check | None:
+    """The fixture's known total when the script states a total, else its record count when it states one.
 
     Only a number the script itself reports is asked for: a draft asking a citation
-    checker for the sum of a column asks for work the skill does not do.
+    checker for the sum of a column asks for work the skill does not do. The label is
+    the script's wording; the value is always the generated fixture's.
     """
+    fixture = plan.fixture
     if fixture.total is not None and _states(source, "total"):
         return Check(kind="number", value=float(fixture.total), label="total")
     label = _states(source, rf"{re.escape(fixture.unit)}|rows|records|entries|lines")
     if label:
         return Check(kind="number", value=fixture.rows, label=label)
+    # A count of records is only known for a file of records (a notes file's lines depend on how they are split).
+    printed = _printed_count(source) if PurePosixPath(fixture.name).suffix in _RECORD_SUFFIXES else None
+    if printed:
+        plan.number_what = printed[1]
+        return Check(kind="number", value=fixture.rows, label=printed[0])
     return None
 
 

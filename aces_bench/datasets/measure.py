@@ -106,15 +106,33 @@ def _off_by_one(tree: ast.Module) -> bool:
     return changed
 
 
+def _message_only(node: ast.stmt) -> bool:
+    """A statement that only prints fixed text (``print("Done!")``, ``print("=" * 60)``): no step of the work.
+
+    Dropping it leaves a copy that behaves as the script does on everything a correct
+    answer holds, so it is no broken copy; the step before it is the last one.
+    """
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return False
+    func = node.value.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if name not in ("print", "info", "echo", "write") or node.value.keywords and any(
+            k.arg not in ("file", "end", "sep", "flush") for k in node.value.keywords):
+        return False
+    return all(not any(isinstance(x, (ast.Name, ast.Call, ast.Attribute, ast.Subscript, ast.FormattedValue))
+                       for x in ast.walk(a)) for a in node.value.args)
+
+
 def _skip_last_step(tree: ast.Module) -> bool:
-    """The last statement of ``main()`` (else of the ``__main__`` block, else of the module) removed."""
+    """The last step of ``main()`` (else of the ``__main__`` block, else of the module) removed:
+    its last statement that is not a return, an import, a docstring, an exit or a fixed message."""
     bodies = [n.body for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "main"]
     bodies += [n.body for n in tree.body if isinstance(n, ast.If) and "__main__" in ast.unparse(n.test)]
     bodies.append(tree.body)
     for body in bodies:
         steps = [i for i, n in enumerate(body) if not isinstance(n, (ast.Return, ast.Import, ast.ImportFrom))
                  and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))
-                 and "exit" not in ast.unparse(n)[:40]]
+                 and "exit" not in ast.unparse(n)[:40] and not _message_only(n)]
         if len(steps) >= 2:
             del body[steps[-1]]
             return True

@@ -157,7 +157,8 @@ class _Ctx:
         if check is not None and check.label == "total":
             parts.append(f"Tell me the total of the {AMOUNT_COLUMN} column (write it as 'total: N').")
         elif check is not None:
-            parts.append(f"Tell me how many {check.label} the input has (write it as '{check.label}: N').")
+            what = self.plan.number_what or check.label
+            parts.append(f"Tell me how many {what} the input has (write it as '{check.label}: N').")
         return (" " + " ".join(parts)) if parts else ""
 
     def task(self, i: int = 0, count: bool = False) -> str:

@@ -272,3 +272,31 @@ def test_a_command_is_completed_from_the_scripts_argparse(tmp_path):
     assert plan.command == "python3 scripts/gap.py --docs-dir data/docs_dir example --output out/output.json"
     assert plan.fixture_dest == "data/docs_dir/notes.txt" and plan.output == "out/output.json"
     assert all(c.file == "out/output.json" and c.match == "lenient" for c in plan.checks) and len(plan.checks) == 2
+
+
+def test_the_last_step_skipped_is_a_step_of_the_work_not_a_closing_message():
+    """Dropping ``print("Done!")`` leaves a copy that behaves as the script does: no broken copy."""
+    source = ("def main():\n    rows = [1, 2]\n    total = sum(rows)\n    print(f'total={total}')\n"
+              "    print('Done!')\n    print('=' * 60)\n\nmain()\n")
+    body = broken_copies("scripts/x.py", source)["last step skipped"].split("def main")[1]
+    assert "total=" not in body and "Done!" in body and "'=' * 60" in body
+
+
+def test_a_count_the_script_prints_in_its_own_words_is_checked_against_the_fixtures(tmp_path):
+    """``Dataset: {len(df)} patients`` in main(): the draft asks for that count with the script's label; the
+    value is the generated fixture's row count (8), so the off-by-one copy's 9 fails it."""
+    from aces_bench.verifier.check_answer import evaluate_checks
+
+    d = _skill(tmp_path)
+    (d / "scripts" / "tally.py").write_text(
+        '"""Classify the patients of a CSV file."""\nimport pandas as pd\n\ndef report(data):\n'
+        '    print(f"Errors: {len(errors)}")\n\ndef main():\n    df = pd.read_csv("x.csv")\n'
+        '    print(f"Dataset: {len(df)} patients")\n')
+    skill = load_skill(d)
+    plan = plan_draft(skill, ground(skill, run=False))
+    assert (plan.number_check.label, plan.number_check.value, plan.number_what) == ("dataset", 8, "patients")
+    explicit = template_cases(skill, ["explicit"], grounding=ground(skill, run=False), plan=plan)[0]
+    assert "how many patients the input has (write it as 'dataset: N')" in explicit.prompt
+    number = [c.as_checker_dict() for c in explicit.checks if c.kind == "number"]
+    assert evaluate_checks(number, lambda f: "Dataset: 8 patients")[0]["passed"]
+    assert not evaluate_checks(number, lambda f: "Dataset: 9 patients")[0]["passed"]
