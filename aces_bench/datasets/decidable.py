@@ -40,7 +40,7 @@ OUTPUT_DIR = "out"
 _FILE_ARG = re.compile(r"^<?[\w./-]*?\.([A-Za-z][A-Za-z0-9]{0,5})>?$")
 _OUTPUT_WORD = re.compile(r"(out|result|report|summary|export|dest|target|save)", re.I)
 _OUTPUT_FLAGS = frozenset({"-o", "--output", "--out", "--output-file", "--outfile", "--save", "--dest"})
-_PLACEHOLDER = re.compile(r"^<[^<>]+>$")
+_PLACEHOLDER = re.compile(r"^<[^<>]+>$|^\[[A-Z][A-Z0-9 _-]*\]$")  # ``<skill-name>``, ``[MARKET NAME]``
 PLACEHOLDER_WORD = "example"
 _NUMBER = re.compile(r"^-\d")
 _PRINTED_COUNT = re.compile(r"(?<![\\\w])([A-Za-z][A-Za-z _-]{0,30}?)[*\s]*[:=]\s*\{\s*(?:len\((\w+)\)|(\w+)\.shape\[0\])\s*\}"
@@ -51,7 +51,8 @@ _RECORD_SUFFIXES = frozenset({".csv", ".tsv", ".json", ".jsonl", ".bib"})
 _NO_WORK = re.compile(r"^--(list|help|version|interactive|check-setup|list-\w+)$")
 _INPUT_HOLDER = re.compile(r"^<[^<>]*(file|path|input|data)[^<>]*>$", re.I)
 _COLUMN_HOLDER = re.compile(r"^<(col|column|field|key|metric|value)s?(_?name)?>$", re.I)
-_OPTIONAL = re.compile(r"\s*\[[^\[\]]*\]")
+# An optional part of a usage line, ``[--resources LIST]``; never inside quotes (``--topic "[MARKET NAME]"``).
+_OPTIONAL = re.compile(r"""\s*\[[^\[\]]*\](?=(?:[^"']|"[^"]*"|'[^']*')*$)""")
 _SOURCE_SUFFIX = re.compile(r"""['"(*]\.?(csv|tsv|jsonl|json|txt|md|bib)\b['")]|read_(csv|json)|json\.load|csv\.(reader|DictReader)""")
 WELL_FORMED: dict[str, tuple[str, str]] = {
     ".json": (r"\A\s*[\[{]", "starts like JSON"),

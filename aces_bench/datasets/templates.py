@@ -166,6 +166,8 @@ class _Ctx:
         need = self.need(i)
         what = self.plan.fixture.what if (self.plan.fixture and not self.own) else "input"
         on = f" My {what} is {self.data}." if self.data else ""
+        if self.plan.fixture_dir and not self.own:  # the script reads a folder: the user names the folder
+            on = f" My files are in the folder data/{self.plan.fixture_dir}/ (for now one {what})."
         if need:
             return f"I need this done: {_lower_first(need)}.{on}{self.ask(count)}"
         if self.g.examples:

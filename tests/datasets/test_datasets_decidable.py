@@ -271,6 +271,8 @@ def test_a_command_is_completed_from_the_scripts_argparse(tmp_path):
     plan = plan_draft(skill, ground(skill, run=False))
     assert plan.command == "python3 scripts/gap.py --docs-dir data/docs_dir example --output out/output.json"
     assert plan.fixture_dest == "data/docs_dir/notes.txt" and plan.output == "out/output.json"
+    explicit = template_cases(skill, ["explicit"], grounding=ground(skill, run=False), plan=plan)[0]
+    assert "My files are in the folder data/docs_dir/" in explicit.prompt
     assert all(c.file == "out/output.json" and c.match == "lenient" for c in plan.checks) and len(plan.checks) == 2
 
 
