@@ -29,9 +29,10 @@ from pathlib import PurePosixPath
 
 from aces_bench.cases.model import Check
 from aces_bench.datasets.argshape import Arg, ArgShape, arg_shape, missing, optional_output, output_flags
-from aces_bench.datasets.fixtures import AMOUNT_COLUMN, GENERATED_SUFFIXES, Fixture, generate
+from aces_bench.datasets.docexample import example_fixture, read_shape
+from aces_bench.datasets.fixtures import AMOUNT_COLUMN, GENERATED, GENERATED_SUFFIXES, Fixture, generate
 from aces_bench.datasets.grounding import Grounding
-from aces_bench.datasets.scriptref import ScriptRef, documented_script, script_purpose
+from aces_bench.datasets.scriptref import ScriptRef, documented_script, documents, script_purpose
 from aces_bench.inputs.skills import Skill
 from aces_bench.inputs.skilltree import read_regular
 
@@ -300,6 +301,12 @@ def plan_draft(skill: Skill, g: Grounding) -> DraftPlan:
                 if a.required and a.role in ("input", "input_dir")]
         suffix = (need[0].suffix or ".txt") if need else None
     plan.fixture = generate(suffix) if suffix else None
+    if suffix == ".json" and (read := read_shape(source)) and (read[0] or read[1]):
+        # The script reads keys (or an object's items) the generic list of records lacks: stage the
+        # input its skill documents instead, if one fits; else the generic one shows the mismatch.
+        named = next((PurePosixPath(w).name for w in words or [] if w.endswith(".json")), "example.json")
+        texts = [text for text, _ in documents(skill)] + [g.helps.get(ref.script, "")]
+        plan.fixture = example_fixture(source, texts, named) or plan.fixture
     if words is None and plan.fixture is None and shape is None:
         return plan
     filled, plan.output = _fill(words or [_runner(ref.script), ref.script], ref.script, plan.fixture, shape, plan)
@@ -382,7 +389,9 @@ def _number_check(plan: DraftPlan, source: str) -> Check | None:
     if label:
         return Check(kind="number", value=fixture.rows, label=label)
     # A count of records is only known for a file of records (a notes file's lines depend on how they are split).
-    printed = _printed_count(source) if PurePosixPath(fixture.name).suffix in _RECORD_SUFFIXES else None
+    # A documented example's count is of the list under a key, not of what ``len`` of the loaded object gives.
+    printed = (_printed_count(source) if PurePosixPath(fixture.name).suffix in _RECORD_SUFFIXES
+               and fixture.origin == GENERATED else None)
     if printed:
         plan.number_what = printed[1]
         return Check(kind="number", value=fixture.rows, label=printed[0])

@@ -43,7 +43,7 @@ class ScriptRef:
     commands: tuple[str, ...]
 
 
-def _documents(skill: Skill) -> list[tuple[str, int]]:
+def documents(skill: Skill) -> list[tuple[str, int]]:
     """(text, weight) of SKILL.md (weight 2) and the skill's other Markdown files (weight 1)."""
     docs = [(skill.body, 2)]
     for e in walk(skill.path):
@@ -100,7 +100,7 @@ def _runs(line: str, script: str) -> bool:
 
 def rank_scripts(skill: Skill, scripts: list[str]) -> list[ScriptRef]:
     """The skill's scripts, the one its documents most tell the agent to run first."""
-    docs = _documents(skill)
+    docs = documents(skill)
     refs: list[ScriptRef] = []
     for script in scripts:
         name = PurePosixPath(script).name
