@@ -1,33 +1,38 @@
 """What makes a drafted case decidable without a judge: a fixture, a command and checks.
 
 ``plan_draft`` picks the script the skill's documents tell the agent to run
-(``scriptref``), the input type that script reads (from its documented command
-lines, then its source), generates a fixture of that type with a known answer
-(``fixtures``) and fills the documented command with it. The checks are properties
-any correct answer has, never the skill's own output:
+(``scriptref``), the documented line that does its work, completed from the parser
+the script declares (``argshape``: required arguments, an output option pointed under
+``out/``), the input type that script reads (from its documented command lines, its
+parser, then its source), generates a fixture of that type with a known answer
+(``fixtures``) and fills the command with it. The checks are properties any correct
+answer has, never the skill's own output:
 
 - the documented script ran and exited cleanly (a trajectory check the offline judge
   decides from the trace);
 - the output file the command writes exists and is well formed for its type (starts
   like JSON, has a delimited header line);
-- when the script reports on rows or records, the answer states the fixture's row
-  count (which this module wrote, so knows).
+- when the script states a total or a row count (``total: {...}``, ``entries: {...}``),
+  the answer states the fixture's (which this module wrote, so knows).
 
-A skill with no script its documents name, or whose script reads no type a fixture
-can be generated for, gets only what it has: its drafts say they are judged only.
+A skill with no script its documents name gets only what it has: its drafts say they
+are judged only.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from aces_bench.cases.model import Check
-from aces_bench.datasets.fixtures import AMOUNT_COLUMN, GENERATED_SUFFIXES, Fixture, generate
+from aces_bench.datasets.argshape import Arg, ArgShape, arg_shape, missing, optional_output, output_flags
+from aces_bench.datasets.docexample import example_fixture, read_shape
+from aces_bench.datasets.fixtures import AMOUNT_COLUMN, GENERATED, GENERATED_SUFFIXES, Fixture, generate
 from aces_bench.datasets.grounding import Grounding
-from aces_bench.datasets.scriptref import ScriptRef, documented_script, script_purpose
+from aces_bench.datasets.scriptref import ScriptRef, documented_script, documents, script_purpose
 from aces_bench.inputs.skills import Skill
 from aces_bench.inputs.skilltree import read_regular
 
@@ -36,11 +41,19 @@ OUTPUT_DIR = "out"
 _FILE_ARG = re.compile(r"^<?[\w./-]*?\.([A-Za-z][A-Za-z0-9]{0,5})>?$")
 _OUTPUT_WORD = re.compile(r"(out|result|report|summary|export|dest|target|save)", re.I)
 _OUTPUT_FLAGS = frozenset({"-o", "--output", "--out", "--output-file", "--outfile", "--save", "--dest"})
-_ROW_WORDS = re.compile(r"\b(rows?|records?|len\(df\)|shape\[0\]|n_rows|row_count|entries)\b")
-_TOTAL_WORDS = re.compile(r"\b(total|sum)\b", re.I)
+_PLACEHOLDER = re.compile(r"^<[^<>]+>$|^\[[A-Z][A-Z0-9 _-]*\]$")  # ``<skill-name>``, ``[MARKET NAME]``
+PLACEHOLDER_WORD = "example"
+_NUMBER = re.compile(r"^-\d")
+_PRINTED_COUNT = re.compile(r"(?<![\\\w])([A-Za-z][A-Za-z _-]{0,30}?)[*\s]*[:=]\s*\{\s*(?:len\((\w+)\)|(\w+)\.shape\[0\])\s*\}"
+                            r"(?:[ \t]*([A-Za-z]+))?")
+_DATA_NAMES = frozenset({"df", "data", "rows", "records", "entries", "items", "table", "dataset", "samples"})
+_READS = re.compile(r"read|load|parse|reader", re.I)
+_RECORD_SUFFIXES = frozenset({".csv", ".tsv", ".json", ".jsonl", ".bib"})
+_NO_WORK = re.compile(r"^--(list|help|version|interactive|check-setup|list-\w+)$")
 _INPUT_HOLDER = re.compile(r"^<[^<>]*(file|path|input|data)[^<>]*>$", re.I)
 _COLUMN_HOLDER = re.compile(r"^<(col|column|field|key|metric|value)s?(_?name)?>$", re.I)
-_OPTIONAL = re.compile(r"\s*\[[^\[\]]*\]")
+# An optional part of a usage line, ``[--resources LIST]``; never inside quotes (``--topic "[MARKET NAME]"``).
+_OPTIONAL = re.compile(r"""\s*\[[^\[\]]*\](?=(?:[^"']|"[^"]*"|'[^']*')*$)""")
 _SOURCE_SUFFIX = re.compile(r"""['"(*]\.?(csv|tsv|jsonl|json|txt|md|bib)\b['")]|read_(csv|json)|json\.load|csv\.(reader|DictReader)""")
 WELL_FORMED: dict[str, tuple[str, str]] = {
     ".json": (r"\A\s*[\[{]", "starts like JSON"),
@@ -58,10 +71,12 @@ class DraftPlan:
     script: ScriptRef | None = None
     purpose: str | None = None
     fixture: Fixture | None = None
+    fixture_dir: str | None = None  # the folder under data/ the fixture sits in, when the script reads a folder
     command: str | None = None  # the documented command, filled with the fixture and output path
     output: str | None = None  # workspace-relative file the command writes
     checks: list[Check] = field(default_factory=list)
     number_check: Check | None = None  # the fixture's known total or row count: used where the prompt asks it
+    number_what: str | None = None  # what that count counts, in the script's words ("patients"), when not its label
     why_judged: str | None = None  # set when no decidable check could be drafted
 
     @property
@@ -70,24 +85,64 @@ class DraftPlan:
 
     @property
     def fixture_dest(self) -> str | None:
-        return f"data/{self.fixture.name}" if self.fixture else None
+        if self.fixture is None:
+            return None
+        return f"data/{self.fixture_dir}/{self.fixture.name}" if self.fixture_dir else f"data/{self.fixture.name}"
 
     @property
     def run_behavior(self) -> str | None:
         return RUN_CHECK.format(script=self.script.script) if self.script else None
 
 
-def _documented_line(ref: ScriptRef) -> list[str] | None:
-    """The first documented command that runs the script, split into words (None if none parses)."""
+def _documented_lines(ref: ScriptRef) -> list[list[str]]:
+    """Each documented command that runs the script, split into words (the lines that parse)."""
+    out = []
     for line in ref.commands:
         line = _OPTIONAL.sub("", line.rstrip("\\")).strip()
         try:
             words = shlex.split(line, comments=True)
         except ValueError:
             continue
-        if words:
-            return words
-    return None
+        if words and words not in out:
+            out.append(words)
+    return out
+
+
+def _documented_line(ref: ScriptRef, shape: ArgShape | None) -> list[str] | None:
+    """The documented command a draft runs: one that does the script's work, with what it requires.
+
+    Lines are ranked by what would make them fail or do nothing on a draft's fixture
+    (a required argument left out, an input type no fixture can be generated for, a
+    flag the script's parser does not declare, a ``--list``/``--help``/``--interactive``
+    call that does no work), then by whether
+    they write an output file a check can read, then by their order in the documents.
+    """
+    lines = _documented_lines(ref)
+    if not lines:
+        return None
+
+    def rank(item: tuple[int, list[str]]) -> tuple[int, int, int]:
+        i, words = item
+        at = _script_at(words, ref.script)
+        outs = _OUTPUT_FLAGS | output_flags(words, shape)
+        lacking = len(missing(words, at, shape)) if shape is not None and at is not None else 0
+        idle = sum(1 for w in words if _NO_WORK.match(w))
+        if shape is not None:  # a flag the parser does not declare: the documents are out of date, argparse exits 2
+            known = {f for a in shape.for_words(words) for f in a.flags} | {"-h", "--help"}
+            idle += sum(1 for w in words[(at or 0) + 1:] if w.startswith("-") and w != "--"
+                        and w.split("=", 1)[0] not in known and not _NUMBER.match(w))
+        foreign = sum(1 for j, w in enumerate(words[1:], 1) if j != at and _FILE_ARG.match(w) and not w.startswith("-")
+                      and "." + _FILE_ARG.match(w).group(1).lower() not in GENERATED_SUFFIXES
+                      and words[j - 1] not in outs and not _OUTPUT_WORD.search(PurePosixPath(w).stem))
+        writes = _fill(words, ref.script, generate(".txt"), shape)[1] is not None
+        return lacking + 2 * idle + foreign, -writes, i
+
+    return min(enumerate(lines), key=rank)[1]
+
+
+def _script_at(words: list[str], script: str) -> int | None:
+    name, module = PurePosixPath(script).name, "scripts." + PurePosixPath(script).stem
+    return next((i for i, w in enumerate(words) if w.endswith(name) or w == module), None)
 
 
 def _suffix_read(skill: Skill, ref: ScriptRef, words: list[str] | None) -> str | None:
@@ -115,9 +170,18 @@ def _suffix_read(skill: Skill, ref: ScriptRef, words: list[str] | None) -> str |
 
 
 def _as_run(words: list[str], script: str) -> list[str]:
-    """The documented words with the script named by its path in the skill, run by ``python3``."""
-    out = [script if w.endswith(PurePosixPath(script).name) else w for w in words]
+    """The documented words with the script named by its path in the skill, run by its interpreter."""
+    at = _script_at(words, script)
+    out = [script if i == at else w for i, w in enumerate(words)]
+    if at is not None and at > 0 and out[at - 1] == "-m":
+        del out[at - 1]  # ``python -m scripts.x``: the module is the script's file
+    if out and out[0] == script:
+        out.insert(0, _runner(script))  # run by its path: its interpreter named, never its executable bit
     return ["python3", *out[1:]] if out and out[0] == "python" else out
+
+
+def _runner(script: str) -> str:
+    return "python3" if script.endswith(".py") else "bash" if script.endswith(".sh") else "node"
 
 
 def _is_input(word: str) -> bool:
@@ -125,30 +189,93 @@ def _is_input(word: str) -> bool:
     return (bool(_FILE_ARG.match(word)) or bool(_INPUT_HOLDER.match(word))) and not word.startswith("-")
 
 
-def _fill(words: list[str], script: str, fixture: Fixture) -> tuple[list[str], str | None]:
-    """The command with its input file replaced by the fixture and its output file put under out/."""
+def _fill(words: list[str], script: str, fixture: Fixture | None, shape: ArgShape | None,
+          plan: DraftPlan | None = None) -> tuple[list[str], str | None]:
+    """The command with its input file replaced by the fixture and its outputs put under out/."""
+    outs = _OUTPUT_FLAGS | output_flags(words, shape)
+    args = shape.for_words(words) if shape else []
+    dirs = frozenset(f for a in args if a.role == "output_dir" for f in a.flags)
+    in_dirs = {f: a for a in args if a.role == "input_dir" for f in a.flags}
+    in_files = frozenset(f for a in args if a.role == "input" and a.takes_value for f in a.flags)
     out: list[str] = []
     output = None
     used_input = False
+    at = _script_at(words, script)
     for i, w in enumerate(words):
         prev = words[i - 1] if i else ""
-        if _COLUMN_HOLDER.match(w) and fixture.total is not None:
+        if _COLUMN_HOLDER.match(w) and fixture is not None and fixture.total is not None:
             out.append(AMOUNT_COLUMN)
             continue
-        is_file = _is_input(w) and not w.endswith(PurePosixPath(script).name) and i > 0
-        if is_file and (prev in _OUTPUT_FLAGS or (used_input and _OUTPUT_WORD.search(w))):
+        if prev in dirs and not w.startswith("-"):
+            out.append(OUTPUT_DIR)  # a folder the script writes into: under out/, never the skill's or the user's
+            continue
+        if prev in in_dirs and not w.startswith("-") and fixture is not None and plan is not None:
+            if not used_input:
+                plan.fixture_dir = in_dirs[prev].dest  # a folder the script reads: the fixture inside it
+            out.append(f"data/{plan.fixture_dir}" if plan.fixture_dir else "data")
+            used_input = True
+            continue
+        is_file = (_is_input(w) or (prev in in_files and not w.startswith("-"))) and i != at and i > 0
+        if (is_file or (prev in outs and not w.startswith("-"))) and (
+                prev in outs or (used_input and _OUTPUT_WORD.search(w))):
             name = PurePosixPath(w.strip("<>")).name
             output = f"{OUTPUT_DIR}/{name if '.' in name else 'result.txt'}"
             out.append(output)
-        elif is_file and not used_input:
+        elif is_file and not used_input and fixture is not None:
             out.append(f"data/{fixture.name}")
             used_input = True
+        elif _PLACEHOLDER.match(w) and i != at:
+            out.append(PLACEHOLDER_WORD)  # ``<skill-name>``: a value the user would give, never the brackets
         else:
             out.append(w)
     out = _as_run(out, script)
-    if not used_input:
+    if fixture is not None and not used_input and shape is None:
         out.insert(out.index(script) + 1 if script in out else len(out), f"data/{fixture.name}")
     return out, output
+
+
+def _value(arg: Arg, plan: DraftPlan, used: bool = False) -> str:
+    """What a draft passes for an argument the documented line leaves out (see ``Arg.role``)."""
+    role = arg.role
+    if role == "choice":
+        return arg.choices[0]
+    if role == "number":
+        return "1"
+    if role == "output":
+        return f"{OUTPUT_DIR}/{arg.dest}{arg.suffix or '.txt'}"
+    if role == "output_dir":
+        return OUTPUT_DIR
+    if role == "input_dir" and plan.fixture is not None:
+        if used:
+            return f"data/{plan.fixture_dir}" if plan.fixture_dir else "data"  # the folder already holding it
+        plan.fixture_dir = arg.dest
+        return f"data/{arg.dest}"
+    if role == "input" and plan.fixture is not None:
+        return plan.fixture_dest
+    return PLACEHOLDER_WORD
+
+
+def _complete(words: list[str], plan: DraftPlan, shape: ArgShape) -> list[str]:
+    """The filled line with what its parser requires added, and an output option pointed under out/."""
+    script = plan.script.script
+    at = _script_at(words, script)
+    out = list(words)
+    needed = missing(out, at, shape) if at is not None else []
+    if plan.fixture is not None and not any(w.startswith("data/") for w in out) and not any(
+            a.role in ("input", "input_dir") for a in needed):
+        # The fixture must reach the script: through its first input argument, required or not.
+        first = next((a for a in shape.for_words(out) if a.role in ("input", "input_dir") and a.takes_value), None)
+        needed = [first, *needed] if first else needed
+    for arg in needed:
+        value = _value(arg, plan, any(w.startswith("data/") or w == "data" for w in out))
+        out += [arg.flags[0], value] if arg.flags else [value]
+    extra = optional_output(out, shape) if plan.output is None else None
+    if extra is not None:
+        value = _value(extra, plan)
+        out += [extra.flags[0], value]
+        if extra.role == "output":
+            plan.output = value
+    return out
 
 
 def plan_draft(skill: Skill, g: Grounding) -> DraftPlan:
@@ -160,35 +287,114 @@ def plan_draft(skill: Skill, g: Grounding) -> DraftPlan:
         return plan
     ref = plan.script
     plan.purpose = script_purpose(skill.path / ref.script)
-    words = _documented_line(ref)
-    suffix = _suffix_read(skill, ref, words)
-    plan.fixture = generate(suffix) if suffix else None
-    if plan.fixture is None:
-        plan.command = " ".join(shlex.quote(w) for w in _as_run(words, ref.script)) if words else None
-        return plan
-    runner = ["python3"] if ref.script.endswith(".py") else ["bash"] if ref.script.endswith(".sh") else ["node"]
-    filled, plan.output = _fill(words or [*runner, ref.script], ref.script, plan.fixture)
-    plan.command = " ".join(shlex.quote(w) for w in filled)
-    if plan.output:
-        plan.checks.append(Check(kind="regex", value=r"\S", file=plan.output))
-        shape = WELL_FORMED.get(PurePosixPath(plan.output).suffix.lower())
-        if shape:
-            plan.checks.append(Check(kind="regex", value=shape[0], file=plan.output))
     try:
         source = read_regular(skill.path / ref.script).decode("utf-8", "replace")
     except OSError:
         source = ""
-    plan.number_check = _number_check(plan.fixture, source, ref)
+    shape = arg_shape(source) if ref.script.endswith(".py") else None
+    words = _documented_line(ref, shape)
+    suffix = _suffix_read(skill, ref, words)
+    if suffix is None and shape is not None:
+        # No documented input: the parser's required input argument says what the script reads.
+        at = _script_at(words, ref.script) if words else None
+        need = [a for a in (shape.for_words(words) if at is not None else shape.args)
+                if a.required and a.role in ("input", "input_dir")]
+        suffix = (need[0].suffix or ".txt") if need else None
+    plan.fixture = generate(suffix) if suffix else None
+    if suffix == ".json" and (read := read_shape(source)) and (read[0] or read[1]):
+        # The script reads keys (or an object's items) the generic list of records lacks: stage the
+        # input its skill documents instead, if one fits; else the generic one shows the mismatch.
+        named = next((PurePosixPath(w).name for w in words or [] if w.endswith(".json")), "example.json")
+        texts = [text for text, _ in documents(skill)] + [g.helps.get(ref.script, "")]
+        plan.fixture = example_fixture(source, texts, named) or plan.fixture
+    if words is None and plan.fixture is None and shape is None:
+        return plan
+    filled, plan.output = _fill(words or [_runner(ref.script), ref.script], ref.script, plan.fixture, shape, plan)
+    if shape is not None:
+        filled = _complete(filled, plan, shape)
+    plan.command = " ".join(shlex.quote(w) for w in filled)
+    if plan.output:
+        # Shape checks on a written file, not an answer: lenient, so a long report is not "a flood" and the
+        # many characters ``\S`` matches are not "a list of candidates" (the strict answer rules).
+        plan.checks.append(Check(kind="regex", value=r"\S", file=plan.output, match="lenient"))
+        form = WELL_FORMED.get(PurePosixPath(plan.output).suffix.lower())
+        if form:
+            plan.checks.append(Check(kind="regex", value=form[0], file=plan.output, match="lenient"))
+    if plan.fixture is not None:
+        plan.number_check = _number_check(plan, source)
     return plan
 
 
-def _number_check(fixture: Fixture, source: str, ref: ScriptRef) -> Check | None:
-    """The fixture's known total when the script sums, else its row count when it counts rows."""
-    said = source + "\n" + "\n".join(ref.commands)
-    if fixture.total is not None and _TOTAL_WORDS.search(said):
+def _states(source: str, word: str) -> str | None:
+    """The word as the script prints it before a value it formats (``Total entries: {n}``, ``total={t}``), or None."""
+    m = re.search(rf"\b({word})\b[*\s]*[:=]\s*(?:\{{|%|\"\s*\+|'\s*\+)", source, re.I)
+    return m.group(1).lower() if m else None
+
+
+def _loaded(source: str) -> set[str]:
+    """Names the script binds to what it read (``df = pd.read_csv(...)``, ``data = load_data(path)``)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    out = set(_DATA_NAMES)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if _READS.search(name):
+                out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return out
+
+
+def _printed_count(source: str) -> tuple[str, str] | None:
+    """(label, what) of a count of the input's records the script prints, ``Dataset: {len(data)} patients``:
+    the label as the script writes it before the number, and what it counts (the word after, else the label)."""
+    names = _loaded(source)
+    main = _main_span(source)
+    found = [m for m in _PRINTED_COUNT.finditer(source) if (m.group(2) or m.group(3)) in names]
+    # The count main() prints runs on every documented call; one in a helper may never be reached.
+    found.sort(key=lambda m: not (main[0] <= m.start() < main[1]))
+    if not found:
+        return None
+    label = " ".join(found[0].group(1).split()).lower()
+    return label, (found[0].group(4) or label).lower()
+
+
+def _main_span(source: str) -> tuple[int, int]:
+    """Character offsets of ``def main`` in the source, or an empty span."""
+    try:
+        node = next((n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == "main"), None)
+    except (SyntaxError, ValueError):
+        node = None
+    if node is None or node.end_lineno is None:
+        return (0, 0)
+    starts = [0]
+    for line in source.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    return starts[node.lineno - 1], starts[min(node.end_lineno, len(starts) - 1)]
+
+
+def _number_check(plan: DraftPlan, source: str) -> Check | None:
+    """The fixture's known total when the script states a total, else its record count when it states one.
+
+    Only a number the script itself reports is asked for: a draft asking a citation
+    checker for the sum of a column asks for work the skill does not do. The label is
+    the script's wording; the value is always the generated fixture's.
+    """
+    fixture = plan.fixture
+    if fixture.total is not None and _states(source, "total"):
         return Check(kind="number", value=float(fixture.total), label="total")
-    if _ROW_WORDS.search(said):
-        return Check(kind="number", value=fixture.rows, label=fixture.unit)
+    label = _states(source, rf"{re.escape(fixture.unit)}|rows|records|entries|lines")
+    if label:
+        return Check(kind="number", value=fixture.rows, label=label)
+    # A count of records is only known for a file of records (a notes file's lines depend on how they are split).
+    # A documented example's count is of the list under a key, not of what ``len`` of the loaded object gives.
+    printed = (_printed_count(source) if PurePosixPath(fixture.name).suffix in _RECORD_SUFFIXES
+               and fixture.origin == GENERATED else None)
+    if printed:
+        plan.number_what = printed[1]
+        return Check(kind="number", value=fixture.rows, label=printed[0])
     return None
 
 

@@ -203,7 +203,8 @@ def staged_root(skill: Skill, data: dict[str, bytes]) -> Path:
     copy_tree(skill.path, root / "skills" / skill.path.name, exclude=evaluation_asset)
     work = root / "workspace" / "data"
     work.mkdir(parents=True)
-    for name, body in data.items():
+    for name, body in data.items():  # a name may hold a folder (``docs/notes.txt``): the script reads the folder
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
         (work / name).write_bytes(body)
     return root
 

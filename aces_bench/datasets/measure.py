@@ -10,7 +10,8 @@ shares counted:
   as documented, on the draft's fixture in the bubblewrap sandbox (network off, a
   timeout), its standard output taken as the answer and its files as the files written;
 - caught: of those satisfied, the share a deliberately broken copy of the script fails
-  (``broken_copies``: its counts and sums off by one; its last step skipped).
+  (``broken_copies``: its counts and sums off by one, whether by ``len``/``sum`` or
+  pandas' ``.sum()``/``.count()``/``.shape[0]``; its last step skipped).
 
 The script runs the way a task environment that installed the skill's packages would
 run it: with this interpreter's packages (the project venv: numpy, pandas, scipy,
@@ -71,32 +72,67 @@ class SkillMeasure:
     why: str = ""
 
 
+_COUNTS = frozenset({"len", "sum"})
+_COUNT_METHODS = frozenset({"sum", "count", "nunique"})  # pandas/numpy: ``df["x"].sum()``, ``s.count()``
+
+
 def _off_by_one(tree: ast.Module) -> bool:
-    """Every ``len(...)`` and ``sum(...)`` made one more: the script's main number off by one."""
+    """Every count and sum made one more (``len``, ``sum``, ``.sum()``, ``.count()``, ``.nunique()``,
+    ``.shape[0]``): the script's main number off by one, however it computes it."""
     changed = False
+
+    def bump(node: ast.expr) -> ast.expr:
+        nonlocal changed
+        changed = True
+        return ast.BinOp(left=node, op=ast.Add(), right=ast.Constant(1))
 
     class Bump(ast.NodeTransformer):
         def visit_Call(self, node: ast.Call):
-            nonlocal changed
             self.generic_visit(node)
-            if isinstance(node.func, ast.Name) and node.func.id in ("len", "sum"):
-                changed = True
-                return ast.BinOp(left=node, op=ast.Add(), right=ast.Constant(1))
+            if isinstance(node.func, ast.Name) and node.func.id in _COUNTS:
+                return bump(node)
+            if isinstance(node.func, ast.Attribute) and node.func.attr in _COUNT_METHODS:
+                return bump(node)
+            return node
+
+        def visit_Subscript(self, node: ast.Subscript):
+            self.generic_visit(node)
+            if (isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+                    and isinstance(node.slice, ast.Constant) and node.slice.value == 0):
+                return bump(node)
             return node
 
     Bump().visit(tree)
     return changed
 
 
+def _message_only(node: ast.stmt) -> bool:
+    """A statement that only prints fixed text (``print("Done!")``, ``print("=" * 60)``): no step of the work.
+
+    Dropping it leaves a copy that behaves as the script does on everything a correct
+    answer holds, so it is no broken copy; the step before it is the last one.
+    """
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return False
+    func = node.value.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if name not in ("print", "info", "echo", "write") or node.value.keywords and any(
+            k.arg not in ("file", "end", "sep", "flush") for k in node.value.keywords):
+        return False
+    return all(not any(isinstance(x, (ast.Name, ast.Call, ast.Attribute, ast.Subscript, ast.FormattedValue))
+                       for x in ast.walk(a)) for a in node.value.args)
+
+
 def _skip_last_step(tree: ast.Module) -> bool:
-    """The last statement of ``main()`` (else of the ``__main__`` block, else of the module) removed."""
+    """The last step of ``main()`` (else of the ``__main__`` block, else of the module) removed:
+    its last statement that is not a return, an import, a docstring, an exit or a fixed message."""
     bodies = [n.body for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "main"]
     bodies += [n.body for n in tree.body if isinstance(n, ast.If) and "__main__" in ast.unparse(n.test)]
     bodies.append(tree.body)
     for body in bodies:
         steps = [i for i, n in enumerate(body) if not isinstance(n, (ast.Return, ast.Import, ast.ImportFrom))
                  and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))
-                 and "exit" not in ast.unparse(n)[:40]]
+                 and "exit" not in ast.unparse(n)[:40] and not _message_only(n)]
         if len(steps) >= 2:
             del body[steps[-1]]
             return True
@@ -155,8 +191,9 @@ async def run_command(skill: Skill, command: str, data: dict[str, bytes], script
         if script_text is not None:
             (root / "skills" / skill.path.name / script_text[0]).write_text(script_text[1], encoding="utf-8")
         (root / "workspace" / "out").mkdir()
-        words = [f"{skill_dir}/{w}" if w.startswith("scripts/") else w for w in shlex.split(command)]
+        words = [f"{skill_dir}/{w}" if _in_skill(skill, w) else w for w in shlex.split(command)]
         binds, env = interpreter_binds()
+        env = {**env, "PYTHONPATH": skill_dir}  # ``from scripts.x import``: as run from the skill's folder
         box = Sandbox(root, (*python_alias_binds(root), *binds))
         await box.start()
         try:
@@ -178,6 +215,14 @@ async def run_command(skill: Skill, command: str, data: dict[str, bytes], script
         remove_tree(root, ignore_errors=True)
 
 
+def _in_skill(skill: Skill, word: str) -> bool:
+    """A word naming a file the skill ships (``scripts/x.py``, ``assets/template.tex``): the agent would
+    point at the skill's copy, so the run does too. The draft's own ``data/`` and ``out/`` never are."""
+    if word.startswith(("-", "/", "data/", "out/")) or "/" not in word or ".." in word:
+        return False
+    return word.startswith("scripts/") or (skill.path / word).is_file()
+
+
 def passes(case: EvalCase, run: Run) -> bool:
     """The case's decidable checks on a run: the script exited cleanly and every check holds."""
     if run.exit_code != 0:
@@ -192,7 +237,7 @@ def _inputs(skill: Skill, plan: DraftPlan, g: Grounding) -> tuple[str | None, di
     if g.derived is not None:
         return g.derived.command, {PurePosixPath(f).name: read_regular(skill.path / f) for f in g.derived.fixtures}
     if plan.fixture is not None and plan.command:
-        return plan.command, {plan.fixture.name: plan.fixture.text.encode()}
+        return plan.command, {plan.fixture_dest.removeprefix("data/"): plan.fixture.text.encode()}
     return plan.command, {}  # the documented command as written (it may need no input), or nothing to run
 
 

@@ -23,6 +23,10 @@ from aces_bench.inputs.skilltree import read_regular, walk
 
 _CREDENTIAL_NAME = re.compile(r"\b[A-Z][A-Z0-9]*_(?:[A-Z0-9]+_)*(?:API_KEY|TOKEN|SECRET|ACCESS_KEY)\b")
 _SUBPROCESS = frozenset({"run", "call", "check_call", "check_output", "Popen"})
+_NOT_FOUND = re.compile(r"No such file or directory: '([\w.+-]+)'")
+_OFFLINE = re.compile(r"Temporary failure in name resolution|Name or service not known|Network is unreachable|"
+                      r"nodename nor servname|getaddrinfo failed|Failed to resolve")
+_NETWORK_MODULES = frozenset({"urllib", "requests", "httpx", "aiohttp", "http", "socket", "urllib3"})
 _MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 
 
@@ -87,8 +91,10 @@ def not_runnable(skill: Skill, script: str, stdout: str = "", stderr: str = "") 
     runner the host lacks, or a package imported at the script's top level, unguarded,
     that this interpreter lacks. Called after a failed run with its output it also names
     a guarded or late import of a missing package, a credential-named environment
-    variable the script names (its web service is out of reach offline) or a program it
-    starts that the host lacks, each only when the run's output names it.
+    variable the script names (its web service is out of reach offline), a program it
+    starts that the host lacks (named in the source and in the run's "No such file or
+    directory"), or a host it could not resolve when it imports a network client, each
+    only when the run's output shows it.
     """
     if not script.endswith(".py"):
         runner = "node" if script.endswith((".js", ".mjs")) else "bash"
@@ -108,11 +114,18 @@ def not_runnable(skill: Skill, script: str, stdout: str = "", stderr: str = "") 
     # Named in the failed run's own words, so a script cannot be excused by a name it merely contains.
     if (keys := sorted(k for k in _credentials(tree) if k in said)):
         return f"needs the credential(s) {', '.join(keys)} and their web service (the sandbox is offline)"
-    absent = sorted(c for c in _commands(tree) if "/" not in c and c not in ("python", "python3")
+    named = {c for c in _NOT_FOUND.findall(said) if c in _strings(tree)}  # a program started from a list built earlier
+    absent = sorted(c for c in _commands(tree) | named if "/" not in c and c not in ("python", "python3")
                     and shutil.which(c) is None and re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", said))
     if absent:
         return f"needs the command(s) {', '.join(absent)}, not installed here"
+    if _OFFLINE.search(said) and _imports(tree) & _NETWORK_MODULES:
+        return "needs the network (the sandbox is offline: the run failed to reach a host)"
     return missing_at_run(skill, stdout, stderr)
+
+
+def _strings(tree: ast.Module) -> set[str]:
+    return {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
 
 
 def _top_level_imports(tree: ast.Module) -> set[str]:

@@ -21,8 +21,10 @@ from aces_bench.inputs.skilltree import read_regular, walk
 
 MAX_DOC_CHARS = 400_000
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
-_FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1", re.M | re.S)
-_RUNNER = re.compile(r"^(?:\$\s*)?(?:python3?|uv run|bash|sh|node|\./)\S*\s")
+# A fence may be indented (a code block under a numbered step) and closes at the same marker.
+_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)^[ \t]*\1", re.M | re.S)
+# A command line runs a script through an interpreter, ``./``, or by its path in the skill (``scripts/x.py``).
+_RUNNER = re.compile(r"^(?:\$\s*)?(?:python3?|uv run|bash|sh|node|\./|scripts/)\S*\s")
 _HELPER_NAME = re.compile(r"(^_|^test_|_test\.|^conftest|^setup\.py$|^utils?\b|^helpers?\b|^common\b)")
 # Markers of a counter-example: a code block or bullet the document shows so it is NOT done.
 COUNTER = re.compile(r"(\bdon'?t\b|\bdo not\b|\bnever\b|\bavoid\b|\bwrong\b|\bbad\b|\bincorrect\b|anti-?pattern|"
@@ -41,7 +43,7 @@ class ScriptRef:
     commands: tuple[str, ...]
 
 
-def _documents(skill: Skill) -> list[tuple[str, int]]:
+def documents(skill: Skill) -> list[tuple[str, int]]:
     """(text, weight) of SKILL.md (weight 2) and the skill's other Markdown files (weight 1)."""
     docs = [(skill.body, 2)]
     for e in walk(skill.path):
@@ -60,12 +62,31 @@ def _code_lines(text: str) -> list[str]:
         before = text[max(0, m.start() - 160):m.start()].strip().splitlines()[-1:] or [""]
         if COUNTER.search(before[0]):
             continue
-        out += [ln.strip() for ln in m.group(2).splitlines() if ln.strip() and not ln.strip().startswith("#")]
+        out += [ln for ln in _joined(m.group(2)) if not ln.startswith("#")]
     for line in _FENCE.sub("", text).splitlines():
         if COUNTER.search(line):
             continue
         out += [s.strip() for s in _CODE_SPAN.findall(line)]
     return [ln.removeprefix("$ ") for ln in out]
+
+
+def _joined(block: str) -> list[str]:
+    """A code block's lines, stripped, a line continued with a trailing backslash joined to the next."""
+    out: list[str] = []
+    carry = ""
+    for raw in block.splitlines():
+        line = raw.strip()
+        if carry and line.startswith("#"):
+            continue  # a comment between continued lines is no argument
+        if line.endswith("\\"):
+            carry += line[:-1].strip() + " "
+            continue
+        if carry + line:
+            out.append(carry + line)
+        carry = ""
+    if carry.strip():
+        out.append(carry.strip())
+    return out
 
 
 def _runs(line: str, script: str) -> bool:
@@ -74,12 +95,12 @@ def _runs(line: str, script: str) -> bool:
     if not _RUNNER.match(line + " "):
         return False
     return bool(re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", line)
-                or re.search(rf"scripts/{re.escape(stem)}(?![\w.-])", line))
+                or re.search(rf"scripts[/.]{re.escape(stem)}(?![\w.-])", line))
 
 
 def rank_scripts(skill: Skill, scripts: list[str]) -> list[ScriptRef]:
     """The skill's scripts, the one its documents most tell the agent to run first."""
-    docs = _documents(skill)
+    docs = documents(skill)
     refs: list[ScriptRef] = []
     for script in scripts:
         name = PurePosixPath(script).name

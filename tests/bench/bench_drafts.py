@@ -6,7 +6,7 @@ with MISSED after a share below its target (decidable >= 80%, satisfied >= 60%,
 caught >= 60%), or a line saying why it was skipped; then a second line stating the
 denominators: Y is over the task drafts whose script can run here, and the skills whose
 script cannot (a package this interpreter lacks, a web service's credential, a command
-the host lacks) are counted apart with their reasons. The scripts are third-party: they
+the host lacks, a host to reach: the sandbox is offline) are counted apart with their reasons. The scripts are third-party: they
 run in the bubblewrap sandbox (network off, a timeout), never on the host, with this
 interpreter's packages (the project venv) shown read-only inside, as a task environment
 that installed the skill's requirements would have them (``datasets/measure.py``).
@@ -86,7 +86,7 @@ def main() -> int:
 def _cause(why: str) -> str:
     """The kind of thing a not-runnable script needs (``runnable.not_runnable``'s reasons)."""
     for word, cause in (("package", "need a package"), ("credential", "need a web service"),
-                        ("command", "need a command")):
+                        ("command", "need a command"), ("network", "need the network")):
         if word in why:
             return cause
     return "need a runner"

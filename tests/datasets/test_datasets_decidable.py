@@ -50,7 +50,8 @@ def _skill(tmp_path: Path, body: str = SKILL_MD) -> Path:
     (d / "scripts" / "pkg" / "__init__.py").write_text("")
     (d / "scripts" / "check_env.py").write_text('"""Check the environment."""\n')
     (d / "scripts" / "old_tally.py").write_text('"""Old tally."""\n')
-    (d / "scripts" / "tally.py").write_text('"""Sum the amount column of a CSV file and write a JSON summary."""\n')
+    (d / "scripts" / "tally.py").write_text('"""Sum the amount column of a CSV file and write a JSON summary."""\n'
+                                            'print(f"total: {sum(amounts)}")\n')
     return d
 
 
@@ -98,7 +99,8 @@ def test_a_bibliography_script_gets_a_bibtex_fixture_whose_entry_count_is_known(
     from aces_bench.verifier.check_answer import evaluate_checks
 
     d = _skill(tmp_path, SKILL_MD.replace("tally.py input.csv --output summary.json", "tally.py references.bib"))
-    (d / "scripts" / "tally.py").write_text('"""Validate the entries of a BibTeX file."""\nprint("entries")\n')
+    (d / "scripts" / "tally.py").write_text('"""Validate the entries of a BibTeX file."""\n'
+                                            'print(f"Total entries: {len(entries)}")\n')
     skill = load_skill(d)
     plan = plan_draft(skill, ground(skill, run=False))
     assert plan.command == "python3 scripts/tally.py data/references.bib"
@@ -109,6 +111,17 @@ def test_a_bibliography_script_gets_a_bibtex_fixture_whose_entry_count_is_known(
     checks = [c.as_checker_dict() for c in explicit.checks]
     assert all(r["passed"] for r in evaluate_checks(checks, lambda f: "Total entries: 8\nValid entries: 8"))
     assert not all(r["passed"] for r in evaluate_checks(checks, lambda f: "Total entries: 9\nValid entries: 9"))
+
+
+def test_a_number_is_asked_for_only_when_the_script_states_one(tmp_path):
+    """A script that never prints a total is not asked for one: the draft would ask for work the skill does not do."""
+    d = _skill(tmp_path)
+    (d / "scripts" / "tally.py").write_text('"""Check a CSV file."""\nprint("total rows are fine")\n')
+    skill = load_skill(d)
+    plan = plan_draft(skill, ground(skill, run=False))
+    assert plan.number_check is None
+    explicit = template_cases(skill, ["explicit"], grounding=ground(skill, run=False), plan=plan)[0]
+    assert "total" not in explicit.prompt.lower() and not explicit.judged_only  # the output file still decides it
 
 
 def test_no_prompt_falls_back_to_the_kind_of_work_sentence(tmp_path):
@@ -227,3 +240,101 @@ def test_a_scripts_purpose_is_its_docstring_sentence_not_its_title(tmp_path, doc
     path = tmp_path / "x.py"
     path.write_text(f'"""{doc}"""\n')
     assert script_purpose(path) == purpose
+
+
+GAP_PY = '''"""Score the documents in a folder against a checklist."""
+import argparse
+parser = argparse.ArgumentParser()
+parser.add_argument("--docs-dir", required=True, help="Directory containing documents to analyze")
+parser.add_argument("--output", help="Output file path for the JSON report")
+parser.add_argument("--list", action="store_true", help="List the checklist and exit")
+parser.add_argument("name", help="Name of the audit")
+args = parser.parse_args()
+'''
+
+
+def test_a_command_is_completed_from_the_scripts_argparse(tmp_path):
+    """The line that does the work is chosen (not --list, not one with a flag the parser lacks); what the
+    parser requires is added; a folder input gets the fixture inside it; the output goes under out/."""
+    from aces_bench.datasets.argshape import arg_shape
+
+    shape = arg_shape(GAP_PY)
+    assert [(a.dest, a.role, a.required) for a in shape.args] == [
+        ("docs_dir", "input_dir", True), ("output", "output", False), ("list", "word", False),
+        ("name", "word", True)]
+    body = SKILL_MD.replace("python scripts/tally.py input.csv --output summary.json",
+                            "python scripts/gap.py --list\npython scripts/gap.py --docs-dir <docs> --verbose\n"
+                            "python scripts/gap.py --docs-dir <docs>")
+    d = _skill(tmp_path, body)
+    (d / "scripts" / "gap.py").write_text(GAP_PY)
+    skill = load_skill(d)
+    plan = plan_draft(skill, ground(skill, run=False))
+    assert plan.command == "python3 scripts/gap.py --docs-dir data/docs_dir example --output out/output.json"
+    assert plan.fixture_dest == "data/docs_dir/notes.txt" and plan.output == "out/output.json"
+    explicit = template_cases(skill, ["explicit"], grounding=ground(skill, run=False), plan=plan)[0]
+    assert "My files are in the folder data/docs_dir/" in explicit.prompt
+    assert all(c.file == "out/output.json" and c.match == "lenient" for c in plan.checks) and len(plan.checks) == 2
+
+
+def test_the_last_step_skipped_is_a_step_of_the_work_not_a_closing_message():
+    """Dropping ``print("Done!")`` leaves a copy that behaves as the script does: no broken copy."""
+    source = ("def main():\n    rows = [1, 2]\n    total = sum(rows)\n    print(f'total={total}')\n"
+              "    print('Done!')\n    print('=' * 60)\n\nmain()\n")
+    body = broken_copies("scripts/x.py", source)["last step skipped"].split("def main")[1]
+    assert "total=" not in body and "Done!" in body and "'=' * 60" in body
+
+
+def test_a_count_the_script_prints_in_its_own_words_is_checked_against_the_fixtures(tmp_path):
+    """``Dataset: {len(df)} patients`` in main(): the draft asks for that count with the script's label; the
+    value is the generated fixture's row count (8), so the off-by-one copy's 9 fails it."""
+    from aces_bench.verifier.check_answer import evaluate_checks
+
+    d = _skill(tmp_path)
+    (d / "scripts" / "tally.py").write_text(
+        '"""Classify the patients of a CSV file."""\nimport pandas as pd\n\ndef report(data):\n'
+        '    print(f"Errors: {len(errors)}")\n\ndef main():\n    df = pd.read_csv("x.csv")\n'
+        '    print(f"Dataset: {len(df)} patients")\n')
+    skill = load_skill(d)
+    plan = plan_draft(skill, ground(skill, run=False))
+    assert (plan.number_check.label, plan.number_check.value, plan.number_what) == ("dataset", 8, "patients")
+    explicit = template_cases(skill, ["explicit"], grounding=ground(skill, run=False), plan=plan)[0]
+    assert "how many patients the input has (write it as 'dataset: N')" in explicit.prompt
+    number = [c.as_checker_dict() for c in explicit.checks if c.kind == "number"]
+    assert evaluate_checks(number, lambda f: "Dataset: 8 patients")[0]["passed"]
+    assert not evaluate_checks(number, lambda f: "Dataset: 9 patients")[0]["passed"]
+
+
+CHECK_FIELDS_PY = '''"""Check the bounding boxes of a form's fields."""
+import json, sys
+fields = json.load(open(sys.argv[1]))
+print(f"Fields: {len(fields['form_fields'])}")
+for f in fields["form_fields"]:
+    print(f["box"])
+'''
+
+
+def test_a_json_input_the_script_reads_by_key_is_the_skills_documented_example(tmp_path):
+    """A script reading fields['form_fields'] refuses the generic records: the skill's own documented JSON
+    example that holds that key is staged instead, its item count computed by the draft (2), never the skill."""
+    body = SKILL_MD.replace("python scripts/tally.py input.csv --output summary.json",
+                            "python scripts/check_fields.py fields.json") + (
+        '\n## Format\n```json\n{"other": 1}\n```\n'
+        '```json\n{"pages": [1], "form_fields": [{"box": [1, 2, 3, 4]}, {"box": [5, 6, 7, 8]}]}\n```\n')
+    d = _skill(tmp_path, body)
+    (d / "scripts" / "check_fields.py").write_text(CHECK_FIELDS_PY)
+    skill = load_skill(d)
+    plan = plan_draft(skill, ground(skill, run=False))
+    assert plan.command == "python3 scripts/check_fields.py data/fields.json"
+    assert '"form_fields"' in plan.fixture.text and plan.fixture.rows == 2
+    assert plan.fixture.origin == "the skill's documented example"
+    explicit = template_cases(skill, ["explicit"], grounding=ground(skill, run=False), plan=plan)[0]
+    assert "the skill's documented example (2 items)" in explicit.note
+
+
+def test_no_documented_example_fits_and_the_generic_fixture_stays(tmp_path):
+    d = _skill(tmp_path, SKILL_MD.replace("python scripts/tally.py input.csv --output summary.json",
+                                          "python scripts/check_fields.py fields.json"))
+    (d / "scripts" / "check_fields.py").write_text(CHECK_FIELDS_PY)
+    skill = load_skill(d)
+    plan = plan_draft(skill, ground(skill, run=False))
+    assert plan.fixture.name == "sales.json" and plan.fixture.origin == "generated by the draft"

@@ -49,6 +49,19 @@ def test_a_failed_run_needing_a_credential_or_an_absent_command_is_not_runnable(
         "needs the command(s) no-such-cli-xyz, not installed here"
 
 
+def test_a_program_from_a_built_list_or_an_unreachable_host_is_not_runnable_only_on_the_runs_word(tmp_path):
+    skill = _skill(tmp_path, "import subprocess\ncmd = ['no-such-cli-xyz', 'api']\nsubprocess.run(cmd)\n")
+    said = "FileNotFoundError: [Errno 2] No such file or directory: 'no-such-cli-xyz'"
+    assert not_runnable(skill, "scripts/stats.py", "", said) == "needs the command(s) no-such-cli-xyz, not installed here"
+    assert not_runnable(skill, "scripts/stats.py", "", "No such file or directory: 'data/x.csv'") is None
+    skill = _skill(tmp_path / "n", "import urllib.request\nurllib.request.urlopen('https://example.org')\n")
+    said = "urllib.error.URLError: <urlopen error [Errno -3] Temporary failure in name resolution>"
+    assert "needs the network" in not_runnable(skill, "scripts/stats.py", "", said)
+    assert not_runnable(skill, "scripts/stats.py", "", "KeyError: 'x'") is None
+    offline = _skill(tmp_path / "o", "print('no client here')\n")  # no network client: the run's words alone excuse nothing
+    assert not_runnable(offline, "scripts/stats.py", "", said) is None
+
+
 def test_a_missing_module_of_the_skills_own_is_no_excuse(tmp_path):
     skill = _skill(tmp_path, "import importlib\nimportlib.import_module('helper_mod')\n", helper="X = 1\n")
     assert not_runnable(skill, "scripts/stats.py", "", "ModuleNotFoundError: No module named 'helper_mod'") is None
