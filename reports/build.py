@@ -36,7 +36,7 @@ from aces_bench.reports.inventory import coverage, inventory
 from aces_bench.reports.judge_agreement import judge_agreement
 from aces_bench.reports.latex import write_tables
 from aces_bench.reports.limits import limits_in_force, local_backends
-from aces_bench.reports.memo import remember
+from aces_bench.reports.memo import preload, remember
 from aces_bench.reports.no_verdict import no_verdict_rows
 from aces_bench.reports.pages import StudyPages, relative
 from aces_bench.reports.records import StudyData, load_study
@@ -194,6 +194,7 @@ def study_summary(study: StudyData, *, source: str, settings: StatsSettings | No
     (trials, grades, provenance), the static scan's scores and what ``_build_into`` read
     from files (negative-control activations, the limits in force). Reads nothing else, so
     a rebuild of an unchanged study takes it from the cache (``memo.remember``)."""
+    preload("scipy.stats", "statsmodels.stats.contingency_tables", "statsmodels.stats.multitest")
     static_scores = structural_frame(scores) if scores is not None and scores.structural else None
     sets = analysis_sets(study.trials)
     primary = sets.headline.trials

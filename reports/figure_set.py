@@ -25,7 +25,7 @@ from pathlib import Path
 
 from aces_bench.core.io import write_bytes
 from aces_bench.reports.figure_data import FigureInputs, FigureOutcome
-from aces_bench.reports.memo import Undigestible, memo_key, memo_on
+from aces_bench.reports.memo import Undigestible, memo_key, memo_on, preload
 from aces_bench.reports.render_cache import cached, keep_bytes
 
 MANIFEST_VERSION = 1
@@ -98,6 +98,7 @@ def draw_figures(inp: FigureInputs, out_dir: Path) -> list[FigureOutcome]:
     key = _set_key(inp)
     if key is not None and (outcomes := _replay(key, out_dir)) is not None:
         return outcomes
+    preload("aces_bench.reports.figures", "matplotlib.figure")
     from aces_bench.reports.figures import draw_all
 
     outcomes = draw_all(inp, out_dir)
