@@ -40,6 +40,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path, PurePath
 from typing import Any
 
+from pydantic import BaseModel
+
 from aces_bench.core.registry import changed_outside
 from aces_bench.reports.render_cache import cache_dir, cached, keep_bytes
 
@@ -104,22 +106,38 @@ class _Digest:
         self.h.update(data)
 
     def feed(self, obj: Any) -> None:  # noqa: C901 (one branch per kind of value)
+        kind = type(obj)
+        if kind is str:  # the common kinds first, by exact type (a subclass is not its base)
+            self.tag("str")
+            self.bytes_(obj.encode("utf-8", "surrogatepass"))
+        elif obj is None:
+            self.tag("None")
+        elif kind is float:
+            self.tag("float")
+            self.bytes_(struct.pack(">d", obj))
+        elif kind is bool:
+            self.tag("bool:1" if obj else "bool:0")
+        elif kind is int:
+            self.tag(f"int:{obj}")
+        elif kind is dict:
+            self.tag(f"dict:{len(obj)}")
+            for k, v in obj.items():  # in order: a dict's order can change what is written
+                self.feed(k)
+                self.feed(v)
+        elif _is_model(obj):
+            self.tag(f"model:{_qualname(kind)}")
+            for name in kind.model_fields:
+                self.tag(name)
+                self.feed(getattr(obj, name))
+            self.feed(obj.__pydantic_extra__)
+        else:
+            self.other(obj)
+
+    def other(self, obj: Any) -> None:  # noqa: C901
         import numpy as np
         import pandas as pd
 
-        if obj is None:
-            self.tag("None")
-        elif isinstance(obj, bool):
-            self.tag("bool:1" if obj else "bool:0")
-        elif isinstance(obj, int) and type(obj) is int:
-            self.tag(f"int:{obj}")
-        elif isinstance(obj, float) and type(obj) is float:
-            self.tag("float")
-            self.bytes_(struct.pack(">d", obj))
-        elif isinstance(obj, str) and type(obj) is str:
-            self.tag("str")
-            self.bytes_(obj.encode("utf-8", "surrogatepass"))
-        elif isinstance(obj, bytes):
+        if isinstance(obj, bytes):
             self.tag("bytes")
             self.bytes_(obj)
         elif obj is pd.NA:
@@ -149,8 +167,8 @@ class _Digest:
             for item in obj:
                 self.feed(item)
         elif isinstance(obj, dict):
-            self.tag(f"dict:{len(obj)}")
-            for k, v in obj.items():  # in order: a dict's order can change what is written
+            self.tag(f"{_qualname(type(obj))}:{len(obj)}")
+            for k, v in obj.items():
                 self.feed(k)
                 self.feed(v)
         elif isinstance(obj, (set, frozenset)):
@@ -164,12 +182,6 @@ class _Digest:
             self.feed(obj.value)
         elif isinstance(obj, (datetime, date, timedelta, pd.Timestamp, pd.Timedelta)):
             self.tag(f"{_qualname(type(obj))}:{obj!r}")
-        elif _is_model(obj):
-            self.tag(f"model:{_qualname(type(obj))}")
-            for name in type(obj).model_fields:
-                self.tag(name)
-                self.feed(getattr(obj, name))
-            self.feed(obj.__pydantic_extra__)
         elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
             self.tag(f"dataclass:{_qualname(type(obj))}")
             for f in dataclasses.fields(obj):
@@ -214,8 +226,7 @@ class _Digest:
 
 
 def _is_model(obj: Any) -> bool:
-    pydantic = sys.modules.get("pydantic")
-    return pydantic is not None and isinstance(obj, pydantic.BaseModel)
+    return isinstance(obj, BaseModel)
 
 
 def _qualname(cls: type) -> str:
