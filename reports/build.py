@@ -238,10 +238,14 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
     activations = negative_control_activations(primary, pages)
     limits = limits_in_force(study.trials, results_dir, local_backends(study.members))
     source = f"aces-bench study {results_dir.resolve().name}"
+    # study_summary never reads the study's folder names; keyed by them resolved, the study's
+    # own build (an absolute path) and `aces-bench report outputs/x` share one entry.
+    keyed = replace(study, results_dir=study.results_dir.resolve(),
+                    members=[replace(m, path=m.path.resolve()) for m in study.members])
     summary = remember("report summary", ReportSummary,
                        lambda: study_summary(study, source=source, settings=settings, scores=scores, static=static,
                                              activations=activations, limits=limits),
-                       study, source, settings, scores, static, activations, limits)
+                       keyed, source, settings, scores, static, activations, limits)
     stats = summary.stats
     pairs = build_pairs(primary)
     outcome = stats.settings.headline_outcome
