@@ -23,7 +23,8 @@ from aces_bench.reports.analysis import analysis_sets, arm_rows, arm_views
 from aces_bench.reports.appendix import write_appendix
 from aces_bench.reports.confusion import visible_skills
 from aces_bench.reports.dimensions import mapping
-from aces_bench.reports.figures import FigureInputs, draw_all
+from aces_bench.reports.figure_data import FigureInputs
+from aces_bench.reports.figure_set import draw_figures
 from aces_bench.reports.html import (
     environment,
     pretty_json,
@@ -35,6 +36,7 @@ from aces_bench.reports.inventory import coverage, inventory
 from aces_bench.reports.judge_agreement import judge_agreement
 from aces_bench.reports.latex import write_tables
 from aces_bench.reports.limits import limits_in_force, local_backends
+from aces_bench.reports.memo import preload, remember
 from aces_bench.reports.no_verdict import no_verdict_rows
 from aces_bench.reports.pages import StudyPages, relative
 from aces_bench.reports.records import StudyData, load_study
@@ -186,10 +188,43 @@ def build_report(results_dir: Path, *, out_dir: Path | None = None, settings: St
     return final / "index.html"
 
 
+def study_summary(study: StudyData, *, source: str, settings: StatsSettings | None, scores, static: bool,
+                  activations: pd.DataFrame, limits: list) -> ReportSummary:
+    """The summary's statistics part: every number computed from the study's stored values
+    (trials, grades, provenance), the static scan's scores and what ``_build_into`` read
+    from files (negative-control activations, the limits in force). Reads nothing else, so
+    a rebuild of an unchanged study takes it from the cache (``memo.remember``)."""
+    preload("scipy.stats", "statsmodels.stats.contingency_tables", "statsmodels.stats.multitest")
+    static_scores = structural_frame(scores) if scores is not None and scores.structural else None
+    sets = analysis_sets(study.trials)
+    primary = sets.headline.trials
+    offline = frozenset(offline_model_runs(study.members))
+    stats = study_stats(primary, settings=settings, static_scores=static_scores, activations=activations,
+                        checks=sub_checks(study, set(primary["run_id"].astype(str))), routing_trials=sets.routing)
+    pairs = build_pairs(primary)
+    outcome = stats.settings.headline_outcome
+    headline_study = replace(study, trials=primary)
+    static_section = section(scores, stats.static_correlation, headline_study, outcome, stats.settings.level,
+                             skip_reason=None if static else "static scan turned off for this report")
+    graders = _grader_labels(study)
+    summary = build_summary(primary, pairs, stats, source=source, grader_labels=graders,
+                            static_vs_live=static_section, gate_settings=study_gate_settings(study),
+                            limits_in_force=limits, visible=visible_skills(study.members),
+                            # Group-mode trials of every arm (the primary arm is isolation): one
+                            # table per skill, harness, model, decoy set and condition.
+                            confusion_trials=study.trials, activations=activations,
+                            judge_agreement=judge_agreement((g for m in study.members for g in m.grades.values()),
+                                                            stats.settings.level))
+    outcomes = tuple(dict.fromkeys((outcome, COMPOSITE)))
+    return summary.model_copy(update={
+        "analysis_set": sets.headline.description,
+        "arms": arm_rows(sets, outcomes, stats.settings.level, graders_by_outcome(primary, graders), offline),
+        "stand_in": stand_ins(primary, offline, outcome), "design": design_members(study.trials)})
+
+
 def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings | None, static: bool,
                 with_paper: bool, final: Path | None = None) -> None:
     scores = scan_targets(study) if static else None
-    static_scores = structural_frame(scores) if scores is not None and scores.structural else None
     if settings is None and any(m.provenance and m.provenance.spec.study.stop_on_pass for m in study.members):
         settings = StatsSettings(stop_on_pass=True)  # sequential pass@k even where no attempt was skipped
     pages = StudyPages(study, page_dir=(final or out) / "skills")
@@ -198,25 +233,23 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
     sets = analysis_sets(study.trials)
     primary = sets.headline.trials
     offline = frozenset(offline_model_runs(study.members))
+    # What the summary reads from files (trajectories, the sandbox's records) is read here;
+    # the rest is a function of the study's stored values, kept between builds (memo.py).
     activations = negative_control_activations(primary, pages)
-    stats = study_stats(primary, settings=settings, static_scores=static_scores, activations=activations,
-                        checks=sub_checks(study, set(primary["run_id"].astype(str))), routing_trials=sets.routing)
+    limits = limits_in_force(study.trials, results_dir, local_backends(study.members))
+    source = f"aces-bench study {results_dir.resolve().name}"
+    # study_summary never reads the study's folder names; keyed by them resolved, the study's
+    # own build (an absolute path) and `aces-bench report outputs/x` share one entry.
+    keyed = replace(study, results_dir=study.results_dir.resolve(),
+                    members=[replace(m, path=m.path.resolve()) for m in study.members])
+    summary = remember("report summary", ReportSummary,
+                       lambda: study_summary(study, source=source, settings=settings, scores=scores, static=static,
+                                             activations=activations, limits=limits),
+                       keyed, source, settings, scores, static, activations, limits)
+    stats = summary.stats
     pairs = build_pairs(primary)
     outcome = stats.settings.headline_outcome
-    source = f"aces-bench study {results_dir.resolve().name}"
-    headline_study = replace(study, trials=primary)
-    static_section = section(scores, stats.static_correlation, headline_study, outcome, stats.settings.level,
-                             skip_reason=None if static else "static scan turned off for this report")
-    graders = _grader_labels(study)
-    summary = build_summary(primary, pairs, stats, source=source, grader_labels=graders,
-                            static_vs_live=static_section, gate_settings=study_gate_settings(study),
-                            limits_in_force=limits_in_force(study.trials, results_dir, local_backends(study.members)),
-                            visible=visible_skills(study.members),
-                            # Group-mode trials of every arm (the primary arm is isolation): one
-                            # table per skill, harness, model, decoy set and condition.
-                            confusion_trials=study.trials, activations=activations,
-                            judge_agreement=judge_agreement((g for m in study.members for g in m.grades.values()),
-                                                            stats.settings.level))
+    static_section = summary.static_vs_live
     from aces_bench.run.cost import read_stop
 
     stop = read_stop(results_dir)
@@ -226,11 +259,6 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
 
     if (full := read_disk_stop(results_dir)) is not None:
         summary = summary.model_copy(update={"stopped_by_disk_cap": full.line()})
-    outcomes = tuple(dict.fromkeys((outcome, COMPOSITE)))
-    summary = summary.model_copy(update={
-        "analysis_set": sets.headline.description,
-        "arms": arm_rows(sets, outcomes, stats.settings.level, graders_by_outcome(primary, graders), offline),
-        "stand_in": stand_ins(primary, offline, outcome), "design": design_members(study.trials)})
     write_json(out / SCHEMA_FILE, summary_schema())
     members = study_paths(study)
     summary = summary.model_copy(update={"sequential": sequential_rows(members, results_dir),
@@ -241,7 +269,7 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
     summary = summary.model_copy(update={"no_verdict": no_verdict_rows(summary.gate, primary)})
 
     inputs = FigureInputs(stats, pairs, primary, static_section, sets=sets, offline_runs=offline)
-    figures = draw_all(inputs, out / "figures")
+    figures = draw_figures(inputs, out / "figures")
     grades = [g for m in study.members for g in m.grades.values()] if any(m.grades for m in study.members) else None
     items, cover = inventory(study.trials, summary, grades), coverage(primary, summary)
     tex = write_tables(out / "tables", summary, items, cover)

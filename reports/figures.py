@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -29,10 +28,10 @@ from matplotlib.ticker import FixedLocator, MaxNLocator, NullFormatter, NullLoca
 
 from aces_bench.core.metrics import metric_names
 from aces_bench.core.registry import Registry
-from aces_bench.reports.analysis import STRESS_ARM, AnalysisSet, AnalysisSets, analysis_sets
+from aces_bench.reports.analysis import STRESS_ARM, AnalysisSet
+from aces_bench.reports.figure_data import FigureInputs, FigureOutcome
 from aces_bench.reports.labels import outcome_label
-from aces_bench.reports.standin import STAND_IN_MARK, stand_in_text, stand_ins
-from aces_bench.reports.static_live import StaticLiveSection
+from aces_bench.reports.standin import STAND_IN_MARK, stand_in_text
 from aces_bench.reports.style import (
     BASELINE,
     DIVERGING,
@@ -43,70 +42,12 @@ from aces_bench.reports.style import (
     draw_sizes,
     new_figure,
 )
-from aces_bench.stats import StudyStats, lift_table
 from aces_bench.stats.controls import positive_cases
 from aces_bench.stats.lift import natural_key
 from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_ONLY, REWARD
 
 HATCH = "////"
 STAND_IN_LABEL = f"hatched: {STAND_IN_MARK}"
-
-
-@dataclass
-class FigureOutcome:
-    name: str
-    title: str
-    caption: str = ""
-    paths: dict[str, Path] = field(default_factory=dict)
-    skipped: str | None = None
-
-    @property
-    def svg(self) -> Path | None:
-        return self.paths.get("svg")
-
-
-@dataclass
-class FigureInputs:
-    """What the figures read: the headline statistics, the headline set's positive pairs
-    and trials, and every analysis set (built from ``trials`` when not given)."""
-
-    stats: StudyStats
-    pairs: pd.DataFrame
-    trials: pd.DataFrame
-    static: StaticLiveSection | None = None
-    sets: AnalysisSets | None = None
-    offline_runs: frozenset[str] = frozenset()
-
-    def __post_init__(self) -> None:
-        self.pairs = positive_cases(self.pairs)  # negative controls are never in a lift
-        if self.sets is None:
-            self.sets = analysis_sets(self.trials)
-
-    @property
-    def outcome(self) -> str:
-        return self.stats.settings.headline_outcome
-
-    @property
-    def level(self) -> float:
-        return self.stats.settings.level
-
-    @property
-    def headline(self) -> AnalysisSet:
-        assert self.sets is not None
-        return self.sets.headline
-
-    def lift(self, by: tuple[str, ...], outcomes: tuple[str, ...] | None = None,
-             pairs: pd.DataFrame | None = None) -> pd.DataFrame:
-        table = lift_table(self.pairs if pairs is None else pairs, by=by, outcomes=outcomes or (self.outcome,),
-                           level=self.level)
-        return table
-
-    def stand_in(self, trials: pd.DataFrame | None = None, outcome: str | None = None) -> list[str]:
-        return stand_ins(self.trials if trials is None else trials, self.offline_runs, outcome or self.outcome)
-
-    @property
-    def pct(self) -> int:
-        return int(round(self.level * 100))
 
 
 def _errs(frame: pd.DataFrame) -> np.ndarray:

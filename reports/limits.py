@@ -36,7 +36,7 @@ class LimitsRow(BaseModel):
 
 
 def _sandbox_file(trial_dir: str, results_dir: Path) -> Path | None:
-    from aces_bench.backends.local import PROVENANCE_FILE
+    from aces_bench.backends.provenance import PROVENANCE_FILE
 
     path = Path(trial_dir)
     if not path.is_dir():  # a moved study folder: find the trial dir by name under it
@@ -46,7 +46,7 @@ def _sandbox_file(trial_dir: str, results_dir: Path) -> Path | None:
 
 
 def _recorded(file: Path) -> dict[str, str]:
-    from aces_bench.backends.local import read_sandbox_provenance
+    from aces_bench.backends.provenance import read_sandbox_provenance
 
     try:
         prov = read_sandbox_provenance(file)

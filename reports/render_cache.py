@@ -10,7 +10,8 @@ only ever read under its full key, so a stale entry is never used, only left unr
 
 The cache is ``$ACES_FIGURE_CACHE`` or ``$XDG_CACHE_HOME/aces-bench/figures`` (default
 ``~/.cache/aces-bench/figures``), never in the study or the user's repository;
-``ACES_FIGURE_CACHE=off`` turns it off. A cache that cannot be read or written is
+``ACES_FIGURE_CACHE=off`` turns it off. The same folder holds a rebuild's remembered
+statistics (``memo.py``) and figure sets (``figure_set.py``), under keys of their own. A cache that cannot be read or written is
 skipped (the figure is rendered), never an error.
 """
 
@@ -75,10 +76,19 @@ def cached(key: str) -> bytes | None:
 
 def keep(key: str, path: Path) -> None:
     """Store the rendering written at ``path`` under ``key`` (skipped if the cache cannot be written)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return
+    keep_bytes(key, data)
+
+
+def keep_bytes(key: str, data: bytes) -> None:
+    """Store ``data`` under ``key`` (skipped if the cache is off or cannot be written)."""
     folder = cache_dir()
     if folder is None:
         return
     try:
-        write_bytes(folder / key, path.read_bytes())
+        write_bytes(folder / key, data)
     except (OSError, AcesError):  # a cache that cannot be written only costs the next build its time
         return

@@ -17,20 +17,22 @@ every figure to the ``INSPECTORS`` first (the tests register one).
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib
 
 matplotlib.use("Agg")  # headless: never open a window, never need a display
 
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
 from aces_bench.core.io import write_bytes, write_with  # noqa: E402
 from aces_bench.reports.render_cache import cached, keep, render_key  # noqa: E402
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 OKABE_ITO = {
     "orange": "#E69F00",
@@ -128,6 +130,10 @@ INSPECTORS: list[Callable[[Figure, str], None]] = []
 
 def new_figure(width: float = 6.0, height: float = 3.2) -> Figure:
     """A figure not registered with pyplot's global state (nothing leaks between figures)."""
+    # Imported here: the style (rcParams, colours, the cache key) is read by a rebuild
+    # whose figures are all remembered (figure_set.py) and so never drawn.
+    from matplotlib.figure import Figure
+
     return Figure(figsize=(width, height), layout="constrained")
 
 
@@ -210,6 +216,11 @@ def _style_key(fmt: str) -> str:
     return repr((params, sorted(METADATA[fmt].items()), fonts))
 
 
+def style_keys() -> str:
+    """``_style_key`` of every format: what a figure's files depend on besides its drawing code and data."""
+    return "\n".join(_style_key(fmt) for fmt in FORMATS)
+
+
 def save_figure(fig: Figure, out_dir: Path, stem: str) -> dict[str, Path]:
     """Write ``stem.svg``, ``stem.pdf`` and ``stem.png`` atomically; returns them by format.
 
@@ -238,5 +249,6 @@ def save_figure(fig: Figure, out_dir: Path, stem: str) -> dict[str, Path]:
         else:
             paths[fmt] = write_with(path, write)
             keep(key, path)
-    plt.close(fig)
+    if (pyplot := sys.modules.get("matplotlib.pyplot")) is not None:
+        pyplot.close(fig)  # a figure made through pyplot (none is when pyplot was never imported)
     return paths

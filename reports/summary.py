@@ -25,7 +25,6 @@ from aces_bench.reports.confusion import ConfusionTable, routing_confusion
 from aces_bench.reports.limits import LimitsRow
 from aces_bench.reports.pass_rates import PassRateRow, pass_rates
 from aces_bench.reports.static_live import StaticLiveSection
-from aces_bench.run.collect import provider_failure
 from aces_bench.run.cost import CostRow
 from aces_bench.stats import StudyStats, lift_table
 from aces_bench.stats.agreement import AgreementRow
@@ -443,6 +442,8 @@ def visible_skills_rows(trials: pd.DataFrame) -> list[dict[str, Any]]:
 
 def excluded_reason(row: dict) -> str | None:
     """Why a paired trial is left out of the headline (None: it is analysed, or an arm failure)."""
+    from aces_bench.run.collect import provider_failure  # collect brings Harbor's trial models and the emitters
+
     cls = row.get("trial_class")
     if cls == "excluded" and row.get("baseline_saw_target") is True:
         return "baseline saw the target skill (a record graded before it counted as it ran)"

@@ -47,14 +47,12 @@ import subprocess
 import tarfile
 import tempfile
 from pathlib import Path, PurePosixPath
-from typing import ClassVar
 
 from harbor.environments.base import BaseEnvironment, ExecResult
 from harbor.environments.capabilities import EnvironmentCapabilities
 from harbor.models.task.config import NetworkMode, TaskConfig
 from harbor.models.task.paths import TaskPaths
 from harbor.models.trial.paths import EnvironmentPaths
-from pydantic import ConfigDict
 
 from aces_bench.backends import LOCAL_BACKEND
 from aces_bench.backends.bwrap import DEFAULT_PIDS_LIMIT, SHM_SIZE_MB, Bind, Sandbox, isolation_plan
@@ -70,73 +68,16 @@ from aces_bench.backends.dockerfile import (
 )
 from aces_bench.backends.egress import EgressRelay, Endpoint, allowlist_endpoints, hosts_file, metered_endpoints
 from aces_bench.backends.limits import TrialCgroup, TrialDisk, ram_backed, sweep_stale
+from aces_bench.backends.provenance import PROVENANCE_FILE, SandboxProvenance, read_sandbox_provenance, security_note
 from aces_bench.backends.rootfs import PrivateRoot, make_skeleton, owner_ids
 from aces_bench.core import io
 from aces_bench.core.errors import BackendError, ReportError
-from aces_bench.core.versioning import VersionedRecord, load_model
 
 IMPORT_PATH = LOCAL_BACKEND  # named in the package, so the config layer need not load this module
-PROVENANCE_FILE = "local-sandbox.json"
 HOSTNAME = "aces-sandbox"
-_SANDBOX_REGENERATE = "re-run the trial on backend=local"
 # What the copy-outs of one trial may leave on the host when no disk limit says less.
 DEFAULT_COPY_TOTAL_MB = 512
 VERIFIER_HOME = "/aces-verifier-home"  # top level: no link the agent left can be on the way
-BOUNDARY_NOTE = ("a boundary against hostile skills: user namespace, no capabilities, no_new_privs, "
-                 "seccomp, process limit; the verifier in a fresh sandbox")
-
-
-def security_note(missing: dict[str, str]) -> str:
-    """The one-line verdict the report shows for a trial's sandbox."""
-    if not missing:
-        return BOUNDARY_NOTE
-    return ("isolation for honest workloads, not a security boundary against hostile code: missing "
-            + "; ".join(f"{k} ({v})" for k, v in missing.items()))
-
-
-class SandboxProvenance(VersionedRecord):
-    """What ran a trial on the local backend; written as ``local-sandbox.json``."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    SCHEMA_ARTIFACT: ClassVar[str] = "local sandbox provenance"
-    SCHEMA_REGENERATE: ClassVar[str] = _SANDBOX_REGENERATE
-
-    schema_version: int = 1  # stored as a number (version "1")
-    backend: str = "local"
-    isolation: str
-    security_note: str = ""
-    dockerfile: str
-    from_image: str
-    image_used: bool = False
-    userland: str
-    network: str
-    resource_limits_enforced: bool = False
-    resource_limits: str = "not enforced"
-    private_root: str
-    # Each limit in force, as the report states it: keys memory, cpus, disk, network,
-    # processes, isolation.
-    limits: dict[str, str] = {}
-    # Each protection of the sandbox as applied (bwrap.Sandbox.protections), and those
-    # this host could not give, with why; "verifier" says how the verifier ran.
-    protections: dict[str, str] = {}
-    missing_protections: dict[str, str] = {}
-    verifier: str = ""
-    # What host-side copies of the trial's files cut or skipped (copyout.CopyReport).
-    copy_out: dict = {}
-
-
-
-def read_sandbox_provenance(path: Path) -> SandboxProvenance:
-    """A trial's ``local-sandbox.json`` (the file or its trial dir), validated and migrated."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / PROVENANCE_FILE
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ReportError(f"cannot read the sandbox provenance: {exc.strerror}", where=path,
-                          fix=_SANDBOX_REGENERATE) from None
-    return load_model(SandboxProvenance, data, where=path, fix=f"{_SANDBOX_REGENERATE} or restore the file")
 
 
 def preflight(task_dir: Path) -> DockerfilePlan:

@@ -16,6 +16,7 @@ fails to import is an error naming it and its distribution, never skipped silent
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
 import types
 from collections.abc import Callable, Iterator
@@ -27,6 +28,26 @@ PLUGIN_GROUP = "aces_bench.plugins"
 
 _plugins_loaded = False
 _plugins_lock = threading.RLock()
+_changed_outside = False
+
+
+def _note_caller(depth: int) -> None:
+    """Remember that code outside aces-bench (a plugin, a test, a notebook) changed a registry."""
+    global _changed_outside
+    frame = sys._getframe(depth + 1)
+    while frame is not None and frame.f_globals.get("__name__") == __name__:  # through ``decorator``
+        frame = frame.f_back
+    caller = frame.f_globals.get("__name__", "") if frame is not None else ""
+    if not (caller == "aces_bench" or caller.startswith("aces_bench.")):
+        _changed_outside = True
+
+
+def changed_outside() -> bool:
+    """Did code outside aces-bench add, replace or remove a registry entry in this process
+    (plugins loaded first)? Then what aces-bench computes is not a function of its own code
+    alone, and the report's caches (``reports/memo.py``) stay off."""
+    load_plugins()
+    return _changed_outside
 
 
 def load_plugins(*, reload: bool = False) -> list[str]:
@@ -88,10 +109,12 @@ class Registry[T]:
             raise ValueError(f"{self.kind}: a name must be a non-empty string, not {name!r}")
         if name in self._entries and not replace:
             raise ValueError(f"{self.kind} {name!r} is registered already (pass replace=True to override it)")
+        _note_caller(1)
         self._entries[name] = entry
         self.version += 1
 
     def unregister(self, name: str) -> None:
+        _note_caller(1)
         self._entries.pop(name, None)
         self.version += 1
 

@@ -30,9 +30,9 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-from harbor.models.trial.result import TrialResult
 from pydantic import BaseModel, ConfigDict, Field
 
 from aces_bench.config.spec import RunSpec
@@ -41,6 +41,9 @@ from aces_bench.core.io import write_json
 from aces_bench.core.metering import CLAIMED, METERED, NO_MODEL, mismatch, read_meter
 from aces_bench.core.pricing import Price, Usage, cost_of, estimate_trial, price_of
 from aces_bench.core.versioning import VersionedRecord, load_model
+
+if TYPE_CHECKING:  # the report reads CostRow; Harbor's trial models are only needed to price a run
+    from harbor.models.trial.result import TrialResult
 
 log = logging.getLogger("aces_bench.cost")
 

@@ -53,19 +53,19 @@ import tempfile
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from harbor.models.trial.result import TrialResult
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from aces_bench import __version__
-from aces_bench.config.spec import RunSpec
 from aces_bench.core.io import write_json
 from aces_bench.core.versioning import VersionedRecord
-from aces_bench.emitters.emit import EmitResult
-from aces_bench.emitters.inputs import folder_digest
-from aces_bench.emitters.plan import TaskPlan
-from aces_bench.run.collect import TrialRecord, classify
+
+if TYPE_CHECKING:  # a report reads reuse.json (ReusePlan); what decides and replays reuse is imported there
+    from aces_bench.config.spec import RunSpec
+    from aces_bench.emitters.emit import EmitResult
+    from aces_bench.emitters.plan import TaskPlan
+    from aces_bench.run.collect import TrialRecord
 
 STORE_ENV = "ACES_BASELINE_STORE"
 REUSE_FILE = "reuse.json"
@@ -107,6 +107,7 @@ def _code_fingerprint() -> str:
     """aces-bench's agents and backends packages and the installed Harbor: what runs a trial."""
     import aces_bench.agents
     import aces_bench.backends
+    from aces_bench.emitters.inputs import folder_digest
 
     h = hashlib.sha256()
     try:
@@ -341,6 +342,10 @@ def materialise(plan: ReusePlan, plans: dict[str, TaskPlan], jobs_dir: Path, *, 
     ``not_run`` (its cause says so): the study then runs nothing in its place, and the
     report counts it like any missing trial.
     """
+    from harbor.models.trial.result import TrialResult
+
+    from aces_bench.run.collect import TrialRecord, classify
+
     root = root or Path(plan.store)
     out = []
     for r in plan.reused:

@@ -3,6 +3,10 @@ routing premium, static-vs-live correlation, significance, design power and a
 missingness audit. Pure functions over DataFrames; ``external`` reads SkillsBench's
 registry; ``summary.study_stats`` runs everything into one ``StudyStats`` model.
 
+scipy, statsmodels and gsdesign are imported inside the functions that call them (about
+0.8 s of CPU): a report rebuilt from remembered statistics (``reports/memo.py``) and the
+commands that only read these models never import them.
+
 May import (pyproject's layers contract): ``grading`` and every layer below it (``records``,
 ``graders``, ``run``, ...).
 """

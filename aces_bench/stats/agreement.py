@@ -16,7 +16,6 @@ from itertools import combinations
 
 import numpy as np
 from pydantic import BaseModel, Field
-from scipy import stats as sps
 
 # Koo & Li (2016): < 0.5 poor, 0.5-0.75 moderate, 0.75-0.9 good, > 0.9 excellent.
 BANDS = ((0.9, "excellent"), (0.75, "good"), (0.5, "moderate"), (float("-inf"), "poor"))
@@ -45,6 +44,8 @@ class AgreementRow(BaseModel):
 
 def icc_a1(scores: np.ndarray, level: float = 0.95) -> tuple[float | None, tuple[float, float] | None, str | None]:
     """(ICC(A,1), its confidence interval, why undefined) for an items x judges matrix."""
+    from scipy import stats as sps
+
     x = np.asarray(scores, dtype=float)
     n, k = x.shape if x.ndim == 2 else (0, 0)
     if n < 2 or k < 2:
@@ -74,6 +75,7 @@ def icc_a1(scores: np.ndarray, level: float = 0.95) -> tuple[float | None, tuple
 def cohen_kappa(a: list[bool], b: list[bool], level: float = 0.95) -> tuple[float | None, tuple[float, float] | None,
                                                                             str | None]:
     """(Cohen's kappa, its asymptotic interval, why undefined) of two judges' pass/fail over the same items."""
+    from scipy import stats as sps
     from statsmodels.stats.inter_rater import cohens_kappa
 
     if len(a) < 2:

@@ -33,9 +33,6 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from gsdesign import h1, hupdate
-from scipy.optimize import brentq
-from scipy.stats import norm
 
 GRID_R = 18  # gsDesign's default grid size (r); its accuracy is about 1e-6 in probability
 HSD_GAMMA = -4.0
@@ -45,6 +42,8 @@ _TOP = 40.0  # a boundary past which no probability remains (the grid is cut her
 
 def spent(name: str, t, alpha: float) -> np.ndarray:
     """Cumulative type I error spent by spending time ``t`` (array-like, clipped to [0, 1])."""
+    from scipy.stats import norm
+
     t = np.clip(np.asarray(t, dtype=float), 0.0, 1.0)
     if name == "hsd":
         return alpha * (1 - np.exp(-HSD_GAMMA * t)) / (1 - math.exp(-HSD_GAMMA))
@@ -59,6 +58,8 @@ def spent(name: str, t, alpha: float) -> np.ndarray:
 def _crossing(grid, prev_info: float, info: float, b: float) -> float:
     """P(continue to the previous look, then Z >= b at this one), from the previous look's
     sub-density ``grid`` (``h1``/``hupdate`` output) under the null."""
+    from scipy.stats import norm
+
     z, _, h = grid
     mean = z * math.sqrt(prev_info / info)
     sd = math.sqrt(1 - prev_info / info)
@@ -73,6 +74,10 @@ def next_boundary(info: Sequence[float], spent_cum: Sequence[float], previous: S
     looks 1..k-1 (``inf`` for a look that spent nothing). Returns ``inf`` when this look
     may spend nothing.
     """
+    from gsdesign import h1, hupdate
+    from scipy.optimize import brentq
+    from scipy.stats import norm
+
     k = len(info)
     if len(spent_cum) != k or len(previous) != k - 1:
         raise ValueError("info and spent_cum need one value per look, previous one per earlier look")

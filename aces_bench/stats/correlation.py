@@ -13,7 +13,6 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel
-from scipy.stats import spearmanr
 
 from aces_bench.core.errors import ReportError
 from aces_bench.stats.lift import z_value
@@ -51,6 +50,8 @@ def spearman_ci(x, y, *, x_name: str = "x", y_name: str = "y", level: float = 0.
     Dropped positions are counted in ``n_dropped``. Constant input or n < 3 gives rho
     None; n < 4 gives no interval.
     """
+    from scipy.stats import spearmanr
+
     xa, ya = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     keep = np.isfinite(xa) & np.isfinite(ya)
     xa, ya = xa[keep], ya[keep]

@@ -34,8 +34,6 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel
-from scipy.stats import binomtest
-from scipy.stats import t as student_t
 
 CASE_CLUSTER = ("skill", "case_id")
 CONFIG_CLUSTER = ("harness", "model")
@@ -133,6 +131,8 @@ def cluster_codes(frame: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
 def interval_at(cm: ClusteredMean, level: float, bounds: tuple[float, float] | None = FEASIBLE_LIFT
                 ) -> tuple[float | None, float | None]:
     """The same estimate, SE and df as ``cm`` at another confidence ``level`` (clipped to ``bounds``)."""
+    from scipy.stats import t as student_t
+
     if cm.ci_lo is None or cm.se is None or cm.df is None or cm.estimate is None:
         return None, None
     half = float(student_t.ppf(0.5 + level / 2.0, cm.df)) * cm.se
@@ -170,6 +170,8 @@ def clustered_mean(
     clustering, used when it has ``TWO_WAY_MIN_CONFIGS`` or more levels among the scored values.
     ``bounds``: the feasible range of the statistic; an interval past it is clipped.
     """
+    from scipy.stats import t as student_t
+
     if not 0.0 < level < 1.0:
         raise ValueError(f"confidence level must be in (0, 1), got {level}")
     y = np.asarray(values, dtype=float)
@@ -258,6 +260,8 @@ def paired_clustered(
 def wilson_interval(successes: int, n: int, *, level: float = 0.95) -> tuple[float | None, float | None]:
     """Wilson score interval for a proportion (scipy's); (None, None) when n = 0 (undefined, not 0).
     The one Wilson helper: process rates, control arms and trigger precision/recall use it."""
+    from scipy.stats import binomtest
+
     if n == 0:
         return None, None
     ci = binomtest(successes, n).proportion_ci(confidence_level=level, method="wilson")

@@ -20,8 +20,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
-from scipy.stats import t as student_t
 
 from aces_bench.records.trials import CELL_KEY, PAIR_KEY
 from aces_bench.stats.inference import (
@@ -43,6 +41,8 @@ ADJUSTED_FIELDS = ("adj_ci_lo", "adj_ci_hi", "adjustment")
 
 def z_value(level: float) -> float:
     """Two-sided standard-normal quantile for a confidence ``level`` in (0, 1)."""
+    from scipy.stats import norm
+
     if not 0.0 < level < 1.0:
         raise ValueError(f"confidence level must be in (0, 1), got {level}")
     return float(norm.ppf(0.5 + level / 2.0))
@@ -111,6 +111,8 @@ def lift_table(
     configuration unless ``two_way=False``; grouped rows cluster by case. Groups come
     from every paired row, so a group whose pairs are all unscored appears with ``n = 0``.
     """
+    from scipy.stats import t as student_t
+
     two_way = (not by) if two_way is None else two_way
     cases = cluster_codes(pairs, CASE_CLUSTER) if set(CASE_CLUSTER) <= set(pairs.columns) else None
     configs = cluster_codes(pairs, CONFIG_CLUSTER) if two_way and set(CONFIG_CLUSTER) <= set(pairs.columns) else None

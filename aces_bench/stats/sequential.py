@@ -79,8 +79,6 @@ from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-from scipy.stats import norm
-from scipy.stats import t as student_t
 
 from aces_bench.stats.boundaries import SPENDING_FUNCTIONS, next_boundary, spent
 from aces_bench.stats.gate import PASSING, GateCases, GateSettings, GateVerdict, Verdict, gate_verdict
@@ -161,6 +159,8 @@ class SequentialDesign(BaseModel):
         the drift it shows so far continues is Phi((z / sqrt(s) - c) / sqrt(1 - s)); it is
         below ``futility_power`` exactly when z < sqrt(s) (c + sqrt(1 - s) z_gamma), a
         boundary that rises with information."""
+        from scipy.stats import norm
+
         if not self.futility_at(look):
             return None
         bounds = [] if self.futility_z is None else [self.futility_z]
@@ -350,6 +350,9 @@ def round_ratio(r: float, floor: float) -> float:
 
 def t_boundary(c: float, n: int) -> float:
     """The t-scale boundary with the tail probability of the normal boundary ``c`` (df = n - 1)."""
+    from scipy.stats import norm
+    from scipy.stats import t as student_t
+
     if n < 2 or c == math.inf:
         return math.inf
     if c <= -30:
@@ -474,6 +477,8 @@ def analyse(design: SequentialDesign, index: int, data: LookData, history: Seque
     this look (default alpha; in a family of skills their Holm levels, ``sequential_family``),
     at which the boundaries are spent, the gate is read and the e-process must reach
     1 / level; ``family`` names the family in the verdict."""
+    from scipy.stats import norm
+
     level = design.alpha if level is None else level
     harm_level = design.alpha if harm_level is None else harm_level
     run_at = at_level(design, level)

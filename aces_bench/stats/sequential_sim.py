@@ -27,8 +27,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
-from scipy.stats import t as student_t
 
 from aces_bench.stats.boundaries import next_boundary
 from aces_bench.stats.gate import GateCases, GateSettings, gate_verdict
@@ -70,6 +68,9 @@ def draw_differences(p_with, p_base, n_attempts: int, n_sims: int, rng: np.rando
 
 
 def _t_boundary(c: float, n: int) -> float:
+    from scipy.stats import norm
+    from scipy.stats import t as student_t
+
     if n < 2 or c == math.inf:
         return math.inf
     if c <= -30:
@@ -152,6 +153,8 @@ def sequential_passes(design: SequentialDesign, d: np.ndarray, rng: np.random.Ge
     """Run the sequential gate on every simulated study (``d`` in case order; each study
     gets its own random case order from ``rng``). ``fixed``: the fixed design's verdicts of
     the same studies (``fixed_verdicts(d, design.gate)``), read at the last look."""
+    from scipy.stats import norm
+
     bnd = cache or _Boundaries(design)
     n_sims, n, big_a = d.shape
     if n != design.n_cases or big_a != design.n_attempts:

@@ -24,9 +24,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm, wilcoxon
-from statsmodels.stats.contingency_tables import mcnemar
-from statsmodels.stats.multitest import multipletests
 
 from aces_bench.stats.inference import CASE_CLUSTER, cluster_codes, clustered_mean
 from aces_bench.stats.pairing import OUTCOME, check_outcome
@@ -78,6 +75,8 @@ def permutation_test(lifts, *, n_permutations: int = 10_000, seed: int = 0, exac
 
 
 def _adjust(pvalues, method: str) -> np.ndarray:
+    from statsmodels.stats.multitest import multipletests
+
     p = np.asarray(pvalues, dtype=float)
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
@@ -133,6 +132,8 @@ def skill_seed(seed: int, key) -> int:
 
 def wilcoxon_test(lifts) -> dict:
     """Two-sided Wilcoxon signed-rank test (zeros set aside); p None without a non-zero difference."""
+    from scipy.stats import wilcoxon
+
     d = np.asarray(lifts, dtype=float)
     d = d[~np.isnan(d)]
     if not (d != 0).any():
@@ -146,6 +147,8 @@ def wilcoxon_test(lifts) -> dict:
 def mcnemar_test(with_pass, base_pass) -> dict:
     """McNemar's exact test on paired pass/fail (NaN pairs left out): the discordant counts
     b (pass with skill only) and c (pass at baseline only); p None when b + c = 0."""
+    from statsmodels.stats.contingency_tables import mcnemar
+
     w = np.asarray(with_pass, dtype=float)
     b = np.asarray(base_pass, dtype=float)
     keep = ~(np.isnan(w) | np.isnan(b))
@@ -230,6 +233,8 @@ def per_skill_tests(
 
 
 def _z_sum(alpha: float, power: float) -> float:
+    from scipy.stats import norm
+
     if not (0 < alpha < 1 and 0 < power < 1):
         raise ValueError(f"alpha and power must be in (0, 1), got alpha={alpha}, power={power}")
     return float(norm.ppf(1 - alpha / 2) + norm.ppf(power))

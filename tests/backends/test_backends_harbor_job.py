@@ -12,7 +12,8 @@ from harbor.models.trial.config import AgentConfig, EnvironmentConfig
 from harbor.models.trial.paths import TrialPaths
 from support.backends import processes_matching, sync, write_task
 
-from aces_bench.backends.local import IMPORT_PATH, PROVENANCE_FILE
+from aces_bench.backends.local import IMPORT_PATH
+from aces_bench.backends.provenance import PROVENANCE_FILE
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(120)]
 

@@ -19,7 +19,7 @@ from support.backends import (
     sync,
 )
 
-from aces_bench.backends.local import PROVENANCE_FILE
+from aces_bench.backends.provenance import PROVENANCE_FILE
 from aces_bench.core.errors import BackendError
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.timeout(60)]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from aces_bench import __version__
-from aces_bench.backends.local import SandboxProvenance, read_sandbox_provenance
+from aces_bench.backends.provenance import SandboxProvenance, read_sandbox_provenance
 from aces_bench.core.errors import ReportError
 from aces_bench.judges.cache import CacheEntry, JudgeCache, cache_key, read_cache_entry
 from aces_bench.judges.prompts import AccuracyReply

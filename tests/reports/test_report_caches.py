@@ -99,3 +99,105 @@ def test_the_build_leaves_the_collector_as_it_found_it(study_dir, tmp_path):
     with pytest.raises(Exception):  # noqa: B017,PT011 (any failure of the build)
         build_report(tmp_path / "no-such-study", out_dir=tmp_path / "bad")
     assert gc.get_freeze_count() == 0
+
+
+def _tree(root) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_a_rebuild_from_remembered_statistics_and_figures_writes_the_same_files(study_dir, tmp_path, monkeypatch):
+    """The second build takes the summary and the figure set from the cache (nothing is
+    computed or drawn: both are made to fail) and writes what a build without the cache writes."""
+    from aces_bench.core import registry
+
+    monkeypatch.setattr(registry, "_changed_outside", False)  # another test of this process may have registered one
+    monkeypatch.setenv(render_cache.CACHE_ENV, render_cache.OFF)
+    fresh = _tree(build_report(study_dir, out_dir=tmp_path / "fresh").parent)
+    monkeypatch.setenv(render_cache.CACHE_ENV, str(tmp_path / "cache"))
+    build_report(study_dir, out_dir=tmp_path / "first")
+    from aces_bench.reports import build, figures
+
+    def fail(*args, **kwargs):
+        raise AssertionError("computed again")
+
+    monkeypatch.setattr(build, "study_summary", fail)
+    monkeypatch.setattr(figures, "draw_all", fail)
+    second = _tree(build_report(study_dir, out_dir=tmp_path / "second").parent)
+    assert second == fresh
+
+
+def test_a_changed_trial_is_computed_again_not_served_from_the_cache(tmp_path, monkeypatch):
+    import pandas as pd
+    from support.reports import make_study
+
+    monkeypatch.setenv(render_cache.CACHE_ENV, str(tmp_path / "cache"))
+    study = make_study(tmp_path / "study")
+    first = (build_report(study).parent / "summary.json").read_text()
+    table = next(study.glob("*/trials.parquet"))
+    trials = pd.read_parquet(table)
+    trials.loc[trials.index[0], "outcome"] = 1.0 - float(trials["outcome"].iloc[0])
+    trials.to_parquet(table)
+    (table.parent / "trials.csv").unlink(missing_ok=True)
+    again = (build_report(study).parent / "summary.json").read_text()
+    monkeypatch.setenv(render_cache.CACHE_ENV, render_cache.OFF)
+    fresh = (build_report(study, out_dir=tmp_path / "fresh").parent / "summary.json").read_text()
+    assert again == fresh != first
+
+
+def test_inputs_are_digested_by_value_and_type():
+    import math
+
+    import numpy as np
+    import pandas as pd
+
+    from aces_bench.reports.memo import Undigestible, input_digest
+
+    frame = pd.DataFrame({"a": [1, 2], "b": ["x", None]})
+    assert input_digest(frame, {"s": {"b", "a"}}) == input_digest(frame.copy(), {"s": {"a", "b"}})
+    assert input_digest(frame) != input_digest(frame.astype({"a": float}))
+    cells = pd.DataFrame({"b": pd.Series(["x", None], dtype=object)})
+    assert input_digest(cells) != input_digest(cells.assign(b=pd.Series(["x", math.nan], dtype=object)))
+    assert input_digest(1) != input_digest(1.0) != input_digest(True)
+    assert input_digest(0.0) != input_digest(-0.0)
+    assert input_digest(np.float64(0.5)) != input_digest(0.5)
+    assert input_digest({"a": 1, "b": 2}) != input_digest({"b": 2, "a": 1})  # order can change what is written
+    with pytest.raises(Undigestible):
+        input_digest(object())
+
+
+def test_nothing_is_remembered_while_outside_code_changed_a_registry(tmp_path, monkeypatch):
+    from aces_bench.core import registry
+    from aces_bench.reports.memo import remember
+
+    monkeypatch.setattr(registry, "_changed_outside", False)
+    monkeypatch.setenv(render_cache.CACHE_ENV, str(tmp_path / "cache"))
+    calls = []
+
+    def compute() -> list[int]:
+        calls.append(1)
+        return [1, 2]
+
+    assert remember("test", list[int], compute, "in") == [1, 2]
+    assert remember("test", list[int], compute, "in") == [1, 2]
+    assert len(calls) == 1
+    monkeypatch.setattr(registry, "_changed_outside", True)
+    assert remember("test", list[int], compute, "in") == [1, 2]
+    assert len(calls) == 2
+
+
+def test_a_remembered_rebuild_imports_neither_scipy_nor_matplotlib_plotting(study_dir, tmp_path):
+    """What makes `aces-bench report` fast the second time: the statistics and the figures
+    come from the cache, so their libraries are never imported."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, render_cache.CACHE_ENV: str(tmp_path / "cache")}
+    code = ("import sys; from aces_bench.reports import build_report; "
+            f"build_report({str(study_dir)!r}, out_dir={str(tmp_path / 'out')!r}); "
+            "print(sorted(m for m in ('scipy.stats', 'statsmodels', 'matplotlib.figure', 'matplotlib.pyplot') "
+            "if m in sys.modules))")
+    runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+            for _ in range(2)]
+    assert runs[0].stdout.strip() != "[]"
+    assert runs[1].stdout.strip() == "[]", runs[1].stdout
