@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from aces_bench.emitters.accepted import CACHE_ENV
+from aces_bench.reports.render_cache import CACHE_ENV as FIGURE_CACHE_ENV
+from aces_bench.reports.render_cache import OFF as FIGURE_CACHE_OFF
 from aces_bench.run.reuse import STORE_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,6 +55,15 @@ def _emit_record(tmp_path_factory):
     session's own, not in the working directory's .aces-cache (each session starts
     with none, as a fresh machine would)."""
     os.environ[CACHE_ENV] = str(tmp_path_factory.mktemp("emit-cache"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _figure_cache(tmp_path_factory):
+    """Rendered figures and a rebuild's remembered statistics (``reports.render_cache``) go
+    to a folder of the session's own, never the user's ~/.cache, which the tests would
+    otherwise fill with an entry per report they build."""
+    if os.environ.get(FIGURE_CACHE_ENV) != FIGURE_CACHE_OFF:
+        os.environ[FIGURE_CACHE_ENV] = str(tmp_path_factory.mktemp("figure-cache"))
 
 
 @pytest.fixture(autouse=True, scope="module")
