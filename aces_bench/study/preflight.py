@@ -361,14 +361,14 @@ def checks(spec: RunSpec, plan: StudyPlan, judge: list[Judge]) -> list[Check]:
             Check("docker or podman", lambda: _backend_type_check(spec)),
             Check("model key", lambda: preflight_model_key(spec)),
             Check("model endpoint", lambda: _endpoint(spec)),
+            Check("cost", lambda: _cost(spec, plan)),
             # Building the agent imports Harbor's agent and litellm (seconds of CPU): an endpoint that
-            # does not answer is said first, alone, within seconds.
-            Check("local agent", lambda: preflight_local_agent(spec), needs=("model endpoint",)),
+            # does not answer, or a cost cap the study would pass, is said first, alone, within seconds.
+            Check("local agent", lambda: preflight_local_agent(spec), needs=("model endpoint", "cost")),
             # Harbor's agent preflight asks for the model key too: said once, by the check above
             Check("agent", lambda: preflight_agent(spec), needs=("local agent", "model key")),
             Check("agent install", lambda: preflight_agent_install(spec), needs=("local agent",)),
             Check("credentials", lambda: _credentials(spec, plan), needs=("credential names",)),
-            Check("cost", lambda: _cost(spec, plan)),
         ]
     return out
 
