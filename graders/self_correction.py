@@ -277,7 +277,11 @@ def _first_checks(inp: GradingInput, hist: AnswerHistory) -> dict[str, Any]:
             text = _retained(inp, name)  # unchanged since the first answer: the final file is the one it left
         else:
             text = None
-        if text is None and path in hist.changed_after_first:
+        if text is None and rel and inp.artifacts_dir is not None and (Path(inp.artifacts_dir) / rel).is_dir() and any(
+                c["kind"] == "written" and c.get("file") == rel for c in checks):
+            unknown.append(f"{name} is a folder (a 'written' check): what it held at the first answer is not in "
+                           "the trace")
+        elif text is None and path in hist.changed_after_first:
             how = next((w.how for w in [hist.first, *hist.answer_writes] if w is not None and w.path == path), "a write")
             unknown.append(f"{name}'s text at the first answer is not in the trace (written by {how})")
         texts[rel] = text

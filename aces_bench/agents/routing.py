@@ -35,7 +35,6 @@ from functools import lru_cache
 
 import snowballstemmer
 from pydantic import BaseModel, ConfigDict
-from rank_bm25 import BM25L
 
 DEFAULT_MIN_SHARED = 2
 # A placeholder so an all-stopword description still counts as a document: rank_bm25
@@ -142,6 +141,8 @@ def route(prompt: str, cards: Sequence[SkillCard], *, min_shared: int = DEFAULT_
     query = tuple(sorted(set(content_terms(prompt))))
     if not cards:
         return RouteDecision(chosen=None, reason="no skills staged", query_terms=query, min_shared=min_shared, candidates=())
+    from rank_bm25 import BM25L  # numpy behind it: ~0.2 s that content_terms' users (dataset create) never need
+
     docs = [_document(c) for c in cards]
     # Scores are rounded so float noise cannot reorder true ties; ties go to the name.
     scores = [round(float(s), 9) for s in BM25L(docs).get_scores(list(query))] if query else [0.0] * len(cards)

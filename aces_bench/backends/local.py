@@ -69,7 +69,7 @@ from aces_bench.backends.dockerfile import (
 from aces_bench.backends.egress import EgressRelay, Endpoint, allowlist_endpoints, hosts_file, metered_endpoints
 from aces_bench.backends.limits import TrialCgroup, TrialDisk, ram_backed, sweep_stale
 from aces_bench.backends.provenance import PROVENANCE_FILE, SandboxProvenance, read_sandbox_provenance, security_note
-from aces_bench.backends.rootfs import PrivateRoot, make_skeleton, owner_ids
+from aces_bench.backends.rootfs import PrivateRoot, make_skeleton, owner_ids, python_alias_binds
 from aces_bench.core import io
 from aces_bench.core.errors import BackendError, ReportError
 
@@ -853,32 +853,6 @@ def tool_binds(mounts: list[dict[str, str]]) -> tuple[tuple[Bind, ...], tuple[st
         if mount.get("path"):
             path.append(str(mount["path"]))
     return tuple(binds), tuple(path)
-
-
-PYTHON_ALIASES = ("python", "python3")
-
-
-def python_alias_binds(private_root: Path) -> tuple[Bind, ...]:
-    """Make ``python`` resolve as it does in ``python:3.12-slim`` (``/usr/local/bin/python``).
-
-    The host's ``/usr`` is read-only in the sandbox and Debian ships only ``python3``,
-    so a skill whose Usage says ``python scripts/x.py`` would exit 127. The host's
-    ``/usr/local/bin`` is shown through a private copy made of symlinks to each of
-    its entries plus ``python``/``python3`` pointing at the host's Python 3. Nothing
-    is added when the host already has both names there or no Python 3 at all.
-    """
-    host_bin = Path("/usr/local/bin")
-    target = next((p for p in ("/usr/bin/python3", "/bin/python3") if os.access(p, os.X_OK)), None)
-    missing = [n for n in PYTHON_ALIASES if not (host_bin / n).exists()]
-    if target is None or not missing or not host_bin.is_dir():
-        return ()
-    shim = private_root / "usr" / "local" / "bin"  # hidden under the read-only /usr inside
-    shim.mkdir(parents=True, exist_ok=True)
-    for entry in os.scandir(host_bin):
-        os.symlink(entry.path, shim / entry.name)
-    for name in missing:
-        os.symlink(target, shim / name)
-    return (Bind(shim, PurePosixPath(str(host_bin)), read_only=True),)
 
 
 def _identity(user: str | int | None) -> tuple[int | None, int | None, str]:

@@ -79,11 +79,13 @@ class Check(BaseModel):
     (``aces_bench/verifier/check_answer.py``, docs/answer-checks.md): a bounded answer,
     no dump of the input, no hedge (alternatives offered for the value), and with
     ``label`` the number the answer attaches to that label; ``match: lenient`` is the loose rule (anywhere).
+    ``written`` checks that a regular file matching the glob ``value`` is written at ``file``
+    (a file or a folder) and well formed for its type (``check_answer.well_formed``).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kind: Literal["contains", "not_contains", "equals", "regex", "number"]
+    kind: Literal["contains", "not_contains", "equals", "regex", "number", "written"]
     value: str | float
     tolerance: float = Field(default=0.0, ge=0)
     file: str | None = Field(default=None, description="workspace-relative file; default the answer file")
@@ -106,6 +108,8 @@ class Check(BaseModel):
                 re.compile(str(self.value))
             except re.error as exc:
                 raise ValueError(f"regex does not compile: {exc}") from None
+        if self.kind == "written" and self.file is None:
+            raise ValueError("a 'written' check names the file or folder written in 'file'")
         if self.kind == "number":
             try:
                 float(self.value)

@@ -10,8 +10,9 @@ answer has, never the skill's own output:
 
 - the documented script ran and exited cleanly (a trajectory check the offline judge
   decides from the trace);
-- the output file the command writes exists and is well formed for its type (starts
-  like JSON, has a delimited header line);
+- the output file the command writes (or, where it writes into a folder, some file in
+  that folder) exists as a regular file and is well formed for its type (a ``written``
+  check: JSON parses, a CSV has rows under its header; ``check_answer.well_formed``);
 - when the script states a total or a row count (``total: {...}``, ``entries: {...}``),
   the answer states the fixture's (which this module wrote, so knows).
 
@@ -44,10 +45,16 @@ _OUTPUT_FLAGS = frozenset({"-o", "--output", "--out", "--output-file", "--outfil
 _PLACEHOLDER = re.compile(r"^<[^<>]+>$|^\[[A-Z][A-Z0-9 _-]*\]$")  # ``<skill-name>``, ``[MARKET NAME]``
 PLACEHOLDER_WORD = "example"
 _NUMBER = re.compile(r"^-\d")
-_PRINTED_COUNT = re.compile(r"(?<![\\\w])([A-Za-z][A-Za-z _-]{0,30}?)[*\s]*[:=]\s*\{\s*(?:len\((\w+)\)|(\w+)\.shape\[0\])\s*\}"
-                            r"(?:[ \t]*([A-Za-z]+))?")
+_COUNT_EXPR = (r"\{\s*(?:len\((?P<name>\w+)(?:\[\s*['\"](?P<key>[\w-]+)['\"]\s*\])?\)|(?P<shape>\w+)\.shape\[0\])\s*\}")
+# ``Dataset: {len(data)} patients`` (a label, a colon) and ``Found {len(documents)} documents`` (a verb, a noun).
+_PRINTED_COUNTS = (
+    re.compile(r"(?<![\\\w])(?P<label>[A-Za-z][A-Za-z _-]{0,30}?)[*\s]*[:=]\s*" + _COUNT_EXPR
+               + r"(?:[ \t]*(?P<what>[A-Za-z]+))?"),
+    re.compile(r"(?<![\\\w])(?P<label>[A-Za-z]+)[ \t]+" + _COUNT_EXPR + r"[ \t]+(?P<what>[A-Za-z]+)"),
+)
+_FOLDER_UNITS = frozenset({"file", "files", "document", "documents", "docs"})
 _DATA_NAMES = frozenset({"df", "data", "rows", "records", "entries", "items", "table", "dataset", "samples"})
-_READS = re.compile(r"read|load|parse|reader", re.I)
+_READS = re.compile(r"read|load|parse|reader|scan", re.I)
 _RECORD_SUFFIXES = frozenset({".csv", ".tsv", ".json", ".jsonl", ".bib"})
 _NO_WORK = re.compile(r"^--(list|help|version|interactive|check-setup|list-\w+)$")
 _INPUT_HOLDER = re.compile(r"^<[^<>]*(file|path|input|data)[^<>]*>$", re.I)
@@ -55,12 +62,6 @@ _COLUMN_HOLDER = re.compile(r"^<(col|column|field|key|metric|value)s?(_?name)?>$
 # An optional part of a usage line, ``[--resources LIST]``; never inside quotes (``--topic "[MARKET NAME]"``).
 _OPTIONAL = re.compile(r"""\s*\[[^\[\]]*\](?=(?:[^"']|"[^"]*"|'[^']*')*$)""")
 _SOURCE_SUFFIX = re.compile(r"""['"(*]\.?(csv|tsv|jsonl|json|txt|md|bib)\b['")]|read_(csv|json)|json\.load|csv\.(reader|DictReader)""")
-WELL_FORMED: dict[str, tuple[str, str]] = {
-    ".json": (r"\A\s*[\[{]", "starts like JSON"),
-    ".jsonl": (r"\A\s*\{", "starts like JSON lines"),
-    ".csv": (r"\A[^\n,]+,[^\n]*\n", "has a comma-separated header line"),
-    ".tsv": (r"\A[^\n\t]+\t[^\n]*\n", "has a tab-separated header line"),
-}
 RUN_CHECK = "runs {script}"
 
 
@@ -74,6 +75,7 @@ class DraftPlan:
     fixture_dir: str | None = None  # the folder under data/ the fixture sits in, when the script reads a folder
     command: str | None = None  # the documented command, filled with the fixture and output path
     output: str | None = None  # workspace-relative file the command writes
+    output_dir: str | None = None  # workspace-relative folder the command writes into (file names unknown)
     checks: list[Check] = field(default_factory=list)
     number_check: Check | None = None  # the fixture's known total or row count: used where the prompt asks it
     number_what: str | None = None  # what that count counts, in the script's words ("patients"), when not its label
@@ -208,6 +210,8 @@ def _fill(words: list[str], script: str, fixture: Fixture | None, shape: ArgShap
             continue
         if prev in dirs and not w.startswith("-"):
             out.append(OUTPUT_DIR)  # a folder the script writes into: under out/, never the skill's or the user's
+            if plan is not None:
+                plan.output_dir = OUTPUT_DIR
             continue
         if prev in in_dirs and not w.startswith("-") and fixture is not None and plan is not None:
             if not used_input:
@@ -244,6 +248,7 @@ def _value(arg: Arg, plan: DraftPlan, used: bool = False) -> str:
     if role == "output":
         return f"{OUTPUT_DIR}/{arg.dest}{arg.suffix or '.txt'}"
     if role == "output_dir":
+        plan.output_dir = OUTPUT_DIR
         return OUTPUT_DIR
     if role == "input_dir" and plan.fixture is not None:
         if used:
@@ -314,15 +319,21 @@ def plan_draft(skill: Skill, g: Grounding) -> DraftPlan:
         filled = _complete(filled, plan, shape)
     plan.command = " ".join(shlex.quote(w) for w in filled)
     if plan.output:
-        # Shape checks on a written file, not an answer: lenient, so a long report is not "a flood" and the
-        # many characters ``\S`` matches are not "a list of candidates" (the strict answer rules).
-        plan.checks.append(Check(kind="regex", value=r"\S", file=plan.output, match="lenient"))
-        form = WELL_FORMED.get(PurePosixPath(plan.output).suffix.lower())
-        if form:
-            plan.checks.append(Check(kind="regex", value=form[0], file=plan.output, match="lenient"))
+        # A shape check on the written file, not an answer: a regular file, not blank, well formed for its
+        # type (JSON parses, a CSV has rows under its header: ``check_answer.well_formed``).
+        plan.checks.append(Check(kind="written", value=_glob_literal(PurePosixPath(plan.output).name),
+                                 file=plan.output))
+    elif plan.output_dir:
+        # A folder the script writes into, file names its own: some file there, not blank and well formed.
+        plan.checks.append(Check(kind="written", value="*", file=plan.output_dir))
     if plan.fixture is not None:
         plan.number_check = _number_check(plan, source)
     return plan
+
+
+def _glob_literal(name: str) -> str:
+    """A file name as a glob that matches only itself (``[`` ``*`` ``?`` bracketed)."""
+    return re.sub(r"([\[\]*?])", r"[\1]", name)
 
 
 def _states(source: str, word: str) -> str | None:
@@ -347,18 +358,36 @@ def _loaded(source: str) -> set[str]:
     return out
 
 
-def _printed_count(source: str) -> tuple[str, str] | None:
-    """(label, what) of a count of the input's records the script prints, ``Dataset: {len(data)} patients``:
-    the label as the script writes it before the number, and what it counts (the word after, else the label)."""
+@dataclass(frozen=True)
+class _Printed:
+    """A count the script prints: its label (the words before the number), what it counts (the word after,
+    else the label), the name it takes ``len`` of and the key it subscripts that name with, if any."""
+
+    label: str
+    what: str
+    name: str
+    key: str | None
+    in_main: bool
+
+
+def _printed_counts(source: str) -> list[_Printed]:
+    """Counts of what the script read that it prints (``Dataset: {len(data)} patients``, ``Read
+    {len(fields['form_fields'])} fields``), the ones ``main()`` prints first: those run on every documented
+    call, one in a helper may never be reached."""
     names = _loaded(source)
     main = _main_span(source)
-    found = [m for m in _PRINTED_COUNT.finditer(source) if (m.group(2) or m.group(3)) in names]
-    # The count main() prints runs on every documented call; one in a helper may never be reached.
-    found.sort(key=lambda m: not (main[0] <= m.start() < main[1]))
-    if not found:
-        return None
-    label = " ".join(found[0].group(1).split()).lower()
-    return label, (found[0].group(4) or label).lower()
+    out = []
+    for pattern in _PRINTED_COUNTS:
+        for m in pattern.finditer(source):
+            name = m.group("name") or m.group("shape")
+            if name not in names:
+                continue
+            label = " ".join(m.group("label").split()).lower()
+            if len(re.findall(rf"\b{re.escape(label)}\b[*\s:=]*\{{", source, re.I)) > 1:
+                continue  # the script attaches that label to another number too: it cannot name this count
+            out.append(_Printed(label, (m.group("what") or label).lower(), name, m.group("key"),
+                                main[0] <= m.start() < main[1]))
+    return sorted(out, key=lambda p: not p.in_main)
 
 
 def _main_span(source: str) -> tuple[int, int]:
@@ -388,13 +417,20 @@ def _number_check(plan: DraftPlan, source: str) -> Check | None:
     label = _states(source, rf"{re.escape(fixture.unit)}|rows|records|entries|lines")
     if label:
         return Check(kind="number", value=fixture.rows, label=label)
-    # A count of records is only known for a file of records (a notes file's lines depend on how they are split).
-    # A documented example's count is of the list under a key, not of what ``len`` of the loaded object gives.
-    printed = (_printed_count(source) if PurePosixPath(fixture.name).suffix in _RECORD_SUFFIXES
-               and fixture.origin == GENERATED else None)
-    if printed:
-        plan.number_what = printed[1]
-        return Check(kind="number", value=fixture.rows, label=printed[0])
+    # A count of records is only known for a file of records (a notes file's lines depend on how they are split);
+    # a documented example's, of the list under the key it counts; a folder's, of its files (the draft stages one).
+    suffix = PurePosixPath(fixture.name).suffix
+    for printed in _printed_counts(source):
+        if plan.fixture_dir and printed.key is None and printed.what in _FOLDER_UNITS:
+            value = 1
+        elif fixture.origin == GENERATED and suffix in _RECORD_SUFFIXES and printed.key is None:
+            value = fixture.rows
+        elif fixture.key is not None and printed.key == fixture.key:
+            value = fixture.rows
+        else:
+            continue
+        plan.number_what = printed.what
+        return Check(kind="number", value=value, label=printed.label)
     return None
 
 

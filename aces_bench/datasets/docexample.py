@@ -82,8 +82,8 @@ def example_fixture(source: str, texts: list[str], name: str = "example.json") -
             continue
         if not keys and not all(isinstance(v, (int, float, str)) and not isinstance(v, bool) for v in example.values()):
             continue
-        lists = [example[k] for k in sorted(keys) if isinstance(example[k], list)]
-        rows = len(lists[0]) if lists else len(example)
+        lists = [k for k in sorted(keys) if isinstance(example[k], list)]
+        rows = len(example[lists[0]]) if lists else len(example)
         return Fixture(name, json.dumps(example, indent=2) + "\n", rows, None, "input file", unit="items",
-                       origin="the skill's documented example")
+                       origin="the skill's documented example", key=lists[0] if lists else None)
     return None

@@ -40,6 +40,7 @@ class Fixture:
     what: str  # how a user would name it ("sales table", "notes file")
     unit: str = "rows"  # what ``rows`` counts, as a user would ask for it ("rows", "entries")
     origin: str = GENERATED  # or "the skill's documented example" (``docexample``)
+    key: str | None = None  # a documented example's: the key whose list ``rows`` counts
 
 
 def _records() -> list[dict]:

@@ -2,7 +2,8 @@
 
 From SKILL.md: the documented Usage command, the command lines of its code-block
 examples, the bullets of its "when to use" sections and of its instructions. From the
-folder: its scripts (and what ``--help`` prints for each, run in the sandbox), and
+folder: its scripts (and what ``--help`` prints for each, run in the sandbox with the
+project interpreter's packages, ``interpreter_binds``), and
 small text files under ``references/``, ``assets/``, ``examples/`` or ``evals/files/``
 that can be staged as fixtures. When the Usage command can be run on a fixture, it is
 run in a bubblewrap sandbox (network off) on a copy of the skill, and its output is
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -31,6 +33,8 @@ FIXTURE_SUFFIXES = frozenset({".csv", ".tsv", ".json", ".txt", ".log", ".yaml", 
 MAX_FIXTURE = 200_000
 SCRIPT_SUFFIXES = frozenset({".py", ".sh", ".js", ".mjs"})
 RUN_TIMEOUT = 20.0
+PARALLEL_RUNS = 3  # --help runs at once beside the Usage command (the host may have 2 cores)
+VENV_MOUNT = "/opt/venv"
 _WHEN = re.compile(r"\b(when to use|use when|use this skill|when to apply|triggers?|use cases?|when)\b", re.I)
 _WHEN_NOT = re.compile(r"\b(not|don't|do not|avoid|never)\b", re.I)
 _DO = re.compile(r"\b(instructions?|steps?|workflow|process|procedure|rules?|how to|checklist|phases?|quick start)\b", re.I)
@@ -192,6 +196,26 @@ def _has_sandbox() -> str | None:
     return f"the sandbox tools are missing ({', '.join(missing)})" if missing else None
 
 
+def interpreter_binds() -> tuple[tuple, dict[str, str]]:
+    """The running interpreter shown read-only in the sandbox, first on ``PATH``: (binds, env).
+
+    A task environment installs the packages a skill declares; offline, the closest
+    stand-in is this interpreter (the project's venv: numpy, pandas, scipy, matplotlib,
+    pyyaml...). Its base installation is bound at its own path (the venv's ``python``
+    links to it by absolute path) and the venv at ``/opt/venv``; nothing is writable.
+    """
+    from aces_bench.backends.bwrap import Bind
+
+    base, prefix = Path(sys.base_prefix), Path(sys.prefix)
+    binds = [Bind(base, PurePosixPath(str(base)), read_only=True)]
+    bin_dir = f"{base}/bin"
+    if prefix != base:
+        binds.append(Bind(prefix, PurePosixPath(VENV_MOUNT), read_only=True))
+        bin_dir = f"{VENV_MOUNT}/bin"
+    return tuple(binds), {"PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp",
+                          "MPLBACKEND": "Agg"}
+
+
 def staged_root(skill: Skill, data: dict[str, bytes]) -> Path:
     """A fresh sandbox root: the skill at ``/skills/<name>`` and ``data`` under ``/workspace/data``."""
     from aces_bench.backends.rootfs import make_skeleton
@@ -217,53 +241,70 @@ async def _run_in_sandbox(skill: Skill, g: Grounding) -> None:
         g.unrun = why
         return
     from aces_bench.backends.bwrap import Sandbox, sandbox_env
-    from aces_bench.backends.local import python_alias_binds
+    from aces_bench.backends.rootfs import python_alias_binds
 
     root = staged_root(skill, {PurePosixPath(rel).name: read_regular(skill.path / rel) for rel in g.fixtures})
     try:
-        box = Sandbox(root, python_alias_binds(root))
+        binds, venv = interpreter_binds()
+        box = Sandbox(root, (*python_alias_binds(root), *binds))
         await box.start()
         try:
             env = sandbox_env(None)
-            for script in g.scripts:
-                if script.endswith(".py"):
-                    out = await box.exec(["python3", f"/skills/{skill.path.name}/{script}", "--help"],
-                                         cwd="/workspace", env=env, timeout_sec=RUN_TIMEOUT)
-                    if out.return_code == 0 and out.stdout.strip():
-                        g.helps[script] = out.stdout.decode("utf-8", "replace").strip()
-            if g.usage:
-                skill_dir = f"/skills/{skill.path.name}"
-                sets = input_sets(g.usage, g.fixtures)
-                if not sets:
-                    g.unrun = "no fixture fits the Usage command's inputs"
-                for chosen in sets:
-                    inputs = [f"data/{PurePosixPath(f).name}" for f in chosen]
-                    try:
-                        inv = build_invocation(g.usage, skill_dir, inputs)
-                    except UnusableUsage as exc:
-                        g.unrun = f"the Usage command cannot be filled in ({exc})"
-                        break
-                    out = await box.exec(["bash", "-c", inv.command], cwd="/workspace", env=env,
-                                         timeout_sec=RUN_TIMEOUT)
-                    run = Derived(command=inv.command.replace(skill_dir + "/", ""), fixtures=chosen,
-                                  stdout=out.stdout.decode("utf-8", "replace").strip(),
-                                  stderr=out.stderr.decode("utf-8", "replace").strip(), exit_code=out.return_code)
-                    if run.exit_code == 0 and run.stdout:
-                        g.derived = run
-                        break
-                if g.derived is not None:
-                    inputs = ["data/missing-input.txt"] + [f"data/{PurePosixPath(f).name}" for f in g.derived.fixtures[1:]]
-                    missing = build_invocation(g.usage, skill_dir, inputs)
-                    out = await box.exec(["bash", "-c", missing.command], cwd="/workspace", env=env,
-                                         timeout_sec=RUN_TIMEOUT)
-                    g.failure = Derived(command=missing.command.replace(skill_dir + "/", ""),
-                                        fixtures=["data/missing-input.txt"],
-                                        stdout=out.stdout.decode("utf-8", "replace").strip(),
-                                        stderr=out.stderr.decode("utf-8", "replace").strip(),
-                                        exit_code=out.return_code)
-                elif g.unrun is None:
-                    g.unrun = "the Usage command did not succeed on any fixture"
+            # ``--help`` with the packages a task environment would have (a script importing pandas prints
+            # its help); the Usage command as before, with the host's bare python3.
+            help_env = sandbox_env({**venv, "PYTHONPATH": f"/skills/{skill.path.name}"})
+
+            py = [s for s in g.scripts if s.endswith(".py")]
+            # The scripts' --help and the Usage command run side by side: nothing of one feeds the other.
+            gate = asyncio.Semaphore(PARALLEL_RUNS)
+
+            async def help_of(script: str):
+                async with gate:
+                    return await box.exec(["python3", f"/skills/{skill.path.name}/{script}", "--help"],
+                                          cwd="/workspace", env=help_env, timeout_sec=RUN_TIMEOUT)
+
+            *helps, _ = await asyncio.gather(*(help_of(s) for s in py), _run_usage(box, skill, g, env))
+            for script, out in zip(py, helps, strict=True):  # in the scripts' order, whatever finished first
+                if out.return_code == 0 and out.stdout.strip():
+                    g.helps[script] = out.stdout.decode("utf-8", "replace").strip()
         finally:
             await box.stop()
     finally:
         remove_tree(root, ignore_errors=True)
+
+
+async def _run_usage(box, skill: Skill, g: Grounding, env: dict[str, str]) -> None:
+    """The Usage command on the first fixture set it succeeds on, then on a missing input."""
+    if not g.usage:
+        return
+    skill_dir = f"/skills/{skill.path.name}"
+    sets = input_sets(g.usage, g.fixtures)
+    if not sets:
+        g.unrun = "no fixture fits the Usage command's inputs"
+    for chosen in sets:
+        inputs = [f"data/{PurePosixPath(f).name}" for f in chosen]
+        try:
+            inv = build_invocation(g.usage, skill_dir, inputs)
+        except UnusableUsage as exc:
+            g.unrun = f"the Usage command cannot be filled in ({exc})"
+            break
+        out = await box.exec(["bash", "-c", inv.command], cwd="/workspace", env=env,
+                             timeout_sec=RUN_TIMEOUT)
+        run = Derived(command=inv.command.replace(skill_dir + "/", ""), fixtures=chosen,
+                      stdout=out.stdout.decode("utf-8", "replace").strip(),
+                      stderr=out.stderr.decode("utf-8", "replace").strip(), exit_code=out.return_code)
+        if run.exit_code == 0 and run.stdout:
+            g.derived = run
+            break
+    if g.derived is not None:
+        inputs = ["data/missing-input.txt"] + [f"data/{PurePosixPath(f).name}" for f in g.derived.fixtures[1:]]
+        missing = build_invocation(g.usage, skill_dir, inputs)
+        out = await box.exec(["bash", "-c", missing.command], cwd="/workspace", env=env,
+                             timeout_sec=RUN_TIMEOUT)
+        g.failure = Derived(command=missing.command.replace(skill_dir + "/", ""),
+                            fixtures=["data/missing-input.txt"],
+                            stdout=out.stdout.decode("utf-8", "replace").strip(),
+                            stderr=out.stderr.decode("utf-8", "replace").strip(),
+                            exit_code=out.return_code)
+    elif g.unrun is None:
+        g.unrun = "the Usage command did not succeed on any fixture"

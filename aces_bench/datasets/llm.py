@@ -50,7 +50,9 @@ knowable from the prompt alone, otherwise null. expected_behavior lists observab
 Give every case you can a deterministic check a program applies without a judge ("checks"):
 - number: the answer states a number; "label" names it ("total"), "value" is the number;
 - contains / not_contains / equals / regex: text of the answer, or of a file the prompt asks the
-  agent to write ("file": its workspace path, e.g. out/summary.json; regex "\\S": written, not empty).
+  agent to write ("file": its workspace path, e.g. out/summary.json);
+- written: "file" is a file or folder the prompt asks the agent to write (out/report.json, out/),
+  "value" a glob of the file name ("*", "*.csv"): a file there, not empty and well formed for its type.
 A check must hold for ANY correct answer and fail a wrong one. Its value comes from the prompt or
 from a fixture whose content you are given (generated_fixture: its known row count and amount
 total; name it by its path in the prompt), never from running the skill or guessing what it prints.
@@ -62,7 +64,7 @@ class GeneratedCheck(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    kind: Literal["contains", "not_contains", "equals", "regex", "number"]
+    kind: Literal["contains", "not_contains", "equals", "regex", "number", "written"]
     value: str | float
     label: str | None = Field(default=None, description="number checks: the quantity's name in the answer")
     file: str | None = Field(default=None, description="workspace-relative file the agent writes; default the answer")

@@ -29,14 +29,13 @@ from __future__ import annotations
 import ast
 import asyncio
 import shlex
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 from aces_bench.cases.model import EvalCase
 from aces_bench.core.io import remove_tree
 from aces_bench.datasets.decidable import DraftPlan, plan_draft
-from aces_bench.datasets.grounding import Grounding, ground, staged_root
+from aces_bench.datasets.grounding import Grounding, ground, interpreter_binds, staged_root
 from aces_bench.datasets.runnable import not_runnable
 from aces_bench.datasets.templates import template_cases
 from aces_bench.inputs.skills import Skill
@@ -46,7 +45,6 @@ from aces_bench.verifier.check_answer import evaluate_checks
 TASK_BUCKETS = ("explicit", "implicit", "contextual")
 RUN_TIMEOUT = 30.0
 MAX_READ = 1_000_000
-VENV_MOUNT = "/opt/venv"
 
 
 @dataclass
@@ -158,32 +156,12 @@ def broken_copies(script: str, source: str) -> dict[str, str]:
     return out
 
 
-def interpreter_binds() -> tuple[tuple, dict[str, str]]:
-    """The running interpreter shown read-only in the sandbox, first on ``PATH``: (binds, env).
-
-    A task environment installs the packages a skill declares; offline, the closest
-    stand-in is this interpreter (the project's venv: numpy, pandas, scipy, matplotlib,
-    pyyaml...). Its base installation is bound at its own path (the venv's ``python``
-    links to it by absolute path) and the venv at ``/opt/venv``; nothing is writable.
-    """
-    from aces_bench.backends.bwrap import Bind
-
-    base, prefix = Path(sys.base_prefix), Path(sys.prefix)
-    binds = [Bind(base, PurePosixPath(str(base)), read_only=True)]
-    bin_dir = f"{base}/bin"
-    if prefix != base:
-        binds.append(Bind(prefix, PurePosixPath(VENV_MOUNT), read_only=True))
-        bin_dir = f"{VENV_MOUNT}/bin"
-    return tuple(binds), {"PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp",
-                          "MPLBACKEND": "Agg"}
-
-
 async def run_command(skill: Skill, command: str, data: dict[str, bytes], script_text: tuple[str, str] | None = None,
                       timeout: float = RUN_TIMEOUT) -> Run:
     """Run ``command`` (its ``scripts/...`` resolved in the skill) in a fresh sandbox, network off,
     with the running interpreter's packages (:func:`interpreter_binds`)."""
     from aces_bench.backends.bwrap import ExecTimeout, Sandbox, sandbox_env
-    from aces_bench.backends.local import python_alias_binds
+    from aces_bench.backends.rootfs import python_alias_binds
 
     root = staged_root(skill, data)
     try:
@@ -227,8 +205,12 @@ def passes(case: EvalCase, run: Run) -> bool:
     """The case's decidable checks on a run: the script exited cleanly and every check holds."""
     if run.exit_code != 0:
         return False
+    def tree(name: str) -> dict[str, str] | None:
+        found = {p: t for p, t in run.files.items() if p == name or p.startswith(name.rstrip("/") + "/")}
+        return found or None
+
     results = evaluate_checks([c.as_checker_dict() for c in case.checks],
-                              lambda name: run.stdout if name is None else run.files.get(name))
+                              lambda name: run.stdout if name is None else run.files.get(name), read_tree=tree)
     return all(r["passed"] for r in results)
 
 

@@ -153,6 +153,8 @@ class _Ctx:
         parts = []
         if self.plan.output and self.checks():
             parts.append(f"Save the result as {self.plan.output}.")
+        elif self.plan.output_dir and self.checks():
+            parts.append(f"Put the files it makes in the folder {self.plan.output_dir}/.")
         check = self.plan.number_check if count and not self.own else None
         if check is not None and check.label == "total":
             parts.append(f"Tell me the total of the {AMOUNT_COLUMN} column (write it as 'total: N').")

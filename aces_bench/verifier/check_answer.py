@@ -32,13 +32,22 @@ with examples). Every check is *strict* unless it says ``"match": "lenient"``:
   its shape (``INV-1018`` among ``INV-1000`` ... ``INV-1099`` is a list of guesses);
 - ``regex``: ``re.search`` with IGNORECASE | MULTILINE; the pattern must not match more
   than ``MAX_TEXT_CANDIDATES`` different strings;
-- ``not_contains`` / ``equals``: as written (a flood cannot help either).
+- ``not_contains`` / ``equals``: as written (a flood cannot help either);
+- ``written``: ``file`` names a file or a folder of the workspace; at least one regular
+  file there (the file itself, or one under the folder, links never followed) whose
+  name matches the glob ``value`` holds something and is well formed for its type
+  (``well_formed``: JSON parses to a non-empty object or array, JSON lines parse, a CSV
+  or TSV has a header and at least one row of the header's width, a PDF or PNG starts
+  with its signature); an empty file, a link, a FIFO or a device is no file written.
 
 Lenient checks keep the loose rules: any number within ``tolerance`` anywhere, text
 anywhere, no bound on the answer.
 """
 
+import csv
+import fnmatch
 import hashlib
+import io
 import json
 import os
 import re
@@ -60,6 +69,12 @@ DUMP_MIN_WORDS = 20
 DIGEST_CHARS = 8
 # What the verifier reads of an answer file: past MAX_CHARS a strict check fails anyway.
 READ_CAP = 1_000_000
+# A ``written`` check on a folder reads at most this many files of it.
+MAX_TREE_FILES = 200
+# File types a ``written`` check knows the form of, by suffix (anything else: not blank).
+_JSON_SUFFIXES = (".json", ".ipynb", ".geojson")
+_JSONL_SUFFIXES = (".jsonl", ".ndjson")
+_SIGNATURES = {".pdf": "%PDF-", ".png": "PNG\r\n\x1a\n"}
 
 # A number stands on its own: not glued to a word, a dot or a hyphen on its left, so
 # "INV-1018", "p95", "x264" and the ".1" of "2.3.1" are not numbers; a sign counts only
@@ -438,16 +453,69 @@ def _regex(check, text):
     return True, "matched %r" % check["value"]
 
 
+def well_formed(name, text):
+    """(True, "") when ``text`` is a well formed file of ``name``'s type, else (False, why).
+
+    Every type: not blank. JSON: parses to a non-empty object or array. JSON lines: at
+    least one line, every line parses. CSV/TSV: a header and at least one row, every row
+    as wide as the header. PDF/PNG: the format's signature. Other types: not blank only.
+    """
+    if not text.strip():
+        return False, "empty"
+    suffix = os.path.splitext(name)[1].lower()
+    if suffix in _JSON_SUFFIXES:
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            return False, "not JSON (%s)" % exc
+        if not isinstance(data, (dict, list)) or not data:
+            return False, "JSON holding no object or array with anything in it"
+    elif suffix in _JSONL_SUFFIXES:
+        for i, line in enumerate(text.splitlines(), 1):
+            try:
+                line.strip() and json.loads(line)
+            except ValueError:
+                return False, "line %d is not JSON" % i
+    elif suffix in (".csv", ".tsv"):
+        rows = [r for r in csv.reader(io.StringIO(text), delimiter="\t" if suffix == ".tsv" else ",") if r]
+        if len(rows) < 2:
+            return False, "no row under the header"
+        ragged = next((i for i, r in enumerate(rows[1:], 2) if len(r) != len(rows[0])), None)
+        if ragged is not None:
+            return False, "row %d is not as wide as the header (%d fields)" % (ragged, len(rows[0]))
+    elif suffix in _SIGNATURES and _SIGNATURES[suffix] not in text[:8]:
+        return False, "no %s signature" % suffix[1:].upper()
+    return True, ""
+
+
+def _written(check, files):
+    """A ``written`` check on ``files`` ({path: text} of the regular files found under ``check["file"]``)."""
+    pattern = str(check["value"]) or "*"
+    named = sorted(p for p in files if fnmatch.fnmatch(p.rsplit("/", 1)[-1], pattern))
+    if not named:
+        return False, "no file matching %r written in %s" % (pattern, check.get("file"))
+    why = []
+    for path in named:
+        ok, reason = well_formed(path, files[path])
+        if ok:
+            return True, "%s written and well formed" % path
+        why.append("%s: %s" % (path, reason))
+    return False, "no well formed file written: " + "; ".join(why[:5])
+
+
 def evaluate_check(check, text, inputs=None):
     """Return (passed, detail) for one check dict against ``text`` (None = file missing).
 
     ``inputs``: digests of the input words (``input_digests``), for the dump rule; None
-    skips that rule (the host's heuristic judge has no inputs).
+    skips that rule (the host's heuristic judge has no inputs). For a ``written`` check
+    ``text`` is a dict {path: text} of the regular files found (a string: the one file).
     """
     kind = check["kind"]
     value = check["value"]
     if text is None:
-        return False, "answer file missing"
+        return False, "answer file missing" if kind != "written" else "nothing written at %s" % check.get("file")
+    if kind == "written":
+        return _written(check, text if isinstance(text, dict) else {check.get("file") or "answer": text})
     if kind == "not_contains":
         ok = _fold(value) not in _fold(text)
         return ok, ("absent: " if ok else "present: ") + repr(value)
@@ -471,11 +539,20 @@ def evaluate_check(check, text, inputs=None):
     return _number(check, text, unbounded)
 
 
-def evaluate_checks(checks, read_file, inputs=None):
-    """Apply every check; ``read_file(name_or_None)`` returns text or None if absent."""
+def evaluate_checks(checks, read_file, inputs=None, read_tree=None):
+    """Apply every check; ``read_file(name_or_None)`` returns text or None if absent;
+    ``read_tree(name)`` the regular files at ``name`` (a file or a folder) as {path: text},
+    or None (for ``written`` checks; without it, the one file ``read_file`` gives)."""
     results = []
     for check in checks:
-        text = read_file(check.get("file"))
+        if check["kind"] == "written":
+            if read_tree is not None:
+                text = read_tree(check.get("file"))
+            else:
+                one = read_file(check.get("file"))
+                text = None if one is None else {check.get("file"): one}
+        else:
+            text = read_file(check.get("file"))
         passed, detail = evaluate_check(check, text, inputs)
         results.append({"check": check, "passed": passed, "detail": detail})
     return results
@@ -510,6 +587,40 @@ def read_answer(workdir, name, cap=READ_CAP):
     return data.decode("utf-8", errors="replace")[:cap]
 
 
+def read_tree(workdir, name, cap=READ_CAP, limit=MAX_TREE_FILES):
+    """The regular files at ``workdir/name`` as {workspace path: text}: the file itself, or
+    the files under the folder (at most ``limit``, in name order); None when nothing is there.
+
+    A link (the folder itself, a folder under it or a file) is never followed, and a FIFO
+    or a device is never opened for reading in a way that could block (``read_answer``).
+    """
+    root = os.path.realpath(str(workdir))
+    path = os.path.normpath(os.path.join(root, name or "."))
+    if os.path.realpath(path) != path or os.path.commonpath([root, path]) != root:
+        return None
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    rel = os.path.relpath(path, root).replace(os.sep, "/")
+    if stat.S_ISREG(mode):
+        text = read_answer(root, rel, cap)
+        return None if text is None else {rel: text}
+    if not stat.S_ISDIR(mode):
+        return None
+    out = {}
+    for top, dirs, names in os.walk(path):  # never into a linked folder (followlinks is off)
+        dirs.sort()
+        for n in sorted(names):
+            if len(out) >= limit:
+                return out
+            sub = os.path.relpath(os.path.join(top, n), root).replace(os.sep, "/")
+            text = read_answer(root, sub, cap)
+            if text is not None:
+                out[sub] = text
+    return out
+
+
 def main(argv):
     if len(argv) != 4:
         print("usage: check_answer.py CASE_JSON WORKDIR LOG_DIR", file=sys.stderr)
@@ -521,7 +632,8 @@ def main(argv):
     def read_file(name):
         return read_answer(workdir, name or answer_file)
 
-    results = evaluate_checks(case.get("checks", []), read_file, case.get("input_words"))
+    results = evaluate_checks(case.get("checks", []), read_file, case.get("input_words"),
+                              lambda name: read_tree(workdir, name))
     details = {"case_id": case.get("id"), "checks": results}
     if results:
         reward = 1.0 if all(r["passed"] for r in results) else 0.0

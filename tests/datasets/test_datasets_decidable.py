@@ -84,7 +84,7 @@ def test_a_plan_fills_the_documented_command_with_a_generated_fixture(tmp_path):
     plan = plan_draft(skill, ground(skill, run=False))
     assert plan.command == "python3 scripts/tally.py data/sales.csv --output out/summary.json"
     assert plan.fixture.rows == 8 and str(plan.fixture.total) == "169.80"
-    assert [c.file for c in plan.checks] == ["out/summary.json", "out/summary.json"]
+    assert [(c.kind, c.file, c.value) for c in plan.checks] == [("written", "out/summary.json", "summary.json")]
     assert plan.number_check.label == "total" and plan.number_check.value == 169.8
     explicit = template_cases(skill, ["explicit"], grounding=ground(skill, run=False), plan=plan)[0]
     assert "Save the result as out/summary.json" in explicit.prompt and "kind of work" not in explicit.prompt
@@ -273,7 +273,7 @@ def test_a_command_is_completed_from_the_scripts_argparse(tmp_path):
     assert plan.fixture_dest == "data/docs_dir/notes.txt" and plan.output == "out/output.json"
     explicit = template_cases(skill, ["explicit"], grounding=ground(skill, run=False), plan=plan)[0]
     assert "My files are in the folder data/docs_dir/" in explicit.prompt
-    assert all(c.file == "out/output.json" and c.match == "lenient" for c in plan.checks) and len(plan.checks) == 2
+    assert [(c.kind, c.file) for c in plan.checks] == [("written", "out/output.json")]
 
 
 def test_the_last_step_skipped_is_a_step_of_the_work_not_a_closing_message():
@@ -329,6 +329,47 @@ def test_a_json_input_the_script_reads_by_key_is_the_skills_documented_example(t
     assert plan.fixture.origin == "the skill's documented example"
     explicit = template_cases(skill, ["explicit"], grounding=ground(skill, run=False), plan=plan)[0]
     assert "the skill's documented example (2 items)" in explicit.note
+    # It prints the count of the list under the key the draft counted: that count is asked for, the value the draft's.
+    assert (plan.number_check.label, plan.number_check.value) == ("fields", 2)
+
+
+SCAN_PY = '''"""Analyse the documents of a folder for gaps."""
+import argparse
+
+def scan(folder):
+    return []
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--docs-dir", required=True, help="folder of documents to analyze")
+    p.add_argument("--output-dir", help="folder for the report files")
+    a = p.parse_args()
+    documents = scan(a.docs_dir)
+    print(f"Found {len(documents)} documents to analyze")
+    VERB
+'''
+
+
+@pytest.mark.parametrize("ambiguous", [False, True])
+def test_a_folder_the_script_reads_is_counted_in_files_and_its_output_folder_gets_a_written_check(tmp_path, ambiguous):
+    """``Found {len(documents)} documents`` over a folder the draft staged one file in asks for 1 document (the
+    verb is the label); a label the script also gives another number cannot name the count. A folder the
+    script writes into gets a ``written`` check on it: some well formed file there, names the script's own."""
+    body = SKILL_MD.replace("python scripts/tally.py input.csv --output summary.json",
+                            "python scripts/gap.py --docs-dir docs/ --output-dir reports/")
+    d = _skill(tmp_path, body)
+    (d / "scripts" / "gap.py").write_text(SCAN_PY.replace("VERB", 'print(f"Procedures found: {len(documents)}")'
+                                                           if ambiguous else "pass"))
+    skill = load_skill(d)
+    plan = plan_draft(skill, ground(skill, run=False))
+    assert plan.command == "python3 scripts/gap.py --docs-dir data/docs_dir --output-dir out"
+    assert [(c.kind, c.file, c.value) for c in plan.checks] == [("written", "out", "*")]
+    if ambiguous:
+        assert plan.number_check is None
+        return
+    assert (plan.number_check.label, plan.number_check.value, plan.number_what) == ("found", 1, "documents")
+    explicit = template_cases(skill, ["explicit"], grounding=ground(skill, run=False), plan=plan)[0]
+    assert "Put the files it makes in the folder out/." in explicit.prompt
 
 
 def test_no_documented_example_fits_and_the_generic_fixture_stays(tmp_path):

@@ -203,3 +203,14 @@ def test_without_an_answer_file_the_first_final_message_is_the_first_answer():
     first, section = _first(Trajectory.model_validate(d))
     assert section["first_answer"]["source"] == "final_message" and first is False
     assert section["later_changes"][0]["how"] == "a later final message"
+
+
+def test_a_written_check_on_a_folder_is_unknown_at_the_first_answer_not_failed(tmp_path):
+    """What a folder held at the first answer is not in the trace: its 'written' check is unknown, never a
+    failed first attempt read from a folder no file reader can open."""
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "r.json").write_text('{"rows": 8}')
+    folder = case(assertions=[{"kind": "written", "value": "*", "file": "out"}])
+    first, section = _first(traj(bash(f"echo '{RIGHT}' > {ANSWER}")), case_=folder, artifacts_dir=tmp_path)
+    assert "out is a folder" in section["first_attempt_unknown"] and section["first_attempt_reward"] is None
+    assert first is True  # nothing changed after the first answer: it is the final one

@@ -326,3 +326,72 @@ def test_skillsbench_final_answers_with_every_number_as_the_asked_quantity(share
     numbers = [v for _, v in failed]
     assert n == 98 and sorted(numbers) == ["1973.0", "1973.0", "2023.0", "2024.0", "2024.0"]
     assert all("econ-detrending-correlation" in name for name, _ in failed)
+
+
+@pytest.mark.parametrize(("name", "text", "passes"), [
+    ("report.json", '{"rows": 8, "total": 169.8}', True),
+    ("report.json", "[]", False),  # parses, holds nothing
+    ("report.json", "{}", False),
+    ("report.json", '{"rows": 8,', False),  # starts like JSON, is not
+    ("report.json", "   \n", False),
+    ("rows.jsonl", '{"a": 1}\n{"a": 2}\n', True),
+    ("rows.jsonl", '{"a": 1}\n{"a": \n', False),
+    ("table.csv", "date,amount\n2024-03-01,19.50\n", True),
+    ("table.csv", "date,amount\n", False),  # a header alone is no table
+    ("table.csv", "date,amount\n2024-03-01\n", False),  # a row narrower than the header
+    ("table.tsv", "date\tamount\n2024-03-01\t19.50\n", True),
+    ("figure.pdf", "%PDF-1.7\n...", True),
+    ("figure.pdf", "not a pdf", False),
+    ("notes.md", "# Summary\n", True),
+    ("notes.md", "", False),
+])
+def test_a_written_check_wants_a_well_formed_file(name, text, passes):
+    check = {"kind": "written", "value": "*", "file": "out"}
+    assert evaluate_check(check, {f"out/{name}": text})[0] is passes
+
+
+def test_a_written_check_on_a_folder_wants_one_good_file_matching_its_glob():
+    check = {"kind": "written", "value": "*.csv", "file": "out"}
+    assert not evaluate_check(check, {"out/a.json": '{"x": 1}'})[0]  # nothing of the asked type
+    assert evaluate_check(check, {"out/empty.csv": "", "out/sub/t.csv": "a,b\n1,2\n"})[0]
+    assert not evaluate_check(check, None)[0]
+    assert "nothing written" in evaluate_check(check, None)[1]
+    # A string (the host's single-file readers) is the one file named.
+    assert evaluate_check({"kind": "written", "value": "r.json", "file": "out/r.json"}, '{"x": 1}')[0]
+
+
+def test_the_checker_refuses_what_a_hostile_agent_plants_for_a_written_check(tmp_path):
+    """An empty file, a link to a good file, a linked folder, a FIFO and a device are nothing written;
+    the check passes only on a regular, well formed file inside the folder it names."""
+    ws, logs = tmp_path / "ws", tmp_path / "logs"
+    (ws / "out").mkdir(parents=True)
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps({"id": "c", "checks": [{"kind": "written", "value": "*", "file": "out"}]}))
+    good = tmp_path / "good.json"  # outside the workspace
+    good.write_text('{"rows": 8}')
+
+    def run() -> dict:
+        subprocess.run([sys.executable, str(CHECKER), str(case), str(ws), str(logs)], check=True, timeout=30)
+        return json.loads((logs / "details.json").read_text())
+
+    assert run()["reward"] == 0.0  # an empty folder
+    (ws / "out" / "empty.json").write_text("")
+    (ws / "out" / "link.json").symlink_to(good)  # a link to a well formed file is not a file written
+    os.mkfifo(ws / "out" / "pipe.json")  # would block a plain open() forever
+    (ws / "out" / "null.json").symlink_to("/dev/null")
+    (ws / "out" / "elsewhere").symlink_to(tmp_path, target_is_directory=True)  # a linked folder is not walked
+    detail = run()
+    assert detail["reward"] == 0.0, detail
+    (ws / "linked").symlink_to(ws / "out" / "elsewhere", target_is_directory=True)
+    case.write_text(json.dumps({"id": "c", "checks": [{"kind": "written", "value": "*", "file": "linked"}]}))
+    assert run()["checks"][0]["detail"].startswith("nothing written")  # the named folder itself a link
+    case.write_text(json.dumps({"id": "c", "checks": [{"kind": "written", "value": "*", "file": "out"}]}))
+    (ws / "out" / "real.json").write_text('{"rows": 8}')
+    assert run()["reward"] == 1.0
+
+
+def test_a_written_check_names_what_it_reads():
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="names the file or folder"):
+        EvalCase.model_validate({"id": "c", "prompt": "p", "assertions": [{"kind": "written", "value": "*"}]})
