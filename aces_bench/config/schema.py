@@ -210,9 +210,7 @@ class StudyConf:
     """Run trials in rounds (cases in a seeded order, cases before attempts) and stop each skill
     as soon as its gate is decided (aces_bench/stats/sequential.py; docs/sequential.md)."""
     sequential_round_cases: Optional[int] = None
-    """Cases per round of a sequential study's first pass (None: an eighth of a skill's cases, at least 5)."""
-    sequential_spending: str = "hsd"
-    """Alpha-spending function of the sequential gate: hsd (Hwang-Shih-DeCani, gamma -4), obf, pocock."""
+    """New cases per round of a sequential study, each run with every attempt (None: an eighth of a skill's cases, at least 5)."""
     max_trials: Optional[int] = None
     """At most this many trials are run (reused baseline trials not counted): a fixed study above it
     is refused, a sequential one stops starting rounds."""

@@ -254,7 +254,6 @@ class StudySpec(_Frozen):
     controls: tuple[Control, ...] = ()
     sequential: bool = False
     sequential_round_cases: int | None = Field(default=None, ge=1)
-    sequential_spending: Literal["hsd", "obf", "pocock"] = "hsd"
     max_trials: int | None = Field(default=None, ge=1)
     reuse_baseline: bool = True
     reuse_max_age_days: float | None = Field(default=None, gt=0)
@@ -263,7 +262,7 @@ class StudySpec(_Frozen):
     def _sequential_alone(self) -> StudySpec:
         if self.sequential and self.stop_on_pass:
             raise ValueError("study.sequential and study.stop_on_pass both schedule attempts; choose one "
-                             "(a sequential study runs attempts only while a skill is undecided)")
+                             "(a sequential study runs every attempt of a case in the round that adds it)")
         return self
 
     @field_validator("controls", mode="before")
