@@ -207,7 +207,7 @@ class StudyConf:
     skill with the target's name and description) and ``forced`` (the target's SKILL.md
     in the instruction). Default: none."""
     sequential: bool = False
-    """Run trials in rounds (cases in a seeded order, cases before attempts) and stop each skill
+    """Run trials in rounds (each adds new cases of a seeded order, every attempt) and stop each skill
     as soon as its gate is decided (aces_bench/stats/sequential.py; docs/sequential.md)."""
     sequential_round_cases: Optional[int] = None
     """New cases per round of a sequential study, each run with every attempt (None: an eighth of a skill's cases, at least 5)."""
