@@ -46,7 +46,7 @@ from aces_bench.core.registry import changed_outside
 from aces_bench.reports.render_cache import cache_dir, cached, keep_bytes
 
 # Libraries whose arithmetic or serialisation a remembered result depends on.
-DISTRIBUTIONS = ("numpy", "pandas", "pyarrow", "scipy", "statsmodels", "gsdesign", "pydantic", "pydantic-core",
+DISTRIBUTIONS = ("numpy", "pandas", "pyarrow", "scipy", "statsmodels", "pydantic", "pydantic-core",
                  "matplotlib", "fonttools", "pillow", "jinja2", "harbor")
 # The folders installed as aces_bench (setup.py maps reports/, graders/, emitters/ and conf/ under it).
 PACKAGES = ("aces_bench", "aces_bench.reports", "aces_bench.graders", "aces_bench.emitters", "aces_bench.conf")

@@ -2,9 +2,9 @@
 
 ``sequential.json`` (``aces_bench.study.sequential``) gives, per skill, when and why it
 stopped, the gate's verdict it stopped with (``sequential_verdicts``: the report's verdict
-column shows it instead of the gate re-read on trials stopped early) and its anytime-valid
-interval (the betting confidence sequence; the fixed-design interval is not valid on
-trials stopped early). ``reuse.json``
+column shows it instead of the gate re-read on trials stopped early) and the interval it
+was decided from (the gate's betting interval at the look's level, anytime-valid over the
+case rounds; the fixed-design interval is not valid on trials stopped early). ``reuse.json``
 (``aces_bench.run.reuse``) gives how many baseline and null trials came from the store and
 how old they were. Both are summarised per study folder (a sweep has one per member).
 """
@@ -44,11 +44,9 @@ def sequential_rows(paths: list[Path], root: Path) -> list[dict[str, Any]]:
                 "looks": len(sp.looks), "planned_looks": len(sp.design.looks()) if sp.design else 0,
                 "threshold": sp.design.threshold if sp.design else None,
                 "alpha": sp.design.alpha if sp.design else None,
-                "spending": sp.design.spending if sp.design else None,
                 "family": last.family if last else None,
-                "estimate": last.estimate if last else None, "ci_lo": last.ci_lo if last else None,
-                "ci_hi": last.ci_hi if last else None, "av_lo": last.av_lo if last else None,
-                "av_hi": last.av_hi if last else None, "n_scored": last.n_scored if last else 0,
+                "estimate": last.estimate if last else None, "p_value": last.p_value if last else None,
+                "n_scored": last.n_scored if last else 0,
                 **decided_view(last),
                 "stage": last.label if last else None,
                 "study_trials_run": ledger.trials_run, "study_trials_reused": ledger.trials_reused,
@@ -59,13 +57,10 @@ def sequential_rows(paths: list[Path], root: Path) -> list[dict[str, Any]]:
 
 def decided_view(last) -> dict[str, Any]:
     """The interval a skill's last look decided from (``LookRecord.decided_*``), as the
-    sequential table shows it: "lift > x" for the last look's one-sided test, else
-    [lo, hi] anytime-valid. A ledger written before the field: its anytime-valid interval."""
+    sequential table shows it: [lo, hi], the gate's betting interval at the look's level."""
     if last is None:
         return {"decided_lo": None, "decided_hi": None, "decided_by": None, "decided_text": ""}
     lo, hi, by = last.decided_lo, last.decided_hi, last.decided_by
-    if by is None and last.av_lo is not None:
-        lo, hi, by = last.av_lo, last.av_hi, "anytime-valid (one betting e-process over the passes)"
     return {"decided_lo": lo, "decided_hi": hi, "decided_by": by,
             "decided_text": interval_phrase(lo, hi, by) if lo is not None and by else ""}
 

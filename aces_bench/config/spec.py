@@ -292,12 +292,14 @@ class StudySpec(_Frozen):
     skill with the target's name and description) and ``forced`` (the target's SKILL.md
     in the instruction). Default: none."""
     sequential: bool = False
-    """Run trials in rounds (cases in a seeded order, cases before attempts) and stop each skill
+    """Run trials in rounds (each adds new cases of a seeded order, every attempt) and stop each skill
     as soon as its gate is decided (aces_bench/stats/sequential.py; docs/sequential.md)."""
     sequential_round_cases: int | None = Field(default=None, ge=1)
-    """Cases per round of a sequential study's first pass (None: an eighth of a skill's cases, at least 5)."""
-    sequential_spending: Literal["hsd", "obf", "pocock"] = "hsd"
-    """Alpha-spending function of the sequential gate: hsd (Hwang-Shih-DeCani, gamma -4), obf, pocock."""
+    """New cases per round of a sequential study, each run with every attempt (None: an eighth of a
+    skill's cases, at least 5)."""
+    sequential_spending: str | None = None
+    """Removed: a sequential study reads the gate's own e-value at every look and spends no
+    alpha (setting it is an error; kept so provenance written before reads)."""
     max_trials: int | None = Field(default=None, ge=1)
     """At most this many trials are run (reused baseline trials not counted): a fixed study above it
     is refused, a sequential one stops starting rounds."""
@@ -310,7 +312,7 @@ class StudySpec(_Frozen):
     def _sequential_alone(self) -> StudySpec:
         if self.sequential and self.stop_on_pass:
             raise ValueError("study.sequential and study.stop_on_pass both schedule attempts; choose one "
-                             "(a sequential study runs attempts only while a skill is undecided)")
+                             "(a sequential study runs every attempt of a case in the round that adds it)")
         return self
 
     @field_validator("controls", mode="before")
@@ -423,6 +425,11 @@ def build_run_spec(cfg: DictConfig, *, overrides: list[str] | None = None, choic
     raw.pop("hydra", None)
     raw["overrides"] = list(overrides or [])
     raw["choices"] = {str(k): str(v) for k, v in (choices or {}).items() if v is not None and not str(k).startswith("hydra")}
+    spending = (raw.get("study") or {}).get("sequential_spending")
+    if spending is not None:
+        raise ConfigError(f"study.sequential_spending={spending} was removed: a sequential study reads the gate's "
+                          "own e-value at every look, which spends no alpha (docs/sequential.md)",
+                          where="study.sequential_spending", fix="drop study.sequential_spending")
     legacy = (raw.get("study") or {}).get("pass_threshold")
     if legacy is not None:
         # A second threshold (attempts used it, grading another): pass is decided once now.

@@ -3,7 +3,7 @@ routing premium, static-vs-live correlation, significance, design power and a
 missingness audit. Pure functions over DataFrames; ``external`` reads SkillsBench's
 registry; ``summary.study_stats`` runs everything into one ``StudyStats`` model.
 
-scipy, statsmodels and gsdesign are imported inside the functions that call them (about
+scipy and statsmodels are imported inside the functions that call them (about
 0.8 s of CPU): a report rebuilt from remembered statistics (``reports/memo.py``) and the
 commands that only read these models never import them.
 

@@ -1,26 +1,23 @@
-"""Holm across a sequential study's skills: the level each skill's design runs at, look by look.
+"""Holm across a sequential study's skills: the level each skill is read at, look by look.
 
 The fixed design adjusts "helps" and "harms" across a study's skills with Holm
 (``gate.gate_family``). A sequential study decides its skills at different times, so the
 step-down is made over time (Maurer & Bretz 2013, group-sequential Holm; with e-values,
 Vovk & Wang 2021): of the k skills of the family (those with a positive case), while m
-are not yet decided "helps", every undecided skill's design runs at alpha / m: its
-spending function, its boundaries (recomputed over its earlier looks at that level,
-``sequential.look_boundary``), the gate's help test and its one e-process's bar m / alpha.
-When a skill is decided "helps", m drops and the others are asked again at the raised
-level, in the same round, until no further skill is decided (the step-down). "harms" is
-a second family with its own count. A skill stopped for futility keeps its share (its
-non-binding stop rejects nothing; counting it only makes the others' levels smaller).
+are not yet decided "helps", every undecided skill's gate is read at alpha / m (its
+e-value must reach m / alpha). When a skill is decided "helps", m drops and the others are
+asked again at the raised level, in the same round, until no further skill is decided (the
+step-down). "harms" is a second family with its own count. A skill stopped for futility
+keeps its share (its non-binding stop rejects nothing; counting it only makes the others'
+levels smaller).
 
 Why the family-wise error stays at most alpha: take the first time a true null skill is
 decided "helps". Then no true null had been rejected, so m >= k0 (the true nulls) and its
-design ran at a level of at most alpha / k0 (levels only rise, and the path of
-boundaries at a level is that design's at that level, with earlier looks not re-tested,
-which only lowers the chance of crossing). Each true null's design crosses its
-boundaries at level alpha / k0 with probability at most alpha / k0 (for the early looks
-exactly: the e-process must reach k0 / alpha, Ville), so the first false "helps" has
-probability at most k0 (alpha / k0) = alpha, under any dependence between skills.
-``family`` "none" runs every skill at alpha (labelled "unadjusted").
+e-value reached at least k0 / alpha at some look. Each true null's e-value is a
+nonnegative supermartingale over its case rounds (``sequential``), so by Ville's inequality
+it ever reaches k0 / alpha with probability at most alpha / k0; the first false "helps"
+has probability at most k0 (alpha / k0) = alpha, under any dependence between skills.
+``family`` "none" reads every skill at alpha (labelled "unadjusted").
 """
 
 from __future__ import annotations
@@ -28,17 +25,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from aces_bench.stats.gate import GateSettings
-from aces_bench.stats.sequential import LookData, LookRecord, SequentialDesign, analyse
+from aces_bench.stats.gate import GateCases, GateSettings
+from aces_bench.stats.sequential import LookRecord, SequentialDesign, analyse
 
 
 @dataclass
 class Asked:
-    """One skill asked at this round: its design, the look's index, its data and its earlier looks."""
+    """One skill asked at this round: its design, the look's index, the gate's data so far and its earlier looks."""
 
     design: SequentialDesign
     index: int
-    data: LookData
+    cases: GateCases
     history: list[LookRecord]
 
 
@@ -76,7 +73,7 @@ def analyse_family(asked: Mapping[str, Asked], settings: GateSettings, *, k: int
         harm_level = holm_level(settings, k, harmed + new_harm)
         for name in pending:
             a = asked[name]
-            out[name] = analyse(a.design, a.index, a.data, a.history, level=level, harm_level=harm_level,
+            out[name] = analyse(a.design, a.index, a.cases, a.history, level=level, harm_level=harm_level,
                                 family=words)
         pending = [n for n in pending if out[n].decision not in ("helps", "harms")]
         if sum(r.decision in ("helps", "harms") for r in out.values()) == new_help + new_harm:

@@ -57,7 +57,7 @@ class Ledger(VersionedRecord):
 
     model_config = ConfigDict(frozen=True, ser_json_inf_nan="constants")
     SCHEMA_ARTIFACT: ClassVar[str] = "sequential ledger"
-    SCHEMA_VERSION: ClassVar[str] = "1"
+    SCHEMA_VERSION: ClassVar[str] = "2"  # 2: case rounds (looks read the gate's e-value; no spending)
     SCHEMA_REGENERATE: ClassVar[str] = "delete sequential.json and sequential/ and re-run the study"
 
     job: str

@@ -136,10 +136,10 @@ class SkillPlan:
 
 
 def plan_skill(skill: str, n: int, negatives: int, arms: int, attempts: int, var: Variance, *, threshold: float,
-               alpha: float, power: float, reusable: int, round_cases: int | None, spending: str,
+               alpha: float, power: float, reusable: int, round_cases: int | None,
                sims: int = PLAN_SIMS) -> SkillPlan:
     from aces_bench.stats.sequential import SequentialDesign
-    from aces_bench.stats.sequential_sim import boundaries_for, sequential_passes
+    from aces_bench.stats.sequential_sim import sequential_passes
 
     fixed = (n + negatives) * arms * attempts
     if n < MIN_CASES:  # the gate never passes on fewer cases: nothing to detect, nothing to stop early
@@ -152,9 +152,7 @@ def plan_skill(skill: str, n: int, negatives: int, arms: int, attempts: int, var
     scale = math.sqrt(n / n_sim)
     if round_cases is not None and n_sim < n:  # the same looks, on the smaller study
         round_cases = max(MIN_CASES, round(round_cases * n_sim / n))
-    design = SequentialDesign(n_cases=n_sim, n_attempts=attempts, gate=gate, round_cases=round_cases,
-                              spending=spending)
-    bnd = boundaries_for(design)
+    design = SequentialDesign(n_cases=n_sim, n_attempts=attempts, gate=gate, round_cases=round_cases)
     # Both arms of every positive case per look; calibration arms and negatives added in proportion.
     per_pair = arms / 2
 
@@ -165,7 +163,7 @@ def plan_skill(skill: str, n: int, negatives: int, arms: int, attempts: int, var
         rng = np.random.default_rng([SEED, round(lift * 1e6)])
         d = _simulated(n_sim, attempts, var, threshold + (lift - threshold) * scale, sims, rng)
         f = fixed_verdicts(d, gate)
-        res = sequential_passes(design, d, rng, bnd, f)
+        res = sequential_passes(design, d, rng, f)
         return (float(res.trials.mean() * (n / n_sim) * per_pair + negatives * arms * attempts),
                 float(res.passed.mean()), float(f.passed.mean()))
 
@@ -259,7 +257,7 @@ def main(argv: list[str]) -> int:
                                      for a in range(1, s.n_attempts + 1))
     rows = [plan_skill(k, len(v["pos"]), len(v["neg"]), arms, s.n_attempts, var, threshold=s.gate.threshold,
                        alpha=s.gate.alpha, power=args.power, reusable=v["reusable"],
-                       round_cases=s.sequential_round_cases, spending=s.sequential_spending, sims=args.sims)
+                       round_cases=s.sequential_round_cases, sims=args.sims)
             for k, v in sorted(per_skill.items())]
     print(f"plan: {len(rows)} skill(s), {s.n_attempts} attempt(s), {arms} arm(s) per case; gate: lift above "
           f"{s.gate.threshold:+.3f}, one-sided alpha {s.gate.alpha}, power {args.power:.0%}")

@@ -1,14 +1,13 @@
 """A sequential study (``study.sequential=true``): trials in rounds, each skill stopped when decided.
 
 Per skill (an intervention), its positive cases are put in a seeded random order
-(``study.seed`` and the skill's name) and run **cases first**: round k of pass 1 runs
-attempt 1 of the next ``round_cases`` cases; once every case ran once, one round per
-further attempt runs that attempt of every case (``stats.sequential.SequentialDesign``).
-Both arms of a case, and its calibration arms, run in the same round. The skill's
-should-not-use cases run whole (every attempt) in its first round. After each round the
-round's trials are graded and every undecided skill's gate is asked
-(``stats.sequential.analyse``, at its Holm level across the study's skills,
-``stats.sequential_family``) on the data the gate itself extracts from them
+(``study.seed`` and the skill's name) and run in **case rounds**: round k runs the next
+``round_cases`` cases of the order whole, every attempt of both arms and of its
+calibration arms (``stats.sequential.SequentialDesign``); a round never adds attempts to
+a case an earlier round ran. The skill's should-not-use cases run whole in its first
+round too. After each round the round's trials are graded and every undecided skill's
+gate is asked (``stats.sequential.analyse``, at its Holm level across the study's skills,
+``stats.sequential_family``) on the data the gate itself extracts from every trial so far
 (``stats.gate.skill_cases``: per case the mean difference of ``final_pass``, an arm's
 timeouts and crashes counted as not passed); a decided skill schedules nothing more, the
 others go on.
@@ -63,8 +62,8 @@ from aces_bench.run.cost import CostCapReached, estimate
 from aces_bench.run.progress import one_line
 from aces_bench.run.reuse import ReusePlan, decide, materialise, store
 from aces_bench.run.runner import UniformFailure, job_config, run_config, set_offline_defaults
-from aces_bench.stats.gate import GateSettings, case_differences, skill_cases
-from aces_bench.stats.sequential import DECISION_TEXT, LookData, SequentialDesign
+from aces_bench.stats.gate import GateCases, GateSettings, skill_cases
+from aces_bench.stats.sequential import DECISION_TEXT, SequentialDesign
 from aces_bench.stats.sequential_family import Asked, analyse_family
 from aces_bench.stats.sequential_ledger import LEDGER, Ledger, SkillPlan
 
@@ -93,11 +92,11 @@ def new_ledger(spec: RunSpec, emitted: EmitResult, job: str) -> Ledger:
         order = sorted(positives.get(skill, ()))
         random.Random(f"{s.seed}\x1f{skill}").shuffle(order)
         design = SequentialDesign(n_cases=len(order), n_attempts=s.n_attempts, gate=gate_settings(spec),
-                                  round_cases=s.sequential_round_cases,
-                                  spending=s.sequential_spending) if order else None
+                                  round_cases=s.sequential_round_cases) if order else None
         skills[skill] = SkillPlan(skill=skill, design=design, order=order, negatives=sorted(negatives.get(skill, ())),
                                   stopped=None if order else "no positive case: the gate has nothing to test")
-    return Ledger(job=job, seed=s.seed, n_attempts=s.n_attempts, trials_fixed=len(emitted.tasks) * s.n_attempts,
+    # Written with its version: a payload without one is read as version 1 (``core.versioning.migrate``).
+    return Ledger(schema_version=Ledger.SCHEMA_VERSION, job=job, seed=s.seed, n_attempts=s.n_attempts, trials_fixed=len(emitted.tasks) * s.n_attempts,
                   skills=skills)
 
 
@@ -107,11 +106,10 @@ def round_units(ledger: Ledger, by_case: dict[tuple[str, str], dict[str, str]], 
     for name, sp in ledger.skills.items():
         if sp.decided or sp.design is None or r >= len(sp.design.looks()):
             continue
-        _, lo, hi, attempt = sp.design.schedule()[r]
-        units = [(tid, attempt) for c in sp.order[lo:hi] for tid in by_case[(name, c)].values()]
-        if r == 0:
-            units += [(tid, a) for c in sp.negatives for tid in by_case[(name, c)].values()
-                      for a in range(1, ledger.n_attempts + 1)]
+        lo, hi = sp.design.schedule()[r]
+        cases = sp.order[lo:hi] + (sp.negatives if r == 0 else [])
+        units = [(tid, a) for c in cases for tid in by_case[(name, c)].values()
+                 for a in range(1, ledger.n_attempts + 1)]
         out[name] = sorted(units)
     return out
 
@@ -126,22 +124,11 @@ def trials_frame(spec: RunSpec, graded: dict[tuple[str, int], GradedTrial]) -> p
     return rows_to_frame([g.to_row(spec) for g in graded.values()])
 
 
-def look_data(sp: SkillPlan, frame: pd.DataFrame, n_cases: int, pass_: int = 1) -> LookData:
-    """The skill's data at a look of pass ``pass_``, extracted by the gate's own functions
-    from the trials so far: per pass 1..``pass_`` the case means over its attempts so far
-    (the study's one e-process bets on each, ``stats.sequential_evidence``)."""
+def look_cases(sp: SkillPlan, frame: pd.DataFrame) -> GateCases:
+    """The skill's data at a look: what the gate itself extracts (``gate.skill_cases``) from
+    every trial graded so far, i.e. the cases of the rounds so far, each with every attempt."""
     rows = frame.loc[frame["skill"].astype(str) == sp.skill] if len(frame) else frame
-    cases = skill_cases(rows, sp.skill)
-    paired = rows.loc[rows["condition"].isin(("with_skill", "baseline"))] if len(rows) else rows
-    in_play = sp.order[:n_cases]
-    by_pass: list[list[float | None]] = []
-    for a in range(1, max(1, pass_) + 1):
-        means: dict[str, float] = {}
-        if len(paired):
-            d, _ = case_differences(paired.loc[paired["attempt"] <= a])
-            means = dict(zip(d["case_id"].astype(str), d["d"], strict=True))
-        by_pass.append([means.get(c) for c in in_play])
-    return LookData(cases=cases, means=by_pass[-1], firsts=by_pass[0], by_pass=by_pass)
+    return skill_cases(rows, sp.skill)
 
 
 def family_looks(ledger: Ledger, frame: pd.DataFrame, asked: dict, r: int, settings: GateSettings) -> dict:
@@ -152,8 +139,7 @@ def family_looks(ledger: Ledger, frame: pd.DataFrame, asked: dict, r: int, setti
     questions = {}
     for name in asked:
         sp = ledger.skills[name]
-        look = sp.design.looks()[r]
-        questions[name] = Asked(sp.design, r, look_data(sp, frame, look.n_cases, look.pass_), list(sp.looks))
+        questions[name] = Asked(sp.design, r, look_cases(sp, frame), list(sp.looks))
     return analyse_family(questions, settings, k=len(family),
                           helped=sum(sp.decision == "helps" for sp in family),
                           harmed=sum(sp.decision == "harms" for sp in family))
@@ -196,7 +182,7 @@ def _load(out: Path, job: str, fresh: Ledger) -> Ledger | None:
         raise RunError(f"this output folder holds a sequential study of the same tasks with another design or case "
                        f"order ({', '.join(changed)}): its looks cannot go on under new settings",
                        where=path, fix="re-run with the settings it started with (study.gate.*, "
-                       "sequential_round_cases, sequential_spending, seed), or give the study another study.name")
+                       "sequential_round_cases, seed), or give the study another study.name")
     return ledger
 
 

@@ -9,13 +9,13 @@ probability). Every study is run two ways on the same draws:
 
 - fixed: all 87 cases, 3 attempts, both arms (522 trials), gated by the gate itself,
   ``stats.gate.gate_verdict`` (docs/gate.md: per case the mean paired difference, the
-  exact one-sided sign-flip / worst-case test against the threshold at level alpha, at
-  least 5 cases won), on every simulated study;
-- sequential: ``stats.sequential`` (cases first; the same gate asked at each look, an
-  early stop needing a group-sequential boundary from the Hwang-Shih-DeCani spending
-  function and an exact betting e-process; futility stops where the conditional power
-  under the current trend is below ``futility_power``), the same gate settings, with
-  its own random case order per study.
+  betting e-value against "mean lift <= threshold" at level alpha, at least 5 cases
+  won), on every simulated study;
+- sequential: ``stats.sequential`` (case rounds: each round adds new cases with every
+  attempt; the same gate read at each look, with no alpha spending, since its e-value is
+  a supermartingale over the case order; futility stops where the chance of passing at
+  the last look on the trend so far is below ``futility_power``), the same gate
+  settings, with its own random case order per study.
 
 Scenarios: the registry as published; the small effect (every task's lift shrunk to a
 third); A/A (both arms drawn from the baseline); and validity checks: the boundary
@@ -26,16 +26,15 @@ draws its cases from a population where 15% are broken, baseline 0.9 -> 0, and t
 helped just enough that the mean lift is exactly 0: "helps" is false, though the skill
 does change things; ``skewed_null_draw``) and a family of 10 A/A skills (the share of
 families where at least one skill reads "helps", unadjusted and with Holm over the
-skills' anytime-valid p-values, 1 / the largest value of each skill's one e-process;
+skills' anytime-valid p-values, 1 / the largest e-value of each skill over its looks;
 ``family_error``).
 
-The threshold is the gate's default, 0 (``--threshold`` changes it; above 0 the gate's
-exact worst-case test, docs/gate.md, passes almost nothing on 3-attempt case means).
-``--seed``, ``--futility-from``, ``--futility-power``, ``--round-cases``, ``--spending``
-and ``--no-futility`` are for choosing design settings
-on a seed other than the reported one. The design's settings (``futility_from`` 0.5,
-``futility_power`` 0.02) were chosen on the tuning seed 1025; the default seed, 25, is
-held out: its figures are the reported ones.
+The threshold is the gate's default, 0 (``--threshold`` changes it).
+``--seed``, ``--futility-from``, ``--futility-power``, ``--round-cases`` and
+``--no-futility`` are for choosing design settings on a seed other than the reported
+one. The design's settings (``futility_from`` 0.25, ``futility_power`` 0.05) were chosen
+on the tuning seed 1025; the default seed, 25, is held out: its figures are the reported
+ones.
 
 Definitions (printed at the end): trials X% = sequential trials / fixed trials over all
 studies of the three SkillsBench scenarios; A/A false pass Y% = the larger of the A/A
@@ -67,7 +66,7 @@ import numpy as np
 
 from aces_bench.stats.gate import GateSettings
 from aces_bench.stats.sequential import SequentialDesign
-from aces_bench.stats.sequential_sim import boundaries_for, draw_differences, fixed_verdicts, sequential_passes
+from aces_bench.stats.sequential_sim import draw_differences, fixed_verdicts, sequential_passes
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = ROOT.parent / "shared" / "data" / "skillsbench" / "results-registry.json"
@@ -132,17 +131,15 @@ def run_scenario(name: str, configs: dict[str, tuple[np.ndarray, np.ndarray]], *
     fixed_trials = seq_trials = 0.0
     eff_fixed = eff_seq = 0.0
     n_eff = 0
-    cache = {}
     for i, (_config, (pw, pb)) in enumerate(configs.items()):
         pw2, pb2 = transform(pw, pb)
         gate = GateSettings(threshold=threshold, alpha=alpha)
         design = SequentialDesign(n_cases=len(pb2), n_attempts=N_ATTEMPTS, gate=gate, **(design_args or {}))
-        bnd = cache.setdefault(design, boundaries_for(design))
         rng = np.random.default_rng([seed, i])
         d = draw(pw2, pb2, rng) if draw else draw_differences(pw2, pb2, N_ATTEMPTS, sims, rng)
         fixed = fixed_verdicts(d, gate)
         f = fixed.passed
-        s = sequential_passes(design, d, rng, bnd, fixed)
+        s = sequential_passes(design, d, rng, fixed)
         fixed_pass += f.mean()
         seq_pass += s.passed.mean()
         fixed_trials += 2 * len(pb2) * N_ATTEMPTS
@@ -171,8 +168,8 @@ def family_error(configs: dict[str, tuple[np.ndarray, np.ndarray]], *, k: int, a
     """A family of ``k`` skills that change nothing (A/A; skill j is configuration j's
     baseline run twice), ``sims`` families: the share with at least one skill read "helps"
     by its own sequential design (unadjusted), the same with Holm over the family applied
-    to the skills' anytime-valid p-values (1 / the largest value of each skill's one
-    e-process, ``SimResult.anytime_p``; a skill passes only when its design passes and Holm
+    to the skills' anytime-valid p-values (1 / the largest e-value of each skill over its
+    looks, ``SimResult.anytime_p``; a skill passes only when its design passes and Holm
     rejects it), and the fixed design with Holm over the gate's p-values."""
     from statsmodels.stats.multitest import multipletests
 
@@ -185,7 +182,7 @@ def family_error(configs: dict[str, tuple[np.ndarray, np.ndarray]], *, k: int, a
         rng = np.random.default_rng([seed, j])
         d = draw_differences(pb, pb, N_ATTEMPTS, sims, rng)
         fixed = fixed_verdicts(d, gate)
-        s = sequential_passes(design, d, rng, boundaries_for(design), fixed)
+        s = sequential_passes(design, d, rng, fixed)
         seq_pass.append(s.passed)
         seq_p.append(s.anytime_p)
         fixed_pass.append(fixed.passed)
@@ -219,9 +216,9 @@ def simulated(args) -> tuple[list[str], bool]:
 
     seed = args.seed
     da = {k: v for k, v in (("futility_from", args.futility_from), ("futility_power", args.futility_power),
-                            ("round_cases", args.round_cases), ("spending", args.spending)) if v is not None}
+                            ("round_cases", args.round_cases)) if v is not None}
     if args.no_futility:  # the frontier's end: no futility stop at all (the most power the efficacy rule allows)
-        da.update(futility_z=None, futility_power=None)
+        da.update(futility_power=None)
     da = da or None
     published = run_scenario("SkillsBench (published effects)", configs, threshold=th, alpha=alpha, sims=sims,
                              seed=seed, transform=lambda pw, pb: (pw, pb), design_args=da)
@@ -305,10 +302,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--futility-from", type=float, default=None, help="the design's futility_from (default: its own)")
     p.add_argument("--futility-power", type=float, default=None,
                    help="the design's futility_power (default: its own)")
-    p.add_argument("--round-cases", type=int, default=None, help="cases per round of pass 1 (default: the design's)")
-    p.add_argument("--spending", choices=("hsd", "obf", "pocock"), default=None,
-                   help="the design's alpha-spending function (default: its own, hsd)")
-    p.add_argument("--no-futility", action="store_true", help="no futility stops (the power the efficacy rule allows)")
+    p.add_argument("--round-cases", type=int, default=None, help="new cases per round (default: the design's)")
+    p.add_argument("--no-futility", action="store_true", help="no futility stops (the power the efficacy looks allow)")
     p.add_argument("--alpha", type=float, default=0.05, help="one-sided level (default 0.05)")
     p.add_argument("--live", action=argparse.BooleanOptionalAction, default=True,
                    help="also run the known-effect suite live (reference agent)")

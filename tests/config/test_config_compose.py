@@ -164,3 +164,16 @@ def test_reading_a_spec_does_not_import_harbors_agents(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_removed_sequential_spending_key_is_refused_with_why_and_old_records_still_read(tmp_path):
+    # study.sequential_spending went with alpha spending (the sequential gate reads its own e-value).
+    with pytest.raises(ConfigError) as err:
+        compose_spec(["study.sequential_spending=hsd"], output_dir=tmp_path)
+    assert err.value.where == "study.sequential_spending" and "was removed" in str(err.value)
+    from aces_bench.config.spec import RunSpec
+
+    spec = compose_spec([], output_dir=tmp_path)
+    old = spec.model_dump(mode="json")
+    old["study"]["sequential_spending"] = "hsd"  # a provenance.json written before the removal
+    assert RunSpec.model_validate(old).study.sequential_spending == "hsd"

@@ -10,18 +10,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aces_bench.stats.boundaries import boundaries
 from aces_bench.stats.gate import GateCases, GateSettings
-from aces_bench.stats.sequential import LookData, SequentialDesign, look_boundary
+from aces_bench.stats.sequential import SequentialDesign
 from aces_bench.stats.sequential_family import Asked, analyse_family, holm_level
 
 
 def _ask(design: SequentialDesign, r: int, x: np.ndarray, name: str, history) -> Asked:
-    look = design.looks()[r]
-    by_pass = [list(x[: look.n_cases, :a].mean(1)) for a in range(1, look.pass_ + 1)]
-    data = LookData(cases=GateCases(skill=name, positive=by_pass[-1]), means=by_pass[-1], firsts=by_pass[0],
-                    by_pass=by_pass)
-    return Asked(design, r, data, history)
+    """The cases of the rounds so far, each with every attempt (case rounds)."""
+    return Asked(design, r, GateCases(skill=name, positive=list(x[: design.looks()[r].n_cases].mean(1))), history)
 
 
 def run_family(diffs: dict[str, np.ndarray], settings: GateSettings, *, round_cases: int | None = None):
@@ -70,25 +66,24 @@ def test_a_ten_skill_aa_family_reads_helps_for_some_skill_in_at_most_alpha_of_st
 
 
 def test_a_skill_enough_alone_waits_for_its_holm_level_and_the_step_down_raises_it():
-    # Skill "strong" wins every case; "fair" wins 9 of its first 10 cases and ties the rest.
-    # Alone (family none) fair passes early; in a family of 3 with one useless skill, it is
-    # read at alpha / 3, then at alpha / 2 once strong is decided "helps" in the same round.
+    # Skill "strong" wins every case; "fair" wins its first 5 cases, half of the 6th and
+    # ties the rest (2 attempts). Alone (family none) fair passes at its first look (e-value
+    # 27.6 >= 1 / 0.05); in a family of 3 with one useless skill it is read at alpha / 3
+    # (needs 60), and at alpha / 2 (needs 40) once strong is decided "helps" in the same
+    # round, where its e-value is 40.6.
     n = 20
-    strong = np.ones((n, 1))
-    fair = np.array([[1.0]] * 9 + [[0.0]] + [[1.0]] * 10)
-    useless = np.zeros((n, 1))
+    strong = np.ones((n, 2))
+    fair = np.array([[1.0, 1.0]] * 5 + [[1.0, 0.0]] + [[0.0, 0.0]] * 14)
+    useless = np.zeros((n, 2))
     alone = run_family({"fair": fair}, GateSettings(family="none"), round_cases=5)["fair"]
     fam = run_family({"strong": strong, "fair": fair, "useless": useless}, GateSettings(), round_cases=5)
-    assert fam["strong"][-1].decision == "helps"
+    assert alone[-1].decision == "helps" and alone[-1].level == pytest.approx(0.05) and len(alone) == 1
     assert fam["strong"][0].level == pytest.approx(0.05 / 3) and fam["strong"][0].family == "Holm over 3 skills"
-    first_strong = len(fam["strong"]) - 1
-    # At the round strong stops, fair was asked again at the raised level alpha / 2.
-    assert fam["fair"][first_strong].level == pytest.approx(0.05 / 2)
-    assert alone[-1].decision == "helps" and alone[-1].level == pytest.approx(0.05)
-    # Alone it stops "helps" at its second look (p under that look's nominal level 0.0049);
-    # in the family the same look's boundary, spent at alpha / 2, is 0.0024: it waits a look.
-    assert len(alone) == 2 and len(fam["fair"]) == 3 and fam["fair"][1].decision == "continue"
-    assert fam["fair"][-1].decision == "helps" and "(Holm over 3 skills)" in fam["fair"][-1].reason
+    assert [r.decision for r in fam["strong"]] == ["continue", "helps"]
+    assert fam["fair"][0].decision == "continue" and fam["fair"][0].p_value == pytest.approx(1 / 27.6, rel=0.01)
+    assert fam["fair"][1].decision == "helps" and fam["fair"][1].level == pytest.approx(0.05 / 2)
+    assert 1 / 60 < fam["fair"][1].p_value <= 0.025 and "(Holm over 3 skills)" in fam["fair"][1].reason
+    assert fam["useless"][-1].decision == "not enough cases"  # futility: its share stays counted
 
 
 def test_a_futility_stop_keeps_its_share_and_none_is_labelled_unadjusted():
@@ -97,20 +92,3 @@ def test_a_futility_stop_keeps_its_share_and_none_is_labelled_unadjusted():
     assert holm_level(GateSettings(family="none"), 10, 0) == 0.05
     looks = run_family({"a": np.zeros((10, 1)), "b": np.zeros((10, 1))}, GateSettings(family="none"))
     assert looks["a"][0].family == "none: each of 2 skills at 0.05, unadjusted"
-
-
-def test_the_boundaries_at_a_raised_level_are_that_levels_design_from_the_first_look():
-    # Looks made at alpha / 2; a look asked at alpha recomputes the whole path at alpha, so
-    # its boundary is the design-at-alpha one (the Maurer-Bretz update), not a mix.
-    n = 40
-    x = np.ones((n, 1))
-    x[::2] = 0.0
-    d = SequentialDesign(n_cases=n, round_cases=10)
-    half = d.model_copy(update={"gate": d.gate.model_copy(update={"alpha": 0.025})})
-    history = run_family({"s": x}, GateSettings(alpha=0.025, family="none"), round_cases=10)["s"][:2]
-    infos = [lk.n_cases / n for lk in d.looks()[:3]]
-    _, _, c = look_boundary(d, 2, None, history)
-    want = boundaries(infos, [d.spent(lk.spending_time) for lk in d.looks()[:3]])[-1]
-    assert c == pytest.approx(want, abs=1e-6)
-    _, _, c_half = look_boundary(half, 2, None, history)
-    assert c_half > c

@@ -44,7 +44,7 @@ def test_both_designs_detectable_lifts_come_from_the_gate_itself():
     # about the shape: docs/gate.md), and the sequential design's is no smaller.
     var = Variance(sd=0.6, icc=0.5, source="assumed")
     p = plan_skill("s", 50, 2, 2, 3, var, threshold=0.0, alpha=0.05, power=0.8, reusable=0, round_cases=None,
-                   spending="hsd", sims=200)
+                   sims=200)
     normal = (1.6449 + 0.8416) * 0.6 * math.sqrt(0.5 + 0.5 / 3) / math.sqrt(50)
     assert normal < p.mde_fixed < normal + 0.16
     assert p.fixed_trials == 52 * 2 * 3
@@ -54,7 +54,7 @@ def test_both_designs_detectable_lifts_come_from_the_gate_itself():
 
 def test_fewer_than_five_cases_can_detect_nothing():
     p = plan_skill("s", 3, 1, 2, 1, Variance(0.6, 0.5, "assumed"), threshold=0.05, alpha=0.05, power=0.8,
-                   reusable=0, round_cases=None, spending="hsd")
+                   reusable=0, round_cases=None)
     assert p.mde_fixed is None and p.seq_trials_null == p.fixed_trials
 
 

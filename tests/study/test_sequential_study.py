@@ -63,8 +63,8 @@ def test_a_study_killed_between_rounds_resumes_to_the_same_decisions(tmp_path, m
     resumed = _ledger(killed)
     for name, sp in reference.skills.items():
         got = resumed.skills[name]
-        assert [(lk.decision, lk.estimate, lk.boundary) for lk in got.looks] == \
-            [(lk.decision, lk.estimate, lk.boundary) for lk in sp.looks]
+        assert [(lk.decision, lk.estimate, lk.p_value) for lk in got.looks] == \
+            [(lk.decision, lk.estimate, lk.p_value) for lk in sp.looks]
     assert resumed.trials_run == reference.trials_run
     # No trial of the round that was cut short ran twice: one trial dir per (task, attempt).
     trials = pd.read_parquet(killed / "trials.parquet")
@@ -126,6 +126,6 @@ def test_the_sequential_report_never_contradicts_itself(tmp_path):
     assert itt["lift_worst_case"] == pytest.approx(itt["lift"])  # no bound drawn over trials never meant to run
     rows = {r["skill"]: r for r in summary["sequential"]}
     helps = rows["ledger-verifier"]
-    assert helps["decision"] == "helps" and helps["decided_lo"] > 0.0 and helps["decided_text"].startswith("lift > ")
+    assert helps["decision"] == "helps" and helps["decided_lo"] > 0.0 and helps["decided_text"].startswith("anytime-valid")
     harms = rows["quick-line-count"]
     assert harms["decision"] == "harms" and (harms["looks"] == harms["planned_looks"] or harms["decided_hi"] < 0)
