@@ -16,9 +16,8 @@ from typing import Any, ClassVar
 import pandas as pd
 from pydantic import BaseModel, Field
 
-from aces_bench.core.errors import ReportError
 from aces_bench.core.metrics import metric_names, outcome_metrics
-from aces_bench.core.versioning import VersionedRecord, load_model
+from aces_bench.core.versioning import VersionedRecord, read_record
 from aces_bench.graders.outcome import ARM_FAILURES
 from aces_bench.records.trials import CELL_KEY
 from aces_bench.reports.confusion import ConfusionTable, routing_confusion
@@ -304,13 +303,7 @@ class ReportSummary(VersionedRecord):
 
 def read_summary(path: Path) -> ReportSummary:
     """A stored summary.json, validated (and migrated); a bad or newer file is a ReportError."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ReportError(f"cannot read the report summary: {exc.strerror}", where=path,
-                          fix=SUMMARY_REGENERATE) from None
-    return load_model(ReportSummary, data, where=path, fix=f"{SUMMARY_REGENERATE} or restore the file")
+    return read_record(ReportSummary, path, what="report summary", regenerate=SUMMARY_REGENERATE)
 
 
 def _distinct(values: pd.Series) -> list[str]:

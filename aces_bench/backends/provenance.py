@@ -12,8 +12,7 @@ from typing import ClassVar
 
 from pydantic import ConfigDict
 
-from aces_bench.core.errors import ReportError
-from aces_bench.core.versioning import VersionedRecord, load_model
+from aces_bench.core.versioning import VersionedRecord, read_record
 
 PROVENANCE_FILE = "local-sandbox.json"
 _SANDBOX_REGENERATE = "re-run the trial on backend=local"
@@ -66,9 +65,4 @@ def read_sandbox_provenance(path: Path) -> SandboxProvenance:
     path = Path(path)
     if path.is_dir():
         path = path / PROVENANCE_FILE
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ReportError(f"cannot read the sandbox provenance: {exc.strerror}", where=path,
-                          fix=_SANDBOX_REGENERATE) from None
-    return load_model(SandboxProvenance, data, where=path, fix=f"{_SANDBOX_REGENERATE} or restore the file")
+    return read_record(SandboxProvenance, path, what="sandbox provenance", regenerate=_SANDBOX_REGENERATE)

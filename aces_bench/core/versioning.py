@@ -162,3 +162,17 @@ def load_model[M: BaseModel](
             message = f"{prefix}: {refused.message}" if prefix else refused.message
             raise cls(message, where=where, fix=refused.fix) from None
         raise from_validation(err, cls=cls, where=where, prefix=prefix, fix=fix) from None
+
+
+def read_record[M: BaseModel](model: type[M], path: Path, *, what: str, regenerate: str,
+                              invalid_fix: str | None = None) -> M:
+    """The record file at ``path`` validated (and migrated) as ``model``: a file that cannot be
+    read, or does not validate, is a ReportError naming ``what`` and ``path``, with
+    ``regenerate`` (for a bad file: ``invalid_fix``, default "<regenerate> or restore the file")
+    as the fix."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ReportError(f"cannot read the {what}: {exc.strerror}", where=path, fix=regenerate) from None
+    return load_model(model, data, where=path, fix=invalid_fix or f"{regenerate} or restore the file")

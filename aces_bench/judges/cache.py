@@ -23,9 +23,8 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from aces_bench.core.errors import ReportError
 from aces_bench.core.io import write_json
-from aces_bench.core.versioning import VersionedRecord, load_model, version_error
+from aces_bench.core.versioning import VersionedRecord, read_record, version_error
 
 CACHE_SCHEMA_VERSION = "1"
 _REGENERATE = "delete the entry and re-grade"
@@ -67,12 +66,7 @@ class CacheEntry(VersionedRecord):
 
 def read_cache_entry(path: Path) -> CacheEntry:
     """One entry file, validated and migrated; a bad or newer entry is a ReportError naming it."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ReportError(f"cannot read the judge cache entry: {exc.strerror}", where=path, fix=_REGENERATE) from None
-    return load_model(CacheEntry, data, where=path, fix=_REGENERATE)
+    return read_record(CacheEntry, path, what="judge cache entry", regenerate=_REGENERATE, invalid_fix=_REGENERATE)
 
 
 class JudgeCache:

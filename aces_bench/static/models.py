@@ -11,8 +11,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from aces_bench.core.errors import ReportError
-from aces_bench.core.versioning import VersionedRecord, load_model
+from aces_bench.core.versioning import VersionedRecord, read_record
 from aces_bench.static.catalog import Dimension, Severity
 
 SCAN_SCHEMA_VERSION = "1"
@@ -203,12 +202,7 @@ class CorpusResult(_Versioned):
 
 
 def _read[R: _Versioned](model: type[R], path: Path) -> R:
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ReportError(f"cannot read the scan result: {exc.strerror}", where=path, fix=SCAN_REGENERATE) from None
-    return load_model(model, data, where=path, fix=f"{SCAN_REGENERATE} or restore the file")
+    return read_record(model, path, what="scan result", regenerate=SCAN_REGENERATE)
 
 
 def read_skill_result(path: Path) -> SkillResult:
