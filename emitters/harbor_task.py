@@ -76,6 +76,7 @@ class RenderCache:
         self.configs: dict[tuple, tuple[object, TaskConfig]] = {}
         self._tomls: dict[str, tuple[str, str | None] | None] = {}
         self._tables = _TableDumper()
+        self._rests: dict[tuple[int, ...], tuple[tuple, dict, str]] = {}
         # task id -> (task.toml bytes written, their config shape): taken by the dir check.
         self.config_shapes: dict[str, tuple[bytes, str]] = {}
         self.checker = resources.files("aces_bench.verifier").joinpath(_CHECKER).read_bytes()
@@ -125,7 +126,7 @@ class RenderCache:
         is refused here, and a text that round-trips has the template's shape whenever
         Harbor accepts its [task] (every other key is the template's; [metadata] is any table).
         """
-        rest = json.dumps(config.model_dump(mode="json", exclude={"task", "metadata"}), sort_keys=True)
+        rest = self.rest(config)[1]
         if rest not in self._tomls:
             self._tomls[rest] = _toml_template(config)
         template = self._tomls[rest]
@@ -140,6 +141,22 @@ class RenderCache:
             _check_round_trip(f"{tables[0]}\n\n{tables[1]}\n", data, config.task.name)
         text = template[0].replace(_TASK_SLOT, tables[0], 1).replace(_METADATA_SLOT, tables[1], 1)
         return text, (template[1] if task_table_accepted(data["task"]) else None)
+
+    def rest(self, config: TaskConfig) -> tuple[dict, str]:
+        """``config.model_dump(mode="json")`` without [task] and [metadata], and its
+        sorted JSON: dumped once per distinct set of the other fields' objects.
+
+        Every task config of an emit is a ``model_copy`` of one shared config per
+        environment (``task_config``) with its own [task] and [metadata]: its other
+        fields are that config's very objects, which nothing modifies. They are held
+        here, so an id stays theirs while it is a key."""
+        values = (*(v for k, v in config.__dict__.items() if k not in _PER_TASK), config.__pydantic_extra__)
+        key = tuple(map(id, values))
+        hit = self._rests.get(key)
+        if hit is None or any(a is not b for a, b in zip(hit[0], values, strict=True)):
+            dump = config.model_dump(mode="json", exclude=set(_PER_TASK))
+            hit = self._rests[key] = (values, dump, json.dumps(dump, sort_keys=True))
+        return hit[1], hit[2]
 
     def store(self, tasks_root: Path) -> BlobStore:
         if tasks_root not in self._stores:
@@ -163,6 +180,7 @@ class RenderCache:
         return self._native[task_dir], self._native_configs[task_dir]
 
 
+_PER_TASK = ("task", "metadata")  # the TaskConfig fields each task has its own of
 _TASK_SLOT = "\0aces-task-table\0"
 _METADATA_SLOT = "\0aces-metadata-table\0"
 _PLACEHOLDER = {"task": "aces/placeholder-task-0c1f", "metadata": "placeholder-metadata-0c1f"}
@@ -576,15 +594,17 @@ def _render_native(plan: TaskPlan, spec: RunSpec, cache: RenderCache) -> dict[st
     return files
 
 
-def _digest(digests: dict[str, str], metadata: dict, config: TaskConfig) -> str:
+def _digest(digests: dict[str, str], metadata: dict, config: TaskConfig, cache: RenderCache | None = None) -> str:
     h = hashlib.sha256()
     for rel in sorted(digests):
         h.update(rel.encode() + b"\0" + bytes.fromhex(digests[rel]))
     h.update(json.dumps(metadata, sort_keys=True).encode())
     # Everything else task.toml says (network mode, limits, timeouts, env, MCP servers)
     # changes what a trial does, so it is part of the id too; only the name (the id
-    # itself) is left out.
-    settings = config.model_dump(mode="json", exclude={"metadata": True, "task": {"name"}})
+    # itself) is left out. It is config.model_dump(mode="json", exclude={"metadata":
+    # True, "task": {"name"}}), the part shared by the emit's tasks dumped once.
+    settings = dict((cache or RenderCache()).rest(config)[0])
+    settings["task"] = None if config.task is None else config.task.model_dump(mode="json", exclude={"name"})
     h.update(json.dumps(settings, sort_keys=True, default=str).encode())
     return h.hexdigest()
 
@@ -617,7 +637,7 @@ def _rendered(plan: TaskPlan, spec: RunSpec, cache: RenderCache):
     digests = {rel: cache.sha(data) for rel, data in files.items()}
     metadata = task_metadata(plan, spec, cache)
     config = task_config(plan, spec, "pending", cache, metadata)
-    return f"{task_slug(plan)}-{_digest(digests, metadata, config)[:12]}", files, digests, config
+    return f"{task_slug(plan)}-{_digest(digests, metadata, config, cache)[:12]}", files, digests, config
 
 
 def task_id_of(plan: TaskPlan, spec: RunSpec, cache: RenderCache | None = None) -> str:

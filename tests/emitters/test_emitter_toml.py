@@ -99,3 +99,29 @@ def test_per_task_tables_of_every_structure_match_harbors_dump():
     for i, meta in enumerate(metas * 2):
         config = _config(f"task {i}", meta)
         assert cache.task_toml(config) == config.model_dump_toml(), meta
+
+
+def test_the_task_id_digest_takes_every_setting_as_harbors_dump_gives_it():
+    """``_digest`` dumps the settings every task shares once per emit (``RenderCache.rest``):
+    the hash must be the one over the whole config's dump, and a copy with another
+    setting must not be served the first one's."""
+    import hashlib
+    import json
+
+    from aces_bench.emitters.harbor_task import _digest
+
+    def whole(config):  # the id's settings part as it was computed per task
+        h = hashlib.sha256()
+        h.update(json.dumps({}, sort_keys=True).encode())
+        settings = config.model_dump(mode="json", exclude={"metadata": True, "task": {"name"}})
+        h.update(json.dumps(settings, sort_keys=True, default=str).encode())
+        return h.hexdigest()
+
+    cache = RenderCache()
+    base = _config("d", {"case_id": "x"})
+    copies = [base, base.model_copy(update={"task": PackageInfo(name="aces/other", description="e")}),
+              base.model_copy(update={"environment": EnvironmentConfig(memory_mb=4096)}),
+              base.model_copy(update={"task": None}), TaskConfig(environment=EnvironmentConfig(cpus=2))]
+    for config in copies * 2:
+        assert _digest({}, {}, config, cache) == whole(config)
+    assert len({_digest({}, {}, c, cache) for c in copies}) == len(copies)
