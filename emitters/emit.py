@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import ClassVar
 
@@ -135,31 +134,28 @@ def emit_study(spec: RunSpec, tasks_dir: Path, plan: StudyPlan | None = None) ->
     inputs: dict[str, str] = {}
     emitted: list[EmittedTask] = []
     written = 0
-    # Validation is CPU work, writing waits on the filesystem (mkdir above all): a
-    # worker thread checks each dir as soon as it is written.
-    with ThreadPoolExecutor(max_workers=1) as checker:
-        checks = []
-        for tp in plan.tasks:
-            key = keys.key(tp)
-            task_id = known.get(key)
-            # Rendering these inputs gave this id before: if its dir is still there,
-            # the task is not rendered again.
-            if task_id is not None and (done := finished_task(tasks_dir, task_id)) is not None:
-                path, was_written = done, False
-            else:
-                task_id, path, was_written = emit_task(tp, spec, tasks_dir, cache)
-            inputs[key] = task_id
-            written += was_written
-            written_config = cache.config_shapes.pop(task_id, None)
-            if task_id not in (_ACCEPTED if was_written else validated):
-                checks.append((task_id, checker.submit(task_dir_problem, path, written_config)))
-            emitted.append(_record(tp, task_id, path))
-        problems = []
-        for task_id, check in checks:
-            if (problem := check.result()) is None:
+    problems: list[str] = []
+    # Each dir is checked right after it is written, in this thread: writing it is
+    # CPU time in the kernel (creating inodes), not a wait a second thread could
+    # fill, and a checker thread only traded the GIL back and forth on every call.
+    for tp in plan.tasks:
+        key = keys.key(tp)
+        task_id = known.get(key)
+        # Rendering these inputs gave this id before: if its dir is still there,
+        # the task is not rendered again.
+        if task_id is not None and (done := finished_task(tasks_dir, task_id)) is not None:
+            path, was_written = done, False
+        else:
+            task_id, path, was_written = emit_task(tp, spec, tasks_dir, cache)
+        inputs[key] = task_id
+        written += was_written
+        written_config = cache.config_shapes.pop(task_id, None)
+        if task_id not in (_ACCEPTED if was_written else validated):
+            if (problem := task_dir_problem(path, written_config)) is None:
                 _ACCEPTED.add(task_id)
             else:
                 problems.append(problem)
+        emitted.append(_record(tp, task_id, path))
     keep = {t.task_id for t in emitted}
     if tasks_dir.is_dir():
         for stale in tasks_dir.iterdir():

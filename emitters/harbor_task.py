@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -74,6 +75,8 @@ class RenderCache:
         # held so its id stays unique.
         self.configs: dict[tuple, tuple[object, TaskConfig]] = {}
         self._tomls: dict[str, tuple[str, str | None] | None] = {}
+        self._tables = _TableDumper()
+        self._rests: dict[tuple[int, ...], tuple[tuple, dict, str]] = {}
         # task id -> (task.toml bytes written, their config shape): taken by the dir check.
         self.config_shapes: dict[str, tuple[bytes, str]] = {}
         self.checker = resources.files("aces_bench.verifier").joinpath(_CHECKER).read_bytes()
@@ -123,7 +126,7 @@ class RenderCache:
         is refused here, and a text that round-trips has the template's shape whenever
         Harbor accepts its [task] (every other key is the template's; [metadata] is any table).
         """
-        rest = json.dumps(config.model_dump(mode="json", exclude={"task", "metadata"}), sort_keys=True)
+        rest = self.rest(config)[1]
         if rest not in self._tomls:
             self._tomls[rest] = _toml_template(config)
         template = self._tomls[rest]
@@ -132,10 +135,28 @@ class RenderCache:
         data = TaskConfig._without_none(config.model_dump(mode="json", include={"task", "metadata"}))
         if set(data) != {"task", "metadata"} or not data["metadata"]:
             return config.model_dump_toml(), None  # a table Harbor's dump would leave out
-        task, metadata = (toml.dumps({k: data[k]}).strip() for k in ("task", "metadata"))
-        _check_round_trip(f"{task}\n\n{metadata}\n", data, config.task.name)
-        text = template[0].replace(_TASK_SLOT, task, 1).replace(_METADATA_SLOT, metadata, 1)
+        tables = self._tables.dump(data["task"], data["metadata"])
+        if tables is None:  # a value needing a closer look: dumped whole, round trip naming the key
+            tables = tuple(toml.dumps({k: data[k]}).strip() for k in ("task", "metadata"))
+            _check_round_trip(f"{tables[0]}\n\n{tables[1]}\n", data, config.task.name)
+        text = template[0].replace(_TASK_SLOT, tables[0], 1).replace(_METADATA_SLOT, tables[1], 1)
         return text, (template[1] if task_table_accepted(data["task"]) else None)
+
+    def rest(self, config: TaskConfig) -> tuple[dict, str]:
+        """``config.model_dump(mode="json")`` without [task] and [metadata], and its
+        sorted JSON: dumped once per distinct set of the other fields' objects.
+
+        Every task config of an emit is a ``model_copy`` of one shared config per
+        environment (``task_config``) with its own [task] and [metadata]: its other
+        fields are that config's very objects, which nothing modifies. They are held
+        here, so an id stays theirs while it is a key."""
+        values = (*(v for k, v in config.__dict__.items() if k not in _PER_TASK), config.__pydantic_extra__)
+        key = tuple(map(id, values))
+        hit = self._rests.get(key)
+        if hit is None or any(a is not b for a, b in zip(hit[0], values, strict=True)):
+            dump = config.model_dump(mode="json", exclude=set(_PER_TASK))
+            hit = self._rests[key] = (values, dump, json.dumps(dump, sort_keys=True))
+        return hit[1], hit[2]
 
     def store(self, tasks_root: Path) -> BlobStore:
         if tasks_root not in self._stores:
@@ -159,6 +180,7 @@ class RenderCache:
         return self._native[task_dir], self._native_configs[task_dir]
 
 
+_PER_TASK = ("task", "metadata")  # the TaskConfig fields each task has its own of
 _TASK_SLOT = "\0aces-task-table\0"
 _METADATA_SLOT = "\0aces-metadata-table\0"
 _PLACEHOLDER = {"task": "aces/placeholder-task-0c1f", "metadata": "placeholder-metadata-0c1f"}
@@ -179,6 +201,88 @@ def _toml_template(config: TaskConfig) -> tuple[str, str | None] | None:
             return None
         text = text.replace(table, slot)
     return text, shape
+
+
+_SLOT_NAME = "aces-slot-7d2e-"
+_SLOT = re.compile(r'"aces-slot-7d2e-(\d+)"')
+_PLAIN = re.compile(r"[ !#-&(-\[\]-~]*")  # printable ASCII but quotes and backslash
+
+
+class _TableDumper:
+    """``toml.dumps`` of a task's [task] and [metadata] tables, the same text, from a
+    template per table structure with a slot for each string value.
+
+    The toml writer writes a string value as ``dump_value(s)`` wherever it is (a key's
+    value, an array item, a table of an array of tables): nothing else of the text
+    depends on it. So the tables are dumped once per structure (keys, order, every
+    non-string value) with placeholder strings, and each task's strings are put into
+    the placeholders' places. The template is parsed back once and must give the
+    placeholder tables; each distinct string is dumped once and, unless it is plain
+    printable ASCII without quotes or backslashes (then it is written as is, between
+    double quotes, which is ``dump_value``'s text and reads back unchanged), parsed back
+    alone and must give itself. So the text read back gives every value dumped, as
+    the whole-text round trip checked; anything else (a string the writer mangles, a
+    template whose slots are not each found once) returns None, for the caller's
+    whole dump and round trip, which names the key.
+    """
+
+    def __init__(self) -> None:
+        self._templates: dict[str, tuple[str, str] | None] = {}
+        self._strings: dict[str, str | None] = {}
+        self._encoder = toml.TomlEncoder()
+
+    def dump(self, task: dict, metadata: dict) -> tuple[str, str] | None:
+        strings: list[str] = []
+        skeleton = (_skeleton(task, strings), _skeleton(metadata, strings))
+        key = json.dumps(skeleton)
+        if key not in self._templates:
+            self._templates[key] = self._template(*skeleton, len(strings))
+        template = self._templates[key]
+        if template is None:
+            return None
+        dumped = [self._string(v) for v in strings]
+        if None in dumped:
+            return None
+        return tuple(_SLOT.sub(lambda m: dumped[int(m.group(1))], t) for t in template)  # type: ignore[return-value]
+
+    def _string(self, value: str) -> str | None:
+        if value not in self._strings:
+            if _PLAIN.fullmatch(value):
+                out: str | None = f'"{value}"'
+            else:
+                out = str(self._encoder.dump_value(value))
+                try:
+                    back = tomllib.loads(f"v = {out}\n")
+                except tomllib.TOMLDecodeError:
+                    back = None
+                if back != {"v": value}:
+                    out = None
+            self._strings[value] = out
+        return self._strings[value]
+
+    @staticmethod
+    def _template(task: dict, metadata: dict, n: int) -> tuple[str, str] | None:
+        tables = (toml.dumps({"task": task}).strip(), toml.dumps({"metadata": metadata}).strip())
+        try:
+            back = tomllib.loads(f"{tables[0]}\n\n{tables[1]}\n")
+        except tomllib.TOMLDecodeError:
+            return None
+        found = [int(m.group(1)) for t in tables for m in _SLOT.finditer(t)]
+        if back != {"task": task, "metadata": metadata} or sorted(found) != list(range(n)):
+            return None
+        return tables
+
+
+def _skeleton(value, strings: list[str]):
+    """``value`` with each string replaced by the name of its slot (appended to ``strings``)."""
+    if isinstance(value, str):
+        strings.append(value)
+        return f"{_SLOT_NAME}{len(strings) - 1}"
+    if isinstance(value, dict):
+        return {k: _skeleton(v, strings) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_skeleton(v, strings) for v in value]
+    return value
 
 
 def _check_round_trip(text: str, data: dict, task: str) -> None:
@@ -490,15 +594,17 @@ def _render_native(plan: TaskPlan, spec: RunSpec, cache: RenderCache) -> dict[st
     return files
 
 
-def _digest(digests: dict[str, str], metadata: dict, config: TaskConfig) -> str:
+def _digest(digests: dict[str, str], metadata: dict, config: TaskConfig, cache: RenderCache | None = None) -> str:
     h = hashlib.sha256()
     for rel in sorted(digests):
         h.update(rel.encode() + b"\0" + bytes.fromhex(digests[rel]))
     h.update(json.dumps(metadata, sort_keys=True).encode())
     # Everything else task.toml says (network mode, limits, timeouts, env, MCP servers)
     # changes what a trial does, so it is part of the id too; only the name (the id
-    # itself) is left out.
-    settings = config.model_dump(mode="json", exclude={"metadata": True, "task": {"name"}})
+    # itself) is left out. It is config.model_dump(mode="json", exclude={"metadata":
+    # True, "task": {"name"}}), the part shared by the emit's tasks dumped once.
+    settings = dict((cache or RenderCache()).rest(config)[0])
+    settings["task"] = None if config.task is None else config.task.model_dump(mode="json", exclude={"name"})
     h.update(json.dumps(settings, sort_keys=True, default=str).encode())
     return h.hexdigest()
 
@@ -531,7 +637,7 @@ def _rendered(plan: TaskPlan, spec: RunSpec, cache: RenderCache):
     digests = {rel: cache.sha(data) for rel, data in files.items()}
     metadata = task_metadata(plan, spec, cache)
     config = task_config(plan, spec, "pending", cache, metadata)
-    return f"{task_slug(plan)}-{_digest(digests, metadata, config)[:12]}", files, digests, config
+    return f"{task_slug(plan)}-{_digest(digests, metadata, config, cache)[:12]}", files, digests, config
 
 
 def task_id_of(plan: TaskPlan, spec: RunSpec, cache: RenderCache | None = None) -> str:

@@ -3,6 +3,9 @@ and which it never does (a dir Harbor refuses, a dir found on disk, another Harb
 
 from __future__ import annotations
 
+import errno
+import os
+
 import pytest
 
 from aces_bench.config.compose import compose_spec
@@ -37,6 +40,10 @@ def checked(monkeypatch):
     return seen
 
 
+def _recorded():
+    return sorted(p.name for p in record_dir().iterdir() if not p.name.startswith("."))
+
+
 def _emit(out):
     spec = compose_spec(["skill=custom", SKILLS], output_dir=out)
     return emit_study(spec, out / "tasks")
@@ -46,7 +53,9 @@ def test_each_distinct_task_is_checked_once_on_the_machine(tmp_path, record, che
     first = _emit(tmp_path / "member-a")
     ids = sorted(t.task_id for t in first.tasks)
     assert sorted(checked) == ids
-    assert sorted(p.name for p in record_dir().iterdir()) == ids
+    assert _recorded() == ids
+    # every marker is a link to the one anchor: recording costs no inode per task
+    assert {(record_dir() / i).stat().st_ino for i in ids} == {(record_dir() / ".anchor").stat().st_ino}
     # Another sweep member in a fresh process: it writes the same tasks into its own
     # folder, and Harbor's verdict on those bytes is already recorded.
     forget_accepted()
@@ -98,3 +107,22 @@ def test_a_dir_found_on_disk_is_checked_though_its_id_is_recorded(tmp_path, reco
         _emit(tmp_path / "member-a")
     assert broken.name in str(err.value) and "do not load in Harbor" in str(err.value)
     assert sorted(checked) == sorted(t.task_id for t in first.tasks)
+
+
+def test_an_anchor_full_of_links_is_replaced_and_the_id_still_recorded(tmp_path, record, monkeypatch):
+    real, refused = os.link, []
+
+    def link(src, dst, *args, **kwargs):
+        if not refused:  # the first link: the anchor already holds the most links allowed
+            refused.append(dst)
+            raise OSError(errno.EMLINK, "Too many links")
+        return real(src, dst, *args, **kwargs)
+
+    ids = accepted.AcceptedIds()
+    ids.add("a-task")  # no anchor yet: one is made
+    first = (record_dir() / ".anchor").stat().st_ino
+    monkeypatch.setattr(accepted.os, "link", link)
+    ids.add("b-task")
+    assert refused and _recorded() == ["a-task", "b-task"]
+    assert (record_dir() / "b-task").stat().st_ino == (record_dir() / ".anchor").stat().st_ino != first
+    assert (record_dir() / "a-task").stat().st_ino == first

@@ -11,7 +11,8 @@ from harbor.models.task.config import EnvironmentConfig, PackageInfo, TaskConfig
 
 from aces_bench.emitters.harbor_task import RenderCache
 
-NASTY = ['quote " and \\ backslash', "new\nline\ttab", "ünïcödé ☃", "[verifier]", "'''", '"""', "a = 1"]
+NASTY = ['quote " and \\ backslash', "new\nline\ttab", "ünïcödé ☃", "[verifier]", "'''", '"""', "a = 1",
+         "it's", "", "aces-slot-7d2e-0", '"aces-slot-7d2e-1"']
 
 
 def _config(description: str, meta: dict, **env) -> TaskConfig:
@@ -80,3 +81,47 @@ def test_the_shape_given_with_the_text_is_the_shape_of_the_text(text):
     out, shape = cache.task_toml_shaped(_config(text, {"case_id": text, "n": 3, "list": [text, 1]}))
     assert shape is not None
     assert shape == config_shape(out)
+
+
+def test_per_task_tables_of_every_structure_match_harbors_dump():
+    """The per-task tables are filled into a template per structure: keys, order, types
+    and non-string values each give another template, and a string value or key that
+    looks like a slot stays what it is."""
+    cache = RenderCache()
+    metas = [
+        {"case_id": "a", "n": 1, "flag": True, "ratio": 0.5, "list": ["x", 2, "y"]},
+        {"case_id": "b", "n": 2, "flag": False, "ratio": 1.0, "list": ["x", "2", "y"]},
+        {"n": 1, "case_id": "c", "flag": 1, "ratio": 1, "list": []},
+        {"case_id": "d", "staged": [{"name": "s1", "v": ""}, {"name": "s2", "v": "1.0"}], "env": {"mcp": []}},
+        {"case_id": "e", "staged": [{"name": "s1", "v": "it's"}], "env": {"mcp": ["a b"]}},
+        {"aces-slot-7d2e-0": "aces-slot-7d2e-0", "aces-slot-7d2e-0 x": {"k": "aces-slot-7d2e-1"}},
+    ]
+    for i, meta in enumerate(metas * 2):
+        config = _config(f"task {i}", meta)
+        assert cache.task_toml(config) == config.model_dump_toml(), meta
+
+
+def test_the_task_id_digest_takes_every_setting_as_harbors_dump_gives_it():
+    """``_digest`` dumps the settings every task shares once per emit (``RenderCache.rest``):
+    the hash must be the one over the whole config's dump, and a copy with another
+    setting must not be served the first one's."""
+    import hashlib
+    import json
+
+    from aces_bench.emitters.harbor_task import _digest
+
+    def whole(config):  # the id's settings part as it was computed per task
+        h = hashlib.sha256()
+        h.update(json.dumps({}, sort_keys=True).encode())
+        settings = config.model_dump(mode="json", exclude={"metadata": True, "task": {"name"}})
+        h.update(json.dumps(settings, sort_keys=True, default=str).encode())
+        return h.hexdigest()
+
+    cache = RenderCache()
+    base = _config("d", {"case_id": "x"})
+    copies = [base, base.model_copy(update={"task": PackageInfo(name="aces/other", description="e")}),
+              base.model_copy(update={"environment": EnvironmentConfig(memory_mb=4096)}),
+              base.model_copy(update={"task": None}), TaskConfig(environment=EnvironmentConfig(cpus=2))]
+    for config in copies * 2:
+        assert _digest({}, {}, config, cache) == whole(config)
+    assert len({_digest({}, {}, c, cache) for c in copies}) == len(copies)
