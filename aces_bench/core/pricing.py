@@ -16,8 +16,13 @@ This module sits below config and agents: it imports nothing of aces-bench.
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import os
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 DEFAULT_INPUT_TOKENS = 50_000
 DEFAULT_OUTPUT_TOKENS = 3_000
@@ -52,18 +57,62 @@ def _optional(entry: dict, name: str) -> float | None:
     return float(value) if value is not None else None
 
 
+BUNDLED_MAP = "model_prices_and_context_window_backup.json"
+_bundled: dict | None = None
+
+
+def _bundled_map() -> dict | None:
+    """litellm's bundled cost map, read as a file without importing litellm (about 3 s of
+    CPU, which a cost-cap refusal would otherwise pay first); None when litellm would not
+    use it (``LITELLM_LOCAL_MODEL_COST_MAP`` not true: it fetches the current map) or it
+    cannot be read."""
+    global _bundled
+    if os.environ.get("LITELLM_LOCAL_MODEL_COST_MAP", "").lower() != "true":
+        return None
+    if _bundled is None:
+        found = importlib.util.find_spec("litellm")
+        folders = list(found.submodule_search_locations or []) if found is not None else []
+        try:
+            _bundled = json.loads(Path(folders[0], BUNDLED_MAP).read_bytes()) if folders else {}
+        except (OSError, ValueError):
+            _bundled = {}
+    return _bundled
+
+
+def _entry_price(key: str, entry) -> Price | None:
+    if not isinstance(entry, dict) or entry.get("input_cost_per_token") is None:
+        return None
+    return Price(key, float(entry["input_cost_per_token"]), float(entry.get("output_cost_per_token") or 0.0),
+                 cache_read=_optional(entry, "cache_read_input_token_cost"),
+                 cache_write=_optional(entry, "cache_creation_input_token_cost"))
+
+
 def price_of(model: str | None) -> Price | None:
-    """The model's price (``provider/model`` or bare), or None when litellm does not list it."""
+    """The model's price (``provider/model`` or bare), or None when litellm does not list it.
+
+    Read from ``litellm.model_cost``. Before litellm is imported, an entry of its bundled map
+    that lists an input price is read from the file: litellm's loading only fills in prices
+    an entry lacks (tests/core/test_pricing_bundled.py holds every such entry to
+    ``litellm.model_cost``), and prices registered at run time need litellm imported."""
     if not model:
         return None
+    bundled = None if "litellm" in sys.modules else _bundled_map()
+    if bundled:
+        for key in _keys(model):
+            if key not in bundled:
+                continue  # nor in litellm's map, which is loaded from this file
+            price = _entry_price(key, bundled[key])
+            if price is not None:
+                return price
+            break  # an entry without its input price: litellm's loading may fill it in
+        else:
+            return None
     import litellm
 
     for key in _keys(model):
-        entry = litellm.model_cost.get(key)
-        if entry and entry.get("input_cost_per_token") is not None:
-            return Price(key, float(entry["input_cost_per_token"]), float(entry.get("output_cost_per_token") or 0.0),
-                         cache_read=_optional(entry, "cache_read_input_token_cost"),
-                         cache_write=_optional(entry, "cache_creation_input_token_cost"))
+        price = _entry_price(key, litellm.model_cost.get(key))
+        if price is not None:
+            return price
     return None
 
 
