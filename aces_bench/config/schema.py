@@ -17,6 +17,7 @@ a panel judge) takes any element, or a scalar that may be null, since Hydra read
 from __future__ import annotations
 
 import dataclasses
+import os
 import types
 from typing import Any, Literal, Optional, Union, get_args, get_origin
 
@@ -69,8 +70,8 @@ def _conf_type(annotation: Any, names: dict[type, str], *, shortcuts: bool = Fal
         return structured(annotation, names.get(annotation, annotation.__name__.removesuffix("Spec") + "Conf"), names)
     if annotation is Any or annotation in _SCALARS:
         return annotation
-    if hasattr(annotation, "__fspath__") or getattr(annotation, "__name__", "") == "Path":
-        return str
+    if isinstance(annotation, type) and issubclass(annotation, os.PathLike):
+        return str  # a path is a string in the config
     raise TypeError(f"no Hydra type stands for {annotation!r}: add one to config.schema._conf_type")
 
 
