@@ -1,5 +1,5 @@
-"""Running a planned study (checked already, by ``study.preflight``): Harbor jobs (``runner``), attempts and retries
-(``attempts``), one record per expected trial (``collect``), the cost estimate and cap
+"""Running a planned study (checked already, by ``study.preflight``): Harbor jobs (``runner``), a round's job of one attempt, infrastructure reruns and the failure watch
+(``attempts``; the rounds themselves are ``study.rounds``), one record per expected trial (``collect``), the cost estimate and cap
 (``cost``), the output-folder lock (``outlock``), progress lines, offline defaults and
 the baseline-reuse store (``reuse``).
 

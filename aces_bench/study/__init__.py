@@ -1,5 +1,6 @@
 """One spec -> one report: a single study (``pipeline``), a designed study (``design``), a
-sweep's report (``sweep``), sequential rounds (``sequential``), ``aces-bench plan``
+sweep's report (``sweep``), the one round loop and its fixed and stop-on-pass schedules
+(``rounds``), the sequential schedule (``sequential``), ``aces-bench plan``
 (``plan``) and what a study prints (``console``).
 
 May import: every layer below it (``reports``, ``stats``, ``grading``, ``run``, ...);

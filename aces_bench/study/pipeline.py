@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import sys
@@ -14,26 +13,19 @@ from aces_bench.core.errors import AcesError, RunError
 from aces_bench.core.io import write_json
 from aces_bench.emitters import emit_study
 from aces_bench.emitters.plan import StudyPlan, plan_study
-from aces_bench.grading.grade import grade_records
 from aces_bench.judges.base import Judge
 from aces_bench.records.provenance import SkillProvenance, build_provenance
-from aces_bench.records.trials import GradedTrial, write_grades, write_trials_table
+from aces_bench.records.trials import write_grades, write_trials_table
 from aces_bench.run import disk
-from aces_bench.run.attempts import AttemptPolicy, collect_attempts, run_attempts
-from aces_bench.run.attempts import not_run_by_cap as _not_run_by_cap
-from aces_bench.run.collect import TrialRecord, collect_job
 from aces_bench.run.cost import CostCapReached, clear_stop, write_stop
 from aces_bench.run.disk import DiskCapReached
 from aces_bench.run.outlock import study_lock, usable_output_dir
 from aces_bench.run.reuse import decide as decide_reuse
-from aces_bench.run.reuse import materialise
-from aces_bench.run.reuse import store as store_for_reuse
-from aces_bench.run.runner import (
-    UniformFailure,
-    job_config,
-)
+from aces_bench.run.runner import job_config
 from aces_bench.study.console import count_failures, finish_console
 from aces_bench.study.preflight import PreflightError, preflight_study
+from aces_bench.study.rounds import FixedSchedule, Rounds, Schedule, StopOnPassSchedule
+from aces_bench.study.sequential import SequentialSchedule
 
 log = logging.getLogger("aces_bench.pipeline")
 
@@ -62,32 +54,13 @@ def _check_same_skills(spec: RunSpec, out: Path) -> None:
         )
 
 
-class RoundGrades:
-    """Grades trials as stop-on-pass rounds need them (pass is the graded ``final_pass``,
-    decided once, ``aces_bench/core/modes.py``), and reuses them for the study's grades."""
-
-    def __init__(self, spec: RunSpec, judge) -> None:
-        self.spec, self.judge = spec, judge
-        self.graded: dict[tuple[str, int], GradedTrial] = {}
-
-    async def passed(self, record: TrialRecord) -> bool | None:
-        key = (record.task_id, record.attempt)
-        if key not in self.graded:
-            self.graded[key] = (await grade_records([record], self.spec, self.judge))[0]
-        return self.graded[key].final_pass
-
-    def passed_now(self, record: TrialRecord) -> bool | None:
-        return asyncio.run(self.passed(record))
-
-    async def grade_all(self, records: list[TrialRecord]) -> list[GradedTrial]:
-        def fresh(r: TrialRecord) -> bool:
-            g = self.graded.get((r.task_id, r.attempt))
-            return g is not None and g.trial_name == r.trial_name and g.status == r.status
-
-        todo = [r for r in records if not fresh(r)]
-        for r, g in zip(todo, await grade_records(todo, self.spec, self.judge), strict=True):
-            self.graded[(r.task_id, r.attempt)] = g
-        return [self.graded[(r.task_id, r.attempt)] for r in records]
+def schedule_for(rounds: Rounds) -> Schedule:
+    """The design's schedule over the one round loop: sequential, stop-on-pass, else fixed."""
+    if rounds.spec.study.sequential:
+        return SequentialSchedule(rounds)
+    if rounds.spec.study.stop_on_pass:
+        return StopOnPassSchedule(rounds)
+    return FixedSchedule(rounds)
 
 
 def check_max_trials(spec: RunSpec, trials: int) -> None:
@@ -168,53 +141,25 @@ def _run_locked(spec: RunSpec, out: Path, prepared: Prepared | None = None) -> t
         log.info("emit_only=true: not running trials")
         return out, len(emitted.tasks)
     # (emit_only runs nothing, so it needs no agent CLI: the job config reads the installed one.)
-    base_job = job_config(spec, emitted, jobs_dir)
-    plans = {t.task_id: tp for t, tp in zip(emitted.tasks, plan.tasks, strict=True)}
-    stopped: RunError | None = None
-    if spec.study.sequential:
-        from aces_bench.study.sequential import run_sequential
-
-        write_json(out / "provenance.json", build_provenance(spec, skills, jobs_dir / base_job.job_name))
-        graded, stopped = run_sequential(spec, emitted, out, jobs_dir, judge)
-        if isinstance(stopped, CostCapReached):
-            write_stop(out, stopped.stop)
-        elif stopped is None:
-            clear_stop(out)
-    else:
-        # Baseline and null trials stored by an earlier study with the same inputs are not run again.
-        reuse = decide_reuse(spec, emitted, out, base_job.job_name)
-        print(reuse.summary(), file=sys.stderr)
-        exclude = frozenset(t for t, _ in reuse.keys())
+    rounds = Rounds(spec, emitted, out, jobs_dir, judge)
+    schedule = schedule_for(rounds)
+    # Baseline and null trials stored by an earlier study with the same inputs are not run again.
+    job = job_config(spec, emitted, jobs_dir).job_name
+    reuse = decide_reuse(spec, emitted, out, job, whole_tasks=schedule.whole_task_reuse)
+    print(reuse.summary(), file=sys.stderr)
+    exclude = frozenset(t for t, _ in reuse.keys()) if schedule.whole_task_reuse else frozenset()
+    if not spec.study.sequential:
         check_max_trials(spec, (len(emitted.tasks) - len(exclude)) * spec.study.n_attempts)
-        write_json(out / "provenance.json",
-                   build_provenance(spec, skills, jobs_dir / job_config(spec, emitted, jobs_dir, exclude).job_name))
-        rounds = RoundGrades(spec, judge)
-        try:
-            job_dirs = asyncio.run(run_attempts(spec, emitted, jobs_dir, passed=rounds.passed, exclude=exclude))
-            clear_stop(out)  # this run went to the end: an earlier cost stop no longer describes the folder
-            disk.clear_stop(out)
-        except (CostCapReached, DiskCapReached, UniformFailure) as exc:
-            # The trials that finished are tabled and reported; the error is raised after.
-            stopped = exc
-            job_dirs = _existing_job_dirs(spec, emitted, jobs_dir, exclude)
-            if isinstance(exc, CostCapReached):
-                write_stop(out, exc.stop)
-            elif isinstance(exc, DiskCapReached):
-                disk.write_stop(out, exc.stop)
-        policy = AttemptPolicy.from_spec(spec)
-        run_plans = {k: v for k, v in plans.items() if k not in exclude}
-        if policy.stop_on_pass:
-            # One Harbor job per attempt round; passed cases' later attempts are "skipped".
-            records = collect_attempts(job_dirs, run_plans, policy, passed=rounds.passed_now)
-        else:
-            records = collect_job(job_dirs[0], run_plans, spec.study.n_attempts) if job_dirs else []
-        if isinstance(stopped, CostCapReached):
-            records = [_not_run_by_cap(r) for r in records]
-        records += materialise(reuse, plans, jobs_dir, tasks_dir=emitted.tasks_dir)
-        added = store_for_reuse(spec, records, out)
-        if added:
-            log.info("stored %d baseline/null trial(s) for reuse by later studies", added)
-        graded = asyncio.run(rounds.grade_all(records))
+    write_json(out / "provenance.json",
+               build_provenance(spec, skills, jobs_dir / job_config(spec, emitted, jobs_dir, exclude).job_name))
+    graded, stopped = rounds.run(schedule, reuse)
+    if stopped is None:
+        clear_stop(out)  # this run went to the end: an earlier stop no longer describes the folder
+        disk.clear_stop(out)
+    elif isinstance(stopped, CostCapReached):
+        write_stop(out, stopped.stop)
+    elif isinstance(stopped, DiskCapReached):
+        disk.write_stop(out, stopped.stop)
     write_grades(out / "grades.jsonl", graded)
     frame = write_trials_table(out, graded, spec)
     log.info("trials table: %d rows -> %s", len(frame), out / "trials.parquet")
@@ -231,13 +176,3 @@ def _run_locked(spec: RunSpec, out: Path, prepared: Prepared | None = None) -> t
         raise stopped
     return out, len(emitted.tasks)
 
-
-def _existing_job_dirs(spec: RunSpec, emitted, jobs_dir: Path, exclude: frozenset[str] = frozenset()) -> list[Path]:
-    """The job dirs a stopped run left, in attempt order (one per stop-on-pass round)."""
-    name = job_config(spec, emitted, jobs_dir, exclude).job_name
-    if not spec.study.stop_on_pass:
-        return [jobs_dir / name]
-    rounds = [jobs_dir / f"{name}-attempt{k}" for k in range(1, spec.study.n_attempts + 1)]
-    while rounds and not rounds[-1].is_dir():
-        rounds.pop()
-    return rounds

@@ -12,9 +12,10 @@ gate is asked (``stats.sequential.analyse``, at its Holm level across the study'
 timeouts and crashes counted as not passed); a decided skill schedules nothing more, the
 others go on.
 
-A round is one Harbor job per attempt index over that round's task ids
-(``<job>-seq<r>-a<attempt>``), run and collected through the same runner, cost guard,
-failure watch, infrastructure retries and collector as a fixed study. Baseline and null
+The design is a schedule (``SequentialSchedule``) of the study's one round loop
+(``study.rounds``): a round is one Harbor job per attempt index over that round's task
+ids (``<job>-seq<r>-a<attempt>``), run, collected, graded and stored by the same loop,
+with the same runner, cost guard, failure watch and infrastructure retries, as a fixed study. Baseline and null
 trials found in the reuse store (``aces_bench.run.reuse``) are not run. ``study.max_trials``
 (trials run, reuse excluded) stops the study before a round that would pass it (a skill
 left undecided then reads "does not reach threshold", with that reason);
@@ -31,7 +32,6 @@ skill never ran is recorded as ``skipped`` with the reason.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 import sys
@@ -45,27 +45,16 @@ from aces_bench.core.errors import RunError
 from aces_bench.core.io import write_json
 from aces_bench.core.versioning import load_model
 from aces_bench.emitters.emit import EmitResult
-from aces_bench.grading.grade import grade_records
 from aces_bench.records.trials import GradedTrial, read_grades, rows_to_frame, write_grades
-from aces_bench.run.attempts import (
-    SKIPPED,
-    AttemptPolicy,
-    _with_infra_retries,
-    attempt_job_config,
-    attempt_record,
-    early_stop_rule,
-    not_run_by_cap,
-    retry_infra_failures,
-)
-from aces_bench.run.collect import TrialRecord
-from aces_bench.run.cost import CostCapReached, estimate
-from aces_bench.run.progress import one_line
-from aces_bench.run.reuse import ReusePlan, decide, materialise, store
-from aces_bench.run.runner import UniformFailure, job_config, run_config, set_offline_defaults
+from aces_bench.run.attempts import SKIPPED, attempt_job_config
+from aces_bench.run.cost import estimate
+from aces_bench.run.reuse import ReusePlan
+from aces_bench.run.runner import job_config
 from aces_bench.stats.gate import GateCases, GateSettings, skill_cases
 from aces_bench.stats.sequential import DECISION_TEXT, SequentialDesign
 from aces_bench.stats.sequential_family import Asked, analyse_family
 from aces_bench.stats.sequential_ledger import LEDGER, Ledger, SkillPlan
+from aces_bench.study.rounds import Job, Round, Rounds
 
 log = logging.getLogger("aces_bench.sequential")
 
@@ -190,131 +179,115 @@ def _save(out: Path, ledger: Ledger) -> None:
     write_json(out / LEDGER, ledger)
 
 
-def run_sequential(spec: RunSpec, emitted: EmitResult, out: Path, jobs_dir: Path,
-                   judge) -> tuple[list[GradedTrial], RunError | None]:
-    """Run the study round by round; returns every planned trial graded (stopped skills'
-    unrun trials as ``skipped``) and the error that stopped it early (the cost cap, a
-    failure shared by every first trial), which the caller raises after the report.
-    The study's one preflight (``study.preflight``) ran before anything was emitted."""
-    set_offline_defaults()
-    base = job_config(spec, emitted, jobs_dir)
-    plans = {t.task_id: tp for t, tp in zip(emitted.tasks, emitted.plan.tasks, strict=True)}
-    by_case, _, _ = _cases(emitted)
-    fresh = new_ledger(spec, emitted, base.job_name)
-    ledger = _load(out, base.job_name, fresh) or fresh
-    ledger = ledger.model_copy(update={"stop_note": None})
-    _save(out, ledger)
-    reuse: ReusePlan = decide(spec, emitted, out, base.job_name, whole_tasks=False)
-    print(reuse.summary(), file=sys.stderr)
-    reused_keys = reuse.keys()
-    reused_records = {(r.task_id, r.attempt): r for r in materialise(reuse, plans, jobs_dir, tasks_dir=emitted.tasks_dir)}
-    graded: dict[tuple[str, int], GradedTrial] = {}
-    rounds = out / ROUNDS_DIR
-    for r in range(ledger.rounds_done):
-        for g in read_grades(rounds / f"round-{r}.jsonl"):
-            graded[(g.task_id, g.attempt)] = g
-    g_set = gate_settings(spec)
-    print(f"sequential study: at most {ledger.trials_fixed} trial(s) (the fixed design); rounds stop each skill once "
-          f"the gate is decided (threshold {g_set.threshold:+.3f}, one-sided alpha {g_set.alpha:g}, at least "
-          f"{g_set.min_cases} cases won; docs/gate.md)", file=sys.stderr)
-    policy = AttemptPolicy.from_spec(spec)
-    watch = early_stop_rule(emitted)
-    stopped: RunError | None = None
-    r = ledger.rounds_done
-    while True:
-        units_by_skill = round_units(ledger, by_case, r)
-        if not units_by_skill:
-            break
-        units = sorted({u for us in units_by_skill.values() for u in us})
-        to_run = [u for u in units if u not in reused_keys]
-        cap = spec.study.max_trials
+class SequentialSchedule:
+    """The sequential design as a schedule of the study's round loop (``study.rounds``): case
+    rounds per undecided skill, the gate asked after each (see the module docstring)."""
+
+    whole_task_reuse = False  # single attempts are reused: a round runs one attempt index per job
+
+    def __init__(self, rounds: Rounds) -> None:
+        self.rounds = rounds
+        spec, emitted = rounds.spec, rounds.emitted
+        self.base = job_config(spec, emitted, rounds.jobs_dir)
+        self.by_case = _cases(emitted)[0]
+        fresh = new_ledger(spec, emitted, self.base.job_name)
+        ledger = _load(rounds.out, self.base.job_name, fresh) or fresh
+        self.ledger = ledger.model_copy(update={"stop_note": None})
+        _save(rounds.out, self.ledger)
+        self.settings = gate_settings(spec)
+        self.reused: set[tuple[str, int]] = set()
+        self.r = self.ledger.rounds_done
+        self.asked: dict[str, list[tuple[str, int]]] = {}
+        self.to_run = 0
+
+    def begin(self, reuse: ReusePlan) -> dict[tuple[str, int], GradedTrial]:
+        """Rounds graded by an earlier run are read back, never graded again (their decisions stand)."""
+        self.reused = reuse.keys()
+        g = self.settings
+        print(f"sequential study: at most {self.ledger.trials_fixed} trial(s) (the fixed design); rounds stop each "
+              f"skill once the gate is decided (threshold {g.threshold:+.3f}, one-sided alpha {g.alpha:g}, at least "
+              f"{g.min_cases} cases won; docs/gate.md)", file=sys.stderr)
+        done = {}
+        for r in range(self.ledger.rounds_done):
+            for trial in read_grades(self.rounds.out / ROUNDS_DIR / f"round-{r}.jsonl"):
+                done[(trial.task_id, trial.attempt)] = trial
+        return done
+
+    def next_round(self) -> Round | None:
+        ledger, r = self.ledger, self.r
+        self.asked = round_units(ledger, self.by_case, r)
+        if not self.asked:
+            return self._end(None)
+        units = sorted({u for us in self.asked.values() for u in us})
+        to_run = [u for u in units if u not in self.reused]
+        cap = self.rounds.spec.study.max_trials
         if cap is not None and ledger.trials_run + len(to_run) > cap:
             note = (f"study.max_trials={cap} reached: round {r + 1} would run {len(to_run)} more trial(s) after "
                     f"{ledger.trials_run}")
-            skills = {k: (v if k not in units_by_skill else v.model_copy(update={"stopped": note}))
+            skills = {k: (v if k not in self.asked else v.model_copy(update={"stopped": note}))
                       for k, v in ledger.skills.items()}
-            ledger = ledger.model_copy(update={"skills": skills, "stop_note": note})
-            _save(out, ledger)
+            self._save(ledger.model_copy(update={"skills": skills, "stop_note": note}))
             print(f"sequential: {note}; undecided skill(s) stop here", file=sys.stderr)
-            break
-        est = estimate(spec, len(to_run))
-        print(f"sequential round {r + 1}: {len(to_run)} trial(s) to run for {len(units_by_skill)} undecided skill(s)"
+            return self._end(None)
+        est = estimate(self.rounds.spec, len(to_run))
+        print(f"sequential round {r + 1}: {len(to_run)} trial(s) to run for {len(self.asked)} undecided skill(s)"
               + (f" (estimated ${est.usd:,.4f})" if est.usd else "")
               + (f"; {len(units) - len(to_run)} reused" if len(units) != len(to_run) else ""), file=sys.stderr)
         by_attempt: dict[int, list[str]] = defaultdict(list)
         for tid, a in to_run:
             by_attempt[a].append(tid)
-        records: list[TrialRecord] = []
-        for a, tids in sorted(by_attempt.items()):
-            config = attempt_job_config(base, a, tids).model_copy(update={"job_name": f"{base.job_name}-seq{r}-a{a}"})
-            job_dir = config.jobs_dir / config.job_name
-            retry_infra_failures(job_dir)
+        jobs = [Job(attempt_job_config(self.base, a, tids).model_copy(
+                    update={"job_name": f"{self.base.job_name}-seq{r}-a{a}"}), tuple(sorted(tids)), a)
+                for a, tids in sorted(by_attempt.items())]
+        self.to_run = len(to_run)
+        return Round(jobs, reused=[u for u in units if u in self.reused], label=f"sequential round {r + 1}")
 
-            async def run_round(config=config, tids=tids) -> None:
-                await run_config(spec, config, total=len(tids), stops_early=watch)
-
-            try:
-                with one_line(f"sequential round {r + 1}"):  # one progress line per round
-                    asyncio.run(_with_infra_retries(job_dir, run_round, policy, dict.fromkeys(tids, 1)))
-            except (CostCapReached, UniformFailure) as exc:
-                stopped = exc
-            records += [attempt_record(job_dir, tid, plans[tid], a) for tid in sorted(tids)]
-            if stopped is not None:
-                break
+    def finished(self, rnd: Round, new: list[GradedTrial], graded: dict[tuple[str, int], GradedTrial],
+                 stopped: RunError | None) -> None:
+        """A finished round is kept (``sequential/round-<r>.jsonl``) and every asked skill looked at;
+        a stopped one is not looked at: re-running (a higher cap, a fixed setup) resumes it."""
+        ledger, r = self.ledger, self.r
         if stopped is not None:
-            # The round did not finish: its trials are reported, no look is made on them, and
-            # re-running (a higher cap, a fixed setup) resumes the round where it stopped.
-            if isinstance(stopped, CostCapReached):
-                records = [not_run_by_cap(x) for x in records]
-            for g in asyncio.run(grade_records(records, spec, judge)):
-                graded[(g.task_id, g.attempt)] = g
             note = f"stopped in round {r + 1}: {stopped}"
-            ledger = ledger.model_copy(update={"stop_note": note})
-            _save(out, ledger)
+            self._save(ledger.model_copy(update={"stop_note": note}))
             print(f"sequential: {note}; undecided skill(s) stop here", file=sys.stderr)
-            break
-        records += [reused_records[u] for u in units if u in reused_keys and u in reused_records]
-        new = asyncio.run(grade_records(records, spec, judge))
-        write_grades(rounds / f"round-{r}.jsonl", new)
-        for g in new:
-            graded[(g.task_id, g.attempt)] = g
-        added = store(spec, records, out)
-        if added:
-            log.info("stored %d new baseline/null trial(s) for reuse", added)
-        frame = trials_frame(spec, graded)
+            self._end(None)
+            return
+        write_grades(self.rounds.out / ROUNDS_DIR / f"round-{r}.jsonl", new)
+        frame = trials_frame(self.rounds.spec, graded)
         skills = dict(ledger.skills)
-        for name, result in family_looks(ledger, frame, units_by_skill, r, g_set).items():
+        for name, result in family_looks(ledger, frame, self.asked, r, self.settings).items():
             skills[name] = skills[name].model_copy(update={"looks": [*skills[name].looks, result]})
             if result.stopped:
                 print(f"  {name}: {DECISION_TEXT[result.decision]}: {result.reason}", file=sys.stderr)
-        ledger = ledger.model_copy(update={"skills": skills, "rounds_done": r + 1,
-                                           "trials_run": ledger.trials_run + len(to_run),
-                                           "trials_reused": ledger.trials_reused + len(units) - len(to_run)})
-        _save(out, ledger)
-        r += 1
-    print(f"sequential: {ledger.trials_run} trial(s) run, {ledger.trials_reused} reused, of the fixed design's "
-          f"{ledger.trials_fixed}", file=sys.stderr)
-    for line in ledger.lines():
-        print(line, file=sys.stderr)
-    return _with_skipped(spec, ledger, emitted, graded, by_case, judge), stopped
+        units = len({u for us in self.asked.values() for u in us})
+        self._save(ledger.model_copy(update={"skills": skills, "rounds_done": r + 1,
+                                             "trials_run": ledger.trials_run + self.to_run,
+                                             "trials_reused": ledger.trials_reused + units - self.to_run}))
+        self.r += 1
 
+    def unrun(self, unit: tuple[str, int]) -> tuple[str, str]:
+        """A planned trial no round ran: its skill stopped, or the study did."""
+        tp = self.rounds.plans[unit[0]]
+        sp = self.ledger.skills.get(tp.intervention_name)
+        if sp is None:
+            return SKIPPED, "sequential: not scheduled"
+        if sp.decided:
+            return SKIPPED, f"sequential: {tp.intervention_name} stopped ({DECISION_TEXT.get(sp.decision, sp.decision)})"
+        return SKIPPED, f"sequential: not run ({self.ledger.stop_note or 'the study stopped'})"
 
-def _with_skipped(spec: RunSpec, ledger: Ledger, emitted: EmitResult, graded: dict[tuple[str, int], GradedTrial],
-                  by_case: dict[tuple[str, str], dict[str, str]], judge) -> list[GradedTrial]:
-    """Every planned (task, attempt): graded when it ran, else a ``skipped`` record with the reason."""
-    plans = {t.task_id: tp for t, tp in zip(emitted.tasks, emitted.plan.tasks, strict=True)}
-    skipped: list[TrialRecord] = []
-    for t in emitted.tasks:
-        tp = plans[t.task_id]
-        sp = ledger.skills.get(tp.intervention_name)
-        for a in range(1, spec.study.n_attempts + 1):
-            if (t.task_id, a) in graded:
-                continue
-            why = ("sequential: not scheduled" if sp is None else
-                   f"sequential: {tp.intervention_name} stopped ({DECISION_TEXT.get(sp.decision, sp.decision)})"
-                   if sp.decided else f"sequential: not run ({ledger.stop_note or 'the study stopped'})")
-            skipped.append(TrialRecord(task_id=t.task_id, attempt=a, plan=tp, status=SKIPPED, failure_cause=why))
-    extra = asyncio.run(grade_records(skipped, spec, judge)) if skipped else []
-    out = list(graded.values()) + extra
-    return sorted(out, key=lambda g: (g.task_id, g.attempt))
+    def ordered(self, graded: dict[tuple[str, int], GradedTrial], reused) -> list[GradedTrial]:
+        return [graded[u] for u in sorted(graded)]
 
+    def _save(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+        _save(self.rounds.out, ledger)
+
+    def _end(self, rnd: Round | None) -> Round | None:
+        """The study's last words: trials run against the fixed design's, and each skill's decision."""
+        ledger = self.ledger
+        print(f"sequential: {ledger.trials_run} trial(s) run, {ledger.trials_reused} reused, of the fixed design's "
+              f"{ledger.trials_fixed}", file=sys.stderr)
+        for line in ledger.lines():
+            print(line, file=sys.stderr)
+        return rnd

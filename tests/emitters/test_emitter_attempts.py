@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 
 import pandas as pd
@@ -10,12 +9,12 @@ import pytest
 
 from aces_bench.config.compose import compose_spec
 from aces_bench.emitters import emit_study
-from aces_bench.grading.grade import grade_records
 from aces_bench.judges.factory import build_judge
-from aces_bench.run.attempts import AttemptPolicy, attempt_job_config, collect_attempts, run_attempts
+from aces_bench.run.attempts import attempt_job_config
+from aces_bench.run.reuse import decide
 from aces_bench.run.runner import job_config
 from aces_bench.stats.passk import pass_counts, passk_table
-from aces_bench.study.pipeline import RoundGrades
+from aces_bench.study.rounds import Rounds, StopOnPassSchedule
 
 SKILLS = "skill.paths=[tests/fixtures/skills]"
 
@@ -42,14 +41,20 @@ def test_stop_on_pass_skips_later_attempts_and_records_them(tmp_path):
         output_dir=tmp_path,
     )
     emitted = emit_study(spec, tmp_path / "tasks")
-    # Pass is the graded final_pass (decided once, aces_bench/core/modes.py), as the pipeline supplies it.
-    rounds = RoundGrades(spec, build_judge(spec.judge))
-    job_dirs = asyncio.run(run_attempts(spec, emitted, tmp_path / "jobs", passed=rounds.passed))
+    # The study's one round loop with the stop-on-pass schedule; pass is the graded final_pass
+    # (decided once, aces_bench/core/modes.py).
+    rounds = Rounds(spec, emitted, tmp_path, tmp_path / "jobs", build_judge(spec.judge))
+
+    def run_once():
+        reuse = decide(spec, emitted, tmp_path, job_config(spec, emitted, tmp_path / "jobs").job_name)
+        return rounds.run(StopOnPassSchedule(rounds), reuse)
+
+    graded, stopped = run_once()
+    assert stopped is None
+    job_dirs = sorted((tmp_path / "jobs").glob("*-attempt*"))
     assert len(job_dirs) == 2
-    plans = {t.task_id: tp for t, tp in zip(emitted.tasks, emitted.plan.tasks, strict=True)}
-    records = collect_attempts(job_dirs, plans, AttemptPolicy.from_spec(spec), passed=rounds.passed_now)
-    by = {(r.plan.condition, r.attempt): r for r in records}
-    assert len(records) == 4
+    by = {(g.condition, g.attempt): g for g in graded}
+    assert len(graded) == 4
     # The with-skill arm passes at once: its second attempt is skipped, with the reason.
     assert by[("with_skill", 1)].status == "ok" and by[("with_skill", 1)].reward == 1.0
     assert by[("with_skill", 2)].status == "skipped"
@@ -60,7 +65,6 @@ def test_stop_on_pass_skips_later_attempts_and_records_them(tmp_path):
     # Round 2 ran only the task that had not passed.
     assert sum(1 for p in job_dirs[1].iterdir() if (p / "result.json").is_file()) == 1
     # Skipped attempts reach the trials table as rows with unscored metrics.
-    graded = asyncio.run(grade_records(records, spec))
     rows = {(g.condition, g.attempt): g.to_row(spec) for g in graded}
     skipped = rows[("with_skill", 2)]
     assert skipped.status == "skipped" and skipped.metric_security is None and skipped.composite is None
@@ -68,6 +72,8 @@ def test_stop_on_pass_skips_later_attempts_and_records_them(tmp_path):
     table = pd.DataFrame([r.model_dump() for r in rows.values()])
     p2 = passk_table(pass_counts(table), ks=(2,), by=()).iloc[0]
     assert (p2["n_cases"], p2["n_short"], p2["pass_with"]) == (1, 0, 1.0)
-    # Re-running resumes every round instead of redoing it.
-    again = asyncio.run(run_attempts(spec, emitted, tmp_path / "jobs", passed=rounds.passed))
-    assert again == job_dirs
+    # Re-running resumes every round instead of redoing it: no trial runs again.
+    trials = sorted(p for d in job_dirs for p in d.iterdir() if (p / "result.json").is_file())
+    again, _ = run_once()
+    assert sorted(p for d in job_dirs for p in d.iterdir() if (p / "result.json").is_file()) == trials
+    assert [(g.task_id, g.attempt, g.status) for g in again] == [(g.task_id, g.attempt, g.status) for g in graded]

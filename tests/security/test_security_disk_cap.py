@@ -57,9 +57,12 @@ def test_no_cap_never_holds_a_trial(tmp_path):
 
 
 @needs_bwrap
-def test_a_study_past_its_disk_cap_stops_with_one_line_and_the_report_says_why(tmp_path):
+@pytest.mark.parametrize("design", [[], ["study.sequential=true"], ["study.stop_on_pass=true", "study.n_attempts=2"]],
+                         ids=["fixed", "sequential", "stop-on-pass"])
+def test_a_study_past_its_disk_cap_stops_with_one_line_and_the_report_says_why(tmp_path, design):
+    # Every design runs through the one round loop (study/rounds.py), so each stops the same way.
     out = tmp_path / "out"
-    proc = run_cli(f"output_dir={out}", *study_overrides(root_parent=tmp_path), "report=true",
+    proc = run_cli(f"output_dir={out}", *study_overrides(root_parent=tmp_path), "report=true", *design,
                    "study.max_output_gb=0.0001", timeout=240)  # 100 KB: the emitted tasks pass it
     errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-3000:]

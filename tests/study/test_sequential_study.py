@@ -38,7 +38,7 @@ def _spec(tmp_path: Path, out: Path, *extra: str):
 
 
 def test_a_study_killed_between_rounds_resumes_to_the_same_decisions(tmp_path, monkeypatch):
-    import aces_bench.study.sequential as seq
+    import aces_bench.study.rounds as seq  # the study's one round loop grades each round
 
     whole = tmp_path / "whole"
     run_study(_spec(tmp_path, whole))
