@@ -10,7 +10,6 @@ from typing import ClassVar
 from harbor.models.task.task import Task
 from pydantic import BaseModel, ConfigDict
 
-from aces_bench.cases.credentials import check_study_credentials
 from aces_bench.config.spec import RunSpec
 from aces_bench.core.errors import EmitError
 from aces_bench.core.io import write_json
@@ -121,12 +120,11 @@ def emit_study(spec: RunSpec, tasks_dir: Path, plan: StudyPlan | None = None) ->
 
     The folder ends up holding exactly this study's tasks (stale ones from an earlier,
     different spec are removed) so it can be handed to Harbor as a local dataset.
+    Every check that can refuse the study (the credentials a case may name among them)
+    ran before, once, in ``study/preflight.py``: every path that emits (a study, trigger,
+    ci through the study) runs it first.
     """
     plan = plan or plan_study(spec)
-    # Every path that emits (study, trigger, ci) passes a case only the credentials the
-    # operator listed in skill.allow_credentials: refused here before a task.toml names one.
-    check_study_credentials({id(p.case): p.case for p in plan.tasks}.values(), allowed=spec.skill.allow_credentials,
-                            operator_names=[n for n in (spec.model.api_key_env, spec.judge.api_key_env) if n])
     tasks_dir = Path(tasks_dir).resolve()
     validated = _read_index(tasks_dir)
     cache = RenderCache()
