@@ -60,6 +60,7 @@ class Check:
     name: str
     run: Callable[[], object]
     needs: tuple[str, ...] = ()
+    trials: bool = True  # a run of trials needs it whoever runs it (``aces-bench trigger`` too), not only a study
 
 
 def _backend_type_check(spec: RunSpec) -> None:
@@ -350,8 +351,8 @@ def checks(spec: RunSpec, plan: StudyPlan, judge: list[Judge]) -> list[Check]:
     out = [
         Check("credential names", lambda: check_credential_names(spec, plan)),
         Check("author graders", lambda: check_author_graders(spec.grading.mode,
-                                                               {s.name: s.path for s in plan.targets})),
-        Check("judge", lambda: judge.append(build_judge(spec.judge))),
+                                                               {s.name: s.path for s in plan.targets}), trials=False),
+        Check("judge", lambda: judge.append(build_judge(spec.judge)), trials=False),
     ]
     if run:
         out += [
@@ -361,7 +362,7 @@ def checks(spec: RunSpec, plan: StudyPlan, judge: list[Judge]) -> list[Check]:
             Check("docker or podman", lambda: _backend_type_check(spec)),
             Check("model key", lambda: preflight_model_key(spec)),
             Check("model endpoint", lambda: _endpoint(spec)),
-            Check("cost", lambda: _cost(spec, plan)),
+            Check("cost", lambda: _cost(spec, plan), trials=False),
             # Building the agent imports Harbor's agent and litellm (seconds of CPU): an endpoint that
             # does not answer, or a cost cap the study would pass, is said first, alone, within seconds.
             Check("local agent", lambda: preflight_local_agent(spec), needs=("model endpoint", "cost")),
@@ -399,11 +400,7 @@ def preflight_study(spec: RunSpec, plan: StudyPlan) -> Judge:
     return judge[0]
 
 
-TRIAL_CHECKS = ("credential names", "backend extra", "plugin backend", "backend", "docker or podman", "model key",
-                "model endpoint", "local agent", "agent", "agent install", "credentials")
-"""The checks a run of trials needs whoever runs it (``aces-bench trigger``: no judge, grading or cost cap)."""
-
-
 def preflight_trials(spec: RunSpec, plan: StudyPlan) -> None:
-    """The checks of ``TRIAL_CHECKS`` on ``plan``, before its first job; every problem at once."""
-    _run_checks([c for c in checks(spec, plan, []) if c.name in TRIAL_CHECKS])
+    """The checks any run of trials needs (``Check.trials``: ``aces-bench trigger`` has no judge,
+    grading or cost cap) on ``plan``, before its first job; every problem at once."""
+    _run_checks([c for c in checks(spec, plan, []) if c.trials])
