@@ -121,6 +121,13 @@ def test_the_loader_decides_each_rows_pass_and_mcnemar_counts_it(tmp_path):
     tests = per_skill_tests(pairs, outcome="reward", pass_outcome="final_pass", n_permutations=10).set_index("skill")
     assert tests[["n_pass_with_only", "n_pass_base_only"]].to_dict("index") == {
         "t1": {"n_pass_with_only": 1, "n_pass_base_only": 0}, "t2": {"n_pass_with_only": 0, "n_pass_base_only": 1}}
+    # A mean reward is not a pass: counting it is refused, naming the column, not thresholded.
+    with pytest.raises(ReportError) as err:
+        per_skill_tests(pairs, outcome="reward", pass_outcome="reward", n_permutations=10)
+    assert str(err.value) == (
+        "stats: pass_outcome: pass column 'reward' holds 1 value(s) other than 0/1 (first: 0.995): a pass is decided "
+        "once, at grading, and statistics count it, never a score against a threshold of their own\n"
+        "  fix: count 'final_pass' (the default), or a column whose values are 1 (pass), 0 (fail) or empty")
 
 
 @pytest.mark.parametrize("content,message", [
