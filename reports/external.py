@@ -95,7 +95,8 @@ def build_skillsbench_report(registry: Path, out_dir: Path) -> tuple[Path, Exter
     registry = Path(registry)
     frame = load_skillsbench_registry(registry)
     headline = skillsbench_headline(frame)
-    settings = StatsSettings(outcomes=(REWARD,), headline_outcome=REWARD, pass_outcome=REWARD)
+    # McNemar counts each row's pass as the loader decided it (final_pass, the default).
+    settings = StatsSettings(outcomes=(REWARD,), headline_outcome=REWARD)
     # Per-attempt rewards are not published: pass@k comes from the registry's pass counts,
     # in the one computation that feeds summary.json and the page alike.
     stats = study_stats(frame, settings=settings, counts=registry_pass_counts(frame))

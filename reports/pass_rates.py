@@ -1,7 +1,9 @@
 """First-attempt vs final pass rate per condition, pooled and per skill.
 
-The final pass is the trial's recorded ``final_pass`` (reward at or above the pass
-threshold; the author's pass in ``custom_only`` grading). The first-attempt pass is
+The final pass is the trial's recorded ``final_pass``, decided once at grading
+(``aces_bench/core/modes.py``: the outcome at or above the study's ``grading.pass_threshold``;
+the author's pass in ``custom_only``); a table where no trial records it has its final pass
+unknown, never re-decided here. The first-attempt pass is
 ``first_attempt_pass``: the case's checks on the first answer the agent produced,
 AEVAL's definition (``graders/self_correction.py``): a trial that passed only after
 rewriting its answer, an output or the skill passed on self-correction. Rates are over trials where the value is
@@ -16,7 +18,7 @@ from collections.abc import Sequence
 import pandas as pd
 from pydantic import BaseModel, Field
 
-from aces_bench.records.trials import CONDITIONS
+from aces_bench.records.trials import CONDITIONS, GRADES_REGENERATE
 
 FINAL = "final_pass"
 FIRST = "first_attempt_pass"
@@ -42,15 +44,21 @@ def _known(values: pd.Series) -> pd.Series:
     return values.map(lambda v: None if pd.isna(v) else bool(v))
 
 
-def final_pass_column(trials: pd.DataFrame, threshold: float) -> tuple[pd.Series, str]:
+NOT_RECORDED = ("unknown: no trial records final_pass (a table written before grading recorded the pass); "
+                f"{GRADES_REGENERATE} to decide it")
+
+
+def final_pass_column(trials: pd.DataFrame) -> tuple[pd.Series, str]:
     """Each trial's final pass (True/False/None) and a label saying where it came from.
 
-    Tables written before ``final_pass`` existed fall back to ``reward >= threshold``.
+    Grading decides the pass from the study's own threshold and mode; a table with no
+    ``final_pass`` decided (older than that record) gets every pass unknown and the
+    ``NOT_RECORDED`` label, since a reward threshold chosen here could disagree with the
+    study's (another ``grading.pass_threshold``, a judged outcome, the author's pass).
     """
     if FINAL in trials.columns and trials[FINAL].notna().any():
         return _known(trials[FINAL]), "final_pass (recorded by grading)"
-    reward = pd.to_numeric(trials["reward"], errors="coerce") if "reward" in trials else pd.Series(float("nan"), index=trials.index)
-    return reward.map(lambda r: None if pd.isna(r) else bool(r >= threshold)), f"reward >= {threshold:g} (no final_pass recorded)"
+    return pd.Series(None, index=trials.index, dtype=object), NOT_RECORDED
 
 
 def _row(part: pd.DataFrame, final: pd.Series, group: dict[str, str], condition: str, source: str) -> PassRateRow:
@@ -70,12 +78,12 @@ def _row(part: pd.DataFrame, final: pd.Series, group: dict[str, str], condition:
     )
 
 
-def pass_rates(trials: pd.DataFrame, *, by: Sequence[str] = (), threshold: float = 1.0) -> list[PassRateRow]:
+def pass_rates(trials: pd.DataFrame, *, by: Sequence[str] = ()) -> list[PassRateRow]:
     """One row per (group, condition): final and first-attempt pass rates with their counts.
 
     Pure. Conditions with no trial in a group are left out (nothing to rate).
     """
-    final, source = final_pass_column(trials, threshold)
+    final, source = final_pass_column(trials)
     rows = []
     groups = [((), trials)] if not by else [
         (k if isinstance(k, tuple) else (k,), part) for k, part in trials.groupby(list(by), sort=True, dropna=False)

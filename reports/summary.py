@@ -554,7 +554,6 @@ def build_summary(
     trials the routing confusion reads when they are not ``trials`` (a design's headline
     set is its isolation arm; its group-mode trials are in other arms).
     """
-    threshold = stats.settings.pass_threshold
     graders = graders_by_outcome(trials, grader_labels)
     outcomes = tuple(o for o in stats.settings.outcomes if o in OUTCOMES)
     level = stats.settings.level
@@ -601,8 +600,8 @@ def build_summary(
         routing_premium=stats.routing_pooled.rows,
         routing_premium_by_cell=stats.routing_by_cell.rows,
         # Pass rates on the cases a skill is meant for, like the lift (negative controls pass by not using it).
-        pass_rates=pass_rates(positive, threshold=threshold) if with_pass_rates else [],
-        pass_rates_by_skill=pass_rates(positive, by=("skill",), threshold=threshold) if with_pass_rates else [],
+        pass_rates=pass_rates(positive) if with_pass_rates else [],
+        pass_rates_by_skill=pass_rates(positive, by=("skill",)) if with_pass_rates else [],
         process_rates=StatTable.from_frame(process_rates(trials, level=level)).rows,
         process_rates_by_skill=StatTable.from_frame(process_rates(trials, by=("skill",), level=level)).rows,
         static_vs_live=static_vs_live,

@@ -6,6 +6,8 @@ trial reward x 100 over ``trials`` attempts, ``passCount`` and ``perfectCount``.
 rewards are not published, so each registry row becomes ONE table row with
 ``attempt = 0``, ``reward = score / 100`` (the mean over attempts) and the attempt
 counts kept in ``n_trials`` / ``n_pass`` / ``n_perfect``; pass@k uses those counts.
+The row's pass is decided here, once, as the registry defines a solved task: ``final_pass``
+is a ``score`` of 100 (every attempt perfect: ``perfectCount == trials``), what McNemar counts.
 A SkillsBench task plays the part of both skill and case (its curated skills are
 specific to it); the configuration is (harness, model).
 
@@ -34,6 +36,8 @@ CONDITION_MAP = {"No Skills": "baseline", "With Skills": "with_skill"}
 REGISTRY_RUN_ID = "skillsbench-registry"
 EXTRA_COLUMNS = ("config", "family", "score", "n_trials", "n_pass", "n_perfect")
 AVERAGING = "mean over configurations of the mean score over tasks, per condition"
+PERFECT_SCORE = 100.0
+"""The registry's mean score of a row whose every attempt was perfect: that row's pass."""
 
 
 class RegistryRow(BaseModel):
@@ -85,8 +89,9 @@ def load_skillsbench_registry(path: str | Path) -> pd.DataFrame:
     """Read the registry into the trials-table shape (``records.table_columns()`` + ``EXTRA_COLUMNS``).
 
     One row per (task, configuration, condition); ``reward`` is the mean over attempts
-    (score / 100); metric and composite columns are NaN (the registry publishes only
-    rewards); ``has_trajectory`` is False. Duplicate (task, configuration, condition)
+    (score / 100) and ``final_pass`` whether that mean is perfect (``PERFECT_SCORE``);
+    metric and composite columns are NaN (the registry publishes only rewards);
+    ``has_trajectory`` is False. Duplicate (task, configuration, condition)
     rows are a user error naming the row.
     """
     path = Path(path)
@@ -98,7 +103,8 @@ def load_skillsbench_registry(path: str | Path) -> pd.DataFrame:
             "negative_control": False, "harness": r.harness, "model": r.model_short,
             "workspace_mode": "isolation", "decoy_set": "none", "n_visible_skills": pd.NA,
             "condition": CONDITION_MAP[r.condition], "attempt": 0, "task_id": r.task, "trial_name": None,
-            "status": "ok", "failure_cause": None, "reward": r.score / 100.0, "has_trajectory": False,
+            "status": "ok", "failure_cause": None, "reward": r.score / 100.0,
+            "final_pass": r.score >= PERFECT_SCORE, "has_trajectory": False,
             "agent_label": r.model, "judge_label": None, "backend": "external:skillsbench",
             "config": r.model, "family": r.family, "score": r.score,
             "n_trials": r.trials, "n_pass": r.pass_count, "n_perfect": r.perfect_count,

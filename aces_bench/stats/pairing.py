@@ -93,6 +93,24 @@ def outcome_values(trials: pd.DataFrame, outcome: str) -> pd.Series:
     return pd.to_numeric(trials[column], errors="coerce").astype(float)
 
 
+def check_pass(values: pd.Series | np.ndarray, column: str) -> np.ndarray:
+    """``values`` of a pass column as floats, checked to be the decided pass: 1, 0 or NaN.
+
+    A pass is decided once, at grading (``final_pass``); counting a score here would need
+    a threshold of its own, so a column holding anything else is an error naming it.
+    """
+    v = np.asarray(values, dtype=float)
+    bad = v[~np.isnan(v) & (v != 0.0) & (v != 1.0)]
+    if bad.size:
+        raise ReportError(
+            f"pass column {column!r} holds {bad.size} value(s) other than 0/1 (first: {bad[0]:g}): a pass is decided "
+            "once, at grading, and statistics count it, never a score against a threshold of their own",
+            where="stats: pass_outcome",
+            fix=f"count {FINAL_PASS!r} (the default), or a column whose values are 1 (pass), 0 (fail) or empty",
+        )
+    return v
+
+
 def validate_trials(trials: pd.DataFrame, *, where: str = "trials table") -> None:
     """Raise a ``ReportError`` naming the problem when the table cannot be paired."""
     missing = [c for c in REQUIRED_COLUMNS if c not in trials.columns]

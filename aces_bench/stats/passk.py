@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from aces_bench.records.trials import CELL_KEY, PAIR_KEY
-from aces_bench.stats.pairing import FINAL_PASS, outcome_values, validate_trials
+from aces_bench.stats.pairing import FINAL_PASS, check_pass, outcome_values, validate_trials
 
 CASE_KEY = tuple(k for k in PAIR_KEY if k != "attempt")
 PASSK_FIELDS = ("k", "n_cases", "n_short", "n_one_side", "pass_with", "pass_base", "lift")
@@ -47,12 +47,12 @@ def pass_counts(
     trials: pd.DataFrame,
     *,
     success: str = FINAL_PASS,
-    threshold: float = 1.0,
     case_key: Sequence[str] = CASE_KEY,
     stop_on_pass: bool | None = None,
 ) -> pd.DataFrame:
-    """Per (case, condition): ``n`` scored attempts, ``c`` with ``success >= threshold``
-    (by default the one pass, ``final_pass``: an arm's failures count as attempts that failed),
+    """Per (case, condition): ``n`` scored attempts, ``c`` whose ``success`` is 1 (by default
+    the one pass, ``final_pass``: an arm's failures count as attempts that failed; any other
+    column must hold 0/1 too, see ``pairing.check_pass``),
     and ``n_unscored`` attempts whose outcome is missing (failed or unscored trials:
     they are not failures of the agent, so they are counted apart, not as misses).
 
@@ -63,9 +63,9 @@ def pass_counts(
     ``passk_table`` reads instead of the unbiased estimator.
     """
     validate_trials(trials)
-    value = outcome_values(trials, success)
+    value = check_pass(outcome_values(trials, success), success)
     frame = trials[[*case_key, "condition"]].assign(
-        scored=value.notna().astype(int), success=(value >= threshold).astype(int), unscored=value.isna().astype(int)
+        scored=(~np.isnan(value)).astype(int), success=(value == 1.0).astype(int), unscored=np.isnan(value).astype(int)
     )
     grouped = frame.groupby([*case_key, "condition"], sort=True, dropna=False)[["scored", "success", "unscored"]].sum()
     out = grouped.rename(columns={"scored": "n", "success": "c", "unscored": "n_unscored"}).reset_index()

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from aces_bench.stats.inference import CASE_CLUSTER, cluster_codes, clustered_mean
-from aces_bench.stats.pairing import OUTCOME, check_outcome
+from aces_bench.stats.pairing import OUTCOME, check_outcome, check_pass
 
 EXACT_MAX_N = 20  # exact up to 2**20 sign patterns (milliseconds, meeting in the middle)
 ADJUSTMENTS = {"holm": "Holm step-down", "bh": "Benjamini-Hochberg"}
@@ -179,10 +179,10 @@ def per_skill_tests(
     n_permutations: int = 10_000,
     seed: int = 0,
     pass_outcome: str | None = None,
-    pass_threshold: float = 1.0,
     case_key: Sequence[str] = CASE_CLUSTER,
 ) -> pd.DataFrame:
-    """Sign, permutation, Wilcoxon and (with ``pass_outcome``) McNemar tests per group on
+    """Sign, permutation, Wilcoxon and (with ``pass_outcome``, a 0/1 pass column such as
+    ``final_pass``: ``pairing.check_pass``) McNemar tests per group on
     its distinct cases (``case_key``; each case's lift the mean of its scored pairs),
     each adjusted by Holm and by Benjamini-Hochberg across groups.
 
@@ -198,6 +198,8 @@ def per_skill_tests(
         pass_cols = (f"with_{pass_outcome}", f"base_{pass_outcome}")
         if not set(pass_cols) <= set(pairs.columns):
             pass_cols = None
+    for c in pass_cols or ():
+        check_pass(pairs[c], pass_outcome)
     cases = [c for c in case_key if c in pairs.columns]
     rows = []
     for key, part in pairs.groupby(list(by), sort=True, dropna=False):
@@ -215,8 +217,7 @@ def per_skill_tests(
                "n_pass_with_only": None, "n_pass_base_only": None, "p_mcnemar": None}
         if pass_cols:
             both = part.loc[part[pass_cols[0]].notna() & part[pass_cols[1]].notna()]
-            wp = (both[pass_cols[0]].to_numpy(float) >= pass_threshold).astype(float)
-            bp = (both[pass_cols[1]].to_numpy(float) >= pass_threshold).astype(float)
+            wp, bp = (both[c].to_numpy(float) for c in pass_cols)
             mc = mcnemar_test(wp, bp)
             by_case = case_means(both.assign(_pass_diff=wp - bp), "_pass_diff", cases)
             row.update(n_pass_with_only=mc["n_pass_with_only"], n_pass_base_only=mc["n_pass_base_only"],

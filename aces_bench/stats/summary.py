@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from aces_bench.core.conditions import PAIRED
 from aces_bench.core.versioning import VersionedRecord
@@ -94,11 +94,20 @@ class StatsSettings(BaseModel):
     ks: tuple[int, ...] = (1, 3)
     stop_on_pass: bool | None = Field(default=None, description="attempts stop at the first pass (study.stop_on_pass); "
                                       "None: inferred from skipped attempts in the table")
-    pass_outcome: str = Field(default=FINAL_PASS, description="what pass@k and McNemar count: the one pass")
-    pass_threshold: float = Field(default=1.0, description="pass_outcome >= this is a pass (final_pass is 1/0)")
+    pass_outcome: str = Field(default=FINAL_PASS, description="what pass@k and McNemar count: the one pass, "
+                              "decided at grading (a 0/1 column; stats apply no threshold of their own)")
     alpha: float = 0.05
     power: float = 0.8
     target_lift: float = 0.1
+
+    @model_validator(mode="before")
+    @classmethod
+    def _removed_pass_threshold(cls, data: Any) -> Any:
+        """A file written before stats counted the decided pass stored ``pass_threshold`` (always
+        applied to ``final_pass``, 1/0, so no count depended on it): read it without the key."""
+        if isinstance(data, dict) and "pass_threshold" in data:
+            data = {k: v for k, v in data.items() if k != "pass_threshold"}
+        return data
 
 
 class Missingness(BaseModel):
@@ -217,7 +226,7 @@ def study_stats(
     controls = all_pairs.loc[is_negative_control(all_pairs)]
     cell = tuple(cell_key)
     if counts is None:
-        counts = pass_counts(trials, success=s.pass_outcome, threshold=s.pass_threshold, stop_on_pass=s.stop_on_pass)
+        counts = pass_counts(trials, success=s.pass_outcome, stop_on_pass=s.stop_on_pass)
     t = StatTable.from_frame
     routing_pairs = pairs
     if routing_trials is not None:
@@ -250,8 +259,7 @@ def study_stats(
                                           by=("skill", "harness", "model"), n_resamples=s.n_resamples, seed=s.seed,
                                           level=s.level)),
         significance=t(per_skill_tests(pairs, outcome=s.headline_outcome, n_permutations=s.n_resamples, seed=s.seed,
-                                       pass_outcome=s.pass_outcome,
-                                       pass_threshold=s.pass_threshold)),
+                                       pass_outcome=s.pass_outcome)),
         design_power=t(design_power(pairs, outcomes=s.outcomes, target_lift=s.target_lift, alpha=s.alpha, power=s.power)),
         missingness=Missingness(
             scored_by_condition=t(scored_by_condition(trials, outcomes=s.outcomes)),

@@ -162,6 +162,9 @@ def test_summary_v1_reads():
     assert isinstance(summary, ReportSummary)
     assert summary.schema_version == "1" and summary.stats.schema_version == "1"
     assert summary.pooled and summary.counts.n_trials == 8
+    # Written when stats kept a pass threshold of their own: read without it (they count final_pass).
+    assert '"pass_threshold": 1.0' in (GOLDEN / "summary" / "summary_v1.json").read_text()
+    assert "pass_threshold" not in summary.stats.settings.model_dump()
 
 
 @pytest.mark.parametrize(("name", "artifact", "regenerate"), [

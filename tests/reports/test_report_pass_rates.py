@@ -7,7 +7,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from aces_bench.reports.pass_rates import pass_rates
+from aces_bench.records.trials import read_trials_table
+from aces_bench.reports.pass_rates import NOT_RECORDED, pass_rates
 from aces_bench.reports.summary import ReportSummary
 
 
@@ -87,8 +88,28 @@ def test_skipped_attempts_unknowns_and_the_reward_fallback():
     assert w.final_rate == pytest.approx(2 / 3) and w.first_rate == pytest.approx(1 / 3)
     assert w.n_passed_after_patch == 1
     assert (b.n_final_known, b.final_rate, b.n_first_known, b.first_rate) == (1, 0.0, 0, None)
-    # A table written before final_pass existed: reward >= threshold, and the label says so.
+    # A table written before final_pass existed: its final pass is unknown (no threshold of the
+    # report's own re-decides it from the reward), and the label says why and how to fix it.
     old = frame.drop(columns=["final_pass"])
-    w_old, _ = pass_rates(old, threshold=1.0)
-    assert (w_old.n_final_known, w_old.n_final_pass) == (3, 2)
-    assert w_old.final_source == "reward >= 1 (no final_pass recorded)"
+    w_old, b_old = pass_rates(old)
+    assert (w_old.n_final_known, w_old.n_final_pass, w_old.final_rate, b_old.n_final_known) == (0, 0, None, 0)
+    assert (w_old.n_first_known, w_old.n_first_pass) == (3, 1)  # the first-attempt pass is still read
+    assert w_old.final_source == NOT_RECORDED == (
+        "unknown: no trial records final_pass (a table written before grading recorded the pass); "
+        "re-grade the study (`aces-bench grade`) to decide it")
+
+
+def test_a_stored_table_without_final_pass_reads_with_the_final_pass_unknown(study_dir, tmp_path):
+    # The reader rebuilds an older table in the current shape (final_pass empty): the rates
+    # then say unknown, as for a frame without the column, instead of thresholding the reward.
+    member = sorted(study_dir.glob("*/trials.parquet"))[0]
+    stored = pd.read_parquet(member)
+    assert stored["final_pass"].notna().any() and stored["reward"].notna().any()
+    (tmp_path / "old").mkdir()
+    stored.drop(columns=["final_pass"]).to_parquet(tmp_path / "old" / "trials.parquet")
+    table = read_trials_table(tmp_path / "old")
+    assert table["final_pass"].isna().all()
+    rows = pass_rates(table)
+    assert [r.final_source for r in rows] == [NOT_RECORDED] * len(rows) and rows
+    assert all(r.n_final_known == 0 and r.final_rate is None for r in rows)
+    assert pass_rates(stored)[0].final_source == "final_pass (recorded by grading)"

@@ -19,6 +19,7 @@ from aces_bench.stats.external import (
 from aces_bench.stats.lift import lift_table
 from aces_bench.stats.pairing import build_pairs
 from aces_bench.stats.passk import passk_table
+from aces_bench.stats.significance import per_skill_tests
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 SB = SHARED / "data" / "skillsbench"
@@ -107,6 +108,26 @@ def test_small_registry_round_trip_and_headline(tmp_path):
     h = skillsbench_headline(frame)
     assert (h.mean_without, h.mean_with, h.lift) == (25.0, 75.0, 50.0)
     assert frame["reward"].tolist() == [0.5, 1.0, 0.0, 0.5]
+
+
+def test_the_loader_decides_each_rows_pass_and_mcnemar_counts_it(tmp_path):
+    # The registry's solved task: a mean score of 100 (every attempt perfect), decided once when read.
+    rows = [_row(), _row(condition="With Skills", score=100.0, passCount=2, perfectCount=2),
+            _row(task="t2", score=100.0, passCount=2, perfectCount=2),
+            _row(task="t2", condition="With Skills", score=99.5, passCount=2, perfectCount=1)]
+    frame = load_skillsbench_registry(_write(tmp_path, rows))
+    assert frame["final_pass"].tolist() == [False, True, True, False]
+    pairs = build_pairs(frame, outcomes=("reward", "final_pass"))
+    tests = per_skill_tests(pairs, outcome="reward", pass_outcome="final_pass", n_permutations=10).set_index("skill")
+    assert tests[["n_pass_with_only", "n_pass_base_only"]].to_dict("index") == {
+        "t1": {"n_pass_with_only": 1, "n_pass_base_only": 0}, "t2": {"n_pass_with_only": 0, "n_pass_base_only": 1}}
+    # A mean reward is not a pass: counting it is refused, naming the column, not thresholded.
+    with pytest.raises(ReportError) as err:
+        per_skill_tests(pairs, outcome="reward", pass_outcome="reward", n_permutations=10)
+    assert str(err.value) == (
+        "stats: pass_outcome: pass column 'reward' holds 1 value(s) other than 0/1 (first: 0.995): a pass is decided "
+        "once, at grading, and statistics count it, never a score against a threshold of their own\n"
+        "  fix: count 'final_pass' (the default), or a column whose values are 1 (pass), 0 (fail) or empty")
 
 
 @pytest.mark.parametrize("content,message", [

@@ -179,7 +179,7 @@ def test_benjamini_hochberg_equals_the_step_up_definition():
 
 def test_per_skill_tests_carry_every_test_and_both_adjustments():
     t = make_trials(skills=3, cases=4, attempts=1, seed=11)
-    table = per_skill_tests(build_pairs(t), outcome="composite", pass_outcome="reward", pass_threshold=1.0)
+    table = per_skill_tests(build_pairs(t), outcome="composite", pass_outcome="reward")
     for col in ("p_sign", "p_perm", "p_wilcoxon", "p_mcnemar"):
         assert {f"{col}_holm", f"{col}_bh"} <= set(table.columns)
     assert (table["perm_method"] == "exact").all()

@@ -10,6 +10,7 @@ import pytest
 from scipy import stats as sps
 from support.stats import frame, make_trials, trial
 
+from aces_bench.core.errors import ReportError
 from aces_bench.stats.pairing import build_pairs
 from aces_bench.stats.passk import pass_at_k, pass_counts, passk_table
 from aces_bench.stats.routing import routing_premium
@@ -59,6 +60,20 @@ def test_passk_table_on_empty_counts_is_explicit():
     counts = pass_counts(frame([]))
     table = passk_table(counts, ks=(1,), by=())
     assert table["n_cases"].tolist() == [0] and table["lift"].iloc[0] is None
+
+
+def test_pass_counts_count_the_decided_pass_and_refuse_a_score():
+    rows = [trial(attempt=a, condition=c, reward=r, final_pass=p)
+            for a, (c, r, p) in enumerate([("with_skill", 0.9, True), ("with_skill", 0.4, False), ("baseline", 1.0, True),
+                                           ("baseline", None, None)])]
+    # final_pass (the default) is what grading decided, whatever the reward beside it.
+    counts = pass_counts(frame(rows)).set_index("condition")
+    assert counts[["n", "c", "n_unscored"]].to_dict("index") == {
+        "baseline": {"n": 1, "c": 1, "n_unscored": 1}, "with_skill": {"n": 2, "c": 1, "n_unscored": 0}}
+    with pytest.raises(ReportError) as err:
+        pass_counts(frame(rows), success="reward")
+    assert "pass column 'reward' holds 2 value(s) other than 0/1 (first: 0.9)" in str(err.value)
+    assert "fix: count 'final_pass' (the default)" in str(err.value)
 
 
 def test_routing_premium_is_paired_by_case_and_attempt_with_a_case_clustered_t_interval():
