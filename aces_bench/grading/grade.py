@@ -60,10 +60,11 @@ from aces_bench.graders.skill_execution import (
 )
 from aces_bench.graders.skill_execution import METRIC as SKILL_EXECUTION
 from aces_bench.graders.tool_calls import build_view
+from aces_bench.grading.labels import spec_labels
 from aces_bench.inputs.trialfiles import read_trial_file
 from aces_bench.judges.base import Judge
 from aces_bench.judges.factory import build_judge
-from aces_bench.records.trials import LABEL_FIELDS, GradedTrial, TrialFacts, TrialSubject, spec_labels
+from aces_bench.records.trials import LABEL_FIELDS, GradedTrial, TrialFacts, TrialSubject
 from aces_bench.run.collect import TrialRecord
 from aces_bench.run.cost import METERED, TrialSpend, trial_cost, trial_dir_of, trial_spend
 

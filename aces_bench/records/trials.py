@@ -6,7 +6,8 @@ records carry those facts:
 - ``TrialSubject``: the facts plus everything a grader may read (case, Harbor result,
   trial and artifact dirs, routing); built by ``aces_bench.grading.grade`` for a study's
   trials and by ``aces_bench.grading.external`` for any Harbor job dir.
-- ``GradedTrial``: the facts plus every metric result and the verdict; one line of
+- ``GradedTrial``: the facts plus every metric result, the verdict and the labels of
+  who produced it (``LABEL_FIELDS``, given by grading); one line of
   ``grades.jsonl`` (``write_grades`` / ``read_grades``). The report reads the same
   model (it imports no grader, judge or Harbor job machinery through this module).
 - ``TrialRow``: the flat row of the tidy trials table, derived from a graded trial
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
     from harbor.models.trial.result import TrialResult
 
     from aces_bench.cases import EvalCase
-    from aces_bench.config.spec import RunSpec
 
 GRADES_SCHEMA_VERSION = "2"
 GRADES_REGENERATE = "re-grade the study (`aces-bench grade`)"
@@ -317,26 +317,16 @@ class GradedTrial(TrialFacts, TrialTotals, VersionedRecord):
         m = self.metrics.get(name)
         return m.score if m else None
 
-    def to_row(self, spec: RunSpec | None = None) -> TrialRow:
-        """The trials-table row; labels from ``spec`` when given, else from this record's own labels."""
-        if spec is not None:
-            labels = spec_labels(spec)
-        else:
-            labels = {k: getattr(self, k) for k in LABEL_FIELDS}
-            missing = [k for k in LABEL_FIELDS if labels[k] is None and k != "judge_label"]
-            if missing:
-                raise ReportError(f"graded trial {self.task_id} has no {', '.join(missing)}",
-                                  where=GRADES_FILE, fix="pass the run spec: to_row(spec)")
+    def to_row(self) -> TrialRow:
+        """The trials-table row, labelled with this record's own labels (``LABEL_FIELDS``,
+        given by the stage that graded it: ``aces_bench.grading.labels.spec_labels``)."""
+        labels = {k: getattr(self, k) for k in LABEL_FIELDS}
+        missing = [k for k in LABEL_FIELDS if labels[k] is None and k != "judge_label"]
+        if missing:
+            raise ReportError(f"graded trial {self.task_id} has no {', '.join(missing)}",
+                              where=GRADES_FILE, fix=GRADES_REGENERATE)
         shared = self.model_dump(include={*TrialFacts.model_fields, *TrialTotals.model_fields})
         return TrialRow(**shared, **labels, **{metric_column(n): self.score(n) for n in metric_names()})
-
-
-def spec_labels(spec: RunSpec) -> dict[str, str | None]:
-    """Who produced a study's numbers, as the records name them."""
-    from aces_bench.records.provenance import judge_label
-
-    return {"run_id": spec.output_dir.name, "harness": spec.harness.name, "model": spec.model.display,
-            "agent_label": spec.harness.display, "judge_label": judge_label(spec), "backend": spec.backend.display}
 
 
 # --- what grading reads ------------------------------------------------------------------
@@ -417,8 +407,8 @@ def grades_by_key(path: Path) -> dict[tuple[str, int, str], GradedTrial]:
     return {g.key: g for g in read_grades(path)}
 
 
-def write_trials_table(out_dir: Path, graded: list[GradedTrial], spec: RunSpec) -> pd.DataFrame:
-    frame = rows_to_frame([g.to_row(spec) for g in graded])
+def write_trials_table(out_dir: Path, graded: list[GradedTrial]) -> pd.DataFrame:
+    frame = rows_to_frame([g.to_row() for g in graded])
     write_frame(out_dir / TABLE_PARQUET, frame)
     write_table_csv(out_dir / TABLE_CSV, frame)
     return frame

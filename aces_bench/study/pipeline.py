@@ -16,7 +16,7 @@ from aces_bench.emitters import emit_study
 from aces_bench.emitters.plan import StudyPlan, plan_study
 from aces_bench.grading.grade import grade_records
 from aces_bench.judges.base import Judge
-from aces_bench.records.provenance import SkillProvenance, build_provenance
+from aces_bench.records.provenance import SkillProvenance
 from aces_bench.records.trials import GradedTrial, write_grades, write_trials_table
 from aces_bench.run import disk
 from aces_bench.run.attempts import AttemptPolicy, collect_attempts, run_attempts
@@ -34,6 +34,7 @@ from aces_bench.run.runner import (
 )
 from aces_bench.study.console import count_failures, finish_console
 from aces_bench.study.preflight import PreflightError, preflight_study
+from aces_bench.study.provenance import build_provenance
 
 log = logging.getLogger("aces_bench.pipeline")
 
@@ -216,7 +217,7 @@ def _run_locked(spec: RunSpec, out: Path, prepared: Prepared | None = None) -> t
             log.info("stored %d baseline/null trial(s) for reuse by later studies", added)
         graded = asyncio.run(rounds.grade_all(records))
     write_grades(out / "grades.jsonl", graded)
-    frame = write_trials_table(out, graded, spec)
+    frame = write_trials_table(out, graded)
     log.info("trials table: %d rows -> %s", len(frame), out / "trials.parquet")
     index = None
     if spec.report:

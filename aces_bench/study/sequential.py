@@ -119,9 +119,9 @@ def gate_settings(spec: RunSpec) -> GateSettings:
     return GateSettings(**spec.study.gate.model_dump())
 
 
-def trials_frame(spec: RunSpec, graded: dict[tuple[str, int], GradedTrial]) -> pd.DataFrame:
+def trials_frame(graded: dict[tuple[str, int], GradedTrial]) -> pd.DataFrame:
     """The trials table of the trials graded so far (the rows ``trials.parquet`` will hold)."""
-    return rows_to_frame([g.to_row(spec) for g in graded.values()])
+    return rows_to_frame([g.to_row() for g in graded.values()])
 
 
 def look_cases(sp: SkillPlan, frame: pd.DataFrame) -> GateCases:
@@ -281,7 +281,7 @@ def run_sequential(spec: RunSpec, emitted: EmitResult, out: Path, jobs_dir: Path
         added = store(spec, records, out)
         if added:
             log.info("stored %d new baseline/null trial(s) for reuse", added)
-        frame = trials_frame(spec, graded)
+        frame = trials_frame(graded)
         skills = dict(ledger.skills)
         for name, result in family_looks(ledger, frame, units_by_skill, r, g_set).items():
             skills[name] = skills[name].model_copy(update={"looks": [*skills[name].looks, result]})
