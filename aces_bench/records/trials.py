@@ -24,6 +24,7 @@ its metric columns are empty.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
@@ -374,15 +375,15 @@ class TrialSubject:
 # --- files -------------------------------------------------------------------------------
 
 
-def write_grades(path: Path, graded: list[GradedTrial]) -> None:
-    """One JSON line per trial, secret-like strings masked.
+def write_grades(path: Path, graded: list[GradedTrial], *, mask: Callable[[Any], Any]) -> None:
+    """One JSON line per trial, each record passed through ``mask`` first.
 
-    Masked as values (every string, recursively) before serialization, never in the
-    serialized text, where a mask could swallow an escape and break the line.
+    ``mask`` takes a record's JSON value and returns it with secret-like strings masked
+    (the grading layer's ``aces_bench.graders.redact.redact_value``, whose patterns records
+    do not load). Values are masked before serialization, never the serialized text,
+    where a mask could swallow an escape and break the line.
     """
-    from aces_bench.graders.redact import redact_value
-
-    lines = [json.dumps(redact_value(g.model_dump(mode="json")), ensure_ascii=False) for g in graded]
+    lines = [json.dumps(mask(g.model_dump(mode="json")), ensure_ascii=False) for g in graded]
     write_text(path, "\n".join(lines) + ("\n" if lines else ""))
 
 

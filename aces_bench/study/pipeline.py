@@ -14,6 +14,7 @@ from aces_bench.core.errors import AcesError, RunError
 from aces_bench.core.io import write_json
 from aces_bench.emitters import emit_study
 from aces_bench.emitters.plan import StudyPlan, plan_study
+from aces_bench.graders.redact import redact_value
 from aces_bench.grading.grade import grade_records
 from aces_bench.judges.base import Judge
 from aces_bench.records.provenance import SkillProvenance
@@ -216,7 +217,7 @@ def _run_locked(spec: RunSpec, out: Path, prepared: Prepared | None = None) -> t
         if added:
             log.info("stored %d baseline/null trial(s) for reuse by later studies", added)
         graded = asyncio.run(rounds.grade_all(records))
-    write_grades(out / "grades.jsonl", graded)
+    write_grades(out / "grades.jsonl", graded, mask=redact_value)
     frame = write_trials_table(out, graded)
     log.info("trials table: %d rows -> %s", len(frame), out / "trials.parquet")
     index = None

@@ -45,6 +45,7 @@ from aces_bench.core.errors import RunError
 from aces_bench.core.io import write_json
 from aces_bench.core.versioning import load_model
 from aces_bench.emitters.emit import EmitResult
+from aces_bench.graders.redact import redact_value
 from aces_bench.grading.grade import grade_records
 from aces_bench.records.trials import GradedTrial, read_grades, rows_to_frame, write_grades
 from aces_bench.run.attempts import (
@@ -275,7 +276,7 @@ def run_sequential(spec: RunSpec, emitted: EmitResult, out: Path, jobs_dir: Path
             break
         records += [reused_records[u] for u in units if u in reused_keys and u in reused_records]
         new = asyncio.run(grade_records(records, spec, judge))
-        write_grades(rounds / f"round-{r}.jsonl", new)
+        write_grades(rounds / f"round-{r}.jsonl", new, mask=redact_value)
         for g in new:
             graded[(g.task_id, g.attempt)] = g
         added = store(spec, records, out)

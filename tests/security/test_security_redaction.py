@@ -76,7 +76,7 @@ def test_grades_jsonl_parses_whatever_a_script_prints(tmp_path):
     findings = graded.metrics["security"].details["findings"]
     assert findings, "the security grader found none of the secrets; the test would prove nothing"
     path = tmp_path / "grades.jsonl"
-    write_grades(path, [graded])
+    write_grades(path, [graded], mask=redact_value)
     text = path.read_text()
     for line in text.splitlines():
         json.loads(line)
