@@ -1,13 +1,11 @@
 """The trial records: one graded trial, the table row derived from it, and their files.
 
-One trial is described once, by ``TrialFacts`` (what ran and how it ended). Three
-records carry those facts:
+One trial is described once, by ``TrialFacts`` (what ran and how it ended). Two
+records carry those facts (and ``aces_bench.grading.subject.TrialSubject``, what a
+grader may read, carries them into grading):
 
-- ``TrialSubject``: the facts plus everything a grader may read (case, Harbor result,
-  trial and artifact dirs, routing); built by ``aces_bench.grading.grade`` for a study's
-  trials and by ``aces_bench.grading.external`` for any Harbor job dir.
 - ``GradedTrial``: the facts plus every metric result, the verdict and the labels of
-  who produced it (``LABEL_FIELDS``, given by grading); one line of
+  who produced it (``LABEL_FIELDS``); one line of
   ``grades.jsonl`` (``write_grades`` / ``read_grades``). The report reads the same
   model (it imports no grader, judge or Harbor job machinery through this module).
 - ``TrialRow``: the flat row of the tidy trials table, derived from a graded trial
@@ -25,9 +23,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -39,11 +36,6 @@ from aces_bench.core.metrics import metric_column, metric_columns, metric_names
 from aces_bench.core.modes import Status
 from aces_bench.core.versioning import VersionedRecord, load_model
 from aces_bench.graders.base import MetricResult
-
-if TYPE_CHECKING:
-    from harbor.models.trial.result import TrialResult
-
-    from aces_bench.cases import EvalCase
 
 GRADES_SCHEMA_VERSION = "2"
 GRADES_REGENERATE = "re-grade the study (`aces-bench grade`)"
@@ -328,48 +320,6 @@ class GradedTrial(TrialFacts, TrialTotals, VersionedRecord):
                               where=GRADES_FILE, fix=GRADES_REGENERATE)
         shared = self.model_dump(include={*TrialFacts.model_fields, *TrialTotals.model_fields})
         return TrialRow(**shared, **labels, **{metric_column(n): self.score(n) for n in metric_names()})
-
-
-# --- what grading reads ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TrialSubject:
-    """One trial's facts and everything a grader may read, whatever produced the trial."""
-
-    facts: TrialFacts
-    case: EvalCase | None
-    result: TrialResult | None
-    target_skill: str
-    allowed_skills: tuple[str, ...]
-    staged_skills: tuple[str, ...] = ()
-    skills_dir: str = "/skills"
-    workdir: str = "/workspace"
-    answer_file: str = "answer.txt"
-    artifacts_dir: Path | None = None
-    skill_dir: Path | None = None  # the target skill's folder: where its author graders live
-    labels: dict[str, str | None] = field(default_factory=dict)
-    notes: tuple[str, ...] = ()
-    routing_known: bool = True  # False: nothing says which skills the agent may read
-    verifier_checks: bool = True  # False: the verifier checks nothing, so its reward means nothing
-
-    @property
-    def trial_dir(self) -> Path | None:
-        return Path(self.facts.trial_dir) if self.facts.trial_dir else None
-
-    @classmethod
-    def of(cls, **fields: Any) -> TrialSubject:
-        """A subject from flat keywords: the ``TrialFacts`` ones become ``facts``.
-
-        Facts a caller rarely knows default as a plain single-skill trial: no case kind,
-        not a negative control, isolation, no decoys, no visible skills counted.
-        """
-        names = set(TrialFacts.model_fields)
-        facts = {"case_kind": None, "negative_control": False, "workspace_mode": "isolation", "decoy_set": "none",
-                 "n_visible_skills": 0, **{k: v for k, v in fields.items() if k in names}}
-        if facts.get("trial_dir") is not None:
-            facts["trial_dir"] = str(facts["trial_dir"])
-        return cls(facts=TrialFacts(**facts), **{k: v for k, v in fields.items() if k not in names})
 
 
 # --- files -------------------------------------------------------------------------------

@@ -22,11 +22,11 @@ from aces_bench.graders.base import Evidence, GraderContext, GradingInput, Metri
 from aces_bench.graders.dimensions import dimensions
 from aces_bench.graders.redact import redact_value
 from aces_bench.grading.grade import GradingContext, grade_subject
+from aces_bench.grading.subject import TrialSubject
 from aces_bench.grading.summary import summary_markdown
 from aces_bench.judges.heuristic import HeuristicJudge
 from aces_bench.records.trials import (
     TABLE_PARQUET,
-    TrialSubject,
     read_grades,
     read_table_file,
     rows_to_frame,

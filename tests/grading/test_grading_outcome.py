@@ -14,8 +14,8 @@ from aces_bench.config.compose import compose_spec
 from aces_bench.graders.outcome import NO_CHECK, trial_outcome
 from aces_bench.grading.grade import GradingContext, grade_subject
 from aces_bench.grading.labels import spec_labels
+from aces_bench.grading.subject import TrialSubject
 from aces_bench.judges.heuristic import HeuristicJudge
-from aces_bench.records.trials import TrialSubject
 
 WITH_CHECK = {"id": "c1", "prompt": "Total?", "expected_skill": SKILL, "expected_output": "Total 1400.07",
               "assertions": [{"kind": "number", "value": 1400.07, "tolerance": 0.01}]}

@@ -22,10 +22,11 @@ from aces_bench.config.spec import GradingSpec
 from aces_bench.graders.judged import RedactingJudge, guarded
 from aces_bench.graders.redact import redact_value
 from aces_bench.grading.grade import GradingContext, grade_subject
+from aces_bench.grading.subject import TrialSubject
 from aces_bench.judges.factory import build_judge
 from aces_bench.judges.heuristic import HeuristicJudge
 from aces_bench.judges.spec import JudgeSpec
-from aces_bench.records.trials import TrialFacts, TrialSubject, read_grades, write_grades
+from aces_bench.records.trials import TrialFacts, read_grades, write_grades
 
 AWS_KEY = "AKIAZ7QX3MPLE4KEY9QA"
 CASE = EvalCase.model_validate({

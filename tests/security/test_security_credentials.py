@@ -108,8 +108,9 @@ def test_the_graded_record_masks_the_values_it_was_passed(tmp_path, monkeypatch)
     from aces_bench.config.spec import GradingSpec
     from aces_bench.graders.redact import redact_value
     from aces_bench.grading.grade import GradingContext, grade_subject
+    from aces_bench.grading.subject import TrialSubject
     from aces_bench.judges.heuristic import HeuristicJudge
-    from aces_bench.records.trials import TrialSubject, read_grades, write_grades
+    from aces_bench.records.trials import read_grades, write_grades
 
     for k, v in VALUES.items():
         monkeypatch.setenv(k, v)
