@@ -36,7 +36,7 @@ from aces_bench.graders.author import (
     discover_author_graders,
     run_author_graders,
 )
-from aces_bench.graders.base import GradingInput, MetricResult
+from aces_bench.graders.base import GradingInput
 from aces_bench.graders.contamination import saw_target, skill_passages, target_attempts
 from aces_bench.graders.deterministic import grade_deterministic
 from aces_bench.graders.dimensions import (
@@ -65,6 +65,7 @@ from aces_bench.grading.subject import TrialSubject
 from aces_bench.inputs.trialfiles import read_trial_file
 from aces_bench.judges.base import Judge
 from aces_bench.judges.factory import build_judge
+from aces_bench.records.results import MetricResult
 from aces_bench.records.trials import LABEL_FIELDS, GradedTrial, TrialFacts
 from aces_bench.run.collect import TrialRecord
 from aces_bench.run.cost import METERED, TrialSpend, trial_cost, trial_dir_of, trial_spend

@@ -4,8 +4,8 @@ One trial is described once, by ``TrialFacts`` (what ran and how it ended). Two
 records carry those facts (and ``aces_bench.grading.subject.TrialSubject``, what a
 grader may read, carries them into grading):
 
-- ``GradedTrial``: the facts plus every metric result, the verdict and the labels of
-  who produced it (``LABEL_FIELDS``); one line of
+- ``GradedTrial``: the facts plus every metric result (``results.MetricResult``), the
+  verdict and the labels of who produced it (``LABEL_FIELDS``); one line of
   ``grades.jsonl`` (``write_grades`` / ``read_grades``). The report reads the same
   model (it imports no grader, judge or Harbor job machinery through this module).
 - ``TrialRow``: the flat row of the tidy trials table, derived from a graded trial
@@ -35,7 +35,7 @@ from aces_bench.core.io import write_frame, write_text
 from aces_bench.core.metrics import metric_column, metric_columns, metric_names
 from aces_bench.core.modes import Status
 from aces_bench.core.versioning import VersionedRecord, load_model
-from aces_bench.graders.base import MetricResult
+from aces_bench.records.results import MetricResult
 
 GRADES_SCHEMA_VERSION = "2"
 GRADES_REGENERATE = "re-grade the study (`aces-bench grade`)"

@@ -18,13 +18,14 @@ from aces_bench.config.schema import GROUP_SCHEMAS
 from aces_bench.config.spec import GradingSpec
 from aces_bench.core.io import write_frame
 from aces_bench.core.metrics import Metric, metric_names, metrics, register, unregister
-from aces_bench.graders.base import Evidence, GraderContext, GradingInput, MetricResult
+from aces_bench.graders.base import GraderContext, GradingInput
 from aces_bench.graders.dimensions import dimensions
 from aces_bench.graders.redact import redact_value
 from aces_bench.grading.grade import GradingContext, grade_subject
 from aces_bench.grading.subject import TrialSubject
 from aces_bench.grading.summary import summary_markdown
 from aces_bench.judges.heuristic import HeuristicJudge
+from aces_bench.records.results import Evidence, MetricResult
 from aces_bench.records.trials import (
     TABLE_PARQUET,
     read_grades,
