@@ -14,10 +14,10 @@ grader never pulls in the judge layer or Harbor's job machinery):
 - ``external.find_trials`` / ``external.subjects_for``: any Harbor job dir.
 
 Per-trial orchestration lives in ``aces_bench.grading.grade`` (``grade_records``,
-``grade_subject``) and ``aces_bench.grading.cli`` (``aces-bench grade``); the records
-in ``aces_bench.records.trials``. Graders never import either.
+``grade_subject``) and ``aces_bench.grading.cli`` (``aces-bench grade``). What a grader
+returns, ``MetricResult``, is a record (``aces_bench.records.results``).
 
 May import (pyproject's layers contract): ``run`` and every layer below it (``emitters``,
-``config``, ``agents``, ``judges``, ``cases``, ``core``, ...); never ``grading`` or
-``records``.
+``config``, ``agents``, ``judges``, ``cases``, ``records``, ``core``, ...); never
+``grading``.
 """

@@ -18,7 +18,7 @@ is never scored 0.
 
 from __future__ import annotations
 
-from aces_bench.graders.base import Evidence, GraderContext, GradingInput, MetricResult, require_judge
+from aces_bench.graders.base import GraderContext, GradingInput, require_judge
 from aces_bench.graders.judge_context import (
     grader_version,
     precondition,
@@ -27,6 +27,7 @@ from aces_bench.graders.judge_context import (
 )
 from aces_bench.judges.base import Judge, JudgeOutcome
 from aces_bench.judges.prompts import ACCURACY, ACCURACY_QUESTIONS, AccuracyReply
+from aces_bench.records.results import Evidence, MetricResult
 
 METRIC = "accuracy"
 MIN_ANSWERED = 0.5

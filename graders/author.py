@@ -57,8 +57,8 @@ from aces_bench.backends.copyout import copy_out
 from aces_bench.cases import EvalCase
 from aces_bench.core.errors import AcesError, EvalsError, validation_lines
 from aces_bench.core.io import remove_tree
-from aces_bench.graders.base import Evidence, MetricResult
 from aces_bench.graders.redact import redact, redact_value
+from aces_bench.records.results import Evidence, MetricResult
 
 GRADERS_DIR = "evals/graders"
 PREFIX = "author:"

@@ -1,4 +1,4 @@
-"""Typed inputs and outputs shared by every grader.
+"""Typed inputs shared by every grader.
 
 Every metric's grader has one signature, ``grade(inp: GradingInput, ctx: GraderContext)
 -> MetricResult`` (a coroutine for judged metrics), and is registered once in
@@ -7,7 +7,8 @@ grading layer prepared once per trial and shares with every grader (the normalis
 tool-call view, the retained artifacts, the pattern set, the judge, the results of
 the metrics graded before). A grader never raises for bad agent behaviour; it returns
 an unscored result with a reason when it cannot decide (missing trajectory, no case
-spec, judge failure). Unscored is not 0.
+spec, judge failure). Unscored is not 0. ``MetricResult`` is a record
+(``aces_bench.records.results``): the graded trial stores it, and its readers import no grader.
 """
 
 from __future__ import annotations
@@ -15,52 +16,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from harbor.models.trajectories import Trajectory
 from pydantic import BaseModel, ConfigDict, Field
 
 from aces_bench.cases import EvalCase
-from aces_bench.core.metrics import GRADER_VERSION
+from aces_bench.records.results import MetricResult
 
 if TYPE_CHECKING:
     from aces_bench.graders.artifacts import ArtifactText
     from aces_bench.graders.patterns import PatternSet
     from aces_bench.graders.tool_calls import TraceView
     from aces_bench.judges.base import Judge
-
-
-
-class Evidence(BaseModel):
-    """Why a check passed or failed: where in the trajectory, and what was seen."""
-
-    model_config = ConfigDict(frozen=True)
-
-    check: str
-    passed: bool | None
-    detail: str
-    step_id: int | None = None
-    pattern_id: str | None = None
-
-
-class MetricResult(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    metric: str
-    score: float | None = Field(description="0..1, or None when unscored")
-    unscored_reason: str | None = None
-    sub_scores: dict[str, float | None] = Field(default_factory=dict)
-    evidence: list[Evidence] = Field(default_factory=list)
-    grader: str = Field(description="'deterministic', or the judge label for judged metrics")
-    grader_version: str = GRADER_VERSION
-    details: dict[str, Any] = Field(
-        default_factory=dict,
-        description="structured, metric-specific record (findings, the self_correction section...); JSON-able",
-    )
-
-    @property
-    def scored(self) -> bool:
-        return self.score is not None
 
 
 class GradingInput(BaseModel):

@@ -18,7 +18,7 @@ import asyncio
 import re
 
 from aces_bench.graders.accuracy import MIN_ANSWERED
-from aces_bench.graders.base import Evidence, GraderContext, GradingInput, MetricResult, require_judge
+from aces_bench.graders.base import GraderContext, GradingInput, require_judge
 from aces_bench.graders.judge_context import (
     grader_version,
     precondition,
@@ -27,6 +27,7 @@ from aces_bench.graders.judge_context import (
 from aces_bench.judges.base import Judge, JudgeOutcome
 from aces_bench.judges.heuristic import is_abstention
 from aces_bench.judges.prompts import BEHAVIOR, YesNo, fence
+from aces_bench.records.results import Evidence, MetricResult
 
 METRIC = "behavior_check"
 SECURITY_BEHAVIOR = (

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from aces_bench.core.metrics import metrics
 from aces_bench.graders.artifacts import ArtifactText, read_artifact_texts
-from aces_bench.graders.base import GraderContext, GradingInput, MetricResult
+from aces_bench.graders.base import GraderContext, GradingInput
 from aces_bench.graders.patterns import PatternSet, load_patterns
 from aces_bench.graders.redact import redact_value
 from aces_bench.graders.self_correction import METRIC as SELF_CORRECTION
 from aces_bench.graders.self_correction import grade_self_correction
 from aces_bench.graders.skill_execution import METRIC as SKILL_EXECUTION
 from aces_bench.graders.tool_calls import TraceView, build_view
+from aces_bench.records.results import MetricResult
 
 
 def grade_deterministic(

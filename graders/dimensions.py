@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from aces_bench.core.metrics import dimension_sources, outcome_metrics
-from aces_bench.graders.base import MetricResult
+from aces_bench.records.results import MetricResult
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,8 @@ from __future__ import annotations
 import functools
 
 from aces_bench.cases import EvalCase
-from aces_bench.graders.base import GRADER_VERSION, Evidence, GraderContext, GradingInput, MetricResult, require_judge
+from aces_bench.core.metrics import GRADER_VERSION
+from aces_bench.graders.base import GraderContext, GradingInput, require_judge
 from aces_bench.graders.judge_context import (
     OUTPUT_CAP,
     RENDER_CAP,
@@ -39,6 +40,7 @@ from aces_bench.judges.prompts import (
     GoalVerdict,
     fence,
 )
+from aces_bench.records.results import Evidence, MetricResult
 
 METRIC = "goal_accuracy"
 TWO_STEP_VERSION = grader_version(f"{GOAL_INFER.version}.{GOAL_COMPARE.version}")

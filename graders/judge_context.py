@@ -14,12 +14,14 @@ from collections.abc import Iterator
 from harbor.models.trajectories import Step, ToolCall, Trajectory
 
 from aces_bench.cases import EvalCase
-from aces_bench.graders.base import GRADER_VERSION, GradingInput, MetricResult
+from aces_bench.core.metrics import GRADER_VERSION
+from aces_bench.graders.base import GradingInput
 from aces_bench.graders.skill_execution import FAILURE_MARKERS, norm_skill, provenance, script_invocations
 from aces_bench.graders.skill_execution import activations as find_activations
 from aces_bench.graders.tool_calls import TraceView, build_view
 from aces_bench.judges.facts import Activation, Facts, ScriptRun
 from aces_bench.judges.prompts import fence
+from aces_bench.records.results import MetricResult
 
 RENDER_CAP = 12_000
 MESSAGE_CAP = 600

@@ -20,9 +20,10 @@ import statistics
 from collections.abc import Mapping
 
 from aces_bench.core.metrics import metrics
-from aces_bench.graders.base import GraderContext, GradingInput, MetricResult
+from aces_bench.graders.base import GraderContext, GradingInput
 from aces_bench.graders.redact import redact
 from aces_bench.judges.base import Judge, JudgeOutcome, T
+from aces_bench.records.results import MetricResult
 
 
 class RedactingJudge:

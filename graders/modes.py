@@ -30,8 +30,8 @@ from aces_bench.config.spec import GradingSpec
 from aces_bench.core.errors import ConfigError
 from aces_bench.core.modes import MODE_NAMES, mode
 from aces_bench.graders.author import GRADERS_DIR, PREFIX, discover_author_graders
-from aces_bench.graders.base import MetricResult
 from aces_bench.graders.dimensions import weighted_composite
+from aces_bench.records.results import MetricResult
 
 MODES = MODE_NAMES
 

@@ -30,8 +30,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from aces_bench.core.modes import TrialClass, TrialOutcome, mode
-from aces_bench.graders.base import MetricResult
 from aces_bench.graders.dimensions import outcome_only
+from aces_bench.records.results import MetricResult
 
 NO_CHECK = "no verifier check"
 """Why a case without assertions or a native verifier has no reward."""

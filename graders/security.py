@@ -22,10 +22,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from aces_bench.graders.artifacts import ArtifactText
-from aces_bench.graders.base import Evidence, GraderContext, GradingInput, MetricResult
+from aces_bench.graders.base import GraderContext, GradingInput
 from aces_bench.graders.patterns import Compiled, PatternSet, load_patterns
 from aces_bench.graders.redact import snippet
 from aces_bench.graders.tool_calls import TraceView, skill_ref
+from aces_bench.records.results import Evidence, MetricResult
 
 METRIC = "security"
 MAX_EVIDENCE = 40

@@ -44,7 +44,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from aces_bench.agents.profiles import profile_skill_configs
-from aces_bench.graders.base import Evidence, GradingInput, MetricResult
+from aces_bench.graders.base import GradingInput
 from aces_bench.graders.first_answer import AnswerHistory, history
 from aces_bench.graders.skill_execution import (
     ACTIVATION,
@@ -57,6 +57,7 @@ from aces_bench.graders.skill_execution import (
 )
 from aces_bench.graders.tool_calls import Call, TraceView, skill_ref
 from aces_bench.inputs.trialfiles import read_trial_file
+from aces_bench.records.results import Evidence, MetricResult
 from aces_bench.verifier.check_answer import evaluate_check
 
 METRIC = "self_correction"

@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import re
 
-from aces_bench.graders.base import Evidence, GraderContext, GradingInput, MetricResult
+from aces_bench.graders.base import GraderContext, GradingInput
 from aces_bench.graders.skill_execution import activations, norm_skill
 from aces_bench.graders.tool_calls import Call, TraceView, skill_ref
+from aces_bench.records.results import Evidence, MetricResult
 
 METRIC = "skill_efficiency"
 # Sub-score (and evidence check) names; other modules import these, never the bare strings.

@@ -43,12 +43,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aces_bench.cases import EvalCase
-from aces_bench.graders.base import Evidence, GraderContext, GradingInput, MetricResult
+from aces_bench.graders.base import GraderContext, GradingInput
 from aces_bench.graders.shell import python_imports
 from aces_bench.graders.tool_calls import Call, TraceView, skill_glob_ref, skill_ref
 from aces_bench.inputs.skills import evaluation_asset
 from aces_bench.inputs.skilltree import read_regular, walk
 from aces_bench.inputs.trialfiles import read_trial_file
+from aces_bench.records.results import Evidence, MetricResult
 
 METRIC = "skill_execution"
 # Sub-score (and evidence check) names; other modules import these, never the bare strings.

@@ -19,6 +19,7 @@ import pandas as pd
 from harbor.models.trajectories import Trajectory
 from harbor.models.trial.paths import TrialPaths
 
+from aces_bench.config.spec import RunSpec
 from aces_bench.core.errors import ReportError
 from aces_bench.core.versioning import load_model
 from aces_bench.records.provenance import Provenance
@@ -29,13 +30,21 @@ from aces_bench.records.trials import GRADES_FILE, TABLE_PARQUET, GradedTrial, g
 PROVENANCE_FILE = "provenance.json"
 
 
+class StudyProvenance(Provenance):
+    """A member's ``provenance.json`` as the report reads it: the record, with its spec
+    validated as the ``RunSpec`` it was dumped from (the record keeps the dump: records
+    sit below config), so an old spec is migrated and a bad one refused as before."""
+
+    spec: RunSpec
+
+
 @dataclass
 class Member:
     """One study output dir inside the results dir."""
 
     path: Path
     run_ids: tuple[str, ...]
-    provenance: Provenance | None
+    provenance: StudyProvenance | None
     provenance_note: str | None
     grades: dict[tuple[str, int, str], GradedTrial] = field(default_factory=dict)
     grades_note: str | None = None
@@ -82,11 +91,11 @@ def load_trajectory(path: Path | None, trial_dir: Path | None = None) -> tuple[T
     return loaded.trajectory, loaded.error
 
 
-def read_provenance(path: Path) -> tuple[Provenance | None, str | None]:
+def read_provenance(path: Path) -> tuple[StudyProvenance | None, str | None]:
     """The member's provenance, or (None, why) when absent; an invalid file is a user error."""
     if not path.is_file():
         return None, f"{path.name} is missing: the report cannot say which config and code produced these results"
-    return load_model(Provenance, path.read_bytes(), where=path,
+    return load_model(StudyProvenance, path.read_bytes(), where=path,
                       fix="restore provenance.json from the run, or re-run the study"), None
 
 

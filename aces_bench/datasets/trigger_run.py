@@ -49,11 +49,12 @@ from aces_bench.inputs.skills import Skill, evaluation_asset, load_skill
 from aces_bench.inputs.skilltree import copy_tree
 from aces_bench.judges.base import Judge
 from aces_bench.judges.options import litellm_judge
-from aces_bench.records.provenance import SkillProvenance, build_provenance
+from aces_bench.records.provenance import SkillProvenance
 from aces_bench.run.collect import TrialRecord, collect_job
 from aces_bench.run.outlock import study_lock, usable_output_dir
 from aces_bench.run.runner import run_job
 from aces_bench.study.preflight import preflight_trials
+from aces_bench.study.provenance import build_provenance
 
 REFERENCE = "aces_bench.agents.reference:ReferenceAgent"
 DEFAULT_DECOYS = "decoys=paper"

@@ -25,6 +25,7 @@ from aces_bench.core.errors import ConfigError, RunError, from_validation
 from aces_bench.core.io import write_frame, write_json, write_text
 from aces_bench.graders.author import AUTHOR_TIMEOUT_SEC
 from aces_bench.graders.modes import MODES, check_author_graders
+from aces_bench.graders.redact import redact_value
 from aces_bench.grading.external import find_trials, load_cases, subjects_for
 from aces_bench.grading.grade import GradingContext, grade_subjects
 from aces_bench.grading.summary import summary_markdown
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> Path:
                             allowed_skills=allowed, condition=args.condition, judge_label=judge.label)
     ctx = GradingContext(grading=grading, judge=judge, author_timeout_sec=args.author_timeout)
     graded = asyncio.run(grade_subjects(subjects, ctx))
-    write_grades(out / "grades.jsonl", graded)
+    write_grades(out / "grades.jsonl", graded, mask=redact_value)
     frame = rows_to_frame([g.to_row() for g in graded])
     write_frame(out / TABLE_PARQUET, frame)
     write_table_csv(out / TABLE_CSV, frame)

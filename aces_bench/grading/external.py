@@ -56,9 +56,10 @@ from aces_bench.core.errors import EmitError, EvalsError, RunError
 from aces_bench.core.versioning import load_model
 from aces_bench.emitters.task_metadata import TASK_METADATA_KEY, TASK_METADATA_REGENERATE, TaskMetadata
 from aces_bench.graders.atif import load_trial_trajectory
+from aces_bench.grading.subject import TrialSubject
 from aces_bench.inputs.skills import SKILL_FILE, load_skill
 from aces_bench.inputs.trialfiles import read_trial_file
-from aces_bench.records.trials import TrialFacts, TrialSubject
+from aces_bench.records.trials import TrialFacts
 from aces_bench.run.collect import classify
 
 MAX_DEPTH = 6

@@ -5,7 +5,7 @@ and the case spec; they never run inside the agent's sandbox and never hold the
 judge's credential there. Prompts to an external judge are redacted first
 (``graders/judged.py``).
 
-One neutral record, ``TrialSubject`` (``aces_bench/records/trials.py``), holds everything
+One neutral record, ``TrialSubject`` (``aces_bench/grading/subject.py``), holds everything
 needed to grade one trial, whatever produced it: ``subject_from_record`` builds it for the trials of an
 aces-bench study, ``aces_bench.grading.external`` for any Harbor job dir. Then
 ``grade_subject`` runs the deterministic metrics, the judged metrics and (in the
@@ -36,7 +36,7 @@ from aces_bench.graders.author import (
     discover_author_graders,
     run_author_graders,
 )
-from aces_bench.graders.base import GradingInput, MetricResult
+from aces_bench.graders.base import GradingInput
 from aces_bench.graders.contamination import saw_target, skill_passages, target_attempts
 from aces_bench.graders.deterministic import grade_deterministic
 from aces_bench.graders.dimensions import (
@@ -60,10 +60,13 @@ from aces_bench.graders.skill_execution import (
 )
 from aces_bench.graders.skill_execution import METRIC as SKILL_EXECUTION
 from aces_bench.graders.tool_calls import build_view
+from aces_bench.grading.labels import spec_labels
+from aces_bench.grading.subject import TrialSubject
 from aces_bench.inputs.trialfiles import read_trial_file
 from aces_bench.judges.base import Judge
 from aces_bench.judges.factory import build_judge
-from aces_bench.records.trials import LABEL_FIELDS, GradedTrial, TrialFacts, TrialSubject, spec_labels
+from aces_bench.records.results import MetricResult
+from aces_bench.records.trials import LABEL_FIELDS, GradedTrial, TrialFacts
 from aces_bench.run.collect import TrialRecord
 from aces_bench.run.cost import METERED, TrialSpend, trial_cost, trial_dir_of, trial_spend
 

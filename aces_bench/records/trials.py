@@ -1,12 +1,11 @@
 """The trial records: one graded trial, the table row derived from it, and their files.
 
-One trial is described once, by ``TrialFacts`` (what ran and how it ended). Three
-records carry those facts:
+One trial is described once, by ``TrialFacts`` (what ran and how it ended). Two
+records carry those facts (and ``aces_bench.grading.subject.TrialSubject``, what a
+grader may read, carries them into grading):
 
-- ``TrialSubject``: the facts plus everything a grader may read (case, Harbor result,
-  trial and artifact dirs, routing); built by ``aces_bench.grading.grade`` for a study's
-  trials and by ``aces_bench.grading.external`` for any Harbor job dir.
-- ``GradedTrial``: the facts plus every metric result and the verdict; one line of
+- ``GradedTrial``: the facts plus every metric result (``results.MetricResult``), the
+  verdict and the labels of who produced it (``LABEL_FIELDS``); one line of
   ``grades.jsonl`` (``write_grades`` / ``read_grades``). The report reads the same
   model (it imports no grader, judge or Harbor job machinery through this module).
 - ``TrialRow``: the flat row of the tidy trials table, derived from a graded trial
@@ -23,9 +22,9 @@ its metric columns are empty.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -36,13 +35,7 @@ from aces_bench.core.io import write_frame, write_text
 from aces_bench.core.metrics import metric_column, metric_columns, metric_names
 from aces_bench.core.modes import Status
 from aces_bench.core.versioning import VersionedRecord, load_model
-from aces_bench.graders.base import MetricResult
-
-if TYPE_CHECKING:
-    from harbor.models.trial.result import TrialResult
-
-    from aces_bench.cases import EvalCase
-    from aces_bench.config.spec import RunSpec
+from aces_bench.records.results import MetricResult
 
 GRADES_SCHEMA_VERSION = "2"
 GRADES_REGENERATE = "re-grade the study (`aces-bench grade`)"
@@ -317,82 +310,30 @@ class GradedTrial(TrialFacts, TrialTotals, VersionedRecord):
         m = self.metrics.get(name)
         return m.score if m else None
 
-    def to_row(self, spec: RunSpec | None = None) -> TrialRow:
-        """The trials-table row; labels from ``spec`` when given, else from this record's own labels."""
-        if spec is not None:
-            labels = spec_labels(spec)
-        else:
-            labels = {k: getattr(self, k) for k in LABEL_FIELDS}
-            missing = [k for k in LABEL_FIELDS if labels[k] is None and k != "judge_label"]
-            if missing:
-                raise ReportError(f"graded trial {self.task_id} has no {', '.join(missing)}",
-                                  where=GRADES_FILE, fix="pass the run spec: to_row(spec)")
+    def to_row(self) -> TrialRow:
+        """The trials-table row, labelled with this record's own labels (``LABEL_FIELDS``,
+        given by the stage that graded it: ``aces_bench.grading.labels.spec_labels``)."""
+        labels = {k: getattr(self, k) for k in LABEL_FIELDS}
+        missing = [k for k in LABEL_FIELDS if labels[k] is None and k != "judge_label"]
+        if missing:
+            raise ReportError(f"graded trial {self.task_id} has no {', '.join(missing)}",
+                              where=GRADES_FILE, fix=GRADES_REGENERATE)
         shared = self.model_dump(include={*TrialFacts.model_fields, *TrialTotals.model_fields})
         return TrialRow(**shared, **labels, **{metric_column(n): self.score(n) for n in metric_names()})
-
-
-def spec_labels(spec: RunSpec) -> dict[str, str | None]:
-    """Who produced a study's numbers, as the records name them."""
-    from aces_bench.records.provenance import judge_label
-
-    return {"run_id": spec.output_dir.name, "harness": spec.harness.name, "model": spec.model.display,
-            "agent_label": spec.harness.display, "judge_label": judge_label(spec), "backend": spec.backend.display}
-
-
-# --- what grading reads ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TrialSubject:
-    """One trial's facts and everything a grader may read, whatever produced the trial."""
-
-    facts: TrialFacts
-    case: EvalCase | None
-    result: TrialResult | None
-    target_skill: str
-    allowed_skills: tuple[str, ...]
-    staged_skills: tuple[str, ...] = ()
-    skills_dir: str = "/skills"
-    workdir: str = "/workspace"
-    answer_file: str = "answer.txt"
-    artifacts_dir: Path | None = None
-    skill_dir: Path | None = None  # the target skill's folder: where its author graders live
-    labels: dict[str, str | None] = field(default_factory=dict)
-    notes: tuple[str, ...] = ()
-    routing_known: bool = True  # False: nothing says which skills the agent may read
-    verifier_checks: bool = True  # False: the verifier checks nothing, so its reward means nothing
-
-    @property
-    def trial_dir(self) -> Path | None:
-        return Path(self.facts.trial_dir) if self.facts.trial_dir else None
-
-    @classmethod
-    def of(cls, **fields: Any) -> TrialSubject:
-        """A subject from flat keywords: the ``TrialFacts`` ones become ``facts``.
-
-        Facts a caller rarely knows default as a plain single-skill trial: no case kind,
-        not a negative control, isolation, no decoys, no visible skills counted.
-        """
-        names = set(TrialFacts.model_fields)
-        facts = {"case_kind": None, "negative_control": False, "workspace_mode": "isolation", "decoy_set": "none",
-                 "n_visible_skills": 0, **{k: v for k, v in fields.items() if k in names}}
-        if facts.get("trial_dir") is not None:
-            facts["trial_dir"] = str(facts["trial_dir"])
-        return cls(facts=TrialFacts(**facts), **{k: v for k, v in fields.items() if k not in names})
 
 
 # --- files -------------------------------------------------------------------------------
 
 
-def write_grades(path: Path, graded: list[GradedTrial]) -> None:
-    """One JSON line per trial, secret-like strings masked.
+def write_grades(path: Path, graded: list[GradedTrial], *, mask: Callable[[Any], Any]) -> None:
+    """One JSON line per trial, each record passed through ``mask`` first.
 
-    Masked as values (every string, recursively) before serialization, never in the
-    serialized text, where a mask could swallow an escape and break the line.
+    ``mask`` takes a record's JSON value and returns it with secret-like strings masked
+    (the grading layer's ``aces_bench.graders.redact.redact_value``, whose patterns records
+    do not load). Values are masked before serialization, never the serialized text,
+    where a mask could swallow an escape and break the line.
     """
-    from aces_bench.graders.redact import redact_value
-
-    lines = [json.dumps(redact_value(g.model_dump(mode="json")), ensure_ascii=False) for g in graded]
+    lines = [json.dumps(mask(g.model_dump(mode="json")), ensure_ascii=False) for g in graded]
     write_text(path, "\n".join(lines) + ("\n" if lines else ""))
 
 
@@ -417,8 +358,8 @@ def grades_by_key(path: Path) -> dict[tuple[str, int, str], GradedTrial]:
     return {g.key: g for g in read_grades(path)}
 
 
-def write_trials_table(out_dir: Path, graded: list[GradedTrial], spec: RunSpec) -> pd.DataFrame:
-    frame = rows_to_frame([g.to_row(spec) for g in graded])
+def write_trials_table(out_dir: Path, graded: list[GradedTrial]) -> pd.DataFrame:
+    frame = rows_to_frame([g.to_row() for g in graded])
     write_frame(out_dir / TABLE_PARQUET, frame)
     write_table_csv(out_dir / TABLE_CSV, frame)
     return frame

@@ -1,7 +1,7 @@
 """One spec -> one report: a single study (``pipeline``), a designed study (``design``), a
 sweep's report (``sweep``), the one round loop and its fixed and stop-on-pass schedules
-(``rounds``), the sequential schedule (``sequential``), ``aces-bench plan``
-(``plan``) and what a study prints (``console``).
+(``rounds``), the sequential schedule (``sequential``), ``aces-bench plan`` (``plan``), what
+a study prints (``console``) and its provenance record filled in (``provenance``).
 
 May import: every layer below it (``reports``, ``stats``, ``grading``, ``run``, ...);
 ``aces_bench.cli`` and ``aces_bench.ci`` import it.

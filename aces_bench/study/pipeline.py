@@ -13,8 +13,9 @@ from aces_bench.core.errors import AcesError, RunError
 from aces_bench.core.io import write_json
 from aces_bench.emitters import emit_study
 from aces_bench.emitters.plan import StudyPlan, plan_study
+from aces_bench.graders.redact import redact_value
 from aces_bench.judges.base import Judge
-from aces_bench.records.provenance import SkillProvenance, build_provenance
+from aces_bench.records.provenance import SkillProvenance
 from aces_bench.records.trials import write_grades, write_trials_table
 from aces_bench.run import disk
 from aces_bench.run.cost import CostCapReached, clear_stop, write_stop
@@ -24,6 +25,7 @@ from aces_bench.run.reuse import decide as decide_reuse
 from aces_bench.run.runner import job_config
 from aces_bench.study.console import count_failures, finish_console
 from aces_bench.study.preflight import PreflightError, preflight_study
+from aces_bench.study.provenance import build_provenance
 from aces_bench.study.rounds import FixedSchedule, Rounds, Schedule, StopOnPassSchedule
 from aces_bench.study.sequential import SequentialSchedule
 
@@ -160,8 +162,8 @@ def _run_locked(spec: RunSpec, out: Path, prepared: Prepared | None = None) -> t
         write_stop(out, stopped.stop)
     elif isinstance(stopped, DiskCapReached):
         disk.write_stop(out, stopped.stop)
-    write_grades(out / "grades.jsonl", graded)
-    frame = write_trials_table(out, graded, spec)
+    write_grades(out / "grades.jsonl", graded, mask=redact_value)
+    frame = write_trials_table(out, graded)
     log.info("trials table: %d rows -> %s", len(frame), out / "trials.parquet")
     index = None
     if spec.report:

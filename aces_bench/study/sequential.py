@@ -45,6 +45,7 @@ from aces_bench.core.errors import RunError
 from aces_bench.core.io import write_json
 from aces_bench.core.versioning import load_model
 from aces_bench.emitters.emit import EmitResult
+from aces_bench.graders.redact import redact_value
 from aces_bench.records.trials import GradedTrial, read_grades, rows_to_frame, write_grades
 from aces_bench.run.attempts import SKIPPED, attempt_job_config
 from aces_bench.run.cost import estimate
@@ -108,9 +109,9 @@ def gate_settings(spec: RunSpec) -> GateSettings:
     return GateSettings(**spec.study.gate.model_dump())
 
 
-def trials_frame(spec: RunSpec, graded: dict[tuple[str, int], GradedTrial]) -> pd.DataFrame:
+def trials_frame(graded: dict[tuple[str, int], GradedTrial]) -> pd.DataFrame:
     """The trials table of the trials graded so far (the rows ``trials.parquet`` will hold)."""
-    return rows_to_frame([g.to_row(spec) for g in graded.values()])
+    return rows_to_frame([g.to_row() for g in graded.values()])
 
 
 def look_cases(sp: SkillPlan, frame: pd.DataFrame) -> GateCases:
@@ -253,8 +254,8 @@ class SequentialSchedule:
             print(f"sequential: {note}; undecided skill(s) stop here", file=sys.stderr)
             self._end(None)
             return
-        write_grades(self.rounds.out / ROUNDS_DIR / f"round-{r}.jsonl", new)
-        frame = trials_frame(self.rounds.spec, graded)
+        write_grades(self.rounds.out / ROUNDS_DIR / f"round-{r}.jsonl", new, mask=redact_value)
+        frame = trials_frame(graded)
         skills = dict(ledger.skills)
         for name, result in family_looks(ledger, frame, self.asked, r, self.settings).items():
             skills[name] = skills[name].model_copy(update={"looks": [*skills[name].looks, result]})

@@ -18,14 +18,16 @@ from aces_bench.config.schema import GROUP_SCHEMAS
 from aces_bench.config.spec import GradingSpec
 from aces_bench.core.io import write_frame
 from aces_bench.core.metrics import Metric, metric_names, metrics, register, unregister
-from aces_bench.graders.base import Evidence, GraderContext, GradingInput, MetricResult
+from aces_bench.graders.base import GraderContext, GradingInput
 from aces_bench.graders.dimensions import dimensions
+from aces_bench.graders.redact import redact_value
 from aces_bench.grading.grade import GradingContext, grade_subject
+from aces_bench.grading.subject import TrialSubject
 from aces_bench.grading.summary import summary_markdown
 from aces_bench.judges.heuristic import HeuristicJudge
+from aces_bench.records.results import Evidence, MetricResult
 from aces_bench.records.trials import (
     TABLE_PARQUET,
-    TrialSubject,
     read_grades,
     read_table_file,
     rows_to_frame,
@@ -116,7 +118,7 @@ def test_a_toy_metric_registered_once_is_graded_tabled_and_reported(tmp_path, to
     # Dimensions: the toy feeds Efficiency next to skill_efficiency.tool_efficiency.
     assert [s.label for s in dimensions()["Efficiency"]] == ["skill_efficiency.tool_efficiency", "few_calls"]
     # Grades file and table: the column metric_few_calls, read back through the real readers.
-    write_grades(tmp_path / "grades.jsonl", [with_skill, baseline])
+    write_grades(tmp_path / "grades.jsonl", [with_skill, baseline], mask=redact_value)
     back = read_grades(tmp_path / "grades.jsonl")
     rows = [g.to_row() for g in back]
     assert [r.metric("few_calls") for r in rows] == [1.0, 0.0]
@@ -136,7 +138,7 @@ def test_the_report_shows_a_toy_metric(tmp_path, toy):
     read = bash(f"cat /skills/{SKILL}/SKILL.md", f"---\nname: {SKILL}\n---\nRun {SCRIPT}.")
     trials = [graded(tmp_path, "t1", "with_skill", [read]), graded(tmp_path, "t2", "baseline", [bash("ls")] * 3)]
     out = tmp_path / "study"
-    write_grades(out / "grades.jsonl", trials)
+    write_grades(out / "grades.jsonl", trials, mask=redact_value)
     frame = rows_to_frame([g.to_row() for g in trials])
     write_frame(out / TABLE_PARQUET, frame)
     index = build_report(out, static=False)

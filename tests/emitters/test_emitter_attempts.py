@@ -65,7 +65,7 @@ def test_stop_on_pass_skips_later_attempts_and_records_them(tmp_path):
     # Round 2 ran only the task that had not passed.
     assert sum(1 for p in job_dirs[1].iterdir() if (p / "result.json").is_file()) == 1
     # Skipped attempts reach the trials table as rows with unscored metrics.
-    rows = {(g.condition, g.attempt): g.to_row(spec) for g in graded}
+    rows = {(g.condition, g.attempt): g.to_row() for g in graded}
     skipped = rows[("with_skill", 2)]
     assert skipped.status == "skipped" and skipped.metric_security is None and skipped.composite is None
     # pass@2 of that table is defined: the with-skill arm's pass at attempt 1 counts for k = 2.

@@ -9,7 +9,6 @@ import pytest
 from aces_bench.config.spec import GradingSpec
 from aces_bench.core.errors import ConfigError
 from aces_bench.core.metrics import metric_names
-from aces_bench.graders.base import MetricResult
 from aces_bench.graders.dimensions import (
     dimension_scores,
     dimensions,
@@ -18,6 +17,7 @@ from aces_bench.graders.dimensions import (
 )
 from aces_bench.graders.modes import MODES, author_aggregate, check_author_graders, decide
 from aces_bench.graders.outcome import trial_outcome
+from aces_bench.records.results import MetricResult
 
 
 def m(name: str, score: float | None, subs: dict | None = None, **details) -> MetricResult:

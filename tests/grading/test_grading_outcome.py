@@ -13,8 +13,9 @@ from aces_bench.cases import EvalCase
 from aces_bench.config.compose import compose_spec
 from aces_bench.graders.outcome import NO_CHECK, trial_outcome
 from aces_bench.grading.grade import GradingContext, grade_subject
+from aces_bench.grading.labels import spec_labels
+from aces_bench.grading.subject import TrialSubject
 from aces_bench.judges.heuristic import HeuristicJudge
-from aces_bench.records.trials import TrialSubject
 
 WITH_CHECK = {"id": "c1", "prompt": "Total?", "expected_skill": SKILL, "expected_output": "Total 1400.07",
               "assertions": [{"kind": "number", "value": 1400.07, "tolerance": 0.01}]}
@@ -29,14 +30,15 @@ def _grade(tmp_path: Path, case: dict, *, reward: float, answer: str, status: st
     result = trial_result("task", name, reward)
     d = write_trial(tmp_path, name, traj, result, {"answer.txt": answer})
     c = EvalCase.model_validate(case)
+    spec = compose_spec([], output_dir=Path("/tmp/unused"))
     subject = TrialSubject.of(
         task_id="task", attempt=0, skill=SKILL, case=c, case_id=c.id, condition="baseline", status=status,
         failure_cause=None if status == "ok" else "AgentTimeoutError", trial_name=name, trial_dir=d,
         result=TrialResult.model_validate(result), reward=reward, target_skill=SKILL, allowed_skills=(SKILL,),
         artifacts_dir=d / "artifacts" / "workspace", skill_dir=skill_dir,
-        verifier_checks=bool(c.checks) if checks is None else checks, target_listed=listed,
+        verifier_checks=bool(c.checks) if checks is None else checks, target_listed=listed, labels=spec_labels(spec),
     )
-    ctx = GradingContext(grading=compose_spec([], output_dir=Path("/tmp/unused")).grading, judge=HeuristicJudge())
+    ctx = GradingContext(grading=spec.grading, judge=HeuristicJudge())
     return asyncio.run(grade_subject(subject, ctx))
 
 
@@ -74,7 +76,7 @@ def test_a_timed_out_trial_is_a_failure_of_its_arm_and_left_out_only_per_protoco
     assert g.outcome == 0.0 and g.outcome_per_protocol is None and g.final_pass is False
     assert g.trial_class == "arm_failure"
     assert any("failure of its arm, scored 0" in n for n in g.notes)
-    row = g.to_row(compose_spec([], output_dir=Path("/tmp/unused")))
+    row = g.to_row()
     assert row.outcome == 0.0 and row.outcome_per_protocol is None and row.final_pass is False
 
 

@@ -20,11 +20,13 @@ from support.grading import (
 from aces_bench.cases import EvalCase
 from aces_bench.config.spec import GradingSpec
 from aces_bench.graders.judged import RedactingJudge, guarded
+from aces_bench.graders.redact import redact_value
 from aces_bench.grading.grade import GradingContext, grade_subject
+from aces_bench.grading.subject import TrialSubject
 from aces_bench.judges.factory import build_judge
 from aces_bench.judges.heuristic import HeuristicJudge
 from aces_bench.judges.spec import JudgeSpec
-from aces_bench.records.trials import TrialFacts, TrialSubject, read_grades, write_grades
+from aces_bench.records.trials import TrialFacts, read_grades, write_grades
 
 AWS_KEY = "AKIAZ7QX3MPLE4KEY9QA"
 CASE = EvalCase.model_validate({
@@ -81,7 +83,7 @@ def test_prompts_to_an_llm_judge_are_redacted(tmp_path, llm_server):
     assert g.metrics["accuracy"].grader == "litellm:openai/test-judge"  # attribution unchanged by the wrapper
     # The security grader still sees the raw trajectory and finds the secret.
     assert "secret.aws_access_key" in {f["pattern_id"] for f in g.metrics["security"].details["findings"]}
-    write_grades(tmp_path / "grades.jsonl", [g])
+    write_grades(tmp_path / "grades.jsonl", [g], mask=redact_value)
     text = (tmp_path / "grades.jsonl").read_text()
     assert AWS_KEY not in text and "[REDACTED:secret.aws_access_key]" in text
     assert read_grades(tmp_path / "grades.jsonl")[0].final_answer.startswith("unmatched total 1400.07")

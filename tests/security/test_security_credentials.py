@@ -106,9 +106,11 @@ def test_the_graded_record_masks_the_values_it_was_passed(tmp_path, monkeypatch)
     from support import grading as gs
 
     from aces_bench.config.spec import GradingSpec
+    from aces_bench.graders.redact import redact_value
     from aces_bench.grading.grade import GradingContext, grade_subject
+    from aces_bench.grading.subject import TrialSubject
     from aces_bench.judges.heuristic import HeuristicJudge
-    from aces_bench.records.trials import TrialSubject, read_grades, write_grades
+    from aces_bench.records.trials import read_grades, write_grades
 
     for k, v in VALUES.items():
         monkeypatch.setenv(k, v)
@@ -127,7 +129,7 @@ def test_the_graded_record_masks_the_values_it_was_passed(tmp_path, monkeypatch)
     graded = asyncio.run(grade_subject(subject, GradingContext(grading=GradingSpec(mode="aces_default"),
                                                                judge=HeuristicJudge())))
     path = tmp_path / "grades.jsonl"
-    write_grades(path, [graded])
+    write_grades(path, [graded], mask=redact_value)
     text = path.read_text()
     assert not [v for v in VALUES.values() if v in text]
     assert read_grades(path)[0].final_answer.startswith("psql postgres://app:[REDACTED:credential PGPASSWORD]@db/x")

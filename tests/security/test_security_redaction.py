@@ -15,8 +15,9 @@ from aces_bench.cases import EvalCase
 from aces_bench.config.spec import GradingSpec
 from aces_bench.graders.redact import redact, redact_value
 from aces_bench.grading.grade import GradingContext, grade_subject
+from aces_bench.grading.subject import TrialSubject
 from aces_bench.judges.heuristic import HeuristicJudge
-from aces_bench.records.trials import TrialSubject, read_grades, write_grades
+from aces_bench.records.trials import read_grades, write_grades
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -76,7 +77,7 @@ def test_grades_jsonl_parses_whatever_a_script_prints(tmp_path):
     findings = graded.metrics["security"].details["findings"]
     assert findings, "the security grader found none of the secrets; the test would prove nothing"
     path = tmp_path / "grades.jsonl"
-    write_grades(path, [graded])
+    write_grades(path, [graded], mask=redact_value)
     text = path.read_text()
     for line in text.splitlines():
         json.loads(line)

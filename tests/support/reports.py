@@ -2,7 +2,7 @@
 
 Layout per member (as the pipeline writes it): ``trials.parquet``/``trials.csv``
 (``TrialRow``), ``grades.jsonl`` (``GradedTrial`` fields, ``MetricResult`` per metric),
-``provenance.json`` (``Provenance`` over a composed ``RunSpec``), ``tasks/<id>/instruction.md``
+``provenance.json`` (``Provenance`` of a composed ``RunSpec``), ``tasks/<id>/instruction.md``
 and ``jobs/<job>/<trial>/agent/trajectory.json`` (Harbor's ATIF ``Trajectory``).
 
 Planted on purpose: failed and unscored trials, missing trajectories, one-sided pairs,
@@ -38,13 +38,16 @@ from aces_bench.cases import EvalCase
 from aces_bench.config.compose import compose_spec
 from aces_bench.core.io import write_frame, write_json, write_text
 from aces_bench.core.metrics import metric_names
-from aces_bench.graders.base import Evidence, GradingInput, MetricResult
+from aces_bench.graders.base import GradingInput
 from aces_bench.graders.deterministic import grade_deterministic
 from aces_bench.graders.outcome import ARM_FAILURES
 from aces_bench.graders.self_correction import first_attempt_pass
+from aces_bench.grading.labels import judge_label
 from aces_bench.inputs.skills import hash_tree
-from aces_bench.records.provenance import SkillProvenance, build_provenance, judge_label
+from aces_bench.records.provenance import SkillProvenance
+from aces_bench.records.results import Evidence, MetricResult
 from aces_bench.records.trials import TrialRow, rows_to_frame
+from aces_bench.study.provenance import build_provenance
 
 PLANTED_SCRIPT = "<script>alert(1)</script>"
 SKILLS = ("invoice-reconciler", "semver-bump", "access-log-latency")
