@@ -222,6 +222,26 @@ def study_summary(study: StudyData, *, source: str, settings: StatsSettings | No
         "stand_in": stand_ins(primary, offline, outcome), "design": design_members(study.trials)})
 
 
+def recorded_beside(study: StudyData, results_dir: Path, gate: list, primary: pd.DataFrame) -> dict:
+    """What the summary says from the records a study keeps beside its trials: the cost and
+    disk stops, the sequential ledger and the baseline-reuse plans, each skill's verdict as
+    a sequential study stopped with it (not the gate re-read on fewer trials), and why a
+    skill got none. Read from the folder on every build, never from the statistics cache."""
+    from aces_bench.run.cost import read_stop
+    from aces_bench.run.disk import read_stop as read_disk_stop
+
+    members = study_paths(study)
+    decided = sequential_verdicts(members)
+    gate = [decided.get(v.skill, v) for v in gate] if decided else gate
+    facts = {"sequential": sequential_rows(members, results_dir), "baseline_reuse": reuse_rows(members, results_dir),
+             "gate": gate, "no_verdict": no_verdict_rows(gate, primary)}
+    if (stop := read_stop(results_dir)) is not None:
+        facts["stopped_by_cost_cap"] = stop.line()
+    if (full := read_disk_stop(results_dir)) is not None:
+        facts["stopped_by_disk_cap"] = full.line()
+    return facts
+
+
 def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings | None, static: bool,
                 with_paper: bool, final: Path | None = None) -> None:
     scores = scan_targets(study) if static else None
@@ -250,23 +270,8 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
     pairs = build_pairs(primary)
     outcome = stats.settings.headline_outcome
     static_section = summary.static_vs_live
-    from aces_bench.run.cost import read_stop
-
-    stop = read_stop(results_dir)
-    if stop is not None:
-        summary = summary.model_copy(update={"stopped_by_cost_cap": stop.line()})
-    from aces_bench.run.disk import read_stop as read_disk_stop
-
-    if (full := read_disk_stop(results_dir)) is not None:
-        summary = summary.model_copy(update={"stopped_by_disk_cap": full.line()})
+    summary = summary.model_copy(update=recorded_beside(study, results_dir, summary.gate, primary))
     write_json(out / SCHEMA_FILE, summary_schema())
-    members = study_paths(study)
-    summary = summary.model_copy(update={"sequential": sequential_rows(members, results_dir),
-                                         "baseline_reuse": reuse_rows(members, results_dir)})
-    decided = sequential_verdicts(members)
-    if decided:  # a sequential study's verdict is the one it stopped with, not the gate re-read on fewer trials
-        summary = summary.model_copy(update={"gate": [decided.get(v.skill, v) for v in summary.gate]})
-    summary = summary.model_copy(update={"no_verdict": no_verdict_rows(summary.gate, primary)})
 
     inputs = FigureInputs(stats, pairs, primary, static_section, sets=sets, offline_runs=offline)
     figures = draw_figures(inputs, out / "figures")
