@@ -11,7 +11,8 @@ from support.datasets import skill_copy
 
 from aces_bench.datasets.decidable import plan_draft
 from aces_bench.datasets.grounding import ground
-from aces_bench.datasets.measure import broken_copies, measure_skill, passes, run_command
+from aces_bench.datasets.measure import measure_skill, passes, run_command
+from aces_bench.datasets.mutants import broken_copies
 from aces_bench.datasets.scriptref import documented_script, rank_scripts
 from aces_bench.datasets.templates import template_cases
 from aces_bench.inputs.skills import load_skill
@@ -135,9 +136,11 @@ def test_no_prompt_falls_back_to_the_kind_of_work_sentence(tmp_path):
 def test_broken_copies_change_the_main_number_or_drop_the_last_step():
     source = "import sys\n\ndef main():\n    rows = [1, 2]\n    total = sum(rows)\n    print(f'total={total}')\n\nmain()\n"
     copies = broken_copies("scripts/x.py", source)
-    assert "sum(rows) + 1" in copies["off by one"]
-    assert "print" not in copies["last step skipped"].split("def main")[1].split("main()")[0]
-    assert broken_copies("scripts/x.sh", "#!/bin/sh\necho a\necho b\n") == {"last step skipped": "#!/bin/sh\necho a\n"}
+    assert len(copies["off by one"]) == 1 and "sum(rows) + 1" in copies["off by one"][0]  # one site: no others
+    steps = copies["last step skipped"]  # the last step first, then each one before it
+    assert len(steps) == 3 and "print" not in steps[0].split("def main")[1].split("main()")[0]
+    assert "sum(rows)" not in steps[1] and "print" in steps[1]
+    assert broken_copies("scripts/x.sh", "#!/bin/sh\necho a\necho b\n") == {"last step skipped": ["#!/bin/sh\necho a\n"]}
 
 
 @pytest.mark.sandbox
@@ -280,7 +283,7 @@ def test_the_last_step_skipped_is_a_step_of_the_work_not_a_closing_message():
     """Dropping ``print("Done!")`` leaves a copy that behaves as the script does: no broken copy."""
     source = ("def main():\n    rows = [1, 2]\n    total = sum(rows)\n    print(f'total={total}')\n"
               "    print('Done!')\n    print('=' * 60)\n\nmain()\n")
-    body = broken_copies("scripts/x.py", source)["last step skipped"].split("def main")[1]
+    body = broken_copies("scripts/x.py", source)["last step skipped"][0].split("def main")[1]
     assert "total=" not in body and "Done!" in body and "'=' * 60" in body
 
 
