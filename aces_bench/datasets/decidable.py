@@ -13,6 +13,8 @@ answer has, never the skill's own output:
 - the output file the command writes (or, where it writes into a folder, some file in
   that folder) exists as a regular file and is well formed for its type (a ``written``
   check: JSON parses, a CSV has rows under its header; ``check_answer.well_formed``);
+- where the command writes no file, the answer is not blank (a lenient ``regex``: some character not white space):
+  the user asked for something, and an empty answer gives nothing, whatever the input;
 - when the script states a total or a row count (``total: {...}``, ``entries: {...}``),
   the answer states the fixture's (which this module wrote, so knows).
 
@@ -63,6 +65,7 @@ _COLUMN_HOLDER = re.compile(r"^<(col|column|field|key|metric|value)s?(_?name)?>$
 _OPTIONAL = re.compile(r"""\s*\[[^\[\]]*\](?=(?:[^"']|"[^"]*"|'[^']*')*$)""")
 _SOURCE_SUFFIX = re.compile(r"""['"(*]\.?(csv|tsv|jsonl|json|txt|md|bib)\b['")]|read_(csv|json)|json\.load|csv\.(reader|DictReader)""")
 RUN_CHECK = "runs {script}"
+SAYS_SOMETHING_CHECK = Check(kind="regex", value=r"\S", match="lenient")  # the answer is not blank
 
 
 @dataclass
@@ -326,6 +329,9 @@ def plan_draft(skill: Skill, g: Grounding) -> DraftPlan:
     elif plan.output_dir:
         # A folder the script writes into, file names its own: some file there, not blank and well formed.
         plan.checks.append(Check(kind="written", value="*", file=plan.output_dir))
+    else:
+        # No file asked for: what the user gets is the answer, and a blank one answers nothing.
+        plan.checks.append(SAYS_SOMETHING_CHECK)
     if plan.fixture is not None:
         plan.number_check = _number_check(plan, source)
     return plan
