@@ -72,7 +72,11 @@ def _off_by_one(source: str) -> list[str]:
 
 
 def _message_only(node: ast.stmt) -> bool:
-    """A statement that only prints fixed text (``print("Done!")``, ``print("=" * 60)``): no step of the work."""
+    """A statement that only prints fixed text (``print("Done!")``, ``print("=" * 60)``): no step of the work.
+
+    Dropping it changes the standard output by a line no correct answer is asked to hold,
+    so it is never tried: a run would count that line as a difference.
+    """
     if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
         return False
     func = node.value.func
@@ -85,6 +89,8 @@ def _message_only(node: ast.stmt) -> bool:
 
 
 def _is_step(node: ast.stmt) -> bool:
+    """A statement that may be a step of the work. A definition is none: dropping one the run never
+    calls changes nothing, and dropping one it calls breaks the script before any step is skipped."""
     if isinstance(node, (ast.Return, ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef,
                          ast.ClassDef)):
         return False
