@@ -158,6 +158,26 @@ def _given(words: list[str], args: list[Arg], start: int) -> tuple[set[str], int
     return present, positionals
 
 
+def positional_slots(words: list[str], start: int, shape: ArgShape) -> dict[int, Arg]:
+    """Which declared positional each positional word of ``words[start:]`` fills: {index of the word: its Arg}.
+
+    Option values and subcommand names fill no slot; positionals are matched in declared order.
+    """
+    args = shape.for_words(words)
+    by_flag = {f: a for a in args for f in a.flags}
+    slots = iter([a for a in args if a.positional])
+    out: dict[int, Arg] = {}
+    skip = False
+    for i, w in enumerate(words[start:], start):
+        if skip:
+            skip = False
+        elif (flag := w.split("=", 1)[0]) in by_flag:
+            skip = by_flag[flag].takes_value and "=" not in w
+        elif not w.startswith("-") and w not in shape.subcommands and (arg := next(slots, None)) is not None:
+            out[i] = arg
+    return out
+
+
 def missing(words: list[str], script_at: int, shape: ArgShape) -> list[Arg]:
     """The required arguments a command line leaves out, positionals in declared order."""
     args = shape.for_words(words)

@@ -31,7 +31,15 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from aces_bench.cases.model import Check
-from aces_bench.datasets.argshape import Arg, ArgShape, arg_shape, missing, optional_output, output_flags
+from aces_bench.datasets.argshape import (
+    Arg,
+    ArgShape,
+    arg_shape,
+    missing,
+    optional_output,
+    output_flags,
+    positional_slots,
+)
 from aces_bench.datasets.docexample import example_fixture, read_shape
 from aces_bench.datasets.fixtures import AMOUNT_COLUMN, GENERATED, GENERATED_SUFFIXES, Fixture, generate
 from aces_bench.datasets.grounding import Grounding
@@ -206,6 +214,9 @@ def _fill(words: list[str], script: str, fixture: Fixture | None, shape: ArgShap
     output = None
     used_input = False
     at = _script_at(words, script)
+    # A documented folder in an input folder's positional slot (``results/batch/``) is the user's: the fixture's
+    # folder takes its place, never a second positional beside it (argparse refuses the extra one).
+    slots = positional_slots(words, at + 1, shape) if shape is not None and at is not None else {}
     for i, w in enumerate(words):
         prev = words[i - 1] if i else ""
         if _COLUMN_HOLDER.match(w) and fixture is not None and fixture.total is not None:
@@ -216,9 +227,10 @@ def _fill(words: list[str], script: str, fixture: Fixture | None, shape: ArgShap
             if plan is not None:
                 plan.output_dir = OUTPUT_DIR
             continue
-        if prev in in_dirs and not w.startswith("-") and fixture is not None and plan is not None:
+        folder = in_dirs.get(prev) or (slots[i] if i in slots and slots[i].role == "input_dir" else None)
+        if folder is not None and not w.startswith("-") and fixture is not None and plan is not None:
             if not used_input:
-                plan.fixture_dir = in_dirs[prev].dest  # a folder the script reads: the fixture inside it
+                plan.fixture_dir = folder.dest  # a folder the script reads: the fixture inside it
             out.append(f"data/{plan.fixture_dir}" if plan.fixture_dir else "data")
             used_input = True
             continue

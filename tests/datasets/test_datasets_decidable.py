@@ -279,6 +279,38 @@ def test_a_command_is_completed_from_the_scripts_argparse(tmp_path):
     assert [(c.kind, c.file) for c in plan.checks] == [("written", "out/output.json")]
 
 
+RESULTS_PY = '''"""Summarise the result files of a folder."""
+import argparse
+import sys
+from pathlib import Path
+parser = argparse.ArgumentParser()
+parser.add_argument("results_dir", help="Directory containing the results")
+parser.add_argument("--top", type=int, default=3, help="How many to show")
+args = parser.parse_args()
+files = sorted(p for p in Path(args.results_dir).iterdir() if p.is_file())
+if not files:
+    sys.exit(f"no results in {args.results_dir}")
+print(f"Found {len(files)} files")
+'''
+
+
+@pytest.mark.sandbox
+@needs_bwrap
+def test_a_documented_folder_in_an_input_folders_positional_slot_is_replaced_by_the_fixtures(tmp_path):
+    """``analyze.py results/batch/ --top 5``: the fixture's folder takes the documented folder's slot; it is
+    never added as a second positional beside it, which argparse refuses (exit 2)."""
+    body = SKILL_MD.replace("python scripts/tally.py input.csv --output summary.json",
+                            "python scripts/analyze.py results/batch/ --top 5")
+    d = _skill(tmp_path, body)
+    (d / "scripts" / "analyze.py").write_text(RESULTS_PY)
+    skill = load_skill(d)
+    plan = plan_draft(skill, ground(skill, run=False))
+    assert plan.command == "python3 scripts/analyze.py data/results_dir --top 5"
+    assert plan.fixture_dest == "data/results_dir/notes.txt"
+    run = asyncio.run(run_command(skill, plan.command, {"results_dir/notes.txt": plan.fixture.text.encode()}))
+    assert (run.exit_code, run.stdout) == (0, "Found 1 files\n"), run.stderr
+
+
 def test_the_last_step_skipped_is_a_step_of_the_work_not_a_closing_message():
     """Dropping ``print("Done!")`` leaves a copy that behaves as the script does: no broken copy."""
     source = ("def main():\n    rows = [1, 2]\n    total = sum(rows)\n    print(f'total={total}')\n"
