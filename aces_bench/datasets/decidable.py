@@ -128,7 +128,10 @@ def _documented_line(ref: ScriptRef, shape: ArgShape | None) -> list[str] | None
     (a required argument left out, an input type no fixture can be generated for, a
     flag the script's parser does not declare, a ``--list``/``--help``/``--interactive``
     call that does no work), then by whether
-    they write an output file a check can read, then by their order in the documents.
+    they write an output file a check can read, then by whether they hand the script an
+    input file of a type a fixture can be generated for (``review.sh poster.pdf`` before a
+    bare ``review.sh``, which a script needing its input refuses), then by their order in
+    the documents.
     """
     lines = _documented_lines(ref)
     if not lines:
@@ -148,7 +151,9 @@ def _documented_line(ref: ScriptRef, shape: ArgShape | None) -> list[str] | None
                       and "." + _FILE_ARG.match(w).group(1).lower() not in GENERATED_SUFFIXES
                       and words[j - 1] not in outs and not _OUTPUT_WORD.search(PurePosixPath(w).stem))
         writes = _fill(words, ref.script, generate(".txt"), shape)[1] is not None
-        return lacking + 2 * idle + foreign, -writes, i
+        fed = any(_FILE_ARG.match(w) and "." + _FILE_ARG.match(w).group(1).lower() in GENERATED_SUFFIXES
+                  for j, w in enumerate(words[1:], 1) if j != at and words[j - 1] not in outs and not w.startswith("-"))
+        return lacking + 2 * idle + foreign, -writes, -fed, i
 
     return min(enumerate(lines), key=rank)[1]
 

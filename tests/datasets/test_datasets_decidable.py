@@ -311,6 +311,36 @@ def test_a_documented_folder_in_an_input_folders_positional_slot_is_replaced_by_
     assert (run.exit_code, run.stdout) == (0, "Found 1 files\n"), run.stderr
 
 
+REVIEW_SH = """#!/bin/bash
+if [ $# -eq 0 ]; then echo "Error: No file specified"; exit 1; fi
+head -c 5 "$1" | grep -q '%PDF-' || { echo "not a PDF: $1"; exit 1; }
+echo "pages: $(grep -c '/Type /Page\\b' "$1")"
+"""
+
+
+@pytest.mark.sandbox
+@needs_bwrap
+def test_a_script_documented_on_a_pdf_is_run_on_a_generated_one_not_bare(tmp_path):
+    """``review.sh`` and ``review.sh poster.pdf`` are both documented: the line handing the script an input
+    the draft can generate is run, on a one-page PDF the draft wrote, and the script reads it as a PDF."""
+    import re
+
+    body = SKILL_MD.replace("python scripts/tally.py input.csv --output summary.json",
+                            "scripts/review.sh\n./scripts/review.sh poster.pdf")
+    d = _skill(tmp_path, body)
+    (d / "scripts" / "review.sh").write_text(REVIEW_SH)
+    skill = load_skill(d)
+    plan = plan_draft(skill, ground(skill, run=False))
+    assert plan.command == "bash scripts/review.sh data/document.pdf"
+    assert (plan.fixture.rows, plan.fixture.unit) == (1, "pages")
+    text = plan.fixture.text
+    offsets = [int(o) for o in re.findall(r"^(\d{10}) 00000 n $", text, re.M)]
+    assert [text[o:].split("\n", 1)[0] for o in offsets] == [f"{i} 0 obj" for i in range(1, 6)]
+    assert text[int(re.search(r"startxref\n(\d+)", text).group(1)):].startswith("xref\n0 6\n")
+    run = asyncio.run(run_command(skill, plan.command, {plan.fixture.name: text.encode()}))
+    assert (run.exit_code, run.stdout) == (0, "pages: 1\n"), run.stdout
+
+
 def test_the_last_step_skipped_is_a_step_of_the_work_not_a_closing_message():
     """Dropping ``print("Done!")`` leaves a copy that behaves as the script does: no broken copy."""
     source = ("def main():\n    rows = [1, 2]\n    total = sum(rows)\n    print(f'total={total}')\n"
