@@ -341,6 +341,37 @@ def test_a_script_documented_on_a_pdf_is_run_on_a_generated_one_not_bare(tmp_pat
     assert (run.exit_code, run.stdout) == (0, "pages: 1\n"), run.stdout
 
 
+PLOT_PY = '''"""Draw the demo figure."""
+import argparse
+import sys
+parser = argparse.ArgumentParser()
+parser.add_argument("--output", default="plot.png", help="Where to save the figure")
+args = parser.parse_args()
+if not args.output.endswith((".png", ".pdf")):  # as matplotlib's savefig: the format comes from the suffix
+    sys.exit(f"Format {args.output.rsplit('.', 1)[-1]!r} is not supported")
+with open(args.output, "wb") as f:
+    f.write(b"\\x89PNG\\r\\n\\x1a\\n" + bytes(16))
+'''
+
+
+@pytest.mark.sandbox
+@needs_bwrap
+def test_an_output_option_is_pointed_under_out_with_the_type_of_its_default_file(tmp_path):
+    """``--output`` defaults to ``plot.png``: the draft asks for ``out/output.png``, never ``output.txt``, which
+    a script choosing its format by the suffix refuses; the written PNG passes the drafts' checks."""
+    body = SKILL_MD.replace("python scripts/tally.py input.csv --output summary.json", "python scripts/plot.py")
+    d = _skill(tmp_path, body)
+    (d / "scripts" / "plot.py").write_text(PLOT_PY)
+    skill = load_skill(d)
+    g = ground(skill, run=False)
+    plan = plan_draft(skill, g)
+    assert plan.command == "python3 scripts/plot.py --output out/output.png"
+    run = asyncio.run(run_command(skill, plan.command, {}))
+    assert run.exit_code == 0 and list(run.files) == ["out/output.png"], run.stderr
+    tasks = [c for c in template_cases(skill, grounding=g, plan=plan) if c.kind in ("explicit", "implicit")]
+    assert tasks and all(passes(c, run) for c in tasks)
+
+
 def test_the_last_step_skipped_is_a_step_of_the_work_not_a_closing_message():
     """Dropping ``print("Done!")`` leaves a copy that behaves as the script does: no broken copy."""
     source = ("def main():\n    rows = [1, 2]\n    total = sum(rows)\n    print(f'total={total}')\n"
