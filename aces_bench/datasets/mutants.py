@@ -24,6 +24,7 @@ mutant that no check on what a run leaves can fail, and it stays in the denomina
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 
 MAX_CANDIDATES = 12  # per kind: the copies run before the first is kept (each is a sandboxed run)
@@ -121,14 +122,40 @@ def _dropped(source: str, at: int, index: int) -> ast.Module:
     return tree
 
 
+_SHELL_NO_STEP = re.compile(
+    r"""^(?:exit(?:\s+\d+)?|return(?:\s+\d+)?|fi|done|esac|then|else|do|\{|\}|;;|set\s+-\S+"""
+    r"""|echo(?:\s+-[neE]+)?(?:\s+(?:"[^"$`]*(?:\$\{?(?:RED|GREEN|YELLOW|BLUE|CYAN|MAGENTA|PURPLE|WHITE|GR[AE]Y|BOLD|DIM|NC|RESET)\}?[^"$`]*)*"|'[^']*'))*)\s*;?\s*$""")
+"""Lines of a shell script that do no work: an exit, a keyword closing or opening a block, a ``set``
+option, an ``echo`` of fixed text (the usual colour variables such as ``${BLUE}`` and ``${NC}`` aside;
+an ``echo`` of any other variable reports a value, which is work)."""
+
+
 def _shell_step_skipped(source: str) -> list[str]:
-    """A shell script without its last line that is not blank or a comment (one candidate: dropping an
-    earlier line would cut an ``if``/``done`` apart and break the script's syntax, not skip a step)."""
+    """A shell script without one line that does work, from the last back: blank lines, comments,
+    exits, block keywords and fixed-text echoes (``_SHELL_NO_STEP``) are no steps, and a copy that
+    ``bash -n`` finds broken (a line cut out of an ``if`` header, say) is no candidate: it would
+    break the script's syntax, not skip a step."""
     lines = source.rstrip("\n").splitlines()
-    steps = [i for i, ln in enumerate(lines) if ln.strip() and not ln.strip().startswith("#")]
-    if len(steps) < 2:
-        return []
-    return ["\n".join(ln for i, ln in enumerate(lines) if i != steps[-1]) + "\n"]
+    steps = [i for i, ln in enumerate(lines)
+             if ln.strip() and not ln.strip().startswith("#") and not _SHELL_NO_STEP.match(ln.strip())]
+    out = []
+    for i in reversed(steps):
+        copy = "\n".join(ln for j, ln in enumerate(lines) if j != i) + "\n"
+        if _parses_as_shell(copy):
+            out.append(copy)
+        if len(out) >= MAX_CANDIDATES:
+            break
+    return out
+
+
+def _parses_as_shell(text: str) -> bool:
+    """``bash -n``: the copy parses (nothing of it is run)."""
+    import subprocess
+
+    try:
+        return subprocess.run(["bash", "-n"], input=text.encode(), capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
 
 
 def _text(tree: ast.AST) -> str:

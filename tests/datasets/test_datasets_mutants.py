@@ -138,3 +138,28 @@ def test_a_command_that_writes_no_file_asks_for_an_answer_that_is_not_blank(tmp_
     g = ground(skill)
     explicit = template_cases(skill, ["explicit"], grounding=g, plan=plan_draft(skill, g))[0]
     assert [(c.kind, c.value) for c in explicit.checks] == [("number", 8)]
+
+
+SHELL_REPORT = """#!/bin/bash
+set -e
+BLUE='\\033[0;34m'
+NC='\\033[0m'
+if [ -f "$1" ]; then
+    PAGES=$(wc -l < "$1")
+fi
+echo "Pages: $PAGES"
+echo -e "${BLUE}Check complete${NC}"
+echo ""
+exit 0
+"""
+
+
+def test_a_shell_copy_skips_a_line_that_does_work_never_an_exit_or_a_fixed_message():
+    copies = broken_copies("scripts/report.sh", SHELL_REPORT)[LAST_STEP]
+    dropped = [next(ln for ln in SHELL_REPORT.splitlines() if ln not in copy.splitlines()) for copy in copies]
+    # The report of the value goes first; the exit, the fixed messages and the block keywords never go.
+    assert dropped[0] == 'echo "Pages: $PAGES"'
+    assert not {"exit 0", 'echo ""', 'echo -e "${BLUE}Check complete${NC}"', "fi"} & set(dropped)
+    # The counting line is inside an ``if``: dropping it alone leaves a block with no command,
+    # which bash refuses, so that copy is never offered (it breaks the syntax, it skips no step).
+    assert "    PAGES=$(wc -l < \"$1\")" not in dropped
