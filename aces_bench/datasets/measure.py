@@ -170,37 +170,55 @@ def measure_skill(skill: Skill, others: list[Skill] = ()) -> SkillMeasure:
         return m
     script = plan.script.script if plan.script else None
     source = read_regular(skill.path / script).decode("utf-8", "replace") if script else ""
-    for copies in broken_copies(script or "", source).values():
-        broken = _broken_run(skill, command, data, script, copies, real)
+    copies_by_kind = broken_copies(script or "", source)
+    again = asyncio.run(run_command(skill, command, data)) if copies_by_kind else None
+    for copies in copies_by_kind.values():
+        broken = _broken_run(skill, command, data, script, copies, real, again)
         m.mutants += len(good)
         m.caught += sum(not passes(c, broken) for c in good)
     return m
 
 
 def _broken_run(skill: Skill, command: str, data: dict[str, bytes], script: str, copies: list[str],
-                real: Run) -> Run:
-    """The run of the first copy that ``differs`` from the script's run, else of the first copy."""
+                real: Run, again: Run | None = None) -> Run:
+    """The run of the first copy that ``differs`` from the script's run (``again``: its second run,
+    for output that varies from run to run), else of the first copy."""
     first = None
     for text in copies:
         run = asyncio.run(run_command(skill, command, data, (script, text)))
-        if differs(real, run):
+        if differs(real, run, again):
             return run
         first = first or run
     return first
 
 
-def differs(real: Run, copy: Run) -> bool:
+def differs(real: Run, copy: Run, again: Run | None = None) -> bool:
     """True when a copy's run gives something the script's run does not: another exit status, other
     files written, or other standard output, timestamps aside and log lines aside (a line naming a file
-    either run wrote says where the work went; it is not the work)."""
-    written = set(real.files) | set(copy.files)
-    return real.exit_code != copy.exit_code or _seen(real, written) != _seen(copy, written)
+    either run wrote says where the work went; it is not the work).
+
+    ``again``: a second run of the unchanged script. Where the two differ, the script's output varies
+    from run to run (a random port, a generated key): every token holding a digit is then set aside
+    in all three runs, and if the script's two runs still differ, no copy can be shown to differ."""
+    written = set(real.files) | set(copy.files) | (set(again.files) if again else set())
+    if real.exit_code != copy.exit_code:
+        return True
+    mask = again is not None and _seen(real, written) != _seen(again, written)
+    if mask and _seen(real, written, mask) != _seen(again, written, mask):
+        return False
+    return _seen(real, written, mask) != _seen(copy, written, mask)
 
 
-def _seen(run: Run, written: set[str]) -> tuple[str, list[tuple[str, str]]]:
+_DIGITS = re.compile(r"[\w.-]*\d[\w.-]*")  # a port, a key, an id: any token with a digit in it
+
+
+def _seen(run: Run, written: set[str], mask: bool = False) -> tuple[str, list[tuple[str, str]]]:
+    def plain(text: str) -> str:
+        text = _STAMP.sub("<time>", text)
+        return _DIGITS.sub("<n>", text) if mask else text
+
     lines = [ln for ln in run.stdout.splitlines() if ln.strip() and not any(path in ln for path in written)]
-    return (_STAMP.sub("<time>", "\n".join(lines)),
-            sorted((path, _STAMP.sub("<time>", text)) for path, text in run.files.items()))
+    return plain("\n".join(lines)), sorted((path, plain(text)) for path, text in run.files.items())
 
 
 def _unrunnable(m: SkillMeasure, why: str) -> SkillMeasure:

@@ -124,7 +124,7 @@ def _dropped(source: str, at: int, index: int) -> ast.Module:
 
 _SHELL_NO_STEP = re.compile(
     r"""^(?:exit(?:\s+\d+)?|return(?:\s+\d+)?|fi|done|esac|then|else|do|\{|\}|;;|set\s+-\S+"""
-    r"""|echo(?:\s+-[neE]+)?(?:\s+(?:"[^"$`]*(?:\$\{?(?:RED|GREEN|YELLOW|BLUE|CYAN|MAGENTA|PURPLE|WHITE|GR[AE]Y|BOLD|DIM|NC|RESET)\}?[^"$`]*)*"|'[^']*'))*)\s*;?\s*$""")
+    r"""|echo(?:\s+-[neE]+)?(?:\s+(?:"[^"$`]*(?:\$\{?(?:RED|GREEN|YELLOW|BLUE|CYAN|MAGENTA|PURPLE|WHITE|GR[AE]Y|BOLD|DIM|NC|RESET)\}?[^"$`]*)*"|'[^']*'|[^\s"'$`;|&<>()]+))*)\s*;?\s*$""")
 """Lines of a shell script that do no work: an exit, a keyword closing or opening a block, a ``set``
 option, an ``echo`` of fixed text (the usual colour variables such as ``${BLUE}`` and ``${NC}`` aside;
 an ``echo`` of any other variable reports a value, which is work)."""

@@ -163,3 +163,17 @@ def test_a_shell_copy_skips_a_line_that_does_work_never_an_exit_or_a_fixed_messa
     # The counting line is inside an ``if``: dropping it alone leaves a block with no command,
     # which bash refuses, so that copy is never offered (it breaks the syntax, it skips no step).
     assert "    PAGES=$(wc -l < \"$1\")" not in dropped
+
+
+def test_a_script_whose_output_varies_run_to_run_is_compared_without_its_random_values():
+    # A server script prints a fresh port and key each run: a copy that changes nothing else
+    # is no broken copy; one that stops printing the address is.
+    real = Run(0, '{"url": "http://localhost:51234", "key": "a9f3c2"}\n')
+    again = Run(0, '{"url": "http://localhost:40711", "key": "77be01"}\n')
+    same = Run(0, '{"url": "http://localhost:38822", "key": "0c4d9e"}\n')
+    silent = Run(0, "")
+    assert differs(real, same)  # without the second run, the random values look like a change
+    assert not differs(real, same, again)
+    assert differs(real, silent, again)
+    # Output that varies beyond its numbers cannot be compared: no copy is shown to differ.
+    assert not differs(Run(0, "alpha\n"), silent, Run(0, "beta\n"))
