@@ -22,6 +22,7 @@ _DIR = re.compile(r"\b(dir|directory|folder)\b|_dir$|^dir_|-dir$", re.I)
 _INPUT = re.compile(r"\b(file|path|input|csv|json|tsv|txt|bib|data|scores|table|dataset)\b", re.I)
 _WRITES = re.compile(r"\b(output|save|write|export)", re.I)
 _SUFFIX_WORD = re.compile(r"\b(csv|tsv|jsonl|json|txt|md|bib)\b", re.I)
+_DEFAULT_FILE = re.compile(r"^[\w./-]*\w\.([A-Za-z][A-Za-z0-9]{0,4})$")  # ``plot.png``, ``out/report.json``
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class Arg:
     choices: tuple[str, ...] = ()
     number: bool = False
     text: str = ""  # dest, metavar and help, lowercased: what the role is guessed from
+    default: str = ""  # a string default (``plot.png``): its suffix is the file type the script writes
 
     @property
     def positional(self) -> bool:
@@ -63,7 +65,10 @@ class Arg:
 
     @property
     def suffix(self) -> str | None:
-        """The file type the argument's name or help names (``.json`` for "Path to JSON file")."""
+        """The file type of the argument's default file name (``.png`` for ``default="plot.png"``), else the
+        one its name or help names (``.json`` for "Path to JSON file")."""
+        if m := _DEFAULT_FILE.match(self.default):
+            return "." + m.group(1).lower()
         m = _SUFFIX_WORD.search(self.text)
         return "." + m.group(1).lower() if m else None
 
@@ -105,7 +110,9 @@ def _arg(call: ast.Call) -> Arg | None:
     kind = kw.get("type")
     number = isinstance(kind, ast.Name) and kind.id in ("int", "float")
     text = " ".join(str(x) for x in (dest, _const(kw.get("metavar")) or "", _const(kw.get("help")) or "")).lower()
-    return Arg(flags, str(dest).replace("-", "_"), required, takes_value, choices, number, text)
+    default = _const(kw.get("default"))
+    return Arg(flags, str(dest).replace("-", "_"), required, takes_value, choices, number, text,
+               default if isinstance(default, str) else "")
 
 
 def arg_shape(source: str) -> ArgShape | None:
@@ -156,6 +163,26 @@ def _given(words: list[str], args: list[Arg], start: int) -> tuple[set[str], int
         elif not w.startswith("-"):
             positionals += 1
     return present, positionals
+
+
+def positional_slots(words: list[str], start: int, shape: ArgShape) -> dict[int, Arg]:
+    """Which declared positional each positional word of ``words[start:]`` fills: {index of the word: its Arg}.
+
+    Option values and subcommand names fill no slot; positionals are matched in declared order.
+    """
+    args = shape.for_words(words)
+    by_flag = {f: a for a in args for f in a.flags}
+    slots = iter([a for a in args if a.positional])
+    out: dict[int, Arg] = {}
+    skip = False
+    for i, w in enumerate(words[start:], start):
+        if skip:
+            skip = False
+        elif (flag := w.split("=", 1)[0]) in by_flag:
+            skip = by_flag[flag].takes_value and "=" not in w
+        elif not w.startswith("-") and w not in shape.subcommands and (arg := next(slots, None)) is not None:
+            out[i] = arg
+    return out
 
 
 def missing(words: list[str], script_at: int, shape: ArgShape) -> list[Arg]:

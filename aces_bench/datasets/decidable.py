@@ -13,6 +13,8 @@ answer has, never the skill's own output:
 - the output file the command writes (or, where it writes into a folder, some file in
   that folder) exists as a regular file and is well formed for its type (a ``written``
   check: JSON parses, a CSV has rows under its header; ``check_answer.well_formed``);
+- where the command writes no file, the answer is not blank (a lenient ``regex``: some character not white space):
+  the user asked for something, and an empty answer gives nothing, whatever the input;
 - when the script states a total or a row count (``total: {...}``, ``entries: {...}``),
   the answer states the fixture's (which this module wrote, so knows).
 
@@ -29,7 +31,15 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from aces_bench.cases.model import Check
-from aces_bench.datasets.argshape import Arg, ArgShape, arg_shape, missing, optional_output, output_flags
+from aces_bench.datasets.argshape import (
+    Arg,
+    ArgShape,
+    arg_shape,
+    missing,
+    optional_output,
+    output_flags,
+    positional_slots,
+)
 from aces_bench.datasets.docexample import example_fixture, read_shape
 from aces_bench.datasets.fixtures import AMOUNT_COLUMN, GENERATED, GENERATED_SUFFIXES, Fixture, generate
 from aces_bench.datasets.grounding import Grounding
@@ -63,6 +73,7 @@ _COLUMN_HOLDER = re.compile(r"^<(col|column|field|key|metric|value)s?(_?name)?>$
 _OPTIONAL = re.compile(r"""\s*\[[^\[\]]*\](?=(?:[^"']|"[^"]*"|'[^']*')*$)""")
 _SOURCE_SUFFIX = re.compile(r"""['"(*]\.?(csv|tsv|jsonl|json|txt|md|bib)\b['")]|read_(csv|json)|json\.load|csv\.(reader|DictReader)""")
 RUN_CHECK = "runs {script}"
+SAYS_SOMETHING_CHECK = Check(kind="regex", value=r"\S", match="lenient")  # the answer is not blank
 
 
 @dataclass
@@ -117,7 +128,10 @@ def _documented_line(ref: ScriptRef, shape: ArgShape | None) -> list[str] | None
     (a required argument left out, an input type no fixture can be generated for, a
     flag the script's parser does not declare, a ``--list``/``--help``/``--interactive``
     call that does no work), then by whether
-    they write an output file a check can read, then by their order in the documents.
+    they write an output file a check can read, then by whether they hand the script an
+    input file of a type a fixture can be generated for (``review.sh poster.pdf`` before a
+    bare ``review.sh``, which a script needing its input refuses), then by their order in
+    the documents.
     """
     lines = _documented_lines(ref)
     if not lines:
@@ -137,7 +151,9 @@ def _documented_line(ref: ScriptRef, shape: ArgShape | None) -> list[str] | None
                       and "." + _FILE_ARG.match(w).group(1).lower() not in GENERATED_SUFFIXES
                       and words[j - 1] not in outs and not _OUTPUT_WORD.search(PurePosixPath(w).stem))
         writes = _fill(words, ref.script, generate(".txt"), shape)[1] is not None
-        return lacking + 2 * idle + foreign, -writes, i
+        fed = any(_FILE_ARG.match(w) and "." + _FILE_ARG.match(w).group(1).lower() in GENERATED_SUFFIXES
+                  for j, w in enumerate(words[1:], 1) if j != at and words[j - 1] not in outs and not w.startswith("-"))
+        return lacking + 2 * idle + foreign, -writes, -fed, i
 
     return min(enumerate(lines), key=rank)[1]
 
@@ -203,6 +219,9 @@ def _fill(words: list[str], script: str, fixture: Fixture | None, shape: ArgShap
     output = None
     used_input = False
     at = _script_at(words, script)
+    # A documented folder in an input folder's positional slot (``results/batch/``) is the user's: the fixture's
+    # folder takes its place, never a second positional beside it (argparse refuses the extra one).
+    slots = positional_slots(words, at + 1, shape) if shape is not None and at is not None else {}
     for i, w in enumerate(words):
         prev = words[i - 1] if i else ""
         if _COLUMN_HOLDER.match(w) and fixture is not None and fixture.total is not None:
@@ -213,9 +232,10 @@ def _fill(words: list[str], script: str, fixture: Fixture | None, shape: ArgShap
             if plan is not None:
                 plan.output_dir = OUTPUT_DIR
             continue
-        if prev in in_dirs and not w.startswith("-") and fixture is not None and plan is not None:
+        folder = in_dirs.get(prev) or (slots[i] if i in slots and slots[i].role == "input_dir" else None)
+        if folder is not None and not w.startswith("-") and fixture is not None and plan is not None:
             if not used_input:
-                plan.fixture_dir = in_dirs[prev].dest  # a folder the script reads: the fixture inside it
+                plan.fixture_dir = folder.dest  # a folder the script reads: the fixture inside it
             out.append(f"data/{plan.fixture_dir}" if plan.fixture_dir else "data")
             used_input = True
             continue
@@ -326,6 +346,9 @@ def plan_draft(skill: Skill, g: Grounding) -> DraftPlan:
     elif plan.output_dir:
         # A folder the script writes into, file names its own: some file there, not blank and well formed.
         plan.checks.append(Check(kind="written", value="*", file=plan.output_dir))
+    else:
+        # No file asked for: what the user gets is the answer, and a blank one answers nothing.
+        plan.checks.append(SAYS_SOMETHING_CHECK)
     if plan.fixture is not None:
         plan.number_check = _number_check(plan, source)
     return plan

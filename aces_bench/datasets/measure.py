@@ -10,8 +10,12 @@ shares counted:
   as documented, on the draft's fixture in the bubblewrap sandbox (network off, a
   timeout), its standard output taken as the answer and its files as the files written;
 - caught: of those satisfied, the share a deliberately broken copy of the script fails
-  (``broken_copies``: its counts and sums off by one, whether by ``len``/``sum`` or
-  pandas' ``.sum()``/``.count()``/``.shape[0]``; its last step skipped).
+  (``mutants.broken_copies``: its counts and sums off by one, whether by ``len``/``sum``
+  or pandas' ``.sum()``/``.count()``/``.shape[0]``; its last step that does work
+  skipped). Of each kind's candidate copies the first whose run on the fixture
+  ``differs`` from the script's is the one counted; where none differs (an equivalent
+  mutant: the change never shows on what the draft gives the script), the first is
+  counted all the same, so the measure errs against the drafts.
 
 The script runs the way a task environment that installed the skill's packages would
 run it: with this interpreter's packages (the project venv: numpy, pandas, scipy,
@@ -26,8 +30,8 @@ another input shape than the draft's fixture fails its drafts and counts against
 
 from __future__ import annotations
 
-import ast
 import asyncio
+import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -36,6 +40,7 @@ from aces_bench.cases.model import EvalCase
 from aces_bench.core.io import remove_tree
 from aces_bench.datasets.decidable import DraftPlan, plan_draft
 from aces_bench.datasets.grounding import Grounding, ground, interpreter_binds, staged_root
+from aces_bench.datasets.mutants import broken_copies
 from aces_bench.datasets.runnable import not_runnable
 from aces_bench.datasets.templates import template_cases
 from aces_bench.inputs.skills import Skill
@@ -45,6 +50,7 @@ from aces_bench.verifier.check_answer import evaluate_checks
 TASK_BUCKETS = ("explicit", "implicit", "contextual")
 RUN_TIMEOUT = 30.0
 MAX_READ = 1_000_000
+_STAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?")  # 2026-12-06 06:45:33, ISO too
 
 
 @dataclass
@@ -68,92 +74,6 @@ class SkillMeasure:
     caught: int = 0
     unrunnable: int = 0  # task drafts whose script cannot run here (left out of satisfied's denominator)
     why: str = ""
-
-
-_COUNTS = frozenset({"len", "sum"})
-_COUNT_METHODS = frozenset({"sum", "count", "nunique"})  # pandas/numpy: ``df["x"].sum()``, ``s.count()``
-
-
-def _off_by_one(tree: ast.Module) -> bool:
-    """Every count and sum made one more (``len``, ``sum``, ``.sum()``, ``.count()``, ``.nunique()``,
-    ``.shape[0]``): the script's main number off by one, however it computes it."""
-    changed = False
-
-    def bump(node: ast.expr) -> ast.expr:
-        nonlocal changed
-        changed = True
-        return ast.BinOp(left=node, op=ast.Add(), right=ast.Constant(1))
-
-    class Bump(ast.NodeTransformer):
-        def visit_Call(self, node: ast.Call):
-            self.generic_visit(node)
-            if isinstance(node.func, ast.Name) and node.func.id in _COUNTS:
-                return bump(node)
-            if isinstance(node.func, ast.Attribute) and node.func.attr in _COUNT_METHODS:
-                return bump(node)
-            return node
-
-        def visit_Subscript(self, node: ast.Subscript):
-            self.generic_visit(node)
-            if (isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
-                    and isinstance(node.slice, ast.Constant) and node.slice.value == 0):
-                return bump(node)
-            return node
-
-    Bump().visit(tree)
-    return changed
-
-
-def _message_only(node: ast.stmt) -> bool:
-    """A statement that only prints fixed text (``print("Done!")``, ``print("=" * 60)``): no step of the work.
-
-    Dropping it leaves a copy that behaves as the script does on everything a correct
-    answer holds, so it is no broken copy; the step before it is the last one.
-    """
-    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
-        return False
-    func = node.value.func
-    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    if name not in ("print", "info", "echo", "write") or node.value.keywords and any(
-            k.arg not in ("file", "end", "sep", "flush") for k in node.value.keywords):
-        return False
-    return all(not any(isinstance(x, (ast.Name, ast.Call, ast.Attribute, ast.Subscript, ast.FormattedValue))
-                       for x in ast.walk(a)) for a in node.value.args)
-
-
-def _skip_last_step(tree: ast.Module) -> bool:
-    """The last step of ``main()`` (else of the ``__main__`` block, else of the module) removed:
-    its last statement that is not a return, an import, a docstring, an exit or a fixed message."""
-    bodies = [n.body for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "main"]
-    bodies += [n.body for n in tree.body if isinstance(n, ast.If) and "__main__" in ast.unparse(n.test)]
-    bodies.append(tree.body)
-    for body in bodies:
-        steps = [i for i, n in enumerate(body) if not isinstance(n, (ast.Return, ast.Import, ast.ImportFrom))
-                 and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))
-                 and "exit" not in ast.unparse(n)[:40] and not _message_only(n)]
-        if len(steps) >= 2:
-            del body[steps[-1]]
-            return True
-    return False
-
-
-def broken_copies(script: str, source: str) -> dict[str, str]:
-    """Deliberately broken versions of a script: {'off by one': text, 'last step skipped': text} where they apply."""
-    out: dict[str, str] = {}
-    if script.endswith(".py"):
-        for name, mutate in (("off by one", _off_by_one), ("last step skipped", _skip_last_step)):
-            try:
-                tree = ast.parse(source)
-            except SyntaxError:
-                return {}
-            if mutate(tree):
-                out[name] = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
-    elif script.endswith(".sh"):
-        lines = source.rstrip("\n").splitlines()
-        steps = [i for i, ln in enumerate(lines) if ln.strip() and not ln.strip().startswith("#")]
-        if len(steps) >= 2:
-            out["last step skipped"] = "\n".join(ln for i, ln in enumerate(lines) if i != steps[-1]) + "\n"
-    return out
 
 
 async def run_command(skill: Skill, command: str, data: dict[str, bytes], script_text: tuple[str, str] | None = None,
@@ -250,11 +170,55 @@ def measure_skill(skill: Skill, others: list[Skill] = ()) -> SkillMeasure:
         return m
     script = plan.script.script if plan.script else None
     source = read_regular(skill.path / script).decode("utf-8", "replace") if script else ""
-    for text in broken_copies(script or "", source).values():
-        broken = asyncio.run(run_command(skill, command, data, (script, text)))
+    copies_by_kind = broken_copies(script or "", source)
+    again = asyncio.run(run_command(skill, command, data)) if copies_by_kind else None
+    for copies in copies_by_kind.values():
+        broken = _broken_run(skill, command, data, script, copies, real, again)
         m.mutants += len(good)
         m.caught += sum(not passes(c, broken) for c in good)
     return m
+
+
+def _broken_run(skill: Skill, command: str, data: dict[str, bytes], script: str, copies: list[str],
+                real: Run, again: Run | None = None) -> Run:
+    """The run of the first copy that ``differs`` from the script's run (``again``: its second run,
+    for output that varies from run to run), else of the first copy."""
+    first = None
+    for text in copies:
+        run = asyncio.run(run_command(skill, command, data, (script, text)))
+        if differs(real, run, again):
+            return run
+        first = first or run
+    return first
+
+
+def differs(real: Run, copy: Run, again: Run | None = None) -> bool:
+    """True when a copy's run gives something the script's run does not: another exit status, other
+    files written, or other standard output, timestamps aside and log lines aside (a line naming a file
+    either run wrote says where the work went; it is not the work).
+
+    ``again``: a second run of the unchanged script. Where the two differ, the script's output varies
+    from run to run (a random port, a generated key): every token holding a digit is then set aside
+    in all three runs, and if the script's two runs still differ, no copy can be shown to differ."""
+    written = set(real.files) | set(copy.files) | (set(again.files) if again else set())
+    if real.exit_code != copy.exit_code:
+        return True
+    mask = again is not None and _seen(real, written) != _seen(again, written)
+    if mask and _seen(real, written, mask) != _seen(again, written, mask):
+        return False
+    return _seen(real, written, mask) != _seen(copy, written, mask)
+
+
+_DIGITS = re.compile(r"[\w.-]*\d[\w.-]*")  # a port, a key, an id: any token with a digit in it
+
+
+def _seen(run: Run, written: set[str], mask: bool = False) -> tuple[str, list[tuple[str, str]]]:
+    def plain(text: str) -> str:
+        text = _STAMP.sub("<time>", text)
+        return _DIGITS.sub("<n>", text) if mask else text
+
+    lines = [ln for ln in run.stdout.splitlines() if ln.strip() and not any(path in ln for path in written)]
+    return plain("\n".join(lines)), sorted((path, plain(text)) for path, text in run.files.items())
 
 
 def _unrunnable(m: SkillMeasure, why: str) -> SkillMeasure:

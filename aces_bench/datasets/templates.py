@@ -26,7 +26,7 @@ from pathlib import PurePosixPath
 
 from aces_bench.agents.routing import content_terms
 from aces_bench.cases.model import CASE_KINDS, Check, EvalCase
-from aces_bench.datasets.decidable import DraftPlan, is_decidable, plan_draft
+from aces_bench.datasets.decidable import SAYS_SOMETHING_CHECK, DraftPlan, is_decidable, plan_draft
 from aces_bench.datasets.fixtures import AMOUNT_COLUMN
 from aces_bench.datasets.grounding import DERIVED_NOTE, Grounding, ground
 from aces_bench.inputs.skills import Skill
@@ -137,7 +137,8 @@ class _Ctx:
             return []  # the Usage command on the skill's own fixtures: no answer is known, and its output is never one
         out = list(self.plan.checks)  # the output file written and well formed holds whatever the input
         if count and not self.own and self.plan.number_check is not None:
-            out.append(self.plan.number_check)
+            # A stated number is an answer that is not blank: it replaces that weaker check.
+            out = [c for c in out if c != SAYS_SOMETHING_CHECK] + [self.plan.number_check]
         return out
 
     def need(self, i: int = 0) -> str | None:

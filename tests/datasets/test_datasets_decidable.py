@@ -11,7 +11,8 @@ from support.datasets import skill_copy
 
 from aces_bench.datasets.decidable import plan_draft
 from aces_bench.datasets.grounding import ground
-from aces_bench.datasets.measure import broken_copies, measure_skill, passes, run_command
+from aces_bench.datasets.measure import measure_skill, passes, run_command
+from aces_bench.datasets.mutants import broken_copies
 from aces_bench.datasets.scriptref import documented_script, rank_scripts
 from aces_bench.datasets.templates import template_cases
 from aces_bench.inputs.skills import load_skill
@@ -135,9 +136,13 @@ def test_no_prompt_falls_back_to_the_kind_of_work_sentence(tmp_path):
 def test_broken_copies_change_the_main_number_or_drop_the_last_step():
     source = "import sys\n\ndef main():\n    rows = [1, 2]\n    total = sum(rows)\n    print(f'total={total}')\n\nmain()\n"
     copies = broken_copies("scripts/x.py", source)
-    assert "sum(rows) + 1" in copies["off by one"]
-    assert "print" not in copies["last step skipped"].split("def main")[1].split("main()")[0]
-    assert broken_copies("scripts/x.sh", "#!/bin/sh\necho a\necho b\n") == {"last step skipped": "#!/bin/sh\necho a\n"}
+    assert len(copies["off by one"]) == 1 and "sum(rows) + 1" in copies["off by one"][0]  # one site: no others
+    steps = copies["last step skipped"]  # the last step first, then each one before it
+    assert len(steps) == 3 and "print" not in steps[0].split("def main")[1].split("main()")[0]
+    assert "sum(rows)" not in steps[1] and "print" in steps[1]
+    # A shell script's steps from the last back; a fixed message is no step (drafts6).
+    assert broken_copies("scripts/x.sh", "#!/bin/sh\nwc -l data.csv\nwc -c data.csv\necho done\n") == {
+        "last step skipped": ["#!/bin/sh\nwc -l data.csv\necho done\n", "#!/bin/sh\nwc -c data.csv\necho done\n"]}
 
 
 @pytest.mark.sandbox
@@ -276,11 +281,104 @@ def test_a_command_is_completed_from_the_scripts_argparse(tmp_path):
     assert [(c.kind, c.file) for c in plan.checks] == [("written", "out/output.json")]
 
 
+RESULTS_PY = '''"""Summarise the result files of a folder."""
+import argparse
+import sys
+from pathlib import Path
+parser = argparse.ArgumentParser()
+parser.add_argument("results_dir", help="Directory containing the results")
+parser.add_argument("--top", type=int, default=3, help="How many to show")
+args = parser.parse_args()
+files = sorted(p for p in Path(args.results_dir).iterdir() if p.is_file())
+if not files:
+    sys.exit(f"no results in {args.results_dir}")
+print(f"Found {len(files)} files")
+'''
+
+
+@pytest.mark.sandbox
+@needs_bwrap
+def test_a_documented_folder_in_an_input_folders_positional_slot_is_replaced_by_the_fixtures(tmp_path):
+    """``analyze.py results/batch/ --top 5``: the fixture's folder takes the documented folder's slot; it is
+    never added as a second positional beside it, which argparse refuses (exit 2)."""
+    body = SKILL_MD.replace("python scripts/tally.py input.csv --output summary.json",
+                            "python scripts/analyze.py results/batch/ --top 5")
+    d = _skill(tmp_path, body)
+    (d / "scripts" / "analyze.py").write_text(RESULTS_PY)
+    skill = load_skill(d)
+    plan = plan_draft(skill, ground(skill, run=False))
+    assert plan.command == "python3 scripts/analyze.py data/results_dir --top 5"
+    assert plan.fixture_dest == "data/results_dir/notes.txt"
+    run = asyncio.run(run_command(skill, plan.command, {"results_dir/notes.txt": plan.fixture.text.encode()}))
+    assert (run.exit_code, run.stdout) == (0, "Found 1 files\n"), run.stderr
+
+
+REVIEW_SH = """#!/bin/bash
+if [ $# -eq 0 ]; then echo "Error: No file specified"; exit 1; fi
+head -c 5 "$1" | grep -q '%PDF-' || { echo "not a PDF: $1"; exit 1; }
+echo "pages: $(grep -c '/Type /Page\\b' "$1")"
+"""
+
+
+@pytest.mark.sandbox
+@needs_bwrap
+def test_a_script_documented_on_a_pdf_is_run_on_a_generated_one_not_bare(tmp_path):
+    """``review.sh`` and ``review.sh poster.pdf`` are both documented: the line handing the script an input
+    the draft can generate is run, on a one-page PDF the draft wrote, and the script reads it as a PDF."""
+    import re
+
+    body = SKILL_MD.replace("python scripts/tally.py input.csv --output summary.json",
+                            "scripts/review.sh\n./scripts/review.sh poster.pdf")
+    d = _skill(tmp_path, body)
+    (d / "scripts" / "review.sh").write_text(REVIEW_SH)
+    skill = load_skill(d)
+    plan = plan_draft(skill, ground(skill, run=False))
+    assert plan.command == "bash scripts/review.sh data/document.pdf"
+    assert (plan.fixture.rows, plan.fixture.unit) == (1, "pages")
+    text = plan.fixture.text
+    offsets = [int(o) for o in re.findall(r"^(\d{10}) 00000 n $", text, re.M)]
+    assert [text[o:].split("\n", 1)[0] for o in offsets] == [f"{i} 0 obj" for i in range(1, 6)]
+    assert text[int(re.search(r"startxref\n(\d+)", text).group(1)):].startswith("xref\n0 6\n")
+    run = asyncio.run(run_command(skill, plan.command, {plan.fixture.name: text.encode()}))
+    assert (run.exit_code, run.stdout) == (0, "pages: 1\n"), run.stdout
+
+
+PLOT_PY = '''"""Draw the demo figure."""
+import argparse
+import sys
+parser = argparse.ArgumentParser()
+parser.add_argument("--output", default="plot.png", help="Where to save the figure")
+args = parser.parse_args()
+if not args.output.endswith((".png", ".pdf")):  # as matplotlib's savefig: the format comes from the suffix
+    sys.exit(f"Format {args.output.rsplit('.', 1)[-1]!r} is not supported")
+with open(args.output, "wb") as f:
+    f.write(b"\\x89PNG\\r\\n\\x1a\\n" + bytes(16))
+'''
+
+
+@pytest.mark.sandbox
+@needs_bwrap
+def test_an_output_option_is_pointed_under_out_with_the_type_of_its_default_file(tmp_path):
+    """``--output`` defaults to ``plot.png``: the draft asks for ``out/output.png``, never ``output.txt``, which
+    a script choosing its format by the suffix refuses; the written PNG passes the drafts' checks."""
+    body = SKILL_MD.replace("python scripts/tally.py input.csv --output summary.json", "python scripts/plot.py")
+    d = _skill(tmp_path, body)
+    (d / "scripts" / "plot.py").write_text(PLOT_PY)
+    skill = load_skill(d)
+    g = ground(skill, run=False)
+    plan = plan_draft(skill, g)
+    assert plan.command == "python3 scripts/plot.py --output out/output.png"
+    run = asyncio.run(run_command(skill, plan.command, {}))
+    assert run.exit_code == 0 and list(run.files) == ["out/output.png"], run.stderr
+    tasks = [c for c in template_cases(skill, grounding=g, plan=plan) if c.kind in ("explicit", "implicit")]
+    assert tasks and all(passes(c, run) for c in tasks)
+
+
 def test_the_last_step_skipped_is_a_step_of_the_work_not_a_closing_message():
     """Dropping ``print("Done!")`` leaves a copy that behaves as the script does: no broken copy."""
     source = ("def main():\n    rows = [1, 2]\n    total = sum(rows)\n    print(f'total={total}')\n"
               "    print('Done!')\n    print('=' * 60)\n\nmain()\n")
-    body = broken_copies("scripts/x.py", source)["last step skipped"].split("def main")[1]
+    body = broken_copies("scripts/x.py", source)["last step skipped"][0].split("def main")[1]
     assert "total=" not in body and "Done!" in body and "'=' * 60" in body
 
 
