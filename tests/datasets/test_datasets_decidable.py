@@ -296,17 +296,20 @@ print(f"Found {len(files)} files")
 '''
 
 
+def _documented(tmp_path, command: str, name: str, script: str):
+    """A skill whose SKILL.md documents ``command`` for its script ``scripts/<name>``, and its draft plan."""
+    d = _skill(tmp_path, SKILL_MD.replace("python scripts/tally.py input.csv --output summary.json", command))
+    (d / "scripts" / name).write_text(script)
+    skill = load_skill(d)
+    return skill, plan_draft(skill, ground(skill, run=False))
+
+
 @pytest.mark.sandbox
 @needs_bwrap
 def test_a_documented_folder_in_an_input_folders_positional_slot_is_replaced_by_the_fixtures(tmp_path):
     """``analyze.py results/batch/ --top 5``: the fixture's folder takes the documented folder's slot; it is
     never added as a second positional beside it, which argparse refuses (exit 2)."""
-    body = SKILL_MD.replace("python scripts/tally.py input.csv --output summary.json",
-                            "python scripts/analyze.py results/batch/ --top 5")
-    d = _skill(tmp_path, body)
-    (d / "scripts" / "analyze.py").write_text(RESULTS_PY)
-    skill = load_skill(d)
-    plan = plan_draft(skill, ground(skill, run=False))
+    skill, plan = _documented(tmp_path, "python scripts/analyze.py results/batch/ --top 5", "analyze.py", RESULTS_PY)
     assert plan.command == "python3 scripts/analyze.py data/results_dir --top 5"
     assert plan.fixture_dest == "data/results_dir/notes.txt"
     run = asyncio.run(run_command(skill, plan.command, {"results_dir/notes.txt": plan.fixture.text.encode()}))
@@ -327,12 +330,7 @@ def test_a_script_documented_on_a_pdf_is_run_on_a_generated_one_not_bare(tmp_pat
     the draft can generate is run, on a one-page PDF the draft wrote, and the script reads it as a PDF."""
     import re
 
-    body = SKILL_MD.replace("python scripts/tally.py input.csv --output summary.json",
-                            "scripts/review.sh\n./scripts/review.sh poster.pdf")
-    d = _skill(tmp_path, body)
-    (d / "scripts" / "review.sh").write_text(REVIEW_SH)
-    skill = load_skill(d)
-    plan = plan_draft(skill, ground(skill, run=False))
+    skill, plan = _documented(tmp_path, "scripts/review.sh\n./scripts/review.sh poster.pdf", "review.sh", REVIEW_SH)
     assert plan.command == "bash scripts/review.sh data/document.pdf"
     assert (plan.fixture.rows, plan.fixture.unit) == (1, "pages")
     text = plan.fixture.text
