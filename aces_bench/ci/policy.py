@@ -5,6 +5,8 @@ gate:                               # always checked, first run included (docs/g
   threshold: 0.0                    # pass-rate lift each skill must credibly exceed
   min_cases: 5                      # distinct cases won by more than the threshold
   alpha: 0.05                       # one-sided level of the test
+  harm_alpha: 0.2                   # one-sided level of the harm tests (should-not-use cases)
+  null_alpha: 0.05                  # two-sided level of the null arm's test
   family: holm                      # Holm across the skills run; none: each skill at alpha (unadjusted)
 min_outcome_lift_lower_bound: 0.0   # the gate at this threshold (at least gate.threshold), same family
 max_security_findings: 0            # runtime security findings in with-skill trials
@@ -25,25 +27,16 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from aces_bench.core.errors import ConfigError
+from aces_bench.core.gate import GateSettings
 from aces_bench.core.io import load_yaml, yaml_problem
-
-
-class GatePolicy(BaseModel):
-    """The gate's settings for ``aces-bench ci`` (the study's ``study.gate`` keys)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    threshold: float = Field(default=0.0, gt=-1, lt=1)
-    min_cases: int = Field(default=5, ge=1)
-    alpha: float = Field(default=0.05, gt=0, lt=1)
-    harm_alpha: float = Field(default=0.2, gt=0, lt=1)
-    family: Literal["holm", "none"] = Field(default="holm", description="adjustment across the skills run")
 
 
 class Policy(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    gate: GatePolicy = Field(default_factory=GatePolicy)
+    gate: GateSettings = Field(default_factory=GateSettings)
+    """The gate's settings, the study's ``study.gate`` model itself (``core.gate``): one
+    declaration, so a key the study's gate takes is the policy's too, with the same default."""
     min_outcome_lift_lower_bound: float | None = Field(default=None, gt=-1, lt=1)
     max_security_findings: int | None = Field(default=None, ge=0)
     null_arm: Literal["require_no_effect", "ignore"] = "ignore"

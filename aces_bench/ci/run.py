@@ -59,30 +59,25 @@ def _sequential_spec(spec, base: list[str], overrides: list[str], run_dir: Path,
                           "threshold it was built for", where="study.sequential",
                           fix="drop min_outcome_lift_lower_bound from the policy (gate.threshold sets the lift each "
                               "skill must credibly exceed), or drop study.sequential=true")
-    g = policy.gate
-    gate = [f"study.gate.threshold={g.threshold}", f"study.gate.alpha={g.alpha}", f"study.gate.min_cases={g.min_cases}",
-            f"study.gate.harm_alpha={g.harm_alpha}", f"study.gate.family={g.family}"]
+    gate = [f"study.gate.{key}={value}" for key, value in policy.gate.model_dump().items()]
     spec = compose_spec([*base, *gate, *overrides], output_dir=run_dir)
-    got = spec.study.gate
-    if (got.threshold, got.alpha, got.min_cases, got.harm_alpha, got.family) != \
-            (g.threshold, g.alpha, g.min_cases, g.harm_alpha, g.family):
+    if spec.study.gate != policy.gate:
         raise ConfigError("a sequential ci run gates at the policy's gate, and the study.gate overrides differ from "
                           "it", where="study.gate", fix="set the gate in the policy (gate: threshold, alpha, "
-                          "min_cases, harm_alpha, family) and drop the study.gate overrides")
+                          "min_cases, harm_alpha, null_alpha, family) and drop the study.gate overrides")
     return spec
 
 
 def gate_check(policy: Policy, summary, skills: list[str]) -> tuple[Check, list]:
     """The gate over the skills this run changed: every one must read "helps" (first run included)."""
     from aces_bench.reports.gate import describe, family_text
-    from aces_bench.stats.gate import GateSettings, gate_family
+    from aces_bench.stats.gate import gate_family
 
     threshold = policy.gate.threshold
     if policy.min_outcome_lift_lower_bound is not None:
         threshold = max(threshold, policy.min_outcome_lift_lower_bound)
     cases = [c for c in summary.gate_cases if c.skill in skills]
-    settings = GateSettings(threshold=threshold, alpha=policy.gate.alpha, min_cases=policy.gate.min_cases,
-                            harm_alpha=policy.gate.harm_alpha, family=policy.gate.family)
+    settings = policy.gate.model_copy(update={"threshold": threshold})
     if summary.sequential:
         # A sequential study: the verdict is the one each skill's design stopped with at the
         # policy's gate (``_sequential_spec``), not the gate re-read on trials stopped early.

@@ -48,9 +48,10 @@ def test_a_skill_md_change_runs_no_baseline_trial_on_the_second_ci_run(tmp_path)
 
 
 def test_ci_refuses_a_sequential_study_whose_policy_it_cannot_answer(tmp_path):
-    from aces_bench.ci.policy import GatePolicy, Policy
+    from aces_bench.ci.policy import Policy
     from aces_bench.ci.run import _study
     from aces_bench.core.errors import ConfigError
+    from aces_bench.core.gate import GateSettings
 
     skill = tmp_path / "skills" / "colsum-a"
     ci_skill(skill, "colsum-a")
@@ -62,7 +63,7 @@ def test_ci_refuses_a_sequential_study_whose_policy_it_cannot_answer(tmp_path):
         _study([Change()], ["study.sequential=true"], tmp_path / "run", policy=Policy(min_outcome_lift_lower_bound=0.0))
     with pytest.raises(ConfigError, match="policy's gate"):
         _study([Change()], ["study.sequential=true", "study.gate.threshold=0.1"], tmp_path / "run",
-               policy=Policy(gate=GatePolicy(threshold=0.0)))
+               policy=Policy(gate=GateSettings(threshold=0.0)))
     assert not (tmp_path / "run").exists()  # refused before any trial
 
 

@@ -51,6 +51,19 @@ def test_the_policy_file_is_validated_with_the_key_and_the_valid_ones(tmp_path):
     assert "min_pass_rat" in str(err.value) and "min_pass_rate" in str(err.value)
 
 
+def test_the_policy_gate_is_the_studys_gate_model_every_key_and_default(tmp_path):
+    from aces_bench.core.gate import GateSettings
+
+    p = tmp_path / "policy.yaml"
+    p.write_text("gate:\n  null_alpha: 0.01\n  harm_alpha: 0.1\n")
+    gate = load_policy(p).gate
+    assert gate == GateSettings(null_alpha=0.01, harm_alpha=0.1)  # the rest at the study's own defaults
+    p.write_text("gate:\n  min_case: 3\n")
+    with pytest.raises(ConfigError) as err:
+        load_policy(p)
+    assert "min_case" in str(err.value)
+
+
 def test_change_detection_maps_files_to_skills_and_adds_dependants(tmp_path):
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
