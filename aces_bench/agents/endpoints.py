@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from aces_bench.agents.profiles import HARNESSES
+from aces_bench.agents.profiles import profile_running
 
 API_NAMES: dict[str, str] = {"anthropic": "the Anthropic Messages API", "openai-responses": "the OpenAI Responses API",
                              "openai-chat": "the OpenAI Chat Completions API"}
@@ -67,19 +67,15 @@ def harness_base_url(cli: str | None, agent: str | None, model: str | None, base
 def _appends_v1(cli: str | None, agent: str | None) -> str:
     """The ``appends_v1`` of the harness running npm CLI ``cli``, else of the one running Harbor
     agent ``agent``; "never" when no profile says."""
-    for _, profile in HARNESSES.items():
-        if (cli and profile.cli == cli) or (not cli and agent and profile.cli is None and profile.agent == agent):
-            return profile.appends_v1
-    return "never"
+    profile = profile_running(cli, agent)
+    return profile.appends_v1 if profile else "never"
 
 
 def cli_apis(cli: str | None) -> tuple[str, ...]:
     """The wire APIs the harness running npm CLI ``cli`` speaks, its own first (its profile's
     ``api`` and ``other_apis``); empty when no profile says."""
-    for _, profile in HARNESSES.items():
-        if cli and profile.cli == cli and profile.api:
-            return (profile.api, *profile.other_apis)
-    return ()
+    profile = profile_running(cli) if cli else None
+    return (profile.api, *profile.other_apis) if profile and profile.api else ()
 
 
 def check_api(cli: str | None, model: str | None, api: str | None) -> str | None:

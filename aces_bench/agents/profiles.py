@@ -253,6 +253,15 @@ def profile_turn_limit(*names: str | None) -> str | None:
     return None
 
 
+def profile_running(cli: str | None, agent: str | None = None) -> HarnessProfile | None:
+    """The profile of the harness that runs npm CLI ``cli``, else (no CLI) of the one running Harbor
+    agent ``agent`` without a CLI; None when no registered profile does."""
+    for _, profile in HARNESSES.items():
+        if (cli and profile.cli == cli) or (not cli and agent and profile.cli is None and profile.agent == agent):
+            return profile
+    return None
+
+
 def profile_named(name: str | None) -> HarnessProfile | None:
     """The registered profile ``name`` (a harness name, or the Harbor agent a profile runs), or None."""
     if name and name in HARNESSES:
