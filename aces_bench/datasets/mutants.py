@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import islice
 
 MAX_CANDIDATES = 12  # per kind: the copies run before the first is kept (each is a sandboxed run)
 OFF_BY_ONE, LAST_STEP = "off by one", "last step skipped"
@@ -62,14 +63,15 @@ class _Bump(ast.NodeTransformer):
         return node
 
 
-def _off_by_one(source: str) -> list[str]:
+def _off_by_one(source: str) -> Iterator[str]:
     """Every count off by one, then each count alone (see the module docstring)."""
     sites = _Bump()
     every = _text(sites.visit(ast.parse(source)))
     if not sites.sites:
-        return []
-    alone = [_text(_Bump(i).visit(ast.parse(source))) for i in range(sites.sites)] if sites.sites > 1 else []
-    return [every, *alone]
+        return
+    yield every
+    if sites.sites > 1:
+        yield from (_text(_Bump(i).visit(ast.parse(source))) for i in range(sites.sites))
 
 
 def _message_only(node: ast.stmt) -> bool:
@@ -107,13 +109,13 @@ def _bodies(tree: ast.Module) -> list[list[ast.stmt]]:
     return [*bodies, tree.body]
 
 
-def _steps_skipped(source: str) -> list[str]:
+def _steps_skipped(source: str) -> Iterator[str]:
     """Copies each dropping one step of the first body with two or more, the last step first."""
     for at, body in enumerate(_bodies(ast.parse(source))):
         steps = [i for i, n in enumerate(body) if _is_step(n)]
         if len(steps) >= 2:
-            return [_text(_dropped(source, at, i)) for i in reversed(steps)]
-    return []
+            yield from (_text(_dropped(source, at, i)) for i in reversed(steps))
+            return
 
 
 def _dropped(source: str, at: int, index: int) -> ast.Module:
@@ -130,7 +132,7 @@ option, an ``echo`` of fixed text (the usual colour variables such as ``${BLUE}`
 an ``echo`` of any other variable reports a value, which is work)."""
 
 
-def _shell_step_skipped(source: str) -> list[str]:
+def _shell_step_skipped(source: str) -> Iterator[str]:
     """A shell script without one line that does work, from the last back: blank lines, comments,
     exits, block keywords and fixed-text echoes (``_SHELL_NO_STEP``) are no steps, and a copy that
     ``bash -n`` finds broken (a line cut out of an ``if`` header, say) is no candidate: it would
@@ -138,14 +140,8 @@ def _shell_step_skipped(source: str) -> list[str]:
     lines = source.rstrip("\n").splitlines()
     steps = [i for i, ln in enumerate(lines)
              if ln.strip() and not ln.strip().startswith("#") and not _SHELL_NO_STEP.match(ln.strip())]
-    out = []
-    for i in reversed(steps):
-        copy = "\n".join(ln for j, ln in enumerate(lines) if j != i) + "\n"
-        if _parses_as_shell(copy):
-            out.append(copy)
-        if len(out) >= MAX_CANDIDATES:
-            break
-    return out
+    copies = ("\n".join(ln for j, ln in enumerate(lines) if j != i) + "\n" for i in reversed(steps))
+    yield from filter(_parses_as_shell, copies)
 
 
 def _parses_as_shell(text: str) -> bool:
@@ -164,8 +160,9 @@ def _text(tree: ast.AST) -> str:
 
 def broken_copies(script: str, source: str) -> dict[str, list[str]]:
     """{kind: candidate copies, in order of preference} for the kinds that apply to the script (at most
-    ``MAX_CANDIDATES`` each); an empty dict for a script that does not parse or is neither Python nor shell."""
-    makers: dict[str, Callable[[str], list[str]]] = {}
+    ``MAX_CANDIDATES`` each, none built past it); an empty dict for a script that does not parse or is
+    neither Python nor shell."""
+    makers: dict[str, Callable[[str], Iterator[str]]] = {}
     if script.endswith(".py"):
         try:
             ast.parse(source)
@@ -174,5 +171,5 @@ def broken_copies(script: str, source: str) -> dict[str, list[str]]:
         makers = {OFF_BY_ONE: _off_by_one, LAST_STEP: _steps_skipped}
     elif script.endswith(".sh"):
         makers = {LAST_STEP: _shell_step_skipped}
-    found = {kind: make(source)[:MAX_CANDIDATES] for kind, make in makers.items()}
+    found = {kind: list(islice(make(source), MAX_CANDIDATES)) for kind, make in makers.items()}
     return {kind: copies for kind, copies in found.items() if copies}
