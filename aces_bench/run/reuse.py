@@ -202,7 +202,15 @@ class ReusePlan(VersionedRecord):
     note: str = ""
 
     def keys(self) -> set[tuple[str, int]]:
-        return {(r.task_id, r.attempt) for r in self.reused}
+        return set(self.units())
+
+    def units(self) -> list[tuple[str, int]]:
+        """The reused (task id, attempt) pairs, in the plan's order."""
+        return [(r.task_id, r.attempt) for r in self.reused]
+
+    def tasks(self) -> frozenset[str]:
+        """The task ids with a reused attempt (with ``whole_tasks``, every attempt of each is reused)."""
+        return frozenset(r.task_id for r in self.reused)
 
     def summary(self, now: datetime | None = None) -> str:
         if not self.enabled:

@@ -149,7 +149,7 @@ def _run_locked(spec: RunSpec, out: Path, prepared: Prepared | None = None) -> t
     job = job_config(spec, emitted, jobs_dir).job_name
     reuse = decide_reuse(spec, emitted, out, job, whole_tasks=schedule.whole_task_reuse)
     print(reuse.summary(), file=sys.stderr)
-    exclude = frozenset(t for t, _ in reuse.keys()) if schedule.whole_task_reuse else frozenset()
+    exclude = reuse.tasks() if schedule.whole_task_reuse else frozenset()
     if not spec.study.sequential:
         check_max_trials(spec, (len(emitted.tasks) - len(exclude)) * spec.study.n_attempts)
     write_json(out / "provenance.json",

@@ -194,6 +194,13 @@ class Rounds:
         return [r.model_copy(update={"attempt": job.attempt}) for r in records]
 
 
+def whole_task_job(rounds: Rounds, reuse: ReusePlan) -> Job:
+    """The study's Harbor job of every attempt of every task the reuse plan does not hold."""
+    exclude = reuse.tasks()
+    return Job(job_config(rounds.spec, rounds.emitted, rounds.jobs_dir, exclude),
+               tuple(sorted(t for t in rounds.plans if t not in exclude)))
+
+
 def _reused_last(graded: dict[Unit, GradedTrial], reused: Iterable[Unit]) -> list[GradedTrial]:
     """Trials run, by (task, attempt), then the reused ones in the reuse plan's order."""
     reused = [u for u in reused if u in graded]
@@ -211,11 +218,7 @@ class FixedSchedule:
         self.round: Round | None = None
 
     def begin(self, reuse: ReusePlan) -> dict[Unit, GradedTrial]:
-        r = self.rounds
-        exclude = frozenset(t for t, _ in reuse.keys())
-        tasks = tuple(sorted(t for t in r.plans if t not in exclude))
-        config = job_config(r.spec, r.emitted, r.jobs_dir, exclude)
-        self.round = Round([Job(config, tasks)], reused=[(x.task_id, x.attempt) for x in reuse.reused])
+        self.round = Round([whole_task_job(self.rounds, reuse)], reused=reuse.units())
         return {}
 
     def next_round(self) -> Round | None:
@@ -247,11 +250,8 @@ class StopOnPassSchedule:
         self.passed_at: dict[str, int] = {}
 
     def begin(self, reuse: ReusePlan) -> dict[Unit, GradedTrial]:
-        r = self.rounds
-        exclude = frozenset(t for t, _ in reuse.keys())
-        self.base = job_config(r.spec, r.emitted, r.jobs_dir, exclude)
-        self.remaining = sorted(t for t in r.plans if t not in exclude)
-        self.reused = [(x.task_id, x.attempt) for x in reuse.reused]
+        job = whole_task_job(self.rounds, reuse)
+        self.base, self.remaining, self.reused = job.config, list(job.tasks), reuse.units()
         return {}
 
     def next_round(self) -> Round | None:
