@@ -13,7 +13,7 @@ grader never pulls in the judge layer or Harbor's job machinery):
 - ``dimensions.dimension_scores(metrics)`` / ``dimensions.outcome_only(metrics)``.
 - ``external.find_trials`` / ``external.subjects_for``: any Harbor job dir.
 
-Per-trial orchestration lives in ``aces_bench.grading.grade`` (``grade_records``,
+Per-trial orchestration lives in ``aces_bench.grading.grade`` (``StudyGrader``,
 ``grade_subject``) and ``aces_bench.grading.cli`` (``aces-bench grade``). What a grader
 returns, ``MetricResult``, is a record (``aces_bench.records.results``).
 

@@ -114,6 +114,19 @@ def installed(name: str, root: Path | None = None) -> tuple[Path, CliManifest]:
     return folder, CliManifest.model_validate_json(manifest.read_text())
 
 
+def provenance(name: str | None) -> dict[str, str]:
+    """What a study records of the CLI ``name`` it ran: package, version, ``--version``
+    output and folder; its state when it is not installed; nothing without a CLI."""
+    if name is None:
+        return {}
+    try:
+        folder, manifest = installed(name)
+    except (ConfigError, RunError):  # the preflight refused a missing CLI already; provenance says so
+        return {"name": name, "state": "not installed"}
+    return {"name": manifest.name, "package": manifest.package, "version": manifest.version,
+            "version_output": manifest.version_output, "path": str(folder)}
+
+
 def install(name: str, root: Path | None = None, *, force: bool = False) -> CliManifest:
     """npm-install one pinned CLI into the cache (once) and return its manifest."""
     cli = get_cli(name)

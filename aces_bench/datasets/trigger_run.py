@@ -49,12 +49,11 @@ from aces_bench.inputs.skills import Skill, evaluation_asset, load_skill
 from aces_bench.inputs.skilltree import copy_tree
 from aces_bench.judges.base import Judge
 from aces_bench.judges.options import litellm_judge
-from aces_bench.records.provenance import SkillProvenance
 from aces_bench.run.collect import TrialRecord, collect_job
 from aces_bench.run.outlock import study_lock, usable_output_dir
 from aces_bench.run.runner import run_job
 from aces_bench.study.preflight import preflight_trials
-from aces_bench.study.provenance import build_provenance
+from aces_bench.study.provenance import build_provenance, planned_skills
 
 REFERENCE = "aces_bench.agents.reference:ReferenceAgent"
 DEFAULT_DECOYS = "decoys=paper"
@@ -168,10 +167,7 @@ async def run_mode(spec: RunSpec, target: Skill, queries: list[TriggerQuery], ou
     preflight_trials(spec, plan)  # the checks its trials need, before anything is written
     emitted = emit_study(spec, out / "tasks", plan)
     job_dir = await run_job(spec, emitted, out / "jobs")
-    roles = {s.skill.name: s.role for s in plan.tasks[0].staged}
-    write_json(out / "provenance.json", build_provenance(spec, [
-        SkillProvenance(name=s.name, role=roles[s.name], content_hash=s.content_hash, version=s.version, path=str(s.path))
-        for s in (target, *plan.decoys)], job_dir))
+    write_json(out / "provenance.json", build_provenance(spec, planned_skills(plan), job_dir))
     plans = {t.task_id: tp for t, tp in zip(emitted.tasks, plan.tasks, strict=True)}
     records = collect_job(job_dir, plans, spec.study.n_attempts)
     staged = [s.skill.name for s in plan.tasks[0].staged]

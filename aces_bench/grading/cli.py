@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from aces_bench.config.spec import GradingSpec
 from aces_bench.core.conditions import ALL_CONDITIONS
 from aces_bench.core.errors import ConfigError, RunError, from_validation
-from aces_bench.core.io import write_frame, write_json, write_text
+from aces_bench.core.io import write_json, write_text
 from aces_bench.graders.author import AUTHOR_TIMEOUT_SEC
 from aces_bench.graders.modes import MODES, check_author_graders
 from aces_bench.graders.redact import redact_value
@@ -32,7 +32,7 @@ from aces_bench.grading.summary import summary_markdown
 from aces_bench.judges.factory import build_judge
 from aces_bench.judges.options import judge_from_options
 from aces_bench.judges.spec import JudgeSpec
-from aces_bench.records.trials import TABLE_CSV, TABLE_PARQUET, rows_to_frame, write_grades, write_table_csv
+from aces_bench.records.trials import TABLE_PARQUET, write_graded
 
 GRADING_DEFAULTS = GradingSpec.model_fields  # the one declaration of grading.mode and grading.pass_threshold
 
@@ -105,10 +105,7 @@ def run(args: argparse.Namespace) -> Path:
                             allowed_skills=allowed, condition=args.condition, judge_label=judge.label)
     ctx = GradingContext(grading=grading, judge=judge, author_timeout_sec=args.author_timeout)
     graded = asyncio.run(grade_subjects(subjects, ctx))
-    write_grades(out / "grades.jsonl", graded, mask=redact_value)
-    frame = rows_to_frame([g.to_row() for g in graded])
-    write_frame(out / TABLE_PARQUET, frame)
-    write_table_csv(out / TABLE_CSV, frame)
+    write_graded(out, graded, mask=redact_value)
     matched = sum(1 for s in subjects if s.case is not None)
     facts = [
         f"source: `{root}` ({len(found)} trials" + (f"; {len(broken)} trial dirs could not be read: counted "

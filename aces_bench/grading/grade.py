@@ -6,7 +6,7 @@ judge's credential there. Prompts to an external judge are redacted first
 (``graders/judged.py``).
 
 One neutral record, ``TrialSubject`` (``aces_bench/grading/subject.py``), holds everything
-needed to grade one trial, whatever produced it: ``subject_from_record`` builds it for the trials of an
+needed to grade one trial, whatever produced it: ``StudyGrader`` builds it for the trials of an
 aces-bench study, ``aces_bench.grading.external`` for any Harbor job dir. Then
 ``grade_subject`` runs the deterministic metrics, the judged metrics and (in the
 modes that use them) the skill's author graders, and decides composite and pass
@@ -24,7 +24,7 @@ from pathlib import Path
 from harbor.models.trial.result import TrialResult
 
 from aces_bench.agents.traces import shown_skills
-from aces_bench.config.spec import GradingSpec, RunSpec
+from aces_bench.config.spec import GradingSpec, RunSpec, WorkspaceSpec
 from aces_bench.core.conditions import graded_as
 from aces_bench.core.metering import read_meter
 from aces_bench.core.metrics import metric_names
@@ -64,7 +64,6 @@ from aces_bench.grading.labels import spec_labels
 from aces_bench.grading.subject import TrialSubject
 from aces_bench.inputs.trialfiles import read_trial_file
 from aces_bench.judges.base import Judge
-from aces_bench.judges.factory import build_judge
 from aces_bench.records.results import MetricResult
 from aces_bench.records.trials import LABEL_FIELDS, GradedTrial, TrialFacts
 from aces_bench.run.collect import TrialRecord
@@ -73,29 +72,6 @@ from aces_bench.run.cost import METERED, TrialSpend, trial_cost, trial_dir_of, t
 GRADABLE = ("ok", "agent_error", "timeout", "verifier_error")
 NO_SKILL = "(none)"
 """``fired_skill`` of a trial that activated no skill (None is: not known)."""
-
-
-def subject_from_record(record: TrialRecord, spec: RunSpec) -> TrialSubject:
-    plan = record.plan
-    load = proof_of_load(record.result, record.trial_dir, target=plan.target.name,
-                         side=graded_as(plan.condition), status=record.status)
-    facts = TrialFacts(
-        task_id=record.task_id, attempt=record.attempt, skill=plan.intervention_name, case_id=plan.case.id,
-        case_kind=plan.case.kind, negative_control=plan.case.is_negative_control, condition=plan.condition,
-        workspace_mode=plan.workspace_mode, decoy_set=plan.decoy_set,
-        n_visible_skills=len(load.shown) if load.shown is not None else len(plan.staged),
-        status=load.status or record.status, failure_cause=load.cause or record.failure_cause,
-        trial_name=record.trial_name, trial_dir=str(record.trial_dir) if record.trial_dir else None,
-        reward=record.reward, visible_skills=",".join(load.shown) if load.shown is not None else None,
-        target_listed=load.listed, case_unreviewed=plan.case.status == "draft",
-    )
-    return TrialSubject(
-        facts=facts, case=plan.case, result=record.result,
-        target_skill=plan.target.name, allowed_skills=plan.allowed_skills, staged_skills=plan.staged_names,
-        skills_dir=spec.workspace.skills_dir, workdir=spec.workspace.workdir,
-        answer_file=spec.workspace.answer_file, artifacts_dir=record.artifacts_dir, skill_dir=plan.target.path,
-        labels=spec_labels(spec), verifier_checks=plan.native_task is not None or bool(plan.case.checks),
-    )
 
 
 @dataclass(frozen=True)
@@ -372,10 +348,6 @@ async def grade_subject(subject: TrialSubject, ctx: GradingContext) -> GradedTri
     return redact_known_value(graded, values) if values else graded
 
 
-async def grade_one(record: TrialRecord, spec: RunSpec, judge) -> GradedTrial:
-    return await grade_subject(subject_from_record(record, spec), GradingContext(grading=spec.grading, judge=judge))
-
-
 def author_process_limit() -> asyncio.Semaphore:
     """At most one author-grader process per core: they are CPU-bound host processes."""
     return asyncio.Semaphore(max(1, os.cpu_count() or 1))
@@ -388,7 +360,42 @@ async def grade_subjects(subjects: list[TrialSubject], ctx: GradingContext) -> l
     return list(await asyncio.gather(*(grade_subject(s, ctx) for s in subjects)))
 
 
-async def grade_records(records: list[TrialRecord], spec: RunSpec, judge: Judge | None = None) -> list[GradedTrial]:
-    """Grade every record; ``judge`` defaults to the one the spec configures."""
-    ctx = GradingContext(grading=spec.grading, judge=judge if judge is not None else build_judge(spec.judge))
-    return await grade_subjects([subject_from_record(r, spec) for r in records], ctx)
+@dataclass(frozen=True)
+class StudyGrader:
+    """Grades one study's trial records. The spec is read once, when the study makes it
+    (``of``): the grading settings and judge, the workspace paths, the trials' labels."""
+
+    ctx: GradingContext
+    workspace: WorkspaceSpec
+    labels: dict[str, str | None]
+
+    @classmethod
+    def of(cls, spec: RunSpec, judge: Judge) -> StudyGrader:
+        return cls(GradingContext(grading=spec.grading, judge=judge), spec.workspace, spec_labels(spec))
+
+    async def grade(self, records: list[TrialRecord]) -> list[GradedTrial]:
+        """Every record graded, in order."""
+        return await grade_subjects([self.subject(r) for r in records], self.ctx)
+
+    def subject(self, record: TrialRecord) -> TrialSubject:
+        """What grading reads of one trial of the study."""
+        plan = record.plan
+        load = proof_of_load(record.result, record.trial_dir, target=plan.target.name,
+                             side=graded_as(plan.condition), status=record.status)
+        facts = TrialFacts(
+            task_id=record.task_id, attempt=record.attempt, skill=plan.intervention_name, case_id=plan.case.id,
+            case_kind=plan.case.kind, negative_control=plan.case.is_negative_control, condition=plan.condition,
+            workspace_mode=plan.workspace_mode, decoy_set=plan.decoy_set,
+            n_visible_skills=len(load.shown) if load.shown is not None else len(plan.staged),
+            status=load.status or record.status, failure_cause=load.cause or record.failure_cause,
+            trial_name=record.trial_name, trial_dir=str(record.trial_dir) if record.trial_dir else None,
+            reward=record.reward, visible_skills=",".join(load.shown) if load.shown is not None else None,
+            target_listed=load.listed, case_unreviewed=plan.case.status == "draft",
+        )
+        return TrialSubject(
+            facts=facts, case=plan.case, result=record.result,
+            target_skill=plan.target.name, allowed_skills=plan.allowed_skills, staged_skills=plan.staged_names,
+            skills_dir=self.workspace.skills_dir, workdir=self.workspace.workdir,
+            answer_file=self.workspace.answer_file, artifacts_dir=record.artifacts_dir, skill_dir=plan.target.path,
+            labels=self.labels, verifier_checks=plan.native_task is not None or bool(plan.case.checks),
+        )

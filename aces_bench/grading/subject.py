@@ -1,6 +1,6 @@
 """What a grader may read about one trial, whatever produced it: ``TrialSubject``.
 
-Built by ``grade.subject_from_record`` for a study's trials and by ``external`` for any
+Built by ``grade.StudyGrader.subject`` for a study's trials and by ``external`` for any
 Harbor job dir; ``grade.grade_subject`` turns it into the record it writes
 (``aces_bench.records.trials.GradedTrial``). It lives with grading, not with the records,
 because it holds what only grading reads (the case, Harbor's result, the folders to read).

@@ -11,7 +11,7 @@ grader may read, carries them into grading):
 - ``TrialRow``: the flat row of the tidy trials table, derived from a graded trial
   by ``GradedTrial.to_row``; its metric columns are ``metric_<name>`` for every
   metric in the registry (``aces_bench.core.metrics``), NaN when unscored, never 0
-  (``write_trials_table`` / ``read_trials_table``, Parquet and CSV).
+  (``write_graded`` / ``read_trials_table``, Parquet and CSV).
 
 Pairing key (with_skill vs baseline, and the calibration arms null / placebo / forced of
 ``aces_bench/core/conditions.py``, each one more condition of the same key): ``PAIR_KEY``. A trial that failed, timed out or
@@ -358,7 +358,11 @@ def grades_by_key(path: Path) -> dict[tuple[str, int, str], GradedTrial]:
     return {g.key: g for g in read_grades(path)}
 
 
-def write_trials_table(out_dir: Path, graded: list[GradedTrial]) -> pd.DataFrame:
+def write_graded(out_dir: Path, graded: list[GradedTrial], *, mask: Callable[[Any], Any]) -> pd.DataFrame:
+    """The one writer of a study's graded trials (the study's round loop and ``aces-bench
+    grade``): ``grades.jsonl`` (each record through ``mask``, as ``write_grades``) and the
+    trials table, Parquet and CSV. Returns the table."""
+    write_grades(out_dir / GRADES_FILE, graded, mask=mask)
     frame = rows_to_frame([g.to_row() for g in graded])
     write_frame(out_dir / TABLE_PARQUET, frame)
     write_table_csv(out_dir / TABLE_CSV, frame)

@@ -9,7 +9,8 @@ however it dies, so a lock left by a killed run is stale by construction and the
 run simply takes it over (the file's old contents are only informative).
 
 ``usable_output_dir(out)`` turns an output folder that is a file, or cannot be
-created, into an error naming it and the fix, before anything else touches it.
+created, into an error naming it and the fix, before anything else touches it;
+``check_same_skills`` refuses a folder holding a study of other skills.
 """
 
 from __future__ import annotations
@@ -48,6 +49,31 @@ def usable_output_dir(out: Path, *, key: str = "output_dir") -> Path:
         raise RunError("the output folder is not writable", where=out,
                        fix=f"set {key} (or hydra.run.dir) to a folder you can write, or fix its permissions")
     return out.resolve()
+
+
+def check_same_skills(out: Path, skill_paths: list[str], decoy_paths: list[str]) -> None:
+    """Refuse to mix two studies of different skills in one output folder: the folder's
+    provenance record names the skill and decoy paths of the study that wrote it.
+
+    Sweep folders are named by overrides without path-valued keys (they would nest
+    folders), so two members differing only in skill paths would share a folder. A
+    folder with no readable provenance holds no study to mix with."""
+    previous = out / "provenance.json"
+    if not previous.is_file():
+        return
+    try:
+        old = json.loads(previous.read_text())["spec"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    keys = {"skill.paths": (old.get("skill", {}).get("paths"), skill_paths),
+            "decoys.paths": (old.get("decoys", {}).get("paths"), decoy_paths)}
+    changed = [k for k, (before, now) in keys.items() if before is not None and before != now]
+    if changed:
+        raise RunError(
+            f"this output dir holds a study with different {', '.join(changed)}",
+            where=out,
+            fix="use another study.name or hydra.run.dir; in a sweep over paths set hydra.sweep.subdir=${hydra.job.num}",
+        )
 
 
 def holder_of(out: Path) -> dict:

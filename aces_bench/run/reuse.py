@@ -62,6 +62,9 @@ from aces_bench.core.io import write_json
 from aces_bench.core.versioning import VersionedRecord
 
 if TYPE_CHECKING:  # a report reads reuse.json (ReusePlan); what decides and replays reuse is imported there
+    from harbor.models.job.config import JobConfig
+    from harbor.models.trial.config import AgentConfig, EnvironmentConfig
+
     from aces_bench.config.spec import RunSpec
     from aces_bench.emitters.emit import EmitResult
     from aces_bench.emitters.plan import TaskPlan
@@ -125,23 +128,27 @@ def _canonical(obj) -> str:
 
 
 class ReuseKeys:
-    """The reuse key of every (task, attempt) of one study (the study-wide parts computed once)."""
+    """The reuse key of every (task, attempt) of one study (the study-wide parts computed once):
+    ``agent`` and ``environment`` are the Harbor configs its jobs run with."""
 
-    def __init__(self, spec: RunSpec):
-        from aces_bench.run.runner import agent_config, environment_config
-
-        agent = agent_config(spec).model_dump(mode="json")
-        environment = environment_config(spec).model_dump(mode="json")
+    def __init__(self, spec: RunSpec, agent: AgentConfig, environment: EnvironmentConfig):
+        agent_data = agent.model_dump(mode="json")
+        environment_data = environment.model_dump(mode="json")
         self.parts = {
             "harness": spec.harness.name,
-            "cli_version": str(agent.get("kwargs", {}).get("version", "")) if spec.harness.cli else "",
+            "cli_version": str(agent_data.get("kwargs", {}).get("version", "")) if spec.harness.cli else "",
             "model": spec.model.name or "n/a",
             "model_version": spec.model.version or "",
             "backend": spec.backend.name,
             "code": _code_fingerprint()[:16],
         }
-        self._common = _canonical({"agent": agent, "environment": environment, "model_version": spec.model.version,
-                                   "code": _code_fingerprint()})
+        self._common = _canonical({"agent": agent_data, "environment": environment_data,
+                                   "model_version": spec.model.version, "code": _code_fingerprint()})
+
+    @classmethod
+    def of_job(cls, spec: RunSpec, job: JobConfig) -> ReuseKeys:
+        """The keys of the study whose Harbor job is ``job`` (``runner.job_config``)."""
+        return cls(spec, job.agents[0], job.environment)
 
     def key(self, task_id: str, attempt: int) -> str:
         return hashlib.sha256(f"{LAYOUT}\0{task_id}\0{attempt}\0{self._common}".encode()).hexdigest()
@@ -270,10 +277,11 @@ def _record(out: Path, plans: dict[str, dict], job: str) -> None:
     write_json(out / REUSE_FILE, {"current": job, "plans": plans})
 
 
-def decide(spec: RunSpec, emitted: EmitResult, out: Path, job: str, *, whole_tasks: bool = True,
+def decide(spec: RunSpec, emitted: EmitResult, out: Path, job: str, keys: ReuseKeys | None, *, whole_tasks: bool = True,
            root: Path | None = None, now: datetime | None = None) -> ReusePlan:
-    """What this study reuses: the plan recorded for ``job`` in ``<out>/reuse.json``, else a
-    new plan from the store (recorded before any trial runs).
+    """What this study reuses: the plan recorded for ``job`` (the name of the study's whole
+    Harbor job) in ``<out>/reuse.json``, else a new plan from the store under ``keys``
+    (recorded before any trial runs).
 
     ``whole_tasks``: reuse a task only when every attempt of it is stored (a fixed study
     runs all attempts of a task in one Harbor job); a sequential study reuses single attempts."""
@@ -290,13 +298,12 @@ def decide(spec: RunSpec, emitted: EmitResult, out: Path, job: str, *, whole_tas
     wanted = candidates(emitted, spec.study.n_attempts)
     reused: list[Reused] = []
     note = ""
-    enabled = spec.study.reuse_baseline and not spec.study.stop_on_pass
+    on = enabled(spec)
     if not spec.study.reuse_baseline:
         note = "study.reuse_baseline=false"
-    elif not enabled:
+    elif not on:
         note = "not with study.stop_on_pass (its later attempts depend on the earlier ones)"
     else:
-        keys = ReuseKeys(spec)
         max_age = spec.study.reuse_max_age_days
         too_old = 0
         for task_id, attempt in wanted:
@@ -317,7 +324,7 @@ def decide(spec: RunSpec, emitted: EmitResult, out: Path, job: str, *, whole_tas
                 have[r.task_id] = have.get(r.task_id, 0) + 1
             whole = {t for t, n in have.items() if n == spec.study.n_attempts}
             reused = [r for r in reused if r.task_id in whole]
-    plan = ReusePlan(job=job, enabled=enabled, store=str(root), decided_at=now, candidates=len(wanted),
+    plan = ReusePlan(job=job, enabled=on, store=str(root), decided_at=now, candidates=len(wanted),
                      reused=reused, note=note)
     plans[job] = plan.model_dump(mode="json")
     _record(out, plans, job)
@@ -427,17 +434,23 @@ def _ensure(path: Path) -> Path:
     return path
 
 
-def store(spec: RunSpec, records: list[TrialRecord], out: Path, *, root: Path | None = None,
+def enabled(spec: RunSpec) -> bool:
+    """Whether the study reuses stored trials and stores its own (``study.reuse_baseline``;
+    never with ``study.stop_on_pass``, whose later attempts depend on the earlier ones)."""
+    return spec.study.reuse_baseline and not spec.study.stop_on_pass
+
+
+def store(keys: ReuseKeys | None, records: list[TrialRecord], out: Path, *, root: Path | None = None,
           now: datetime | None = None) -> int:
-    """Store every finished baseline/null trial of ``records`` not stored yet; returns how many were added.
+    """Store every finished baseline/null trial of ``records`` not stored yet under ``keys``
+    (the study's; None when it does not store: ``enabled``); returns how many were added.
 
     Trials that were themselves reused, never ran, or failed through infrastructure are
     not stored."""
-    if not spec.study.reuse_baseline or spec.study.stop_on_pass:
+    if keys is None:
         return 0
     root = root or store_root()
     now = now or datetime.now(UTC)
-    keys = ReuseKeys(spec)
     added = 0
     for rec in records:
         if rec.plan.condition not in REUSABLE or rec.status not in STORED_STATUSES or rec.trial_dir is None:

@@ -78,12 +78,9 @@ def environment_config(spec: RunSpec) -> EnvironmentConfig:
     return EnvironmentConfig(type=b.type, import_path=b.import_path, kwargs=kwargs, delete=b.delete)
 
 
-def job_config(spec: RunSpec, emitted: EmitResult, jobs_dir: Path, exclude: frozenset[str] = frozenset()) -> JobConfig:
-    """The study's Harbor job; ``exclude``: task ids it does not run (reused baseline trials)."""
-    dataset = DatasetConfig(path=emitted.tasks_dir)
-    if exclude:
-        dataset = DatasetConfig(path=emitted.tasks_dir,
-                                task_names=sorted(t.task_id for t in emitted.tasks if t.task_id not in exclude))
+def job_config(spec: RunSpec, emitted: EmitResult, jobs_dir: Path) -> JobConfig:
+    """The study's Harbor job: every attempt of every emitted task. Built once per study;
+    a round's job is this one narrowed (``excluding``, ``attempts.attempt_job_config``)."""
     config = JobConfig(
         jobs_dir=Path(jobs_dir).resolve(),
         n_attempts=spec.study.n_attempts,
@@ -91,12 +88,36 @@ def job_config(spec: RunSpec, emitted: EmitResult, jobs_dir: Path, exclude: froz
         quiet=True,
         agents=[agent_config(spec)],
         environment=environment_config(spec),
-        datasets=[dataset],
+        datasets=[DatasetConfig(path=emitted.tasks_dir)],
     )
+    return _named(config, f"{spec.study.name}-{spec.harness.name}", emitted)
+
+
+def excluding(base: JobConfig, emitted: EmitResult, exclude: frozenset[str]) -> JobConfig:
+    """``base`` without the tasks ``exclude`` names (reused baseline trials), under its own name."""
+    if not exclude:
+        return base
+    dataset = DatasetConfig(path=emitted.tasks_dir,
+                            task_names=sorted(t.task_id for t in emitted.tasks if t.task_id not in exclude))
+    return _named(base.model_copy(update={"datasets": [dataset]}), base.job_name.rsplit("-", 1)[0], emitted)
+
+
+def check_max_trials(spec: RunSpec, trials: int) -> None:
+    """A fixed study that would run more than ``study.max_trials`` trials is refused before it starts."""
+    cap = spec.study.max_trials
+    if cap is not None and trials > cap:
+        raise RunError(f"the study would run {trials} trial(s), above study.max_trials={cap}",
+                       where="study.max_trials",
+                       fix="raise study.max_trials, run fewer cases or attempts, or set study.sequential=true "
+                           "(a sequential study stops starting rounds at the cap)")
+
+
+def _named(config: JobConfig, prefix: str, emitted: EmitResult) -> JobConfig:
+    """``config`` named ``<prefix>-<digest>``: the digest of everything it runs, so a re-run resumes the same job."""
     payload = _canonical(config.model_dump(mode="python", exclude={"job_name"}))
     payload["task_ids"] = sorted(t.task_id for t in emitted.tasks)
     digest = hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
-    return config.model_copy(update={"job_name": f"{spec.study.name}-{spec.harness.name}-{digest[:10]}"})
+    return config.model_copy(update={"job_name": f"{prefix}-{digest[:10]}"})
 
 
 def _canonical(obj):
@@ -176,7 +197,7 @@ async def run_job(spec: RunSpec, emitted: EmitResult, jobs_dir: Path, exclude: f
     task ids it leaves out, reused baseline trials). The caller ran the one preflight
     (``study.preflight``) before anything was emitted."""
     set_offline_defaults()
-    config = job_config(spec, emitted, jobs_dir, exclude)
+    config = excluding(job_config(spec, emitted, jobs_dir), emitted, exclude)
     total = (len(emitted.tasks) - len(exclude)) * spec.study.n_attempts
     return await run_config(spec, config, total=total, stops_early=stops_early)
 

@@ -193,9 +193,9 @@ def compose_members(spec: RunSpec) -> dict[str, tuple[Member, RunSpec]]:
     return specs
 
 
-def run_design(spec: RunSpec, specs: dict[str, tuple[Member, RunSpec]] | None = None) -> Path:
-    """Run (or, with ``emit_only``, emit) every member of ``specs`` (``compose_members``);
-    then one report over them all.
+def run_design(spec: RunSpec, specs: dict[str, tuple[Member, RunSpec]]) -> Path:
+    """Run (or, with ``emit_only``, emit) every member of ``specs`` (``compose_members``,
+    which the study entry called once); then one report over them all.
 
     Writes ``design.json`` (members, sizes, cost estimate) and prints the size lines.
     """
@@ -203,12 +203,12 @@ def run_design(spec: RunSpec, specs: dict[str, tuple[Member, RunSpec]] | None = 
     from aces_bench.study.pipeline import prepare_all, run_member
 
     out = Path(spec.output_dir).resolve()
-    if specs is None:
-        specs = compose_members(spec)
-    if not spec.emit_only:
-        check_design_budget(spec, out, [(m, ms) for m, ms in specs.values()])
-    # Every member planned and through its preflight before the first one runs.
+    # Every member planned and through its preflight before the first one runs; the whole
+    # design's cost from those plans.
     prepared = prepare_all([ms for _, ms in specs.values()])
+    if not spec.emit_only:
+        check_design_budget(spec, out, [(ms, len(p.plan.tasks) * ms.study.n_attempts)
+                                        for (_, ms), p in zip(specs.values(), prepared, strict=True)])
     done: list[tuple[Member, RunSpec, int]] = []
     try:
         for i, ((member, ms), ready) in enumerate(zip(specs.values(), prepared, strict=True), start=1):
@@ -219,7 +219,7 @@ def run_design(spec: RunSpec, specs: dict[str, tuple[Member, RunSpec]] | None = 
         # The members that ran, and the finished trials of the one the cap stopped, are
         # tabled and reported together, each in its arm (design.json places them: without
         # it every member would read as the primary arm), marked as stopped by the cap.
-        ran = [*done, (member, ms, planned_trials(ms) // ms.study.n_attempts)]
+        ran = [*done, (member, ms, len(ready.plan.tasks))]
         write_json(out / DESIGN_FILE, size_of(spec, ran))
         if _write_study_table(out) and spec.report:
             from aces_bench.reports import build_report
@@ -263,24 +263,25 @@ def planned_trials(ms: RunSpec) -> int:
     return len(plan_study(ms).tasks) * ms.study.n_attempts
 
 
-def check_design_budget(spec: RunSpec, out: Path, members: Sequence[tuple[Member, RunSpec]]) -> None:
+def check_design_budget(spec: RunSpec, out: Path, members: Sequence[tuple[RunSpec, int]]) -> None:
     """Print the whole design's estimate and refuse it when, with what the study already
-    spent (its ledger), it is above ``study.max_cost_usd``: before any member runs."""
-    check_budget("design", spec.study.name, [ms for _, ms in members], out, spec.study.max_cost_usd,
+    spent (its ledger), it is above ``study.max_cost_usd``: before any member runs.
+    ``members``: each member's spec and its planned trials."""
+    check_budget("design", spec.study.name, members, out, spec.study.max_cost_usd,
                  "shrink the design (study.axes, skill.cases, study.n_attempts)")
 
 
-def check_budget(kind: str, label: str, specs: Sequence[RunSpec], ledger_dir: Path, cap: float | None,
-                 shrink: str) -> None:
+def check_budget(kind: str, label: str, members: Sequence[tuple[RunSpec, int]], ledger_dir: Path,
+                 cap: float | None, shrink: str) -> None:
     """A design's or a sweep's budget check (``kind``): print every member's estimate
     together, then refuse when ``cap`` is set and either a member's model has no price
     (nothing to cap) or the estimate on top of what ``ledger_dir``'s ledger already spent is
-    above it. ``shrink`` is the fix's second half: how to make the study smaller."""
+    above it. ``members``: each member's spec and planned trials; ``shrink`` is the fix's
+    second half: how to make the study smaller."""
     from aces_bench.run.cost import Ledger
 
     trials, cost, unpriced = 0, 0.0, set()
-    for ms in specs:
-        n = planned_trials(ms)
+    for ms, n in members:
         trials += n
         c = member_cost(ms, n)
         if c is None:
@@ -289,7 +290,7 @@ def check_budget(kind: str, label: str, specs: Sequence[RunSpec], ledger_dir: Pa
             cost += c
     spent = Ledger(ledger_dir).spent()
     known = f"${cost:,.4f}" + (f" + unpriced ({', '.join(sorted(unpriced))})" if unpriced else "")
-    print(f"{label}: {len(specs)} members, {trials} trials, estimated model cost {known}"
+    print(f"{label}: {len(members)} members, {trials} trials, estimated model cost {known}"
           + (f"; already spent ${spent:,.4f}" if spent else ""), file=sys.stderr)
     if cap is None:
         return
@@ -298,7 +299,7 @@ def check_budget(kind: str, label: str, specs: Sequence[RunSpec], ledger_dir: Pa
                           f"litellm's cost map, so the {kind}'s cost cannot be capped", where="study.max_cost_usd",
                           fix="drop the cap, or use priced litellm model names")
     if spent + cost > cap:
-        raise RunError(f"the {kind}'s estimated cost ${cost:,.4f} ({trials} trials, {len(specs)} members)"
+        raise RunError(f"the {kind}'s estimated cost ${cost:,.4f} ({trials} trials, {len(members)} members)"
                        + (f" on top of ${spent:,.4f} already spent" if spent else "")
                        + f" is above study.max_cost_usd=${cap:,.4f}", where="study.max_cost_usd",
                        fix=f"raise study.max_cost_usd, or {shrink}")

@@ -230,6 +230,7 @@ def main(argv: list[str]) -> int:
     from aces_bench.emitters.plan import plan_study
     from aces_bench.run.cost import estimate
     from aces_bench.run.reuse import ReuseKeys, read_entry, store_root
+    from aces_bench.run.runner import agent_config, environment_config
 
     with tempfile.TemporaryDirectory(prefix="aces-plan-") as tmp:
         spec = compose_spec(args.overrides, output_dir=Path(tmp) / "study")
@@ -240,7 +241,7 @@ def main(argv: list[str]) -> int:
         root = store_root()
         try:
             # An empty store holds nothing to reuse: no task needs rendering for its id.
-            keys = ReuseKeys(spec) if s.reuse_baseline and _anything_stored(root) else None
+            keys = ReuseKeys(spec, agent_config(spec), environment_config(spec)) if s.reuse_baseline and _anything_stored(root) else None
         except AcesError as exc:  # an agent CLI not installed yet: nothing is stored for it either
             keys = None
             print(f"plan: stored baselines not looked up ({exc.message})", file=sys.stderr)

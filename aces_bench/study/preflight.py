@@ -72,13 +72,12 @@ def _backend_type_check(spec: RunSpec) -> None:
         podman.preflight()
 
 
-def _credentials(spec: RunSpec, plan: StudyPlan) -> None:
+def _credentials(spec: RunSpec, plan: StudyPlan, operators: list[str]) -> None:
     cases = {id(p.case): p.case for p in plan.tasks}.values()
     from aces_bench.cases import resolve_credentials
 
     for case in cases:
-        resolve_credentials(case, os.environ, operator_names=operator_variables(spec),
-                            allowed=spec.skill.allow_credentials)
+        resolve_credentials(case, os.environ, operator_names=operators, allowed=spec.skill.allow_credentials)
 
 
 # --- the backend, the agent, the credentials and the model key ---------------------------------
@@ -88,10 +87,11 @@ def operator_variables(spec: RunSpec) -> list[str]:
     return [n for n in (spec.model.api_key_env, spec.judge.api_key_env) if n]
 
 
-def check_credential_names(spec: RunSpec, plan: StudyPlan) -> None:
-    """Refuse, before anything is emitted, a case naming an operator credential (by rule)."""
+def check_credential_names(spec: RunSpec, plan: StudyPlan, operators: list[str]) -> None:
+    """Refuse, before anything is emitted, a case naming an operator credential (by rule;
+    ``operators``: ``operator_variables``)."""
     check_study_credentials({id(p.case): p.case for p in plan.tasks}.values(),
-                            allowed=spec.skill.allow_credentials, operator_names=operator_variables(spec))
+                            allowed=spec.skill.allow_credentials, operator_names=operators)
 
 
 # What each cloud backend's preflight wants, when Harbor's own message names no fix.
@@ -348,8 +348,9 @@ def _endpoint(spec: RunSpec) -> None:
 def checks(spec: RunSpec, plan: StudyPlan, judge: list[Judge]) -> list[Check]:
     """The study's checks, in the order their problems are listed."""
     run = not spec.emit_only  # emit_only writes task dirs and runs nothing: no backend, agent or cost check
+    operators = operator_variables(spec)
     out = [
-        Check("credential names", lambda: check_credential_names(spec, plan)),
+        Check("credential names", lambda: check_credential_names(spec, plan, operators)),
         Check("author graders", lambda: check_author_graders(spec.grading.mode,
                                                                {s.name: s.path for s in plan.targets}), trials=False),
         Check("judge", lambda: judge.append(build_judge(spec.judge)), trials=False),
@@ -369,7 +370,7 @@ def checks(spec: RunSpec, plan: StudyPlan, judge: list[Judge]) -> list[Check]:
             # Harbor's agent preflight asks for the model key too: said once, by the check above
             Check("agent", lambda: preflight_agent(spec), needs=("local agent", "model key")),
             Check("agent install", lambda: preflight_agent_install(spec), needs=("local agent",)),
-            Check("credentials", lambda: _credentials(spec, plan), needs=("credential names",)),
+            Check("credentials", lambda: _credentials(spec, plan, operators), needs=("credential names",)),
         ]
     return out
 

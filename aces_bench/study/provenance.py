@@ -10,7 +10,9 @@ from importlib import metadata
 from pathlib import Path
 
 import aces_bench
+from aces_bench.agents import clis
 from aces_bench.config.spec import RunSpec
+from aces_bench.emitters.plan import StudyPlan
 from aces_bench.grading.labels import judge_label
 from aces_bench.records.provenance import GitState, Provenance, SkillProvenance
 
@@ -41,6 +43,16 @@ def git_state(path: Path | None = None) -> GitState:
         return GitState()
 
 
+def planned_skills(plan: StudyPlan) -> list[SkillProvenance]:
+    """Every skill the study stages, by role (target, support, decoy), with its hash and version."""
+    return [
+        SkillProvenance(name=s.name, role=plan.support_roles.get(s.name, role), content_hash=s.content_hash,
+                        version=s.version, path=str(s.path))
+        for role, group in (("target", plan.targets), ("support", plan.support), ("decoy", plan.decoys))
+        for s in group
+    ]
+
+
 def build_provenance(spec: RunSpec, skills: list[SkillProvenance], job_dir: Path | None = None) -> Provenance:
     return Provenance(
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -54,20 +66,5 @@ def build_provenance(spec: RunSpec, skills: list[SkillProvenance], job_dir: Path
         git=git_state(),
         skills=skills,
         job_dir=str(job_dir) if job_dir else None,
-        agent_cli=agent_cli_provenance(spec),
+        agent_cli=clis.provenance(spec.harness.cli),
     )
-
-
-def agent_cli_provenance(spec: RunSpec) -> dict[str, str]:
-    """Package, version and ``--version`` output of the harness's provisioned CLI, if any."""
-    if spec.harness.cli is None:
-        return {}
-    from aces_bench.agents.clis import installed
-    from aces_bench.core.errors import AcesError
-
-    try:
-        folder, manifest = installed(spec.harness.cli)
-    except AcesError:  # the runner refused a missing CLI already; provenance says so
-        return {"name": spec.harness.cli, "state": "not installed"}
-    return {"name": manifest.name, "package": manifest.package, "version": manifest.version,
-            "version_output": manifest.version_output, "path": str(folder)}

@@ -1,11 +1,13 @@
-"""The study's one round loop: run -> collect -> grade -> store, once for every design.
+"""The study's one round loop: run -> collect -> grade -> store -> record, once for every design.
 
 A study's tasks are emitted once; then rounds run them. Each round is one or more Harbor
 jobs (``Job``), each run under the cost guard and the failure watch with its
 infrastructure reruns (``run.attempts.with_infra_retries``), collected into one record
 per (task, attempt) (``run.collect.collect_job``), graded with the round's reused
-trials, and stored for reuse by later studies. What a design changes is only its
-**schedule**: which trials the next round runs and when nothing is left to run.
+trials, and stored for reuse by later studies; after the last round the loop records
+them all (``grades.jsonl``, the trials table, what stopped the study). What a design
+changes is only its **schedule**: which trials the next round runs and when nothing is
+left to run.
 
 - ``FixedSchedule``: one round, every attempt of every task in one Harbor job.
 - ``StopOnPassSchedule`` (``study.stop_on_pass``): round k runs attempt k of the tasks
@@ -32,15 +34,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+import pandas as pd
 from harbor.models.job.config import JobConfig
 
 from aces_bench.config.spec import RunSpec
 from aces_bench.core.errors import RunError
 from aces_bench.emitters.emit import EmitResult
 from aces_bench.emitters.plan import TaskPlan
-from aces_bench.grading.grade import grade_records
-from aces_bench.judges.base import Judge
-from aces_bench.records.trials import GradedTrial
+from aces_bench.graders.redact import redact_value
+from aces_bench.grading.grade import StudyGrader
+from aces_bench.records.trials import TABLE_PARQUET, GradedTrial, write_graded
+from aces_bench.run import cost, disk
 from aces_bench.run.attempts import (
     SKIPPED,
     attempt_job_config,
@@ -53,8 +57,8 @@ from aces_bench.run.collect import TrialRecord, collect_job
 from aces_bench.run.cost import CostCapReached
 from aces_bench.run.disk import DiskCapReached
 from aces_bench.run.progress import one_line
-from aces_bench.run.reuse import ReusePlan, materialise, store
-from aces_bench.run.runner import UniformFailure, job_config, run_config, set_offline_defaults
+from aces_bench.run.reuse import ReuseKeys, ReusePlan, materialise, store
+from aces_bench.run.runner import UniformFailure, excluding, run_config, set_offline_defaults
 
 log = logging.getLogger("aces_bench.rounds")
 
@@ -115,32 +119,38 @@ class Schedule(Protocol):
 
 @dataclass
 class Rounds:
-    """One study's rounds: what they all share."""
+    """One study's rounds: what they all share, made once by the study before the first round.
+
+    ``base``: the study's whole Harbor job (``runner.job_config``), which every round's job
+    narrows; ``grader``: how its trials are graded; ``keys``: its reuse keys (None when it
+    stores no trial for reuse, ``reuse.enabled``)."""
 
     spec: RunSpec
     emitted: EmitResult
     out: Path
-    jobs_dir: Path
-    judge: Judge
+    base: JobConfig
+    grader: StudyGrader
+    keys: ReuseKeys | None
     plans: dict[str, TaskPlan] = field(init=False)
 
     def __post_init__(self) -> None:
         self.plans = {t.task_id: tp for t, tp in zip(self.emitted.tasks, self.emitted.plan.tasks, strict=True)}
 
-    def run(self, schedule: Schedule, reuse: ReusePlan) -> tuple[list[GradedTrial], RunError | None]:
-        """Run ``schedule``'s rounds; returns every planned trial graded, in the schedule's order,
-        and what stopped the study early (the caller raises it after the report)."""
+    def run(self, schedule: Schedule, reuse: ReusePlan) -> tuple[pd.DataFrame, RunError | None]:
+        """Run ``schedule``'s rounds and record them: every planned trial graded, in the
+        schedule's order, in ``grades.jsonl`` and the trials table (returned), and what stopped
+        the study early, if anything (returned too: the caller raises it after the report)."""
         set_offline_defaults()
         reused = {(r.task_id, r.attempt): r for r in
-                  materialise(reuse, self.plans, self.jobs_dir, tasks_dir=self.emitted.tasks_dir)}
+                  materialise(reuse, self.plans, self.base.jobs_dir, tasks_dir=self.emitted.tasks_dir)}
         graded = dict(schedule.begin(reuse))
         stopped: RunError | None = None
         while stopped is None and (rnd := schedule.next_round()) is not None:
             records, stopped = self._run_round(rnd)
             records += [reused[u] for u in rnd.reused if u in reused]
-            new = asyncio.run(grade_records(records, self.spec, self.judge))
+            new = asyncio.run(self.grader.grade(records))
             graded.update(((g.task_id, g.attempt), g) for g in new)
-            added = store(self.spec, records, self.out)
+            added = store(self.keys, records, self.out)
             if added:
                 log.info("stored %d baseline/null trial(s) for reuse by later studies", added)
             schedule.finished(rnd, new, graded, stopped)
@@ -153,8 +163,22 @@ class Rounds:
         if isinstance(stopped, CostCapReached):
             unrun = [not_run_by_cap(r) for r in unrun]
         if unrun:
-            graded.update(((g.task_id, g.attempt), g) for g in asyncio.run(grade_records(unrun, self.spec, self.judge)))
-        return schedule.ordered(graded, reused), stopped
+            graded.update(((g.task_id, g.attempt), g) for g in asyncio.run(self.grader.grade(unrun)))
+        return self._record(schedule.ordered(graded, reused), stopped), stopped
+
+    def _record(self, graded: list[GradedTrial], stopped: RunError | None) -> pd.DataFrame:
+        """Write the study's grades and trials table, and what stopped it (a run that went to
+        the end clears an earlier stop, which no longer describes the folder)."""
+        if stopped is None:
+            cost.clear_stop(self.out)
+            disk.clear_stop(self.out)
+        elif isinstance(stopped, CostCapReached):
+            cost.write_stop(self.out, stopped.stop)
+        elif isinstance(stopped, DiskCapReached):
+            disk.write_stop(self.out, stopped.stop)
+        frame = write_graded(self.out, graded, mask=redact_value)
+        log.info("trials table: %d rows -> %s", len(frame), self.out / TABLE_PARQUET)
+        return frame
 
     def planned(self) -> list[Unit]:
         """Every planned trial, by task then attempt."""
@@ -197,8 +221,7 @@ class Rounds:
 def whole_task_job(rounds: Rounds, reuse: ReusePlan) -> Job:
     """The study's Harbor job of every attempt of every task the reuse plan does not hold."""
     exclude = reuse.tasks()
-    return Job(job_config(rounds.spec, rounds.emitted, rounds.jobs_dir, exclude),
-               tuple(sorted(t for t in rounds.plans if t not in exclude)))
+    return Job(excluding(rounds.base, rounds.emitted, exclude), tuple(sorted(t for t in rounds.plans if t not in exclude)))
 
 
 def _reused_last(graded: dict[Unit, GradedTrial], reused: Iterable[Unit]) -> list[GradedTrial]:

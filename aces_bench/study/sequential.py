@@ -50,7 +50,6 @@ from aces_bench.records.trials import GradedTrial, read_grades, rows_to_frame, w
 from aces_bench.run.attempts import SKIPPED, attempt_job_config
 from aces_bench.run.cost import estimate
 from aces_bench.run.reuse import ReusePlan
-from aces_bench.run.runner import job_config
 from aces_bench.stats.gate import GateCases, GateSettings, skill_cases
 from aces_bench.stats.sequential import DECISION_TEXT, SequentialDesign
 from aces_bench.stats.sequential_family import Asked, analyse_family
@@ -189,7 +188,7 @@ class SequentialSchedule:
     def __init__(self, rounds: Rounds) -> None:
         self.rounds = rounds
         spec, emitted = rounds.spec, rounds.emitted
-        self.base = job_config(spec, emitted, rounds.jobs_dir)
+        self.base = rounds.base
         self.by_case = _cases(emitted)[0]
         fresh = new_ledger(spec, emitted, self.base.job_name)
         ledger = _load(rounds.out, self.base.job_name, fresh) or fresh

@@ -54,11 +54,11 @@ def sweep_members(task_overrides: list[str]) -> list[list[str]]:
 def sweep_budget(sweep_dir: Path, task_overrides: list[str]) -> None:
     """Print the sweep's total estimate; refuse it above ``study.max_cost_usd`` (with the ledger)."""
     from aces_bench.config.compose import compose_spec
-    from aces_bench.study.design import check_budget
+    from aces_bench.study.design import check_budget, planned_trials
 
     specs = [compose_spec(overrides, output_dir=sweep_dir / "_budget") for overrides in sweep_members(task_overrides)]
     cap = next((s.study.max_cost_usd for s in specs if s.study.max_cost_usd is not None), None)
-    check_budget("sweep", "sweep", specs, sweep_dir, cap, "sweep fewer values / cases (skill.cases, study.n_attempts)")
+    check_budget("sweep", "sweep", [(s, planned_trials(s)) for s in specs], sweep_dir, cap, "sweep fewer values / cases (skill.cases, study.n_attempts)")
 
 
 class SweepReport(Callback):

@@ -9,7 +9,9 @@ import pytest
 
 from aces_bench.config.compose import compose_spec
 from aces_bench.emitters import emit_study
+from aces_bench.grading.grade import StudyGrader
 from aces_bench.judges.factory import build_judge
+from aces_bench.records.trials import GRADES_FILE, read_grades
 from aces_bench.run.attempts import attempt_job_config
 from aces_bench.run.reuse import decide
 from aces_bench.run.runner import job_config
@@ -43,14 +45,16 @@ def test_stop_on_pass_skips_later_attempts_and_records_them(tmp_path):
     emitted = emit_study(spec, tmp_path / "tasks")
     # The study's one round loop with the stop-on-pass schedule; pass is the graded final_pass
     # (decided once, aces_bench/core/modes.py).
-    rounds = Rounds(spec, emitted, tmp_path, tmp_path / "jobs", build_judge(spec.judge))
+    base = job_config(spec, emitted, tmp_path / "jobs")
+    rounds = Rounds(spec, emitted, tmp_path, base, StudyGrader.of(spec, build_judge(spec.judge)), keys=None)
 
     def run_once():
-        reuse = decide(spec, emitted, tmp_path, job_config(spec, emitted, tmp_path / "jobs").job_name)
+        reuse = decide(spec, emitted, tmp_path, base.job_name, keys=None)
         return rounds.run(StopOnPassSchedule(rounds), reuse)
 
-    graded, stopped = run_once()
+    _, stopped = run_once()
     assert stopped is None
+    graded = read_grades(tmp_path / GRADES_FILE)  # the loop records every planned trial
     job_dirs = sorted((tmp_path / "jobs").glob("*-attempt*"))
     assert len(job_dirs) == 2
     by = {(g.condition, g.attempt): g for g in graded}
@@ -74,6 +78,7 @@ def test_stop_on_pass_skips_later_attempts_and_records_them(tmp_path):
     assert (p2["n_cases"], p2["n_short"], p2["pass_with"]) == (1, 0, 1.0)
     # Re-running resumes every round instead of redoing it: no trial runs again.
     trials = sorted(p for d in job_dirs for p in d.iterdir() if (p / "result.json").is_file())
-    again, _ = run_once()
+    run_once()
     assert sorted(p for d in job_dirs for p in d.iterdir() if (p / "result.json").is_file()) == trials
+    again = read_grades(tmp_path / GRADES_FILE)
     assert [(g.task_id, g.attempt, g.status) for g in again] == [(g.task_id, g.attempt, g.status) for g in graded]

@@ -314,7 +314,7 @@ def test_a_design_stopped_by_the_cost_cap_keeps_each_member_in_its_arm(tmp_path,
 
     monkeypatch.setattr("aces_bench.study.pipeline.run_member", fake_member)
     with pytest.raises(CostCapReached):
-        design.run_design(spec)
+        design.run_design(spec, design.compose_members(spec))  # as the study entry calls it
     out = tmp_path / "aces_paper"
     listed = json.loads((out / "design.json").read_text())["members"]
     assert [m["arms"] for m in listed] == [["primary", "model_slice"], ["group"]]

@@ -13,6 +13,7 @@ import pytest
 from aces_bench.config.compose import compose_spec
 from aces_bench.emitters import emit_study
 from aces_bench.run.reuse import ReuseKeys
+from aces_bench.run.runner import agent_config, environment_config, job_config
 
 ROOT = Path(__file__).resolve().parents[2]
 SKILL = ROOT / "tests" / "fixtures" / "skills" / "csv-column-sum"
@@ -36,7 +37,7 @@ def baseline_keys(tmp_path: Path, skill: Path, decoy: Path, *extra: str) -> dict
                          f"decoys.paths=[{decoy}]", "study.n_attempts=2", "study.controls=[null]", "emit_only=true",
                          *extra], output_dir=out)
     emitted = emit_study(spec, out / "tasks")
-    keys = ReuseKeys(spec)
+    keys = ReuseKeys.of_job(spec, job_config(spec, emitted, out / "jobs"))  # as the study makes them
     return {(t.case_id, t.condition, a): keys.key(t.task_id, a) for t in emitted.tasks
             if t.condition in ("baseline", "null") for a in (1, 2)}
 
@@ -45,6 +46,17 @@ def test_keys_are_stable_and_distinct_per_attempt_and_arm(tmp_path, folders):
     first, again = baseline_keys(tmp_path, *folders), baseline_keys(tmp_path, *folders)
     assert first == again
     assert len(set(first.values())) == len(first) == 8  # 2 cases x (baseline, null) x 2 attempts
+
+
+def test_the_plan_command_looks_up_the_keys_the_study_stores_under(tmp_path, folders):
+    # `aces-bench plan` has no emitted job: it builds the keys from the agent and environment
+    # configs directly. A difference would make it count stored trials the study then runs.
+    skill, decoy = folders
+    spec = compose_spec(["skill=custom", f"skill.paths=[{skill}]", "emit_only=true"], output_dir=tmp_path / "s")
+    emitted = emit_study(spec, tmp_path / "s" / "tasks")
+    study = ReuseKeys.of_job(spec, job_config(spec, emitted, tmp_path / "s" / "jobs"))
+    plan = ReuseKeys(spec, agent_config(spec), environment_config(spec))
+    assert [study.key(t.task_id, 1) for t in emitted.tasks] == [plan.key(t.task_id, 1) for t in emitted.tasks]
 
 
 def test_a_change_to_the_target_skill_alone_keeps_every_baseline_key(tmp_path, folders):

@@ -15,7 +15,7 @@ from aces_bench.config.compose import compose_spec
 from aces_bench.core.errors import RunError
 from aces_bench.core.pricing import DEFAULT_INPUT_TOKENS, DEFAULT_OUTPUT_TOKENS, estimate_trial, price_of
 from aces_bench.run.cost import CostGuard, Ledger, SpendEntry
-from aces_bench.study.design import Member, check_design_budget, member_cost, planned_trials
+from aces_bench.study.design import check_design_budget, member_cost, planned_trials
 from aces_bench.study.sweep import sweep_budget, sweep_members
 
 GPT4O = price_of("gpt-4o")
@@ -133,7 +133,8 @@ def test_a_capped_sweep_above_its_total_runs_no_member(tmp_path):
 def test_a_design_says_its_total_and_refuses_it_above_the_cap(tmp_path, capsys):
     spec = compose_spec(["harness=terminus-2", "model=gpt-4o", "skill=custom", f"skill.paths=[{FIXTURE_SKILL}]",
                          "study.max_cost_usd=0.05"], output_dir=tmp_path)
-    members = [(Member(name="a", arms=("x",), overrides=()), spec), (Member(name="b", arms=("x",), overrides=()), spec)]
+    # Each member's spec and planned trials, as the design counts them from its preflight's plans.
+    members = [(spec, planned_trials(spec)), (spec, planned_trials(spec))]
     with pytest.raises(RunError, match=r"the design's estimated cost \$[\d.]+ \(\d+ trials, 2 members\) is above "
                                        r"study.max_cost_usd=\$0\.0500"):
         check_design_budget(spec, tmp_path, members)

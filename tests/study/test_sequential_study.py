@@ -38,27 +38,27 @@ def _spec(tmp_path: Path, out: Path, *extra: str):
 
 
 def test_a_study_killed_between_rounds_resumes_to_the_same_decisions(tmp_path, monkeypatch):
-    import aces_bench.study.rounds as seq  # the study's one round loop grades each round
+    from aces_bench.grading.grade import StudyGrader  # the study's one round loop grades each round with it
 
     whole = tmp_path / "whole"
     run_study(_spec(tmp_path, whole))
     reference = _ledger(whole)
 
     killed = tmp_path / "killed"
-    real = seq.grade_records
+    real = StudyGrader.grade
     calls = {"n": 0}
 
-    async def dies_in_round_two(records, spec, judge=None):
+    async def dies_in_round_two(self, records):
         calls["n"] += 1
         if calls["n"] == 2:  # the second round's trials ran; the process dies before grading them
             raise KeyboardInterrupt
-        return await real(records, spec, judge)
+        return await real(self, records)
 
-    monkeypatch.setattr(seq, "grade_records", dies_in_round_two)
+    monkeypatch.setattr(StudyGrader, "grade", dies_in_round_two)
     with pytest.raises(KeyboardInterrupt):
         run_study(_spec(tmp_path, killed))
     assert _ledger(killed).rounds_done == 1
-    monkeypatch.setattr(seq, "grade_records", real)
+    monkeypatch.setattr(StudyGrader, "grade", real)
     run_study(_spec(tmp_path, killed))
     resumed = _ledger(killed)
     for name, sp in reference.skills.items():
