@@ -32,6 +32,7 @@ from aces_bench.grading.summary import summary_markdown
 from aces_bench.judges.factory import build_judge
 from aces_bench.judges.options import judge_from_options
 from aces_bench.judges.spec import JudgeSpec
+from aces_bench.records.study import record_graded
 from aces_bench.records.trials import TABLE_CSV, TABLE_PARQUET, rows_to_frame, write_grades, write_table_csv
 
 GRADING_DEFAULTS = GradingSpec.model_fields  # the one declaration of grading.mode and grading.pass_threshold
@@ -109,6 +110,7 @@ def run(args: argparse.Namespace) -> Path:
     frame = rows_to_frame([g.to_row() for g in graded])
     write_frame(out / TABLE_PARQUET, frame)
     write_table_csv(out / TABLE_CSV, frame)
+    record_graded(out)
     matched = sum(1 for s in subjects if s.case is not None)
     facts = [
         f"source: `{root}` ({len(found)} trials" + (f"; {len(broken)} trial dirs could not be read: counted "

@@ -12,20 +12,24 @@ from aces_bench.config.spec import RunSpec
 from aces_bench.core.errors import AcesError, RunError
 from aces_bench.core.io import write_json
 from aces_bench.emitters import emit_study
+from aces_bench.emitters.emit import EmittedTask
 from aces_bench.emitters.plan import StudyPlan, plan_study
 from aces_bench.graders.redact import redact_value
 from aces_bench.judges.base import Judge
-from aces_bench.records.provenance import SkillProvenance
+from aces_bench.records.provenance import Provenance, SkillProvenance
+from aces_bench.records.study import record_graded, record_part
 from aces_bench.records.trials import write_grades, write_trials_table
 from aces_bench.run import disk
 from aces_bench.run.cost import CostCapReached, clear_stop, write_stop
 from aces_bench.run.disk import DiskCapReached
 from aces_bench.run.outlock import study_lock, usable_output_dir
+from aces_bench.run.reuse import ReusePlan
 from aces_bench.run.reuse import decide as decide_reuse
 from aces_bench.run.runner import job_config
 from aces_bench.study.console import count_failures, finish_console
 from aces_bench.study.preflight import PreflightError, preflight_study
 from aces_bench.study.provenance import build_provenance
+from aces_bench.study.record import record_cost, record_spec
 from aces_bench.study.rounds import FixedSchedule, Rounds, Schedule, StopOnPassSchedule
 from aces_bench.study.sequential import SequentialSchedule
 
@@ -128,7 +132,9 @@ def _run_locked(spec: RunSpec, out: Path, prepared: Prepared | None = None) -> t
     _check_same_skills(spec, out)
     prepared = prepared or prepare(spec)
     plan, judge = prepared.plan, prepared.judge
+    record_spec(out, spec)
     emitted = emit_study(spec, out / "tasks", plan)
+    record_part(out, "plan", EmittedTask, stage="emit")
     log.info("emitted %d task dirs (%d new, %d reused) in %s", len(emitted.tasks), emitted.written,
              emitted.reused, emitted.tasks_dir)
     skills = [
@@ -140,6 +146,7 @@ def _run_locked(spec: RunSpec, out: Path, prepared: Prepared | None = None) -> t
     jobs_dir = out / "jobs"
     if spec.emit_only:
         write_json(out / "provenance.json", build_provenance(spec, skills, None))
+        record_part(out, "provenance", Provenance, stage="study")
         log.info("emit_only=true: not running trials")
         return out, len(emitted.tasks)
     # (emit_only runs nothing, so it needs no agent CLI: the job config reads the installed one.)
@@ -148,13 +155,16 @@ def _run_locked(spec: RunSpec, out: Path, prepared: Prepared | None = None) -> t
     # Baseline and null trials stored by an earlier study with the same inputs are not run again.
     job = job_config(spec, emitted, jobs_dir).job_name
     reuse = decide_reuse(spec, emitted, out, job, whole_tasks=schedule.whole_task_reuse)
+    record_part(out, "reuse", ReusePlan, stage="run")
     print(reuse.summary(), file=sys.stderr)
     exclude = reuse.tasks() if schedule.whole_task_reuse else frozenset()
     if not spec.study.sequential:
         check_max_trials(spec, (len(emitted.tasks) - len(exclude)) * spec.study.n_attempts)
     write_json(out / "provenance.json",
                build_provenance(spec, skills, jobs_dir / job_config(spec, emitted, jobs_dir, exclude).job_name))
+    record_part(out, "provenance", Provenance, stage="study")
     graded, stopped = rounds.run(schedule, reuse)
+    record_cost(out, spec)
     if stopped is None:
         clear_stop(out)  # this run went to the end: an earlier stop no longer describes the folder
         disk.clear_stop(out)
@@ -164,12 +174,15 @@ def _run_locked(spec: RunSpec, out: Path, prepared: Prepared | None = None) -> t
         disk.write_stop(out, stopped.stop)
     write_grades(out / "grades.jsonl", graded, mask=redact_value)
     frame = write_trials_table(out, graded)
+    record_graded(out)
     log.info("trials table: %d rows -> %s", len(frame), out / "trials.parquet")
     index = None
     if spec.report:
         from aces_bench.reports import build_report
+        from aces_bench.reports.summary import ReportSummary
 
         index = build_report(out)
+        record_part(out, "statistics", ReportSummary, stage="report")
     if spec.budget_dir is None:
         finish_console(out, frame, index)  # a sweep or design prints its own, over every member
     else:
