@@ -42,6 +42,7 @@ from aces_bench.records.trials import GRADES_FILE, TABLE_CSV, TABLE_PARQUET, Gra
 STUDY_FILE = "study.json"
 SPEC_FILE = "spec.json"
 RERUN = "re-run the study command on this folder (it resumes and records every part again)"
+REPLACE = f"remove study.json and {RERUN}"
 MAX_RECORD_BYTES = 16 * 1024 * 1024
 _CHUNK = 1 << 20
 
@@ -303,13 +304,20 @@ def _stored(root: Path) -> StudyRecord | None:
         with os.fdopen(_open_regular(root, STUDY_FILE), "rb") as fh:
             data = fh.read(MAX_RECORD_BYTES + 1)
     except ValueError as exc:
-        raise ReportError(f"{STUDY_FILE} {exc}", where=where, fix=f"remove it and {RERUN}") from None
+        raise ReportError(f"the study record {exc}", where=where, fix=REPLACE) from None
     except OSError as exc:
         raise ReportError(f"cannot read the study record: {exc.strerror}", where=where, fix=RERUN) from None
     if len(data) > MAX_RECORD_BYTES:
         raise ReportError(f"the study record is larger than {MAX_RECORD_BYTES // 2**20} MiB", where=where,
-                          fix=f"remove it and {RERUN}")
-    return load_model(StudyRecord, data, where=where, fix=f"{RERUN} (remove the damaged study.json first)")
+                          fix=REPLACE)
+    try:
+        payload = json.loads(data)
+    except ValueError as exc:
+        detail = f"{exc.msg} (line {exc.lineno}, column {exc.colno})" if isinstance(exc, json.JSONDecodeError) \
+            else str(exc)
+        raise ReportError(f"the study record is not JSON (cut short or damaged): {detail}", where=where,
+                          fix=REPLACE) from None
+    return load_model(StudyRecord, payload, where=where, fix=REPLACE)
 
 
 def current(root: Path) -> StudyRecord:

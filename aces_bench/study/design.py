@@ -220,14 +220,13 @@ def run_design(spec: RunSpec, specs: dict[str, tuple[Member, RunSpec]] | None = 
         for i, ((member, ms), ready) in enumerate(zip(specs.values(), prepared, strict=True), start=1):
             log.info("design member %d/%d: %s (%s)", i, len(specs), member.name, ", ".join(member.arms))
             _, n_tasks = run_member(ms, ready)
-            record_part(out, f"member:{member.name}", StudyRecord, stage="design")
+            _record_member(out, member.name)
             done.append((member, ms, n_tasks))
     except CostCapReached:
         # The members that ran, and the finished trials of the one the cap stopped, are
         # tabled and reported together, each in its arm (design.json places them: without
         # it every member would read as the primary arm), marked as stopped by the cap.
-        if (out / member.name / STUDY_FILE).is_file():
-            record_part(out, f"member:{member.name}", StudyRecord, stage="design")
+        _record_member(out, member.name)
         ran = [*done, (member, ms, planned_trials(ms) // ms.study.n_attempts)]
         _write_design(out, size_of(spec, ran))
         if _write_study_table(out) and spec.report:
@@ -246,6 +245,12 @@ def run_design(spec: RunSpec, specs: dict[str, tuple[Member, RunSpec]] | None = 
         log.info("the paper's figures beside this study's: %s", index.parent / "paper.html")
         finish_console(out, index=index, count=False)  # the members counted their failed trials
     return out
+
+
+def _record_member(out: Path, name: str) -> None:
+    """Record a member that ran (or was stopped) as a part of the design, by its own record."""
+    if (out / name / STUDY_FILE).is_file():  # a member stopped before it began has none
+        record_part(out, f"member:{name}", StudyRecord, stage="design")
 
 
 def _write_design(out: Path, size: DesignSize) -> None:
