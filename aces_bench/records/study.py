@@ -28,7 +28,7 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -75,7 +75,7 @@ KINDS: dict[str, PartKind] = {
     "member": PartKind("{}/" + STUDY_FILE, "design", "study record"),
 }
 # At a design's root the trials table is every member's, written by the design.
-DESIGN_TABLE = PartKind("", "design", "study trials table")
+DESIGN_TABLE_ARTIFACT = "study trials table"
 
 # What re-writes a part, by the stage that wrote it.
 STAGE_FIX = {
@@ -93,8 +93,9 @@ class Versioned(Protocol):
 
 
 def _inside(file: str) -> str:
-    path = PurePosixPath(file)
-    if not file or "\\" in file or path.is_absolute() or ".." in path.parts or "." in file.split("/"):
+    """``file`` when it is a plain relative POSIX path: no absolute path, ``..``, ``.`` or
+    empty component, backslash or NUL that could name anything outside the study folder."""
+    if "\\" in file or "\0" in file or {".", "..", ""} & set(file.split("/")):
         raise ValueError(f"{file!r} is not a path inside the study folder")
     return file
 
@@ -130,10 +131,13 @@ def from_folder(data: dict[str, Any]) -> dict[str, Any]:
     parts = []
     for rel, found in files.items():
         name = part_name(rel)
-        kind = DESIGN_TABLE if designed and name in ("trials", "trials_csv") else KINDS[name.split(":")[0]]
-        parts.append({"name": name, "file": rel, "artifact": kind.artifact,
+        kind = KINDS[name.split(":")[0]]
+        artifact, stage = kind.artifact, kind.stage
+        if designed and name in ("trials", "trials_csv"):
+            artifact, stage = DESIGN_TABLE_ARTIFACT, "design"
+        parts.append({"name": name, "file": rel, "artifact": artifact,
                       "schema_version": found.get("schema_version") or "1", "sha256": found["sha256"],
-                      "stage": kind.stage, "written_at": None})
+                      "stage": stage, "written_at": None})
     return {"schema_version": "1", "study": data["study"], "created_at": data.get("created_at"),
             "aces_bench_version": data.get("aces_bench_version"), "parts": parts}
 
@@ -156,10 +160,6 @@ class StudyRecord(VersionedRecord):
 
     def part(self, name: str) -> StudyPart | None:
         return next((p for p in self.parts if p.name == name), None)
-
-    def members(self) -> list[str]:
-        """The member folders a design's root recorded, in the order they ran."""
-        return [p.name.split(":", 1)[1] for p in self.parts if p.name.startswith("member:")]
 
 
 def part_name(file: str) -> str:
@@ -241,11 +241,13 @@ def _declared_version(root: Path, file: str) -> str | None:
             frame = pd.read_csv(path, usecols=["schema_version"], nrows=1, dtype=str)
             value = frame["schema_version"].iloc[0] if len(frame) else None
         else:
-            text = path.read_text(encoding="utf-8")
-            first = next((line for line in text.splitlines() if line.strip()), "") if file.endswith(".jsonl") else text
-            value = json.loads(first) if first else None
-            value = value[0] if isinstance(value, list) and value else value
-            value = value.get("schema_version") if isinstance(value, dict) else None
+            if file.endswith(".jsonl"):
+                with open(path, encoding="utf-8") as fh:
+                    entry = json.loads(next((line for line in fh if line.strip()), "null"))
+            else:
+                entry = json.loads(path.read_text(encoding="utf-8"))
+            entry = entry[0] if isinstance(entry, list) and entry else entry
+            value = entry.get("schema_version") if isinstance(entry, dict) else None
     except (OSError, ValueError, KeyError, IndexError, ImportError):
         return None  # the part's own reader says what is wrong with the file
     return None if value is None else str(value)
@@ -351,18 +353,16 @@ def part_path(root: Path, record: StudyRecord, name: str) -> Path | None:
     return None if part is None else Path(root) / part.file
 
 
-def record_part(root: str | Path, name: str, record: type[Versioned], *, stage: str,
-                file: str | None = None) -> StudyRecord:
+def record_part(root: str | Path, name: str, model: type[Versioned], *, stage: str) -> StudyRecord:
     """Record (or re-record) part ``name`` of the study at ``root``: the file its stage has
-    just written (``file``, relative to ``root``; by default the kind's own file), hashed
-    now. The one writer of ``study.json``; a folder without one starts from its files."""
+    just written (where its kind lies, ``KINDS``), hashed now, as the record ``model`` holds.
+    The one writer of ``study.json``; a folder without one starts from its files."""
     root = Path(root)
     kind, _, key = name.partition(":")
-    rel = file or KINDS[kind].file.format(key)
-    sha = file_sha256(root, rel)
+    rel = KINDS[kind].file.format(key)
     now = datetime.now(UTC).isoformat(timespec="seconds")
-    part = StudyPart(name=name, file=rel, artifact=record.SCHEMA_ARTIFACT, schema_version=str(record.SCHEMA_VERSION),
-                     sha256=sha, stage=stage, written_at=now)
+    part = StudyPart(name=name, file=rel, artifact=model.SCHEMA_ARTIFACT, schema_version=str(model.SCHEMA_VERSION),
+                     sha256=file_sha256(root, rel), stage=stage, written_at=now)
     before = _stored(root)
     if before is None:  # the study's first part, or a folder written before study.json
         before = current(root)

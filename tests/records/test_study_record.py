@@ -160,9 +160,9 @@ def test_every_kind_of_part_is_named_as_its_writer_names_its_artifact():
                "trials": TrialRow, "trials_csv": TrialRow, "statistics": ReportSummary, "design": DesignSize,
                "member": StudyRecord}
     assert {k: kind.artifact for k, kind in KINDS.items()} == {k: w.SCHEMA_ARTIFACT for k, w in writers.items()}
-    from aces_bench.records.study import DESIGN_TABLE
+    from aces_bench.records.study import DESIGN_TABLE_ARTIFACT
 
-    assert DESIGN_TABLE.artifact == StudyTrialRow.SCHEMA_ARTIFACT
+    assert DESIGN_TABLE_ARTIFACT == StudyTrialRow.SCHEMA_ARTIFACT
 
 
 @pytest.mark.parametrize(("file", "name"), [
@@ -179,3 +179,18 @@ def test_the_sequential_round_files_are_where_the_sequential_study_writes_them()
     from aces_bench.study.sequential import ROUNDS_DIR
 
     assert KINDS["round"].file.format(0) == f"{ROUNDS_DIR}/round-0.jsonl"
+
+
+def test_an_old_design_root_and_sequential_rounds_migrate_as_their_writers_named_them(tmp_path):
+    folder = tmp_path / "design"
+    (folder / "sequential").mkdir(parents=True)
+    shutil.copyfile(OLD_STUDY / "trials.parquet", folder / "trials.parquet")
+    shutil.copyfile(OLD_STUDY / "grades.jsonl", folder / "sequential" / "round-0.jsonl")
+    (folder / "sequential" / "notes.txt").write_text("not a part")
+    (folder / "design.json").write_text(json.dumps({"members": []}))
+    parts = {p.name: (p.file, p.artifact, p.stage, p.schema_version) for p in read_study(folder).parts}
+    assert parts == {
+        "trials": ("trials.parquet", "study trials table", "design", "1"),
+        "design": ("design.json", "study design", "design", "1"),
+        "round:0": ("sequential/round-0.jsonl", "grades", "sequential", "1"),
+    }
