@@ -100,7 +100,9 @@ def read_design(path: Path) -> list[_DesignMember]:
 
 
 def _member_table(folder: Path) -> Path | None:
-    """A study folder's trials table, as its record names it (None: it has none yet)."""
+    """A study folder's trials table, as its record names it (None: the member has not run)."""
+    if not folder.is_dir():
+        return None
     return part_path(folder, read_study(folder, kinds=("trials",)), "trials")
 
 
