@@ -17,8 +17,9 @@ def load(path: str | Path) -> pd.DataFrame:
     and ``arms`` (``docs/data.md`` lists every column).
 
     ``path``: a study output folder (``outputs/<study>``), a multirun folder, a designed
-    study (``study=aces_paper``) or one ``trials.parquet``/``trials.csv``. The
-    headline's rows are ``arm == "primary"``.
+    study (``study=aces_paper``) or one ``trials.parquet``/``trials.csv``. A study's
+    members and tables are found through its ``study.json`` (``records/study.py``), each
+    checked against the hash its stage recorded. The headline's rows are ``arm == "primary"``.
     """
     # Imported by name when called: the package root sits below every layer (agents,
     # backends and judges import it for __version__), so it must not import the records.

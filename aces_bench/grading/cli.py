@@ -32,6 +32,7 @@ from aces_bench.grading.summary import summary_markdown
 from aces_bench.judges.factory import build_judge
 from aces_bench.judges.options import judge_from_options
 from aces_bench.judges.spec import JudgeSpec
+from aces_bench.records.study import record_graded
 from aces_bench.records.trials import TABLE_PARQUET, write_graded
 
 GRADING_DEFAULTS = GradingSpec.model_fields  # the one declaration of grading.mode and grading.pass_threshold
@@ -106,6 +107,7 @@ def run(args: argparse.Namespace) -> Path:
     ctx = GradingContext(grading=grading, judge=judge, author_timeout_sec=args.author_timeout)
     graded = asyncio.run(grade_subjects(subjects, ctx))
     write_graded(out, graded, mask=redact_value)
+    record_graded(out)
     matched = sum(1 for s in subjects if s.case is not None)
     facts = [
         f"source: `{root}` ({len(found)} trials" + (f"; {len(broken)} trial dirs could not be read: counted "

@@ -2,8 +2,12 @@
 
 A results folder is one study (its own ``trials.parquet``), a multirun sweep (member
 folders, each with its table) or a designed study (``design.json`` and a folder per
-member). Whatever it is, its trials come back as one DataFrame with every member's
-rows and three more columns (``docs/data.md``):
+member). A study's files are found through its record (``study.json``, ``records.study``:
+its ``design``, ``member`` and ``trials`` parts, each checked against the hash its stage
+recorded; a folder written before the record is migrated from its files); only a sweep's
+folder, which is no study of its own, is searched for member tables. Whatever it is, its
+trials come back as one DataFrame with every member's rows and three more columns
+(``docs/data.md``):
 
 - ``member``: the member folder the trial ran in (the study's own folder name for a
   single study);
@@ -28,6 +32,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from aces_bench.core.errors import ReportError
+from aces_bench.records.study import KINDS, part_path, read_study
 from aces_bench.records.trials import (
     PRIMARY_ARM,
     STUDY_COLUMNS,
@@ -38,7 +43,7 @@ from aces_bench.records.trials import (
     write_table_csv,
 )
 
-DESIGN_FILE = "design.json"
+DESIGN_FILE = KINDS["design"].file
 ARMS_SEPARATOR = ";"
 
 
@@ -73,6 +78,7 @@ class MemberDir:
     name: str
     path: Path
     arms: tuple[str, ...]
+    table: Path
 
     @property
     def arm(self) -> str:
@@ -93,24 +99,35 @@ def read_design(path: Path) -> list[_DesignMember]:
                           fix="re-run the study command (it resumes and rewrites design.json)") from None
 
 
+def _member_table(folder: Path) -> Path | None:
+    """A study folder's trials table, as its record names it (None: the member has not run)."""
+    if not folder.is_dir():
+        return None
+    return part_path(folder, read_study(folder, kinds=("trials",)), "trials")
+
+
 def member_dirs(path: Path) -> list[MemberDir]:
     """The folders holding a study's trials, in design order (or by name for a sweep)."""
     path = Path(path)
-    if (path / DESIGN_FILE).is_file():
-        found = [MemberDir(m.name, path / m.name, _unique(m.arms) or (PRIMARY_ARM,))
-                 for m in read_design(path / DESIGN_FILE)]
-        found = [m for m in found if (m.path / TABLE_PARQUET).is_file()]
+    record = read_study(path, kinds=("design", "member", "trials"))
+    design = part_path(path, record, "design")
+    if design is not None:
+        found = [MemberDir(m.name, path / m.name, _unique(m.arms) or (PRIMARY_ARM,), table)
+                 for m in read_design(design) if (table := _member_table(path / m.name)) is not None]
         if not found:
             raise ReportError(f"no member of the design has a {TABLE_PARQUET} (was it run with emit_only=true?)",
                               where=path, fix="run the study (the same command without emit_only=true)")
         return found
-    if (path / TABLE_PARQUET).is_file():
-        return [MemberDir(path.resolve().name, path, (PRIMARY_ARM,))]
+    table = part_path(path, record, "trials")
+    if table is not None:
+        return [MemberDir(path.resolve().name, path, (PRIMARY_ARM,), table)]
+    # A multirun folder is no study: its members are the subfolders holding a study's table.
     subs = sorted(p.parent for p in path.glob(f"*/{TABLE_PARQUET}"))
     if not subs:
         raise ReportError(f"no {TABLE_PARQUET} here or in its subfolders", where=path,
                           fix="point at a study output dir (outputs/<study>) or a multirun dir (multirun/<study>)")
-    return [MemberDir(p.name, p, (PRIMARY_ARM,)) for p in subs]
+    return [MemberDir(p.name, p, (PRIMARY_ARM,), table) for p in subs
+            if (table := _member_table(p)) is not None]
 
 
 def _placed(frame: pd.DataFrame, member: MemberDir) -> pd.DataFrame:
@@ -130,14 +147,14 @@ def study_trials(path: Path) -> pd.DataFrame:
         frame = read_table_file(path)
         if "member" in frame.columns:
             return frame
-        return _placed(frame, MemberDir(path.parent.resolve().name, path.parent, (PRIMARY_ARM,)))[
+        return _placed(frame, MemberDir(path.parent.resolve().name, path.parent, (PRIMARY_ARM,), path))[
             list(study_table_columns())]
     if not path.is_dir():
         raise ReportError("no such study folder or table file", where=path,
                           fix="point at a study output dir (outputs/<study>), a multirun dir or a trials.parquet")
     frames = []
     for member in member_dirs(path):
-        frame = read_table_file(member.path / TABLE_PARQUET)
+        frame = read_table_file(member.table)
         frames.append(_placed(frame.drop(columns=[c for c in STUDY_COLUMNS if c in frame.columns]), member))
     frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     return frame[list(study_table_columns())]

@@ -17,6 +17,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -24,7 +25,10 @@ from aces_bench.config.spec import RunSpec
 from aces_bench.config.store import member_dirname
 from aces_bench.core.errors import ConfigError, RunError
 from aces_bench.core.pricing import estimate_trial
+from aces_bench.core.versioning import VersionedRecord
+from aces_bench.records.study import STUDY_FILE, StudyRecord, record_part
 from aces_bench.records.study_data import DESIGN_FILE
+from aces_bench.records.trials import StudyTrialRow
 from aces_bench.run.cost import CostCapReached
 
 log = logging.getLogger("aces_bench.design")
@@ -54,8 +58,11 @@ class MemberSize(BaseModel):
     cost_usd: float | None
 
 
-class DesignSize(BaseModel):
-    """What ``emit_only=true`` materialised: members, task dirs, trials and cost."""
+class DesignSize(VersionedRecord):
+    """``design.json``: what the design materialised: members, task dirs, trials and cost."""
+
+    SCHEMA_ARTIFACT: ClassVar[str] = "study design"
+    SCHEMA_REGENERATE: ClassVar[str] = "re-run the study command (it resumes and rewrites design.json)"
 
     study: str
     n_members: int
@@ -199,7 +206,6 @@ def run_design(spec: RunSpec, specs: dict[str, tuple[Member, RunSpec]]) -> Path:
 
     Writes ``design.json`` (members, sizes, cost estimate) and prints the size lines.
     """
-    from aces_bench.core.io import write_json
     from aces_bench.study.pipeline import prepare_all, run_member
 
     out = Path(spec.output_dir).resolve()
@@ -214,32 +220,58 @@ def run_design(spec: RunSpec, specs: dict[str, tuple[Member, RunSpec]]) -> Path:
         for i, ((member, ms), ready) in enumerate(zip(specs.values(), prepared, strict=True), start=1):
             log.info("design member %d/%d: %s (%s)", i, len(specs), member.name, ", ".join(member.arms))
             _, n_tasks = run_member(ms, ready)
+            _record_member(out, member.name)
             done.append((member, ms, n_tasks))
     except CostCapReached:
         # The members that ran, and the finished trials of the one the cap stopped, are
         # tabled and reported together, each in its arm (design.json places them: without
         # it every member would read as the primary arm), marked as stopped by the cap.
+        _record_member(out, member.name)
         ran = [*done, (member, ms, len(ready.plan.tasks))]
-        write_json(out / DESIGN_FILE, size_of(spec, ran))
+        _write_design(out, size_of(spec, ran))
         if _write_study_table(out) and spec.report:
-            from aces_bench.reports import build_report
-
-            build_report(out)
+            _build_report(out)
         raise
     size = size_of(spec, done)
-    write_json(out / DESIGN_FILE, size)
+    _write_design(out, size)
     for line in size.lines():
         print(line)
     if not spec.emit_only:
         _write_study_table(out)
     if spec.report and not spec.emit_only:
-        from aces_bench.reports import build_report
         from aces_bench.study.console import finish_console
 
-        index = build_report(out)
+        index = _build_report(out)
         log.info("the paper's figures beside this study's: %s", index.parent / "paper.html")
         finish_console(out, index=index, count=False)  # the members counted their failed trials
     return out
+
+
+def _record_member(out: Path, name: str) -> None:
+    """Record a member that ran (or was stopped) as a part of the design, by its own record."""
+    if (out / name / STUDY_FILE).is_file():  # a member stopped before it began has none
+        record_part(out, f"member:{name}", StudyRecord, stage="design")
+
+
+def _write_design(out: Path, size: DesignSize) -> None:
+    """``design.json`` and, when the members spend into it, the root's spend ledger, recorded."""
+    from aces_bench.core.io import write_json
+    from aces_bench.run.cost import LEDGER_FILE, SpendEntry
+
+    write_json(out / DESIGN_FILE, size)
+    record_part(out, "design", DesignSize, stage="design")
+    if (out / LEDGER_FILE).is_file():
+        record_part(out, "cost", SpendEntry, stage="run")
+
+
+def _build_report(out: Path) -> Path:
+    """The report over every member, its statistics recorded at the design's root."""
+    from aces_bench.reports import build_report
+    from aces_bench.reports.summary import ReportSummary
+
+    index = build_report(out)
+    record_part(out, "statistics", ReportSummary, stage="report")
+    return index
 
 
 def _write_study_table(out: Path) -> bool:
@@ -252,6 +284,8 @@ def _write_study_table(out: Path) -> bool:
         return False
     # One table of every member's trials with its arm: pd.read_parquet(<out>/trials.parquet).
     table, _ = write_study_table(out)
+    record_part(out, "trials", StudyTrialRow, stage="design")
+    record_part(out, "trials_csv", StudyTrialRow, stage="design")
     log.info("study trials table (every member, with arm and member): %s", table)
     return True
 

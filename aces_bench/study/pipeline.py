@@ -11,17 +11,21 @@ from aces_bench.config.spec import RunSpec
 from aces_bench.core.errors import AcesError
 from aces_bench.core.io import write_json
 from aces_bench.emitters import emit_study
+from aces_bench.emitters.emit import EmittedTask
 from aces_bench.emitters.plan import StudyPlan, plan_study
 from aces_bench.grading.grade import StudyGrader
 from aces_bench.judges.base import Judge
+from aces_bench.records.provenance import Provenance
+from aces_bench.records.study import record_part
 from aces_bench.run.outlock import check_same_skills, study_lock, usable_output_dir
-from aces_bench.run.reuse import ReuseKeys
+from aces_bench.run.reuse import ReuseKeys, ReusePlan
 from aces_bench.run.reuse import decide as decide_reuse
 from aces_bench.run.reuse import enabled as reuse_enabled
 from aces_bench.run.runner import check_max_trials, excluding, job_config
 from aces_bench.study.console import count_failures, finish_console
 from aces_bench.study.preflight import PreflightError, preflight_study
 from aces_bench.study.provenance import build_provenance, planned_skills
+from aces_bench.study.record import record_spec
 from aces_bench.study.rounds import FixedSchedule, Rounds, Schedule, StopOnPassSchedule
 from aces_bench.study.sequential import SequentialSchedule
 
@@ -90,7 +94,9 @@ def run_member(spec: RunSpec, prepared: Prepared | None = None) -> tuple[Path, i
 
 def _run_prepared(spec: RunSpec, out: Path, prepared: Prepared) -> tuple[Path, int]:
     plan, judge = prepared.plan, prepared.judge
+    record_spec(out, spec)
     emitted = emit_study(spec, out / "tasks", plan)
+    record_part(out, "plan", EmittedTask, stage="emit")
     log.info("emitted %d task dirs (%d new, %d reused) in %s", len(emitted.tasks), emitted.written,
              emitted.reused, emitted.tasks_dir)
     job_dir = None
@@ -101,6 +107,7 @@ def _run_prepared(spec: RunSpec, out: Path, prepared: Prepared) -> tuple[Path, i
         schedule = schedule_for(rounds)
         # Baseline and null trials stored by an earlier study with the same inputs are not run again.
         reuse = decide_reuse(spec, emitted, out, base.job_name, rounds.keys, whole_tasks=schedule.whole_task_reuse)
+        record_part(out, "reuse", ReusePlan, stage="run")
         print(reuse.summary(), file=sys.stderr)
         exclude = reuse.tasks() if schedule.whole_task_reuse else frozenset()
         job = excluding(base, emitted, exclude)
@@ -109,6 +116,7 @@ def _run_prepared(spec: RunSpec, out: Path, prepared: Prepared) -> tuple[Path, i
         job_dir = job.jobs_dir / job.job_name
     provenance = build_provenance(spec, planned_skills(plan), job_dir)
     write_json(out / "provenance.json", provenance)
+    record_part(out, "provenance", Provenance, stage="study")
     if spec.emit_only:
         log.info("emit_only=true: not running trials")
         return out, len(emitted.tasks)
@@ -116,8 +124,10 @@ def _run_prepared(spec: RunSpec, out: Path, prepared: Prepared) -> tuple[Path, i
     index = None
     if spec.report:
         from aces_bench.reports import build_report
+        from aces_bench.reports.summary import ReportSummary
 
         index = build_report(out)
+        record_part(out, "statistics", ReportSummary, stage="report")
     if spec.budget_dir is None:
         finish_console(out, frame, index)  # a sweep or design prints its own, over every member
     else:

@@ -43,6 +43,7 @@ from aces_bench.emitters.emit import EmitResult
 from aces_bench.emitters.plan import TaskPlan
 from aces_bench.graders.redact import redact_value
 from aces_bench.grading.grade import StudyGrader
+from aces_bench.records.study import record_graded
 from aces_bench.records.trials import TABLE_PARQUET, GradedTrial, write_graded
 from aces_bench.run import cost, disk
 from aces_bench.run.attempts import (
@@ -59,6 +60,7 @@ from aces_bench.run.disk import DiskCapReached
 from aces_bench.run.progress import one_line
 from aces_bench.run.reuse import ReuseKeys, ReusePlan, materialise, store
 from aces_bench.run.runner import UniformFailure, excluding, run_config, set_offline_defaults
+from aces_bench.study.record import record_cost
 
 log = logging.getLogger("aces_bench.rounds")
 
@@ -168,7 +170,8 @@ class Rounds:
 
     def _record(self, graded: list[GradedTrial], stopped: RunError | None) -> pd.DataFrame:
         """Write the study's grades and trials table, and what stopped it (a run that went to
-        the end clears an earlier stop, which no longer describes the folder)."""
+        the end clears an earlier stop, which no longer describes the folder); record them
+        and the spend ledger in the study's record."""
         if stopped is None:
             cost.clear_stop(self.out)
             disk.clear_stop(self.out)
@@ -177,6 +180,8 @@ class Rounds:
         elif isinstance(stopped, DiskCapReached):
             disk.write_stop(self.out, stopped.stop)
         frame = write_graded(self.out, graded, mask=redact_value)
+        record_graded(self.out)
+        record_cost(self.out, self.spec)
         log.info("trials table: %d rows -> %s", len(frame), self.out / TABLE_PARQUET)
         return frame
 

@@ -46,6 +46,7 @@ from aces_bench.core.io import write_json
 from aces_bench.core.versioning import load_model
 from aces_bench.emitters.emit import EmitResult
 from aces_bench.graders.redact import redact_value
+from aces_bench.records.study import record_part
 from aces_bench.records.trials import GradedTrial, read_grades, rows_to_frame, write_grades
 from aces_bench.run.attempts import SKIPPED, attempt_job_config
 from aces_bench.run.cost import estimate
@@ -177,6 +178,7 @@ def _load(out: Path, job: str, fresh: Ledger) -> Ledger | None:
 
 def _save(out: Path, ledger: Ledger) -> None:
     write_json(out / LEDGER, ledger)
+    record_part(out, "sequential", Ledger, stage="sequential")
 
 
 class SequentialSchedule:
@@ -254,6 +256,7 @@ class SequentialSchedule:
             self._end(None)
             return
         write_grades(self.rounds.out / ROUNDS_DIR / f"round-{r}.jsonl", new, mask=redact_value)
+        record_part(self.rounds.out, f"round:{r}", GradedTrial, stage="sequential")
         frame = trials_frame(graded)
         skills = dict(ledger.skills)
         for name, result in family_looks(ledger, frame, self.asked, r, self.settings).items():

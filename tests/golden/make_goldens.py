@@ -11,7 +11,8 @@ valid ones by changing exactly one value, so each tests one refusal.
 
 Only run this when a schema version changes: the goldens of the old version stay
 (they are what the migration must keep reading) and the new version gets its own.
-Not collected by pytest.
+The study record's goldens (study_record/) are put together from these by
+make_study_record.py. Not collected by pytest.
 """
 
 from __future__ import annotations
