@@ -26,11 +26,10 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from aces_bench.core.conditions import PAIRED
+from aces_bench.core.order import natural_key
 from aces_bench.records.study_data import ARMS_SEPARATOR
-from aces_bench.records.trials import PRIMARY_ARM
+from aces_bench.records.trials import PRIMARY_ARM, positive_cases
 from aces_bench.stats import build_pairs, lift_table
-from aces_bench.stats.controls import positive_cases
-from aces_bench.stats.lift import natural_key
 
 GROUP_ARM = "group"
 STRESS_ARM = "routing_stress"
@@ -234,7 +233,7 @@ def level_text(by: str, level: str | None) -> str:
 def arm_views(summary) -> list[dict]:
     """One row per arm (and level) for the report's "Arms" table: the headline outcome
     and composite side by side, then the calibration arms (same pairing and interval)."""
-    from aces_bench.stats.pairing import COMPOSITE
+    from aces_bench.core.outcomes import COMPOSITE
 
     o = summary.headline_outcome
     keyed: dict[tuple, dict] = {}

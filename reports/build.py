@@ -16,9 +16,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from aces_bench.core.gate import GateSettings
 from aces_bench.core.io import staging_dir, swap_in, write_json, write_text
+from aces_bench.core.outcomes import COMPOSITE
 from aces_bench.records.study_data import DESIGN_FILE, design_paper_page
-from aces_bench.records.trials import PAIR_KEY
+from aces_bench.records.trials import PAIR_KEY, is_negative_control
 from aces_bench.reports.analysis import analysis_sets, arm_rows, arm_views
 from aces_bench.reports.appendix import write_appendix
 from aces_bench.reports.confusion import visible_skills
@@ -61,10 +63,7 @@ from aces_bench.reports.verdict import (
     verdict_rows,
 )
 from aces_bench.stats import StatsSettings, build_pairs, study_stats
-from aces_bench.stats.controls import is_negative_control
-from aces_bench.stats.gate import GateSettings
 from aces_bench.stats.missingness import one_sided_keys
-from aces_bench.stats.pairing import COMPOSITE
 
 REPORT_DIR = "report"
 SUMMARY_FILE = "summary.json"

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from aces_bench.core.errors import ReportError
-from aces_bench.stats.pairing import OUTCOME, OUTCOMES
+from aces_bench.core.outcomes import OUTCOME, OUTCOMES
 
 DEFAULT_SKILLSBENCH_OUT = Path("outputs/skillsbench/report")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from aces_bench.core.io import write_json, write_text
+from aces_bench.core.outcomes import REWARD
 from aces_bench.reports.appendix import write_appendix
 from aces_bench.reports.figures import FigureInputs, harness_model_cells, metric_lift
 from aces_bench.reports.html import environment, render, svg_data_uri
@@ -30,7 +31,6 @@ from aces_bench.stats.external import (
     skillsbench_headline,
 )
 from aces_bench.stats.inference import ClusteredMean, clustered_mean
-from aces_bench.stats.pairing import REWARD
 
 SOURCE = "SkillsBench results registry"
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from aces_bench.records.trials import positive_cases
 from aces_bench.reports.analysis import AnalysisSet, AnalysisSets, analysis_sets
 from aces_bench.reports.standin import stand_ins
 from aces_bench.reports.static_live import StaticLiveSection
 from aces_bench.stats import StudyStats, lift_table
-from aces_bench.stats.controls import positive_cases
 
 
 @dataclass

@@ -27,7 +27,10 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, MaxNLocator, NullFormatter, NullLocator
 
 from aces_bench.core.metrics import metric_names
+from aces_bench.core.order import natural_key
+from aces_bench.core.outcomes import COMPOSITE, OUTCOME, OUTCOME_ONLY, REWARD
 from aces_bench.core.registry import Registry
+from aces_bench.records.trials import positive_cases
 from aces_bench.reports.analysis import STRESS_ARM, AnalysisSet
 from aces_bench.reports.figure_data import FigureInputs, FigureOutcome
 from aces_bench.reports.labels import outcome_label
@@ -42,9 +45,6 @@ from aces_bench.reports.style import (
     draw_sizes,
     new_figure,
 )
-from aces_bench.stats.controls import positive_cases
-from aces_bench.stats.lift import natural_key
-from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_ONLY, REWARD
 
 HATCH = "////"
 STAND_IN_LABEL = f"hatched: {STAND_IN_MARK}"

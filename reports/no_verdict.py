@@ -16,8 +16,8 @@ from collections import Counter
 
 import pandas as pd
 
+from aces_bench.records.trials import is_negative_control
 from aces_bench.reports.summary import NoVerdictRow, excluded_reason
-from aces_bench.stats.controls import is_negative_control
 from aces_bench.stats.gate import GateVerdict
 
 NO_VERDICT = ("no data", "not enough cases")

@@ -11,7 +11,7 @@ import pandas as pd
 from harbor.models.trajectories import Trajectory
 from harbor.models.trial.paths import TrialPaths
 
-from aces_bench.graders.redact import credential_values
+from aces_bench.core.masking import credential_values
 from aces_bench.inputs.trialfiles import is_regular
 from aces_bench.records.trials import PAIR_KEY, GradedTrial
 from aces_bench.reports.html import (

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from aces_bench.stats.sequential import DECISION_TEXT, interval_phrase
+from aces_bench.core.gate import DECISION_TEXT, interval_phrase
 
 
 def _member_name(path: Path, root: Path) -> str:

@@ -22,9 +22,9 @@ from pydantic import BaseModel, Field
 
 from aces_bench.core.errors import AcesError
 from aces_bench.judges.spec import JudgeSpec
+from aces_bench.records.trials import positive_cases
 from aces_bench.reports.records import StudyData
 from aces_bench.stats import Correlation, build_pairs
-from aces_bench.stats.controls import positive_cases
 from aces_bench.stats.correlation import static_lift_correlation
 
 TARGET_ROLE = "target"

@@ -16,20 +16,10 @@ from typing import Any, ClassVar
 import pandas as pd
 from pydantic import BaseModel, Field
 
+from aces_bench.core.gate import GateSettings
 from aces_bench.core.metrics import metric_names, outcome_metrics
-from aces_bench.core.versioning import VersionedRecord, read_record
-from aces_bench.graders.outcome import ARM_FAILURES
-from aces_bench.records.trials import CELL_KEY
-from aces_bench.reports.confusion import ConfusionTable, routing_confusion
-from aces_bench.reports.limits import LimitsRow
-from aces_bench.reports.pass_rates import PassRateRow, pass_rates
-from aces_bench.reports.static_live import StaticLiveSection
-from aces_bench.run.cost import CostRow
-from aces_bench.stats import StudyStats, lift_table
-from aces_bench.stats.agreement import AgreementRow
-from aces_bench.stats.controls import is_negative_control, positive_cases
-from aces_bench.stats.gate import GateCases, GateSettings, GateVerdict, gate_family, skill_cases
-from aces_bench.stats.pairing import (
+from aces_bench.core.modes import ARM_FAILURES
+from aces_bench.core.outcomes import (
     COMPOSITE,
     FINAL_PASS,
     OUTCOME,
@@ -38,6 +28,16 @@ from aces_bench.stats.pairing import (
     OUTCOMES,
     REWARD,
 )
+from aces_bench.core.versioning import VersionedRecord, read_record
+from aces_bench.records.trials import CELL_KEY, is_negative_control, positive_cases
+from aces_bench.reports.confusion import ConfusionTable, routing_confusion
+from aces_bench.reports.limits import LimitsRow
+from aces_bench.reports.pass_rates import PassRateRow, pass_rates
+from aces_bench.reports.static_live import StaticLiveSection
+from aces_bench.run.cost import CostRow
+from aces_bench.stats import StudyStats, lift_table
+from aces_bench.stats.agreement import AgreementRow
+from aces_bench.stats.gate import GateCases, GateVerdict, gate_family, skill_cases
 from aces_bench.stats.rates import process_rates
 from aces_bench.stats.summary import StatTable
 

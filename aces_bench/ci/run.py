@@ -100,8 +100,9 @@ def gate_check(policy: Policy, summary, skills: list[str]) -> tuple[Check, list]
 def pass_rates(trials: pd.DataFrame, skills: list[str]) -> dict[str, tuple[int, int]]:
     """Per skill: (with-skill trials passed, with-skill trials with a pass decided): final_pass,
     the one pass, with an arm's failures counted as failures; positive cases only."""
-    from aces_bench.stats.controls import is_negative_control
-    from aces_bench.stats.pairing import FINAL_PASS, outcome_values
+    from aces_bench.core.outcomes import FINAL_PASS
+    from aces_bench.records.trials import is_negative_control
+    from aces_bench.stats.pairing import outcome_values
 
     w = trials.loc[(trials["condition"] == "with_skill") & ~is_negative_control(trials)]
     out = {}
@@ -161,7 +162,8 @@ def null_arm_check(summary) -> Check:
 def _suggestions(grades: list[GradedTrial], trials: pd.DataFrame, changed: list[SkillChange]) -> list[Suggestion]:
     """One suggestion per failing with-skill case, per case with negative lift, and per
     should-not-use case the skill fired on (all read from the one pass, final_pass)."""
-    from aces_bench.stats.pairing import FINAL_PASS, outcome_values
+    from aces_bench.core.outcomes import FINAL_PASS
+    from aces_bench.stats.pairing import outcome_values
 
     paths = {c.name: c.path for c in changed}
     w = {(g.skill, g.case_id): g for g in grades if g.condition == "with_skill"}

@@ -34,7 +34,7 @@ from aces_bench.stats.lift import (
     summarise_lift,
     within_cell_sd,
 )
-from aces_bench.stats.pairing import OUTCOMES, build_pairs, outcome_values
+from aces_bench.stats.pairing import build_pairs, outcome_values
 from aces_bench.stats.passk import pass_at_k, pass_counts, passk_table
 from aces_bench.stats.routing import routing_premium
 from aces_bench.stats.significance import (
@@ -55,7 +55,7 @@ from aces_bench.stats.summary import (
 )
 
 __all__ = [
-    "OUTCOMES", "STATS_SCHEMA_VERSION", "BootstrapCI", "Correlation", "ExternalHeadline", "StatTable",
+    "STATS_SCHEMA_VERSION", "BootstrapCI", "Correlation", "ExternalHeadline", "StatTable",
     "StatsSettings", "StudyStats", "bootstrap_table", "build_pairs", "cases_needed", "cluster_bootstrap",
     "cluster_bootstrap_difference", "design_power", "holm", "lift_table", "load_skillsbench_registry",
     "minimum_detectable_lift", "outcome_values", "pass_at_k", "pass_counts", "passk_table", "per_skill_tests",

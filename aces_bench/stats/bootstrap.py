@@ -18,8 +18,9 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
+from aces_bench.core.outcomes import OUTCOMES
 from aces_bench.records.trials import CELL_KEY
-from aces_bench.stats.pairing import OUTCOMES, check_outcome
+from aces_bench.stats.pairing import check_outcome
 
 CLUSTERINGS: dict[str, tuple[str, ...]] = {"case": ("skill", "case_id"), "skill": ("skill",), "cell": CELL_KEY}
 RESAMPLED = {

@@ -15,8 +15,9 @@ import pandas as pd
 from pydantic import BaseModel
 
 from aces_bench.core.errors import ReportError
+from aces_bench.core.outcomes import OUTCOME
 from aces_bench.stats.lift import z_value
-from aces_bench.stats.pairing import OUTCOME, check_outcome
+from aces_bench.stats.pairing import check_outcome
 
 
 class Correlation(BaseModel):

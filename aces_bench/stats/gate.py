@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
-from aces_bench.core.gate import Family, GateSettings  # noqa: F401 (the settings are the gate's API)
+from aces_bench.core.gate import PASSING, Family, GateSettings, Verdict  # noqa: F401 (the settings are the gate's API)
 from aces_bench.stats.betting import evalue_bound, evalue_p
 
 EXACT_MAX_N = 22
@@ -51,9 +51,6 @@ DP_GRID = 1e-3
 DP_MAX_BINS = 400_000
 _TOL = 1e-9
 
-Verdict = Literal["helps", "does not reach threshold", "harms", "harms should-not-use cases",
-                  "null arm shows an effect", "not enough cases", "no data"]
-PASSING: tuple[str, ...] = ("helps",)
 TEST_NAME = "betting e-value for a bounded mean (one-sided, p = 1/e)"
 
 
@@ -489,7 +486,7 @@ def case_differences(trials: pd.DataFrame, treatment: str = "with_skill", contro
 
     Columns: skill, case_id, negative_control, d, n_pairs.
     """
-    from aces_bench.stats.controls import is_negative_control
+    from aces_bench.records.trials import is_negative_control
 
     pairs = _pairs(trials, treatment, control)
     neg = trials.loc[is_negative_control(trials), list(CASE)].drop_duplicates()
@@ -506,7 +503,7 @@ def worst_case_lift(trials: pd.DataFrame) -> float | None:
     """The mean over positive cases of the per-case paired difference with every pair's
     missing side at its worst for the skill (a with-skill side not passed, a baseline side
     passed); None without pairs. Equal to the gate's lift when nothing is left out."""
-    from aces_bench.stats.controls import is_negative_control
+    from aces_bench.records.trials import is_negative_control
 
     positive = trials.loc[~is_negative_control(trials)]
     pairs = _pairs(positive, "with_skill", "baseline")
@@ -518,7 +515,7 @@ def worst_case_lift(trials: pd.DataFrame) -> float | None:
 
 def skill_cases(trials: pd.DataFrame, skill: str, *, activations: pd.DataFrame | None = None) -> GateCases:
     """The gate's input for ``skill`` from a trials table (its calibration arms included)."""
-    from aces_bench.stats.controls import is_negative_control
+    from aces_bench.records.trials import is_negative_control
 
     rows = trials.loc[trials["skill"].astype(str) == str(skill)]
     paired = rows.loc[rows["condition"].isin(("with_skill", "baseline"))]

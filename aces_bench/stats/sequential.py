@@ -50,27 +50,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from aces_bench.core.gate import CONTINUE, DECISION_TEXT, PASSING, Decision, interval_phrase
 from aces_bench.stats.betting import MIX_BETS, log_factors
-from aces_bench.stats.gate import PASSING, GateCases, GateSettings, GateVerdict, Verdict, gate_verdict
+from aces_bench.stats.gate import GateCases, GateSettings, GateVerdict, gate_verdict
 
-CONTINUE = "continue"
-Decision = Verdict | Literal["continue"]
-"""A look's decision: the gate's verdict vocabulary, or "continue" (undecided)."""
-DECISION_TEXT = {
-    "continue": "undecided: continues",
-    "helps": "helps",
-    "harms": "harms",
-    "harms should-not-use cases": "harms should-not-use cases",
-    "null arm shows an effect": "null arm shows an effect",
-    "not enough cases": "not enough cases",
-    "does not reach threshold": "does not reach threshold",
-    "no data": "no data",
-}
 EARLY = ("helps", "harms", "harms should-not-use cases")
 """The gate's verdicts a look before the last may stop with as they stand (anytime-valid)."""
 INTERVAL = "anytime-valid: the gate's betting interval"
@@ -306,11 +293,6 @@ def analyse(design: SequentialDesign, index: int, cases: GateCases, history: Seq
                       p_value=v.p_value, conditional_power=cp, decided_lo=lo, decided_hi=hi, decided_by=by,
                       level=level, family=family, gate=v, decision=decision,
                       reason=f"after {look.label}: {reason}{text}")
-
-
-def interval_phrase(lo: float, hi: float, by: str) -> str:
-    """How a decided interval reads: "[lo, hi]" and its kind."""
-    return f"{by.split(' (')[0]} [{lo:+.3f}, {hi:+.3f}]"
 
 
 def summary_line(records: Sequence[LookRecord], design: SequentialDesign) -> str:

@@ -10,8 +10,9 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
+from aces_bench.core.gate import DECISION_TEXT
 from aces_bench.core.versioning import VersionedRecord
-from aces_bench.stats.sequential import DECISION_TEXT, LookRecord, SequentialDesign
+from aces_bench.stats.sequential import LookRecord, SequentialDesign
 
 LEDGER = "sequential.json"
 

@@ -16,11 +16,12 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from aces_bench.core.conditions import PAIRED
+from aces_bench.core.outcomes import FINAL_PASS, OUTCOME, outcomes
 from aces_bench.core.versioning import VersionedRecord
-from aces_bench.records.trials import CELL_KEY
+from aces_bench.records.trials import CELL_KEY, is_negative_control, positive_cases
 from aces_bench.stats.arms import arm_table, arms_run
 from aces_bench.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_table
-from aces_bench.stats.controls import false_activation, is_negative_control, positive_cases
+from aces_bench.stats.controls import false_activation
 from aces_bench.stats.correlation import Correlation, static_lift_correlation
 from aces_bench.stats.inference import (
     CASE_CLUSTER,
@@ -40,14 +41,7 @@ from aces_bench.stats.missingness import (
     status_counts,
     trajectory_gaps,
 )
-from aces_bench.stats.pairing import (
-    FINAL_PASS,
-    OUTCOME,
-    build_pairs,
-    check_outcome,
-    outcomes,
-    validate_trials,
-)
+from aces_bench.stats.pairing import build_pairs, check_outcome, validate_trials
 from aces_bench.stats.passk import pass_counts, passk_table
 from aces_bench.stats.routing import routing_premium
 from aces_bench.stats.significance import design_power, per_skill_tests

@@ -17,9 +17,9 @@ from aces_bench.cases import EvalCase
 from aces_bench.config.schema import GROUP_SCHEMAS
 from aces_bench.config.spec import GradingSpec
 from aces_bench.core.io import write_frame
-from aces_bench.core.metrics import Metric, metric_names, metrics, register, unregister
+from aces_bench.core.metrics import Metric, dimensions, metric_names, metrics, register, unregister
+from aces_bench.core.outcomes import OUTCOMES
 from aces_bench.graders.base import GraderContext, GradingInput
-from aces_bench.graders.dimensions import dimensions
 from aces_bench.graders.redact import redact_value
 from aces_bench.grading.grade import GradingContext, grade_subject
 from aces_bench.grading.subject import TrialSubject
@@ -34,7 +34,6 @@ from aces_bench.records.trials import (
     table_columns,
     write_grades,
 )
-from aces_bench.stats.pairing import OUTCOMES
 
 CASE = EvalCase.model_validate({
     "id": "explicit-1", "kind": "explicit", "prompt": "Reconcile data/march.csv.", "expected_skill": SKILL,
