@@ -19,7 +19,9 @@ import pandas as pd
 from aces_bench.core.gate import GateSettings
 from aces_bench.core.io import staging_dir, swap_in, write_json, write_text
 from aces_bench.core.outcomes import COMPOSITE
+from aces_bench.records.stats import StatsSettings
 from aces_bench.records.study_data import DESIGN_FILE, design_paper_page
+from aces_bench.records.summary import SCHEMA_FILE, DesignMember, ReportSummary, summary_schema
 from aces_bench.records.trials import PAIR_KEY, is_negative_control
 from aces_bench.reports.analysis import analysis_sets, arm_rows, arm_views
 from aces_bench.reports.appendix import write_appendix
@@ -45,14 +47,7 @@ from aces_bench.reports.records import StudyData, load_study
 from aces_bench.reports.sequential import reuse_rows, sequential_rows, sequential_verdicts, study_paths
 from aces_bench.reports.standin import offline_model_runs, stand_in_text, stand_ins
 from aces_bench.reports.static_live import scan_targets, section, structural_frame
-from aces_bench.reports.summary import (
-    SCHEMA_FILE,
-    DesignMember,
-    ReportSummary,
-    build_summary,
-    graders_by_outcome,
-    summary_schema,
-)
+from aces_bench.reports.summary import build_summary, graders_by_outcome
 from aces_bench.reports.triage import activation
 from aces_bench.reports.verdict import (
     control_views,
@@ -62,7 +57,7 @@ from aces_bench.reports.verdict import (
     unreviewed_notes,
     verdict_rows,
 )
-from aces_bench.stats import StatsSettings, build_pairs, study_stats
+from aces_bench.stats import build_pairs, study_stats
 from aces_bench.stats.missingness import one_sided_keys
 
 REPORT_DIR = "report"

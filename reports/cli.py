@@ -119,6 +119,7 @@ def main(argv: list[str]) -> int:
 
 def _gate(report_dir: Path, threshold: float, family: str | None, min_cases: int | None,
           alpha: float | None) -> int:
+    from aces_bench.records.summary import read_summary
     from aces_bench.reports.build import SUMMARY_FILE
     from aces_bench.reports.gate import (
         describe,
@@ -129,7 +130,6 @@ def _gate(report_dir: Path, threshold: float, family: str | None, min_cases: int
         null_arm_status,
         settings_for,
     )
-    from aces_bench.reports.summary import read_summary
 
     summary = read_summary(report_dir / SUMMARY_FILE)
     if summary.sequential:

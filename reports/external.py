@@ -11,6 +11,7 @@ from pathlib import Path
 
 from aces_bench.core.io import write_json, write_text
 from aces_bench.core.outcomes import REWARD
+from aces_bench.records.stats import ClusteredMean, ExternalHeadline, StatsSettings
 from aces_bench.reports.appendix import write_appendix
 from aces_bench.reports.figures import FigureInputs, harness_model_cells, metric_lift
 from aces_bench.reports.html import environment, render, svg_data_uri
@@ -19,18 +20,9 @@ from aces_bench.reports.latex import environment as latex_environment
 from aces_bench.reports.latex import table as latex_table
 from aces_bench.reports.pages import relative
 from aces_bench.reports.summary import build_summary
-from aces_bench.stats import (
-    StatsSettings,
-    build_pairs,
-    study_stats,
-)
-from aces_bench.stats.external import (
-    ExternalHeadline,
-    load_skillsbench_registry,
-    registry_pass_counts,
-    skillsbench_headline,
-)
-from aces_bench.stats.inference import ClusteredMean, clustered_mean
+from aces_bench.stats import build_pairs, study_stats
+from aces_bench.stats.external import load_skillsbench_registry, registry_pass_counts, skillsbench_headline
+from aces_bench.stats.inference import clustered_mean
 
 SOURCE = "SkillsBench results registry"
 

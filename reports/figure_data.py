@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from aces_bench.records.stats import StudyStats
+from aces_bench.records.summary import StaticLiveSection
 from aces_bench.records.trials import positive_cases
 from aces_bench.reports.analysis import AnalysisSet, AnalysisSets, analysis_sets
 from aces_bench.reports.standin import stand_ins
-from aces_bench.reports.static_live import StaticLiveSection
-from aces_bench.stats import StudyStats, lift_table
+from aces_bench.stats import lift_table
 
 
 @dataclass

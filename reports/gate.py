@@ -22,8 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from aces_bench.core.gate import Family, GateSettings
-from aces_bench.reports.summary import ReportSummary
-from aces_bench.stats.gate import GateVerdict, gate_family, sign_flip_p
+from aces_bench.records.gate import GateVerdict
+from aces_bench.records.summary import ReportSummary
+from aces_bench.stats.gate import gate_family, sign_flip_p
 
 NOT_RUN = ("null arm not run: the instrument's own lift is unchecked "
            "(add study.controls=[null] to run the baseline twice)")

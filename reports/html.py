@@ -20,8 +20,8 @@ import jinja2
 
 from aces_bench.core.metrics import metric_names
 from aces_bench.core.text import printable
-from aces_bench.graders.self_correction import SelfCorrection
 from aces_bench.records.results import MetricResult
+from aces_bench.records.self_correction import SelfCorrection
 from aces_bench.records.trials import PAIR_KEY
 from aces_bench.reports.labels import human_value, outcome_label, p_text, source_label
 from aces_bench.reports.templating import cache_compiled

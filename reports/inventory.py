@@ -12,9 +12,9 @@ from collections.abc import Iterable
 import pandas as pd
 from pydantic import BaseModel
 
+from aces_bench.records.summary import ReportSummary
 from aces_bench.records.trials import CELL_KEY, GradedTrial
 from aces_bench.reports.labels import outcome_label
-from aces_bench.reports.summary import ReportSummary
 
 WHOLE_STUDY = "whole study (every arm and condition)"
 

@@ -16,9 +16,10 @@ from collections import Counter
 
 import pandas as pd
 
+from aces_bench.records.gate import GateVerdict
+from aces_bench.records.summary import NoVerdictRow
 from aces_bench.records.trials import is_negative_control
-from aces_bench.reports.summary import NoVerdictRow, excluded_reason
-from aces_bench.stats.gate import GateVerdict
+from aces_bench.reports.summary import excluded_reason
 
 NO_VERDICT = ("no data", "not enough cases")
 UNDECIDED = "outcome undecided (no reward, or the graders abstained)"

@@ -31,6 +31,7 @@ from pydantic import BaseModel
 
 from aces_bench.agents.profiles import paper_harness  # the paper's harness labels (HarnessProfile.paper_label)
 from aces_bench.core.outcomes import COMPOSITE, FINAL_PASS, OUTCOME_ONLY, REWARD
+from aces_bench.records.summary import SideBySide
 from aces_bench.records.trials import positive_cases
 from aces_bench.reports.analysis import STRESS_ARM, AnalysisSet
 from aces_bench.reports.figures import (
@@ -60,7 +61,6 @@ from aces_bench.reports.labels import outcome_label
 from aces_bench.reports.reported import REPORTED_FILE, load_reported  # noqa: F401 (the paper page's names)
 from aces_bench.reports.standin import STAND_IN_MARK, stand_in_text
 from aces_bench.reports.style import LIFT, OKABE_ITO, WITH_SKILL, Size, draw_sizes, new_figure
-from aces_bench.reports.summary import SideBySide
 from aces_bench.stats.pairing import outcome_values
 
 REPORTED_LABEL = "ACES paper, reported"

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from aces_bench.core.conditions import CONTROLS
+from aces_bench.records.gate import GateVerdict
+from aces_bench.records.summary import ControlRow, LiftRow, ReportSummary
 from aces_bench.reports.gate import NOT_RUN, describe, pooled_null
-from aces_bench.reports.summary import ControlRow, LiftRow, ReportSummary
-from aces_bench.stats.gate import GateVerdict
 
 AXIS = (-1.0, 1.0)
 

@@ -216,7 +216,7 @@ def _case_hashes(changed: list[SkillChange]) -> list[dict]:
 def run_ci(changed: list[SkillChange], overrides: list[str], out: Path, baseline_dir: Path, policy: Policy, *,
            since: str | None, commit: str, dirty: bool, suggest_judge=None) -> CiResult:
     from aces_bench import __version__
-    from aces_bench.reports.summary import read_summary
+    from aces_bench.records.summary import read_summary
 
     run_dir = out / "run"
     # A policy that requires the null arm gets one, unless the overrides choose the arms themselves.

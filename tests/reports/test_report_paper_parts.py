@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from aces_bench.records.summary import ScannedSkill, StaticLiveSection
 from aces_bench.reports import style
 from aces_bench.reports.figures import FigureInputs
 from aces_bench.reports.paper import (
@@ -17,7 +18,6 @@ from aces_bench.reports.paper import (
     paper_structural_vs_judge,
     scan_for_paper,
 )
-from aces_bench.reports.static_live import ScannedSkill, StaticLiveSection
 from aces_bench.stats import build_pairs, study_stats
 from aces_bench.stats.correlation import spearman_ci
 
@@ -196,8 +196,8 @@ def test_side_by_side_csv_writes_counts_as_integers(tmp_path):
     the LaTeX table does, and every other value to 4 decimals; it still reads as numbers
     with pandas."""
     from aces_bench.core.io import write_frame
+    from aces_bench.records.summary import SideBySide
     from aces_bench.reports.paper import side_by_side_csv_frame
-    from aces_bench.reports.summary import SideBySide
 
     rows = [SideBySide(section="static scan", quantity="skills scanned", reported=145.0, study=4.0),
             SideBySide(section="corpus by category", quantity="System Access: skills", reported=49.0, study=None),
