@@ -662,9 +662,8 @@ def write_paper_page(out: Path, inp: FigureInputs, items: list[InventoryItem], *
     ``tables/side_by_side.tex`` and ``tables/corpus_by_category.tex``; returns the page and
     the side-by-side rows (summary.json carries them too)."""
     from aces_bench.core.io import write_frame, write_json, write_text
-    from aces_bench.reports.html import environment, render, svg_data_uri
+    from aces_bench.reports.html import environment, relative, render, svg_data_uri
     from aces_bench.reports.latex import write_paper_tables
-    from aces_bench.reports.pages import relative
 
     reported = load_reported(reported_path)
     scan = scan_for_paper(inp.static, reported)

@@ -148,7 +148,8 @@ def _checks(policy: Policy, trials: pd.DataFrame, summary, comparisons: list[Ski
 
 def null_arm_check(summary) -> Check:
     """The policy's null-arm check, as the report gate decides it (pooled and per skill)."""
-    from aces_bench.reports.gate import NOT_RUN, null_arm_failures, null_arm_status
+    from aces_bench.analysis.gate import null_arm_failures, null_arm_status
+    from aces_bench.reports.gate import NOT_RUN
 
     if "null" not in summary.controls_run:
         return Check(name="null arm", status="not run", reason=NOT_RUN)

@@ -222,7 +222,7 @@ def run_design(spec: RunSpec, specs: dict[str, tuple[Member, RunSpec]] | None = 
         ran = [*done, (member, ms, planned_trials(ms) // ms.study.n_attempts)]
         write_json(out / DESIGN_FILE, size_of(spec, ran))
         if _write_study_table(out) and spec.report:
-            from aces_bench.reports import build_report
+            from aces_bench.analysis import build_report
 
             build_report(out)
         raise
@@ -233,7 +233,7 @@ def run_design(spec: RunSpec, specs: dict[str, tuple[Member, RunSpec]] | None = 
     if not spec.emit_only:
         _write_study_table(out)
     if spec.report and not spec.emit_only:
-        from aces_bench.reports import build_report
+        from aces_bench.analysis import build_report
         from aces_bench.study.console import finish_console
 
         index = build_report(out)

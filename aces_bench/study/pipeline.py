@@ -167,7 +167,7 @@ def _run_locked(spec: RunSpec, out: Path, prepared: Prepared | None = None) -> t
     log.info("trials table: %d rows -> %s", len(frame), out / "trials.parquet")
     index = None
     if spec.report:
-        from aces_bench.reports import build_report
+        from aces_bench.analysis import build_report
 
         index = build_report(out)
     if spec.budget_dir is None:

@@ -132,7 +132,7 @@ def test_a_toy_metric_registered_once_is_graded_tabled_and_reported(tmp_path, to
 
 
 def test_the_report_shows_a_toy_metric(tmp_path, toy):
-    from aces_bench.reports import build_report
+    from aces_bench.analysis import build_report
 
     read = bash(f"cat /skills/{SKILL}/SKILL.md", f"---\nname: {SKILL}\n---\nRun {SCRIPT}.")
     trials = [graded(tmp_path, "t1", "with_skill", [read]), graded(tmp_path, "t2", "baseline", [bash("ls")] * 3)]

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from aces_bench.analysis.confusion import routing_confusion
 from aces_bench.core.gate import GateSettings
 from aces_bench.core.metrics import metric_names, outcome_metrics
 from aces_bench.core.modes import ARM_FAILURES
@@ -40,7 +41,7 @@ from aces_bench.records.summary import (
     StaticLiveSection,
 )
 from aces_bench.records.trials import CELL_KEY, is_negative_control, positive_cases
-from aces_bench.reports.confusion import routing_confusion
+from aces_bench.reports.analysis import AnalysisSet, AnalysisSets, level_pairs, levels, pooled
 from aces_bench.reports.pass_rates import pass_rates
 from aces_bench.stats import lift_table
 from aces_bench.stats.gate import gate_family, skill_cases
@@ -371,3 +372,41 @@ def build_summary(
     )
 
 
+def arm_rows(sets: AnalysisSets, outcomes: tuple[str, ...], level: float, graders: dict[str, list[str]],
+             offline_runs: set[str] | frozenset[str] = frozenset()) -> list:
+    """One ``ArmRow`` per arm (per level for routing stress and the model slice) and outcome,
+    each computed as the headline is; the headline arm's row equals the headline."""
+    from aces_bench.records.summary import ArmRow
+    from aces_bench.reports.standin import stand_ins
+
+    rows = []
+    # The headline arm first: its row equals the headline (a check a reader can make).
+    for name, s in sorted(sets.arms.items(), key=lambda kv: kv[0] != sets.headline.name):
+        if s.empty:
+            continue
+        by, values = levels(s)
+        for value in values or [None]:
+            pairs = s.pairs if value is None else level_pairs(s, value)
+            trials = s.trials if value is None else _level_trials(s, by, value)
+            table = pooled(pairs, outcomes, level)
+            for row in lift_rows(table, (), trials, graders):
+                group = {"arm": name, **({by: str(value)} if value is not None else {})}
+                rows.append(ArmRow(**{**row.model_dump(), "group": group}, arm=name, arm_label=s.label, level_by=by,
+                                   level=None if value is None else str(value), analysis_set=s.description,
+                                   n_trials=len(trials), stand_in=stand_ins(trials, offline_runs, row.outcome)))
+    return rows
+
+
+def _level_trials(s: AnalysisSet, by: str, value) -> pd.DataFrame:
+    t = s.trials
+    if by == "model":
+        return t.loc[t["model"].astype(str) == str(value)]
+    if by == "visible skills":
+        # A level is what the with-skill trial saw; every condition of its pair key (negative
+        # controls too) belongs to it.
+        from aces_bench.records.trials import PAIR_KEY
+
+        seen = t.loc[(t["condition"] == "with_skill") & (t["n_visible_skills"].astype("Float64") == float(value)),
+                     list(PAIR_KEY)]
+        return t.merge(seen.drop_duplicates(), on=list(PAIR_KEY), how="inner")
+    return t
