@@ -17,7 +17,7 @@ from aces_bench.records.summary import ReportSummary, SideBySide
 from aces_bench.reports.analysis import arm_views
 from aces_bench.reports.appendix import write_appendix
 from aces_bench.reports.dimensions import mapping
-from aces_bench.reports.figure_data import FigureInputs
+from aces_bench.reports.figure_data import FigureData
 from aces_bench.reports.figure_set import draw_figures
 from aces_bench.reports.html import (
     PairView,
@@ -54,7 +54,7 @@ class ReportView:
 
     summary: ReportSummary
     study: StudyData
-    figures: FigureInputs
+    figures: FigureData
     inventory: list[InventoryItem]
     coverage: list[CoverageRow]
     one_sided_keys: pd.DataFrame

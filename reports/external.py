@@ -9,7 +9,8 @@ from aces_bench.core.io import write_text
 from aces_bench.core.outcomes import REWARD
 from aces_bench.records.stats import ExternalHeadline
 from aces_bench.reports.appendix import write_appendix
-from aces_bench.reports.figures import FigureInputs, harness_model_cells, metric_lift
+from aces_bench.reports.figure_data import FigureData
+from aces_bench.reports.figures import harness_model_cells, metric_lift
 from aces_bench.reports.html import environment, relative, render, svg_data_uri
 from aces_bench.reports.latex import Col, ci_cols
 from aces_bench.reports.latex import environment as latex_environment
@@ -59,7 +60,7 @@ def write_external_tables(out_dir: Path, summary, headline: ExternalHeadline, ca
 
 
 def render_skillsbench_report(out_dir: Path, registry: Path, summary, headline: ExternalHeadline, cards: dict,
-                               inputs: FigureInputs) -> Path:
+                               inputs: FigureData) -> Path:
     """Write the appendix, tables, figures and index.html for the registry from what the
     analysis computed (``aces_bench.analysis.external``); returns index.html."""
     stats = summary.stats

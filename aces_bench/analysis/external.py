@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from aces_bench.analysis.figure_data import FigureInputs
 from aces_bench.analysis.summary import build_summary
 from aces_bench.core.io import write_json
 from aces_bench.core.outcomes import REWARD
 from aces_bench.records.stats import ClusteredMean, ExternalHeadline, StatsSettings
 from aces_bench.reports.external import render_skillsbench_report
-from aces_bench.reports.figure_data import FigureInputs
 from aces_bench.stats import build_pairs, study_stats
 from aces_bench.stats.external import load_skillsbench_registry, registry_pass_counts, skillsbench_headline
 from aces_bench.stats.inference import clustered_mean

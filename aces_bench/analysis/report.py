@@ -20,11 +20,13 @@ from pathlib import Path
 import pandas as pd
 
 from aces_bench.analysis.confusion import visible_skills
+from aces_bench.analysis.figure_data import FigureInputs
 from aces_bench.analysis.inventory import coverage, inventory
 from aces_bench.analysis.judge_agreement import judge_agreement
 from aces_bench.analysis.no_verdict import no_verdict_rows
 from aces_bench.analysis.pages import StudyPages
 from aces_bench.analysis.sequential import reuse_rows, sequential_rows, sequential_verdicts, study_paths
+from aces_bench.analysis.sets import analysis_sets
 from aces_bench.analysis.static_live import scan_targets, section, structural_frame
 from aces_bench.analysis.summary import arm_rows, build_summary, graders_by_outcome
 from aces_bench.analysis.triage import activation
@@ -35,9 +37,7 @@ from aces_bench.records.stats import StatsSettings
 from aces_bench.records.study_data import DESIGN_FILE, design_paper_page
 from aces_bench.records.summary import SCHEMA_FILE, DesignMember, ReportSummary, summary_schema
 from aces_bench.records.trials import PAIR_KEY, is_negative_control
-from aces_bench.reports.analysis import analysis_sets
 from aces_bench.reports.build import PAPER_PAGE, REPORT_DIR, SUMMARY_FILE, ReportView, render_report
-from aces_bench.reports.figure_data import FigureInputs
 from aces_bench.reports.limits import limits_in_force, local_backends
 from aces_bench.reports.memo import preload, remember
 from aces_bench.reports.records import StudyData, load_study

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from aces_bench.analysis.confusion import routing_confusion
+from aces_bench.analysis.sets import AnalysisSet, AnalysisSets, level_pairs, levels, pooled
 from aces_bench.core.gate import GateSettings
 from aces_bench.core.metrics import metric_names, outcome_metrics
 from aces_bench.core.modes import ARM_FAILURES
@@ -41,7 +42,6 @@ from aces_bench.records.summary import (
     StaticLiveSection,
 )
 from aces_bench.records.trials import CELL_KEY, is_negative_control, positive_cases
-from aces_bench.reports.analysis import AnalysisSet, AnalysisSets, level_pairs, levels, pooled
 from aces_bench.reports.pass_rates import pass_rates
 from aces_bench.stats import lift_table
 from aces_bench.stats.gate import gate_family, skill_cases
