@@ -33,10 +33,8 @@ from aces_bench.reports.latex import write_tables
 from aces_bench.reports.records import StudyData
 from aces_bench.reports.standin import stand_in_text
 from aces_bench.reports.verdict import (
-    control_views,
     correlation_sentence,
     first_screen_summary,
-    headline_sentence,
     unreviewed_notes,
     verdict_rows,
 )
@@ -60,6 +58,8 @@ class ReportView:
     one_sided_keys: pd.DataFrame
     skill_pairs: dict[str, list[PairView]] = field(default_factory=dict)
     triage: list = field(default_factory=list)
+    controls: list = field(default_factory=list)
+    headline_sentence: str = ""
     with_paper: bool = False
 
 
@@ -76,8 +76,7 @@ def render_report(out: Path, view: ReportView) -> list[SideBySide]:
     skills = sorted(study.trials["skill"].astype(str).unique())
     nav = [{"name": s, "href": skill_href(s)} for s in skills]
     paper_href = PAPER_PAGE if view.with_paper else None
-    _write_index(env, out, summary, figures, view.inventory, view.coverage, view.one_sided_keys, study, nav, tex,
-                 paper_href=paper_href)
+    _write_index(env, out, view, figures, nav, tex, paper_href=paper_href)
     for skill in skills:
         rows = [r for r in summary.by_skill if r.group.get("skill") == skill]
         html = render(env, "skill.html.j2", title=f"{skill}: paired cases", root="../", nav_skills=nav, skill=skill,
@@ -108,8 +107,9 @@ def _provenance_views(study: StudyData) -> list[dict]:
     return out
 
 
-def _write_index(env, out: Path, summary: ReportSummary, figures, items, cover, keys: pd.DataFrame,
-                 study: StudyData, nav: list[dict], tex: list[Path], paper_href: str | None = None) -> Path:
+def _write_index(env, out: Path, view: ReportView, figures, nav: list[dict], tex: list[Path],
+                 paper_href: str | None = None) -> Path:
+    summary, study, items, cover, keys = view.summary, view.study, view.inventory, view.coverage, view.one_sided_keys
     stats = summary.stats
     outcome = stats.settings.headline_outcome
     headline = next(r for r in summary.pooled if r.outcome == outcome)
@@ -134,7 +134,7 @@ def _write_index(env, out: Path, summary: ReportSummary, figures, items, cover, 
         skills=nav, inventory=items, coverage=cover, one_sided_keys=keys.to_dict("records"),
         one_sided_cols=list(keys.columns), provenance=_provenance_views(study), results_dir=str(study.results_dir),
         latex=[relative(p, out) for p in tex], verdicts=verdicts, adjustment=adjustment, bounds=bounds,
-        inference=inference_rows, headline_sentence=headline_sentence(summary), controls=control_views(summary),
+        inference=inference_rows, headline_sentence=view.headline_sentence, controls=view.controls,
         first_summary=first_screen_summary(summary), unreviewed=unreviewed_notes(summary),
         static_sentence=correlation_sentence(sl.tier1 if sl is not None else None, "Tier 1 structural"),
         paper_href=paper_href, arms=arm_views(summary), stand_in=stand_in_text(summary.stand_in),

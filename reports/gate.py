@@ -1,14 +1,13 @@
 """The gate's verdicts in words, read from summary.json: the interval a verdict was decided
-from, the family it was adjusted over, one line per skill, and the null arm pooled over
-skills. ``aces_bench.analysis.gate`` re-gates a built report (``--fail-under-lift``).
+from, the family it was adjusted over, one line per skill, and what is said when no null arm
+ran. ``aces_bench.analysis.gate`` re-gates a built report (``--fail-under-lift``) and tests
+the null arm pooled over skills.
 """
 
 from __future__ import annotations
 
 from aces_bench.core.gate import GateSettings
 from aces_bench.records.gate import GateVerdict
-from aces_bench.records.summary import ReportSummary
-from aces_bench.stats.gate import sign_flip_p
 
 NOT_RUN = ("null arm not run: the instrument's own lift is unchecked "
            "(add study.controls=[null] to run the baseline twice)")
@@ -38,21 +37,5 @@ def describe(v: GateVerdict) -> str:
     shown = fa is not None and "false activation" not in v.reason
     tail = f"; false activation {fa:.0%} of {v.negative.false_activation_n}" if shown else ""
     return f"{v.verdict}: {v.reason}{bound}{tail}"
-
-
-def pooled_null(summary: ReportSummary) -> tuple[bool, str] | None:
-    """The null arm pooled over every skill's cases: (consistent with 0, in words); None when not run."""
-    diffs = [x for c in summary.gate_cases if c.null is not None for x in c.null]
-    if not any(c.null is not None for c in summary.gate_cases):
-        return None
-    if not diffs:
-        return False, "no case has a pass decided on both baseline runs: the instrument is unchecked"
-    alpha = summary.gate[0].settings.null_alpha if summary.gate else GateSettings().null_alpha
-    p = sign_flip_p(diffs, tail="two-sided")
-    lift = sum(diffs) / len(diffs)
-    flips = sum(1 for x in diffs if x != 0)
-    text = (f"null lift {lift:+.3f} over {len(diffs)} case(s), {flips} differing; two-sided sign-flip p = "
-            f"{p:.4g}")
-    return p > alpha, text
 
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from aces_bench.core.gate import Family, GateSettings
 from aces_bench.records.gate import GateVerdict
 from aces_bench.records.summary import ReportSummary
-from aces_bench.reports.gate import NOT_RUN, describe, pooled_null
-from aces_bench.stats.gate import gate_family
+from aces_bench.reports.gate import NOT_RUN, describe
+from aces_bench.stats.gate import gate_family, sign_flip_p
 
 
 @dataclass(frozen=True)
@@ -86,3 +86,19 @@ def null_arm_status(summary: ReportSummary) -> str:
     refused = [v.skill for v in summary.gate if v.verdict == "null arm shows an effect"]
     tail = f"; refused for {', '.join(refused)}" if refused else ""
     return f"null arm: {text} ({'consistent with 0' if ok else 'not consistent with 0'}){tail}"
+
+
+def pooled_null(summary: ReportSummary) -> tuple[bool, str] | None:
+    """The null arm pooled over every skill's cases: (consistent with 0, in words); None when not run."""
+    diffs = [x for c in summary.gate_cases if c.null is not None for x in c.null]
+    if not any(c.null is not None for c in summary.gate_cases):
+        return None
+    if not diffs:
+        return False, "no case has a pass decided on both baseline runs: the instrument is unchecked"
+    alpha = summary.gate[0].settings.null_alpha if summary.gate else GateSettings().null_alpha
+    p = sign_flip_p(diffs, tail="two-sided")
+    lift = sum(diffs) / len(diffs)
+    flips = sum(1 for x in diffs if x != 0)
+    text = (f"null lift {lift:+.3f} over {len(diffs)} case(s), {flips} differing; two-sided sign-flip p = "
+            f"{p:.4g}")
+    return p > alpha, text

@@ -30,6 +30,7 @@ from aces_bench.analysis.sets import analysis_sets
 from aces_bench.analysis.static_live import scan_targets, section, structural_frame
 from aces_bench.analysis.summary import arm_rows, build_summary, graders_by_outcome
 from aces_bench.analysis.triage import activation
+from aces_bench.analysis.verdict import control_views, headline_sentence
 from aces_bench.core.gate import GateSettings
 from aces_bench.core.io import staging_dir, swap_in, write_json
 from aces_bench.core.outcomes import COMPOSITE
@@ -244,7 +245,8 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
     view = ReportView(summary=summary, study=study, figures=inputs, inventory=inventory(study.trials, summary, grades),
                       coverage=coverage(primary, summary), one_sided_keys=one_sided_keys(pairs, outcome),
                       skill_pairs={s: pages.skill_pairs(pairs, s, outcome) for s in skills},
-                      triage=pages.triage(pairs, outcome), with_paper=with_paper)
+                      triage=pages.triage(pairs, outcome), controls=control_views(summary),
+                      headline_sentence=headline_sentence(summary), with_paper=with_paper)
     rows = render_report(out, view)
     if with_paper:
         summary = summary.model_copy(update={"side_by_side": rows})

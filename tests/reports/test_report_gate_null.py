@@ -9,12 +9,12 @@ from support.stats import frame, trial
 from aces_bench.analysis.cli import _gate
 from aces_bench.analysis.gate import null_arm_failures
 from aces_bench.analysis.summary import build_summary
+from aces_bench.analysis.verdict import control_views, headline_sentence
 from aces_bench.ci.run import null_arm_check
 from aces_bench.core.io import write_json
 from aces_bench.records.stats import StatsSettings
 from aces_bench.records.summary import read_summary
 from aces_bench.reports.gate import NOT_RUN
-from aces_bench.reports.verdict import control_views, headline_sentence
 from aces_bench.stats import build_pairs, study_stats
 
 SETTINGS = StatsSettings(outcomes=("outcome", "reward"), n_resamples=200)
