@@ -1,4 +1,5 @@
-"""summary.json: the report's numbers in one versioned model, each naming who produced it.
+"""Build summary.json (``aces_bench.records.summary.ReportSummary``): the report's numbers,
+each naming who produced it.
 
 Every statistic comes from ``aces_bench.stats`` (``study_stats``, ``lift_table``); this
 module only selects, groups and attributes. Attribution: the agent, model and backend
