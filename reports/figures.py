@@ -1,5 +1,6 @@
-"""The study's figures. Every lift shown is computed by ``aces_bench.stats.lift_table``
-over one named analysis set (``reports/analysis.py``): the headline's (the primary arm,
+"""The study's figures. Every lift shown is computed by the analysis's figure data
+(``aces_bench.analysis.figure_data``, with ``aces_bench.stats.lift_table``) over one named
+analysis set (``aces_bench.analysis.sets``): the headline's (the primary arm,
 positive cases) unless the figure is about another arm (routing stress, the model
 slice), which it then names. The only numbers computed here are mean wall times per
 visible-skill count.
