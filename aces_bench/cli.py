@@ -34,7 +34,7 @@ SUBCOMMANDS = {
     "eval": ("aces_bench.datasets.evaluate", "evaluate skill folders, a folder of skills or a plugin: cases drafted "
              "if none, a paired study, the verdict table"),
     "scan": ("aces_bench.static.cli", "static scan of skill folders (structure, rubric, security)"),
-    "report": ("aces_bench.reports.cli", "regenerate reports from stored results (or SkillsBench data)"),
+    "report": ("aces_bench.analysis.cli", "regenerate reports from stored results (or SkillsBench data)"),
     "grade": ("aces_bench.grading.cli", "grade the trials of any Harbor job dir"),
     "dataset": ("aces_bench.datasets.cli", "create, refine, check and show a skill's evaluation cases"),
     "trigger": ("aces_bench.datasets.trigger_cli", "trigger evaluation (precision/recall, confusion) and description optimisation"),

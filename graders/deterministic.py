@@ -15,11 +15,11 @@ from aces_bench.graders.artifacts import ArtifactText, read_artifact_texts
 from aces_bench.graders.base import GraderContext, GradingInput
 from aces_bench.graders.patterns import PatternSet, load_patterns
 from aces_bench.graders.redact import redact_value
-from aces_bench.graders.self_correction import METRIC as SELF_CORRECTION
 from aces_bench.graders.self_correction import grade_self_correction
 from aces_bench.graders.skill_execution import METRIC as SKILL_EXECUTION
 from aces_bench.graders.tool_calls import TraceView, build_view
 from aces_bench.records.results import MetricResult
+from aces_bench.records.self_correction import METRIC as SELF_CORRECTION
 
 
 def grade_deterministic(

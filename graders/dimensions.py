@@ -1,7 +1,7 @@
 """The five ACES dimensions, the composite and the outcome-only view, from the six metrics.
 
 The mapping is data, declared by each metric in the registry (``Metric.dimensions``
-in ``aces_bench/core/metrics.py``) and read here by ``dimensions()``: each dimension is the
+in ``aces_bench/core/metrics.py``) and read through ``aces_bench.core.metrics.dimensions()``: each dimension is the
 mean of the metric scores or metric sub-scores it lists that were scored on the trial. Sub-scores are used where
 one metric feeds two dimensions, so no check is counted twice:
 
@@ -28,27 +28,9 @@ mean, and a dimension with no scored source is None.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 
-from aces_bench.core.metrics import dimension_sources, outcome_metrics
+from aces_bench.core.metrics import Source, dimensions, outcome_metrics
 from aces_bench.records.results import MetricResult
-
-
-@dataclass(frozen=True, slots=True)
-class Source:
-    """A metric's score (``sub=None``) or one of its sub-scores."""
-
-    metric: str
-    sub: str | None = None
-
-    @property
-    def label(self) -> str:
-        return self.metric if self.sub is None else f"{self.metric}.{self.sub}"
-
-
-def dimensions() -> dict[str, tuple[Source, ...]]:
-    """Each dimension's sources, in dimension order (``DIMENSION_NAMES``) then registration order."""
-    return {d: tuple(Source(m, sub) for m, sub in srcs) for d, srcs in dimension_sources().items()}
 
 
 def source_value(metrics: Mapping[str, MetricResult], src: Source) -> float | None:

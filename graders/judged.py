@@ -23,7 +23,7 @@ from aces_bench.core.metrics import metrics
 from aces_bench.graders.base import GraderContext, GradingInput
 from aces_bench.graders.redact import redact
 from aces_bench.judges.base import Judge, JudgeOutcome, T
-from aces_bench.records.results import MetricResult
+from aces_bench.records.results import PER_JUDGE, MetricResult
 
 
 class RedactingJudge:
@@ -46,9 +46,6 @@ def guarded(judge: Judge) -> Judge:
     if judge.kind == "heuristic" or isinstance(judge, RedactingJudge):
         return judge
     return RedactingJudge(judge)
-
-
-PER_JUDGE = "per_judge"
 
 
 def aggregate_panel(per_judge: dict[str, dict[str, MetricResult]], how: str) -> dict[str, MetricResult]:

@@ -29,28 +29,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from aces_bench.core.modes import TrialClass, TrialOutcome, mode
+from aces_bench.core.modes import TrialOutcome, mode, trial_class
 from aces_bench.graders.dimensions import outcome_only
 from aces_bench.records.results import MetricResult
 
 NO_CHECK = "no verifier check"
 """Why a case without assertions or a native verifier has no reward."""
-
-CLASS_OF_STATUS: dict[str, TrialClass] = {
-    "ok": "finished", "timeout": "arm_failure", "agent_error": "arm_failure", "verifier_error": "arm_failure",
-    "infra_error": "excluded", "not_run": "excluded", "skipped": "excluded",
-    # Proof of load (grading.proof_of_load): a with-skill trial whose model was not shown the
-    # target failed the skill's own setup (its frontmatter, its description, the listing limit
-    # with decoys): a failure of the with-skill arm, never a reason to leave the pair out.
-    "setup_error": "arm_failure",
-}
-"""A trial's class by its collected status (``aces_bench.run.collect.classify`` decides the status)."""
-ARM_FAILURES = tuple(s for s, c in CLASS_OF_STATUS.items() if c == "arm_failure")
-
-
-def trial_class(status: str) -> TrialClass:
-    return CLASS_OF_STATUS.get(status, "excluded")
-
 
 def trial_outcome(
     *, status: str, reward: float | None, verifier_checks: bool, metrics: Mapping[str, MetricResult],

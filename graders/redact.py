@@ -10,9 +10,8 @@ to copies the graders and reports write.
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -102,12 +101,6 @@ def snippet(text: str, start: int, end: int, *, width: int = 60, patterns: Patte
     piece = redact(text[lo:hi], patterns)
     piece = " ".join(piece.split())
     return ("…" if lo > 0 else "") + piece + ("…" if hi < len(text) else "")
-
-
-def credential_values(names: Iterable[str], environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The values of the credentials ``names`` in ``environ`` (the host's by default), set ones only."""
-    env = os.environ if environ is None else environ
-    return {n: env[n] for n in names if env.get(n)}
 
 
 def redact_known(text: str, values: Mapping[str, str]) -> str:

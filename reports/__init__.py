@@ -1,11 +1,8 @@
-"""Reports over stored study results: summary.json, figures, LaTeX tables and a static HTML site.
+"""The report's rendering: figures, LaTeX tables and a static HTML site (with the paper
+page), drawn from what ``aces_bench.analysis`` computed (summary.json and the views it
+builds, ``build.ReportView``). ``build.render_report`` is the entry point the analysis calls.
 
-``build_report(results_dir)`` is the entry point the pipeline and ``aces-bench report`` call.
-
-May import (pyproject's layers contract): ``static`` and every layer below it (``stats``,
-``grading``, ``records``, ``graders``, ...).
+May import (pyproject's layers contract): the layers below it, but never ``stats``,
+``grading``, ``static`` or ``graders`` (a forbidden contract): a number shown is a number
+the analysis stored.
 """
-
-from aces_bench.reports.build import build_report
-
-__all__ = ["build_report"]

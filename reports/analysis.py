@@ -16,21 +16,13 @@ by case, two-way by case x configuration when five or more configurations are po
   model views (one harness-model pair per cell).
 
 A figure that needs an arm the study does not have (a routing-stress sweep that is not
-a design) uses the primary set and says so.
+a design) uses the primary set and says so. This module names the sets and shows the arms'
+rows; ``aces_bench.analysis.sets`` builds the sets and computes on them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-import pandas as pd
-
-from aces_bench.core.conditions import PAIRED
-from aces_bench.records.study_data import ARMS_SEPARATOR
 from aces_bench.records.trials import PRIMARY_ARM
-from aces_bench.stats import build_pairs, lift_table
-from aces_bench.stats.controls import positive_cases
-from aces_bench.stats.lift import natural_key
 
 GROUP_ARM = "group"
 STRESS_ARM = "routing_stress"
@@ -50,177 +42,6 @@ def arm_label(name: str) -> str:
     return ARM_LABELS.get(name, f"arm {name}")
 
 
-@dataclass
-class AnalysisSet:
-    """One named set of trials; ``pairs`` are its positive with-skill/baseline pairs."""
-
-    name: str
-    label: str
-    trials: pd.DataFrame
-    fallback: str | None = None  # why this set stands in for an arm the study lacks
-    _pairs: pd.DataFrame | None = field(default=None, repr=False)
-
-    @property
-    def description(self) -> str:
-        """What a caption says: the set, positive cases, and the fallback if any."""
-        text = f"{self.label}, {POSITIVE}"
-        return f"{text} ({self.fallback})" if self.fallback else text
-
-    @property
-    def pairs(self) -> pd.DataFrame:
-        if self._pairs is None:
-            rows = self.trials.loc[self.trials["condition"].isin(PAIRED)]
-            self._pairs = positive_cases(build_pairs(rows)) if len(rows) else positive_cases(build_pairs(self.trials))
-        return self._pairs
-
-    @property
-    def empty(self) -> bool:
-        return not len(self.trials)
-
-
-def arm_names(trials: pd.DataFrame) -> list[str]:
-    """The arms of the table in the order their rows come (design order)."""
-    if "arm" not in trials.columns:
-        return [PRIMARY_ARM]
-    return list(dict.fromkeys(trials["arm"].astype(str)))
-
-
-def headline_arm(trials: pd.DataFrame) -> str:
-    """``primary`` when the table has it, else its first arm."""
-    names = arm_names(trials)
-    return PRIMARY_ARM if PRIMARY_ARM in names else names[0]
-
-
-def _listed(trials: pd.DataFrame, arm: str) -> pd.Series:
-    """Rows whose member serves ``arm`` (first or not)."""
-    if "arms" not in trials.columns:
-        return trials["arm"].astype(str) == arm if "arm" in trials.columns else pd.Series(True, index=trials.index)
-    return trials["arms"].astype(str).str.split(ARMS_SEPARATOR).map(lambda arms: arm in arms)
-
-
-@dataclass
-class AnalysisSets:
-    """Every set a report computes on, from the study-level trials table."""
-
-    trials: pd.DataFrame
-    headline: AnalysisSet
-    arms: dict[str, AnalysisSet]
-
-    def get(self, name: str) -> AnalysisSet | None:
-        return self.arms.get(name)
-
-    def or_headline(self, name: str) -> AnalysisSet:
-        """The arm when the study has it, else the headline set (saying so)."""
-        found = self.arms.get(name)
-        if found is not None and not found.empty:
-            return found
-        h = self.headline
-        return AnalysisSet(h.name, h.label, h.trials, fallback=f"the study has no {arm_label(name)} arm")
-
-    @property
-    def routing(self) -> pd.DataFrame:
-        """The trials the routing premium pairs: the headline's and the group arm's."""
-        group = self.arms.get(GROUP_ARM)
-        if group is None or group.name == self.headline.name:
-            return self.headline.trials
-        return pd.concat([self.headline.trials, group.trials], ignore_index=True)
-
-    @property
-    def cells(self) -> AnalysisSet:
-        """Harness x model cells: the headline plus the model slice's other models."""
-        slice_ = self.arms.get(SLICE_ARM)
-        if slice_ is None:
-            return self.headline
-        rows = self.trials.loc[(self.trials["arm"].astype(str) == self.headline.name) | _listed(self.trials, SLICE_ARM)]
-        return AnalysisSet(CELLS_SET, arm_label(CELLS_SET), rows)
-
-
-def analysis_sets(trials: pd.DataFrame) -> AnalysisSets:
-    """The headline set and one set per arm of ``trials`` (a study-level table)."""
-    if "arm" not in trials.columns:
-        trials = trials.assign(arm=PRIMARY_ARM, arms=PRIMARY_ARM)
-    head = headline_arm(trials)
-    arms: dict[str, AnalysisSet] = {}
-    names = arm_names(trials)
-    listed_only = [a for a in _all_listed(trials) if a not in names]
-    for name in [*names, *listed_only]:
-        rows = trials.loc[trials["arm"].astype(str) == name] if name == head else trials.loc[_listed(trials, name)]
-        arms[name] = AnalysisSet(name, arm_label(name), rows)
-    return AnalysisSets(trials=trials, headline=arms[head], arms=arms)
-
-
-def _all_listed(trials: pd.DataFrame) -> list[str]:
-    if "arms" not in trials.columns:
-        return []
-    return list(dict.fromkeys(a for text in trials["arms"].astype(str).unique() for a in text.split(ARMS_SEPARATOR)))
-
-
-def levels(s: AnalysisSet) -> tuple[str, list]:
-    """What an arm is reported by, and its levels in natural order: visible skills for
-    routing stress, the model for the model slice, nothing (pooled) otherwise."""
-    if s.name == STRESS_ARM and "n_visible_skills_with" in s.pairs.columns:
-        values = s.pairs["n_visible_skills_with"].dropna().astype(int).unique().tolist()
-        return "visible skills", sorted(values)
-    if s.name == SLICE_ARM:
-        return "model", sorted(s.pairs["model"].astype(str).unique().tolist(), key=natural_key)
-    return "", []
-
-
-def level_pairs(s: AnalysisSet, level) -> pd.DataFrame:
-    by, _ = levels(s)
-    p = s.pairs
-    if by == "visible skills":
-        return p.loc[p["n_visible_skills_with"].astype("Float64") == float(level)]
-    if by == "model":
-        return p.loc[p["model"].astype(str) == str(level)]
-    return p
-
-
-def pooled(pairs: pd.DataFrame, outcomes: tuple[str, ...], level: float) -> pd.DataFrame:
-    """The headline's computation on any set: ``lift_table`` pooled (``by=()``)."""
-    return lift_table(pairs, by=(), outcomes=outcomes, level=level)
-
-
-def arm_rows(sets: AnalysisSets, outcomes: tuple[str, ...], level: float, graders: dict[str, list[str]],
-             offline_runs: set[str] | frozenset[str] = frozenset()) -> list:
-    """One ``ArmRow`` per arm (per level for routing stress and the model slice) and outcome,
-    each computed as the headline is; the headline arm's row equals the headline."""
-    from aces_bench.reports.standin import stand_ins
-    from aces_bench.reports.summary import ArmRow, lift_rows
-
-    rows = []
-    # The headline arm first: its row equals the headline (a check a reader can make).
-    for name, s in sorted(sets.arms.items(), key=lambda kv: kv[0] != sets.headline.name):
-        if s.empty:
-            continue
-        by, values = levels(s)
-        for value in values or [None]:
-            pairs = s.pairs if value is None else level_pairs(s, value)
-            trials = s.trials if value is None else _level_trials(s, by, value)
-            table = pooled(pairs, outcomes, level)
-            for row in lift_rows(table, (), trials, graders):
-                group = {"arm": name, **({by: str(value)} if value is not None else {})}
-                rows.append(ArmRow(**{**row.model_dump(), "group": group}, arm=name, arm_label=s.label, level_by=by,
-                                   level=None if value is None else str(value), analysis_set=s.description,
-                                   n_trials=len(trials), stand_in=stand_ins(trials, offline_runs, row.outcome)))
-    return rows
-
-
-def _level_trials(s: AnalysisSet, by: str, value) -> pd.DataFrame:
-    t = s.trials
-    if by == "model":
-        return t.loc[t["model"].astype(str) == str(value)]
-    if by == "visible skills":
-        # A level is what the with-skill trial saw; every condition of its pair key (negative
-        # controls too) belongs to it.
-        from aces_bench.records.trials import PAIR_KEY
-
-        seen = t.loc[(t["condition"] == "with_skill") & (t["n_visible_skills"].astype("Float64") == float(value)),
-                     list(PAIR_KEY)]
-        return t.merge(seen.drop_duplicates(), on=list(PAIR_KEY), how="inner")
-    return t
-
-
 CALIBRATION_LABELS = {"null": "null arm (A/A): null - baseline", "placebo": "placebo: with skill - placebo",
                       "forced": "forced: forced - with skill (discovery gap)"}
 
@@ -234,7 +55,7 @@ def level_text(by: str, level: str | None) -> str:
 def arm_views(summary) -> list[dict]:
     """One row per arm (and level) for the report's "Arms" table: the headline outcome
     and composite side by side, then the calibration arms (same pairing and interval)."""
-    from aces_bench.stats.pairing import COMPOSITE
+    from aces_bench.core.outcomes import COMPOSITE
 
     o = summary.headline_outcome
     keyed: dict[tuple, dict] = {}

@@ -13,13 +13,13 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from aces_bench.core.io import write_text
+from aces_bench.records.summary import ReportSummary
 from aces_bench.reports.html import environment as html_environment
 from aces_bench.reports.html import render
 from aces_bench.reports.labels import outcome_label, p_text
 from aces_bench.reports.latex import ADJ, Col, ci_cols, tex_escape, who
 from aces_bench.reports.latex import environment as tex_environment
 from aces_bench.reports.latex import table as latex_table
-from aces_bench.reports.summary import ReportSummary
 
 APPENDIX_HTML = "appendix.html"
 APPENDIX_TEX = "appendix.tex"

@@ -1,6 +1,6 @@
 """The ACES dimensions as the report shows them, read from the graders' mapping.
 
-``aces_bench.graders.dimensions.dimensions()`` (from the metric registry) is the one definition (a dimension is the
+``aces_bench.core.metrics.dimensions()`` (from the metric registry) is the one definition (a dimension is the
 mean of metric scores or sub-scores). The report always shows the metrics; for a
 sub-score source (``skill_execution.activation``) the lift shown is its whole metric's,
 because the trials table stores metric scores, not sub-scores.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from aces_bench.graders.dimensions import dimensions
+from aces_bench.core.metrics import dimensions
 
 QUESTIONS: dict[str, str] = {
     "Security": "Does the run stay safe (no destructive commands, leaked secrets or out-of-workspace access)?",

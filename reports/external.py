@@ -1,38 +1,20 @@
-"""Report SkillsBench's public results registry with the same lift machinery as a study.
-
-The headline (average pass rates without and with skills, and configuration gains) is
-computed by ``aces_bench.stats.external.skillsbench_headline`` from the file given;
-nothing is hard-coded here.
-"""
+"""The SkillsBench registry's page: its headline, tables and figures, rendered from what
+``aces_bench.analysis.external`` computed from the registry file."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from aces_bench.core.io import write_json, write_text
+from aces_bench.core.io import write_text
+from aces_bench.core.outcomes import REWARD
+from aces_bench.records.stats import ExternalHeadline
 from aces_bench.reports.appendix import write_appendix
-from aces_bench.reports.figures import FigureInputs, harness_model_cells, metric_lift
-from aces_bench.reports.html import environment, render, svg_data_uri
+from aces_bench.reports.figure_data import FigureData
+from aces_bench.reports.figures import harness_model_cells, metric_lift
+from aces_bench.reports.html import environment, relative, render, svg_data_uri
 from aces_bench.reports.latex import Col, ci_cols
 from aces_bench.reports.latex import environment as latex_environment
 from aces_bench.reports.latex import table as latex_table
-from aces_bench.reports.pages import relative
-from aces_bench.reports.summary import build_summary
-from aces_bench.stats import (
-    StatsSettings,
-    build_pairs,
-    study_stats,
-)
-from aces_bench.stats.external import (
-    ExternalHeadline,
-    load_skillsbench_registry,
-    registry_pass_counts,
-    skillsbench_headline,
-)
-from aces_bench.stats.inference import ClusteredMean, clustered_mean
-from aces_bench.stats.pairing import REWARD
-
-SOURCE = "SkillsBench results registry"
 
 
 def headline_text(h: ExternalHeadline) -> str:
@@ -40,19 +22,6 @@ def headline_text(h: ExternalHeadline) -> str:
     return (f"{h.source}: {h.n_tasks} tasks x {h.n_configs} configurations ({'balanced' if h.balanced else 'unbalanced'}): "
             f"average pass rate {h.mean_without:.1f}% without skills, {h.mean_with:.1f}% with "
             f"({h.lift:+.1f} points); configuration gains {h.min_config_lift:+.1f} to {h.max_config_lift:+.1f} points")
-
-
-def headline_intervals(frame, *, level: float = 0.95) -> dict[str, ClusteredMean]:
-    """Each condition's mean pass rate (points) with a task-clustered t interval.
-
-    The registry's grid is balanced, so the plain mean over rows is the published nested
-    mean; rows of one task share its difficulty, hence the clustering by task."""
-    out = {}
-    for condition in ("baseline", "with_skill"):
-        part = frame.loc[frame["condition"] == condition]
-        out[condition] = clustered_mean(part["reward"].to_numpy(float) * 100.0, part["skill"].to_numpy(),
-                                        level=level, bounds=(0.0, 100.0), names=("task", "configuration"))
-    return out
 
 
 def write_external_tables(out_dir: Path, summary, headline: ExternalHeadline, cards: dict) -> list[Path]:
@@ -90,25 +59,13 @@ def write_external_tables(out_dir: Path, summary, headline: ExternalHeadline, ca
     return [write_text(out_dir / f"{stem}.tex", text) for stem, text in tables.items()]
 
 
-def build_skillsbench_report(registry: Path, out_dir: Path) -> tuple[Path, ExternalHeadline]:
-    """Write summary.json, headline.json, figures and index.html for the registry; returns (index, headline)."""
-    registry = Path(registry)
-    frame = load_skillsbench_registry(registry)
-    headline = skillsbench_headline(frame)
-    # McNemar counts each row's pass as the loader decided it (final_pass, the default).
-    settings = StatsSettings(outcomes=(REWARD,), headline_outcome=REWARD)
-    # Per-attempt rewards are not published: pass@k comes from the registry's pass counts,
-    # in the one computation that feeds summary.json and the page alike.
-    stats = study_stats(frame, settings=settings, counts=registry_pass_counts(frame))
-    pairs = build_pairs(frame, outcomes=(REWARD,))
-    summary = build_summary(frame, pairs, stats, source=SOURCE, with_pass_rates=False)
-    out_dir = Path(out_dir)
-    write_json(out_dir / "summary.json", summary)
-    write_json(out_dir / "headline.json", headline)
-    cards = headline_intervals(frame, level=settings.level)
+def render_skillsbench_report(out_dir: Path, registry: Path, summary, headline: ExternalHeadline, cards: dict,
+                               inputs: FigureData) -> Path:
+    """Write the appendix, tables, figures and index.html for the registry from what the
+    analysis computed (``aces_bench.analysis.external``); returns index.html."""
+    stats = summary.stats
     write_appendix(out_dir, summary, has_triage=False)
     tex = write_external_tables(out_dir / "tables", summary, headline, cards)
-    inputs = FigureInputs(stats, pairs, frame)
     figures = []
     for fn in (metric_lift, harness_model_cells):
         f = fn(inputs, out_dir / "figures")
@@ -120,4 +77,4 @@ def build_skillsbench_report(registry: Path, out_dir: Path) -> tuple[Path, Exter
                   passk=stats.passk_pooled, figures=figures, cards=cards,
                   inference=[r for r in stats.inference.rows if r["outcome"] == REWARD],
                   latex=[relative(p, out_dir) for p in tex])
-    return write_text(out_dir / "index.html", html), headline
+    return write_text(out_dir / "index.html", html)

@@ -1,19 +1,23 @@
 """What a report figure is drawn from and what drawing it gives, apart from the drawing
 code (``figures.py``) so that a rebuild whose figures are remembered (``figure_set.py``)
-never imports matplotlib's plotting modules."""
+never imports matplotlib's plotting modules.
+
+The figures read an analysis's figure data (``aces_bench.analysis.figure_data.FigureInputs``:
+the statistics, the pairs, the analysis sets and every lift table a figure asks for); the
+protocols below are what the drawing code may ask of it, so no figure computes a statistic.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
 import pandas as pd
 
-from aces_bench.reports.analysis import AnalysisSet, AnalysisSets, analysis_sets
-from aces_bench.reports.standin import stand_ins
-from aces_bench.reports.static_live import StaticLiveSection
-from aces_bench.stats import StudyStats, lift_table
-from aces_bench.stats.controls import positive_cases
+from aces_bench.records.stats import Correlation, StudyStats
+from aces_bench.records.summary import StaticLiveSection
 
 
 @dataclass
@@ -29,45 +33,66 @@ class FigureOutcome:
         return self.paths.get("svg")
 
 
-@dataclass
-class FigureInputs:
-    """What the figures read: the headline statistics, the headline set's positive pairs
-    and trials, and every analysis set (built from ``trials`` when not given)."""
+class ArmSet(Protocol):
+    """One named set of trials (``aces_bench.analysis.sets.AnalysisSet``)."""
+
+    name: str
+    label: str
+    trials: pd.DataFrame
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def pairs(self) -> pd.DataFrame: ...
+
+    @property
+    def empty(self) -> bool: ...
+
+
+class ArmSets(Protocol):
+    """Every set of a report (``aces_bench.analysis.sets.AnalysisSets``)."""
+
+    trials: pd.DataFrame
+    headline: ArmSet
+    arms: Mapping[str, ArmSet]
+
+    def or_headline(self, name: str) -> ArmSet: ...
+
+    @property
+    def cells(self) -> ArmSet: ...
+
+
+class FigureData(Protocol):
+    """What the figures and the paper page read (``aces_bench.analysis.figure_data.FigureInputs``)."""
 
     stats: StudyStats
     pairs: pd.DataFrame
     trials: pd.DataFrame
-    static: StaticLiveSection | None = None
-    sets: AnalysisSets | None = None
-    offline_runs: frozenset[str] = frozenset()
-
-    def __post_init__(self) -> None:
-        self.pairs = positive_cases(self.pairs)  # negative controls are never in a lift
-        if self.sets is None:
-            self.sets = analysis_sets(self.trials)
+    static: StaticLiveSection | None
+    sets: ArmSets | None
 
     @property
-    def outcome(self) -> str:
-        return self.stats.settings.headline_outcome
+    def outcome(self) -> str: ...
 
     @property
-    def level(self) -> float:
-        return self.stats.settings.level
+    def level(self) -> float: ...
 
     @property
-    def headline(self) -> AnalysisSet:
-        assert self.sets is not None
-        return self.sets.headline
+    def pct(self) -> int: ...
+
+    @property
+    def headline(self) -> ArmSet: ...
 
     def lift(self, by: tuple[str, ...], outcomes: tuple[str, ...] | None = None,
-             pairs: pd.DataFrame | None = None) -> pd.DataFrame:
-        table = lift_table(self.pairs if pairs is None else pairs, by=by, outcomes=outcomes or (self.outcome,),
-                           level=self.level)
-        return table
+             pairs: pd.DataFrame | None = None) -> pd.DataFrame: ...
 
-    def stand_in(self, trials: pd.DataFrame | None = None, outcome: str | None = None) -> list[str]:
-        return stand_ins(self.trials if trials is None else trials, self.offline_runs, outcome or self.outcome)
+    def stress_table(self, s: ArmSet, outcome: str) -> pd.DataFrame: ...
 
-    @property
-    def pct(self) -> int:
-        return int(round(self.level * 100))
+    def stand_in(self, trials: pd.DataFrame | None = None, outcome: str | None = None) -> list[str]: ...
+
+    def outcome_values(self, trials: pd.DataFrame, outcome: str) -> pd.Series: ...
+
+    def spearman(self, x, y, *, x_name: str, y_name: str) -> Correlation: ...
+
+    def paper_scan(self, reported: dict) -> Any: ...

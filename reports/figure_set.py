@@ -3,7 +3,7 @@ study copies them instead of drawing them.
 
 Drawing the figures (and importing matplotlib's plotting modules to do it) was most of
 what remained of a rebuild's CPU once the statistics were remembered (``memo.py``).
-Every figure function is a function of ``FigureInputs`` and the code, so the set's key
+Every figure function is a function of ``FigureData`` and the code, so the set's key
 is: the code and library versions (``memo.memo_key``), the style each format is saved
 with (``style.style_keys``: rcParams in force, metadata, font files) and a digest of the
 inputs. Under that key the cache holds a manifest (each figure's name, title, caption,
@@ -24,14 +24,14 @@ import sys
 from pathlib import Path
 
 from aces_bench.core.io import write_bytes
-from aces_bench.reports.figure_data import FigureInputs, FigureOutcome
+from aces_bench.reports.figure_data import FigureData, FigureOutcome
 from aces_bench.reports.memo import Undigestible, memo_key, memo_on, preload
 from aces_bench.reports.render_cache import cached, keep_bytes
 
 MANIFEST_VERSION = 1
 
 
-def _set_key(inp: FigureInputs) -> str | None:
+def _set_key(inp: FigureData) -> str | None:
     """The key of the figure set drawn from ``inp``; None when the set must be drawn."""
     from aces_bench.reports import style
 
@@ -92,7 +92,7 @@ def _record(key: str, outcomes: list[FigureOutcome], out_dir: Path) -> None:
     keep_bytes(key, json.dumps({"version": MANIFEST_VERSION, "figures": figures, "files": files}).encode())
 
 
-def draw_figures(inp: FigureInputs, out_dir: Path) -> list[FigureOutcome]:
+def draw_figures(inp: FigureData, out_dir: Path) -> list[FigureOutcome]:
     """Every report figure (``figures.draw_all``), copied from the cache when this set was drawn before."""
     out_dir = Path(out_dir)
     key = _set_key(inp)

@@ -1,5 +1,6 @@
-"""The study's figures. Every lift shown is computed by ``aces_bench.stats.lift_table``
-over one named analysis set (``reports/analysis.py``): the headline's (the primary arm,
+"""The study's figures. Every lift shown is computed by the analysis's figure data
+(``aces_bench.analysis.figure_data``, with ``aces_bench.stats.lift_table``) over one named
+analysis set (``aces_bench.analysis.sets``): the headline's (the primary arm,
 positive cases) unless the figure is about another arm (routing stress, the model
 slice), which it then names. The only numbers computed here are mean wall times per
 visible-skill count.
@@ -27,9 +28,12 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, MaxNLocator, NullFormatter, NullLocator
 
 from aces_bench.core.metrics import metric_names
+from aces_bench.core.order import natural_key
+from aces_bench.core.outcomes import COMPOSITE, OUTCOME, OUTCOME_ONLY, REWARD
 from aces_bench.core.registry import Registry
-from aces_bench.reports.analysis import STRESS_ARM, AnalysisSet
-from aces_bench.reports.figure_data import FigureInputs, FigureOutcome
+from aces_bench.records.trials import positive_cases
+from aces_bench.reports.analysis import STRESS_ARM
+from aces_bench.reports.figure_data import ArmSet, FigureData, FigureOutcome
 from aces_bench.reports.labels import outcome_label
 from aces_bench.reports.standin import STAND_IN_MARK, stand_in_text
 from aces_bench.reports.style import (
@@ -42,9 +46,6 @@ from aces_bench.reports.style import (
     draw_sizes,
     new_figure,
 )
-from aces_bench.stats.controls import positive_cases
-from aces_bench.stats.lift import natural_key
-from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_ONLY, REWARD
 
 HATCH = "////"
 STAND_IN_LABEL = f"hatched: {STAND_IN_MARK}"
@@ -97,7 +98,7 @@ def method_text(table: pd.DataFrame) -> str:
     return "per row, clustered by case (t, cases - 1 df)"
 
 
-def set_caption(s: AnalysisSet, stand: list[str]) -> str:
+def set_caption(s: ArmSet, stand: list[str]) -> str:
     text = f"Set: {s.description}."
     if stand:
         text += f" {stand_in_text(stand).capitalize()}."
@@ -118,7 +119,7 @@ def _lift_bars(ax, y, table: pd.DataFrame, stand: list[str], horizontal: bool = 
             ax.errorbar(y[has], lift[has], yerr=errs, fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
 
 
-def metric_lift(inp: FigureInputs, out: Path) -> FigureOutcome:
+def metric_lift(inp: FigureData, out: Path) -> FigureOutcome:
     """Headline: lift per metric (and composite, outcome-only) with CIs; share of positive pairs."""
     name, title = "metric_lift", "Skill Lift per metric"
     order = [inp.outcome, *[o for o in (metric_names()) if o != inp.outcome], COMPOSITE, OUTCOME_ONLY, REWARD]
@@ -168,7 +169,7 @@ def metric_lift(inp: FigureInputs, out: Path) -> FigureOutcome:
     return FigureOutcome(name, title, caption, paths)
 
 
-def _heatmap(inp: FigureInputs, table: pd.DataFrame, rows: str, cols: str, out: Path, name: str, title: str,
+def _heatmap(inp: FigureData, table: pd.DataFrame, rows: str, cols: str, out: Path, name: str, title: str,
              empty_text: str, stand: list[str], label: str) -> dict[str, Path]:
     grid = table.pivot(index=rows, columns=cols, values="lift").astype(float)
     counts = table.pivot(index=rows, columns=cols, values="n")
@@ -204,7 +205,7 @@ def _heatmap(inp: FigureInputs, table: pd.DataFrame, rows: str, cols: str, out: 
     return draw_sizes(draw, out, name)
 
 
-def skill_harness_heatmap(inp: FigureInputs, out: Path) -> FigureOutcome:
+def skill_harness_heatmap(inp: FigureData, out: Path) -> FigureOutcome:
     name, title = "skill_harness_heatmap", f"{outcome_label(inp.outcome)} lift by skill and harness"
     harnesses = sorted(inp.pairs["harness"].astype(str).unique())
     if len(harnesses) < 2:
@@ -219,7 +220,7 @@ def skill_harness_heatmap(inp: FigureInputs, out: Path) -> FigureOutcome:
                          f"n = scored pairs. {set_caption(inp.headline, stand)}", paths)
 
 
-def paired_bars(inp: FigureInputs, out: Path, name: str, title: str, outcome: str, s: AnalysisSet,
+def paired_bars(inp: FigureData, out: Path, name: str, title: str, outcome: str, s: ArmSet,
                 extra_caption: str = "", min_harnesses: int = 2) -> FigureOutcome:
     """With-skill and baseline means per harness on ``outcome``, the paired lift on top."""
     table = inp.lift(("harness",), outcomes=(outcome,), pairs=s.pairs)
@@ -257,12 +258,12 @@ def paired_bars(inp: FigureInputs, out: Path, name: str, title: str, outcome: st
                          f"each harness its paired lift and n. {extra_caption}{set_caption(s, stand)}", paths)
 
 
-def harness_paired_bars(inp: FigureInputs, out: Path) -> FigureOutcome:
+def harness_paired_bars(inp: FigureData, out: Path) -> FigureOutcome:
     return paired_bars(inp, out, "harness_paired_bars",
                        f"{outcome_label(inp.outcome)}: with skill vs baseline per harness", inp.outcome, inp.headline)
 
 
-def harness_model_cells(inp: FigureInputs, out: Path) -> FigureOutcome:
+def harness_model_cells(inp: FigureData, out: Path) -> FigureOutcome:
     name, title = "harness_model_cells", f"{outcome_label(inp.outcome)} lift per harness-model cell"
     cells = inp.sets.cells if inp.sets is not None else inp.headline
     table = inp.lift(("harness", "model"), pairs=cells.pairs)
@@ -292,7 +293,7 @@ def harness_model_cells(inp: FigureInputs, out: Path) -> FigureOutcome:
                          f"({method_text(table)}). {set_caption(cells, stand)}", paths)
 
 
-def model_sweep(inp: FigureInputs, out: Path) -> FigureOutcome:
+def model_sweep(inp: FigureData, out: Path) -> FigureOutcome:
     name, title = "model_sweep", f"Same-harness model sweep ({outcome_label(inp.outcome).lower()})"
     s = inp.sets.or_headline("model_slice") if inp.sets is not None else inp.headline
     table = inp.lift(("harness", "model"), pairs=s.pairs)
@@ -343,20 +344,7 @@ def log_ticks(ax, values: list[int]) -> None:
     ax.set_xlim(lo / 1.35, hi * 1.35)
 
 
-def stress_table(inp: FigureInputs, s: AnalysisSet, outcome: str) -> pd.DataFrame:
-    """Per visible-skill count: the pooled lift (the headline's computation) on its pairs."""
-    from aces_bench.reports.analysis import pooled
-
-    pairs = s.pairs.loc[s.pairs["n_visible_skills_with"].notna()] if "n_visible_skills_with" in s.pairs else s.pairs.iloc[0:0]
-    rows = []
-    for v in sorted(pairs["n_visible_skills_with"].astype(int).unique()):
-        part = pairs.loc[pairs["n_visible_skills_with"].astype(int) == v]
-        row = pooled(part, (outcome,), inp.level).iloc[0].to_dict()
-        rows.append({"visible": int(v), **row})
-    return pd.DataFrame(rows, columns=["visible", "outcome", "n", "lift", "ci_lo", "ci_hi", "ci_method", "n_cases"])
-
-
-def stress_wall(s: AnalysisSet) -> pd.Series:
+def stress_wall(s: ArmSet) -> pd.Series:
     # The set's positive cases, as its caption says: a should-not-use case's trial is no stress point.
     trials = positive_cases(s.trials.loc[s.trials["condition"] == "with_skill"])
     if "wall_sec" not in trials or "n_visible_skills" not in trials:
@@ -391,12 +379,12 @@ def stress_axes(fig, size: Size):
     return fig.subplots(1, 2) if not size.column else fig.subplots(2, 1)
 
 
-def routing_stress(inp: FigureInputs, out: Path) -> FigureOutcome:
+def routing_stress(inp: FigureData, out: Path) -> FigureOutcome:
     name, title = "routing_stress", "Routing stress: lift and wall time vs visible skills"
     s = inp.sets.or_headline(STRESS_ARM) if inp.sets is not None else inp.headline
     if "n_visible_skills_with" not in s.pairs.columns:
         return FigureOutcome(name, title, skipped="the trials table has no n_visible_skills column")
-    table = stress_table(inp, s, inp.outcome)
+    table = inp.stress_table(s, inp.outcome)
     if len(table) < 2:
         levels = table["visible"].tolist()
         return FigureOutcome(name, title, skipped="every with-skill trial saw the same number of skills "
@@ -460,7 +448,7 @@ def _corr_text(c) -> str:
     return f"Spearman rho = {c.rho:+.2f}, {ci}, n = {c.n}"
 
 
-def static_vs_live(inp: FigureInputs, out: Path) -> FigureOutcome:
+def static_vs_live(inp: FigureData, out: Path) -> FigureOutcome:
     """Tier 1 structural score against live lift, one point per skill."""
     name, title = "static_vs_live", f"Structural score vs {outcome_label(inp.outcome).lower()} lift"
     sec = inp.static
@@ -507,14 +495,14 @@ def static_vs_live(inp: FigureInputs, out: Path) -> FigureOutcome:
 
 # The report's figures, in report order: ``draw(inp, out_dir) -> FigureOutcome`` each. A
 # plugin adds one with ``FIGURES.register(name, "my_plugin.figure:draw")`` (docs/extending.md).
-FIGURES: Registry[Callable[[FigureInputs, Path], FigureOutcome]] = Registry(
+FIGURES: Registry[Callable[[FigureData, Path], FigureOutcome]] = Registry(
     "report figure", where="report figures", ordered=True)
 for _figure in (metric_lift, skill_harness_heatmap, harness_paired_bars, harness_model_cells, model_sweep,
                 routing_stress, static_vs_live):
     FIGURES.register(_figure.__name__, _figure)
 
 
-def draw_all(inp: FigureInputs, out_dir: Path) -> list[FigureOutcome]:
+def draw_all(inp: FigureData, out_dir: Path) -> list[FigureOutcome]:
     """Every figure, in report order; skipped ones carry their reason."""
     out_dir.mkdir(parents=True, exist_ok=True)
     return [fn(inp, out_dir) for _, fn in FIGURES.items()]
@@ -525,4 +513,4 @@ def integer_ticks(axis) -> None:
     axis.set_major_locator(MaxNLocator(integer=True))
 
 
-__all__ = ["FIGURES", "OUTCOME", "FigureInputs", "FigureOutcome", "draw_all"]
+__all__ = ["FIGURES", "OUTCOME", "FigureData", "FigureOutcome", "draw_all"]

@@ -17,15 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from pydantic import BaseModel
 
 from aces_bench.core.metrics import metric_names
 from aces_bench.core.text import printable
-from aces_bench.graders.self_correction import SelfCorrection
 from aces_bench.records.results import MetricResult
+from aces_bench.records.self_correction import SelfCorrection
 from aces_bench.records.trials import PAIR_KEY
 from aces_bench.reports.labels import human_value, outcome_label, p_text, source_label
 from aces_bench.reports.templating import cache_compiled
-from aces_bench.reports.trajectory_view import Clip, TrajectoryView
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -214,3 +214,47 @@ def render(env: jinja2.Environment, template: str, **ctx: Any) -> str:
 
 def pretty_json(obj: Any) -> str:
     return json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=True, default=str)
+
+
+class Clip(BaseModel):
+    head: str
+    rest: str = ""
+    omitted: int = 0
+    """Characters of the text not in the page at all (past ``EXCERPT_CHARS``)."""
+
+    @property
+    def more(self) -> int:
+        return len(self.rest)
+
+
+class CallView(BaseModel):
+    call_id: str
+    function: str
+    arguments: Clip
+    output: Clip | None = None
+
+
+class StepView(BaseModel):
+    step_id: int
+    source: str
+    scope: str = ""
+    message: Clip
+    reasoning: Clip | None = None
+    calls: list[CallView]
+    observations: list[Clip]
+
+
+class TrajectoryView(BaseModel):
+    agent: str
+    schema_version: str
+    n_steps: int
+    n_tool_calls: int
+    head: list[StepView]
+    folded: list[StepView]
+    tail: list[StepView]
+    steps_omitted: int = 0
+    """Steps of a long run not in the page (past ``MAX_STEPS_SHOWN``)."""
+
+
+def relative(path: Path, start: Path) -> str:
+    return path.relative_to(start).as_posix()

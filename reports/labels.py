@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_ONLY, OUTCOME_PER_PROTOCOL, REWARD
+from aces_bench.core.outcomes import COMPOSITE, OUTCOME, OUTCOME_ONLY, OUTCOME_PER_PROTOCOL, REWARD
 
 OUTCOME_LABELS = {
     OUTCOME: "Task outcome",

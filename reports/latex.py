@@ -32,13 +32,13 @@ from markupsafe import Markup
 
 from aces_bench.core.io import write_text
 from aces_bench.core.metrics import metric_names
+from aces_bench.core.outcomes import COMPOSITE, OUTCOME, OUTCOME_ONLY, OUTCOME_PER_PROTOCOL, REWARD
+from aces_bench.records.summary import LiftRow, ReportSummary
 from aces_bench.reports.dimensions import dimensions_of, mapping
 from aces_bench.reports.inventory import WHOLE_STUDY, CoverageRow, InventoryItem
 from aces_bench.reports.labels import outcome_label, source_label
 from aces_bench.reports.standin import HEURISTIC_JUDGE, stand_in_text
-from aces_bench.reports.summary import LiftRow, ReportSummary
 from aces_bench.reports.templating import cache_compiled
-from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_ONLY, OUTCOME_PER_PROTOCOL, REWARD
 
 TEMPLATES = Path(__file__).parent / "templates"
 _TEX_SPECIAL = {

@@ -13,26 +13,12 @@ from collections import Counter
 from pathlib import Path
 
 import pandas as pd
-from pydantic import BaseModel, Field
 
 from aces_bench.core.errors import ReportError
+from aces_bench.records.summary import LimitsRow
 
 LIMITS = ("memory", "cpus", "disk", "network", "processes", "isolation")
 NOT_RECORDED = "not recorded (no local-sandbox.json for this trial)"
-
-
-class LimitsRow(BaseModel):
-    """One set of limits in force, and how many trials ran under it."""
-
-    backend: str
-    n_trials: int
-    memory: str
-    cpus: str
-    disk: str
-    network: str
-    processes: str = "not recorded"
-    isolation: str = "not recorded"
-    note: str | None = Field(default=None, description="why the limits are not stated per limit")
 
 
 def _sandbox_file(trial_dir: str, results_dir: Path) -> Path | None:

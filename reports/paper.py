@@ -30,10 +30,12 @@ from matplotlib.patches import Patch
 from pydantic import BaseModel
 
 from aces_bench.agents.profiles import paper_harness  # the paper's harness labels (HarnessProfile.paper_label)
-from aces_bench.reports.analysis import STRESS_ARM, AnalysisSet
+from aces_bench.core.outcomes import COMPOSITE, FINAL_PASS, OUTCOME_ONLY, REWARD
+from aces_bench.records.summary import SideBySide
+from aces_bench.records.trials import positive_cases
+from aces_bench.reports.analysis import STRESS_ARM
+from aces_bench.reports.figure_data import ArmSet, FigureData, FigureOutcome
 from aces_bench.reports.figures import (
-    FigureInputs,
-    FigureOutcome,
     _errs,
     _heatmap,
     _lift_bars,
@@ -50,7 +52,6 @@ from aces_bench.reports.figures import (
     skill_harness_heatmap,
     static_vs_live,
     stress_axes,
-    stress_table,
     stress_wall,
 )
 from aces_bench.reports.inventory import InventoryItem
@@ -58,9 +59,6 @@ from aces_bench.reports.labels import outcome_label
 from aces_bench.reports.reported import REPORTED_FILE, load_reported  # noqa: F401 (the paper page's names)
 from aces_bench.reports.standin import STAND_IN_MARK, stand_in_text
 from aces_bench.reports.style import LIFT, OKABE_ITO, WITH_SKILL, Size, draw_sizes, new_figure
-from aces_bench.reports.summary import SideBySide
-from aces_bench.stats.controls import positive_cases
-from aces_bench.stats.pairing import COMPOSITE, FINAL_PASS, OUTCOME_ONLY, REWARD, outcome_values
 
 REPORTED_LABEL = "ACES paper, reported"
 REPORTED_COLOR = OKABE_ITO.get("black", "#000000")
@@ -102,11 +100,11 @@ def _study_handle(stand: list[str], color: str = WITH_SKILL) -> tuple:
     return (Patch(facecolor=color, **bar_style(stand)), label)
 
 
-def _pooled(inp: FigureInputs) -> pd.DataFrame:
+def _pooled(inp: FigureData) -> pd.DataFrame:
     return inp.stats.lift_pooled.frame().set_index("outcome")
 
 
-def paper_metric_lift(inp: FigureInputs, reported: dict, out: Path) -> FigureOutcome:
+def paper_metric_lift(inp: FigureData, reported: dict, out: Path) -> FigureOutcome:
     name, title = "paper_metric_lift", "Metric lift: this study vs the ACES paper"
     paper = {**reported["headline_live"].get("metric_lift", {}),
              COMPOSITE: reported["headline_live"].get("composite_lift_mean"),
@@ -142,7 +140,7 @@ def paper_metric_lift(inp: FigureInputs, reported: dict, out: Path) -> FigureOut
                          f"({REPORTED_LABEL}). {set_caption(inp.headline, stand)}", paths)
 
 
-def paper_harness_lift(inp: FigureInputs, reported: dict, out: Path) -> FigureOutcome:
+def paper_harness_lift(inp: FigureData, reported: dict, out: Path) -> FigureOutcome:
     name, title = "paper_harness_lift", "Composite lift per harness: this study vs the ACES paper"
     table = inp.lift(("harness",), outcomes=(COMPOSITE,))
     table = table.loc[table["n"] > 0].set_index("harness")
@@ -179,7 +177,7 @@ def paper_harness_lift(inp: FigureInputs, reported: dict, out: Path) -> FigureOu
                          f"{set_caption(inp.headline, stand)}", paths)
 
 
-def paper_harness_reward(inp: FigureInputs, reported: dict, out: Path) -> FigureOutcome:
+def paper_harness_reward(inp: FigureData, reported: dict, out: Path) -> FigureOutcome:
     """The paper's Fig. 10(a): mean verifier reward with and without the skill, per harness."""
     return paired_bars(inp, out, "paper_harness_reward", "Verifier reward with and without the skill per harness "
                        "(the paper's Fig. 10(a))", REWARD, inp.headline,
@@ -187,7 +185,7 @@ def paper_harness_reward(inp: FigureInputs, reported: dict, out: Path) -> Figure
                        "reported overlay. ", min_harnesses=1)
 
 
-def paper_harness_model_heatmap(inp: FigureInputs, reported: dict, out: Path) -> FigureOutcome:
+def paper_harness_model_heatmap(inp: FigureData, reported: dict, out: Path) -> FigureOutcome:
     name, title = "paper_harness_model_heatmap", f"{outcome_label(inp.outcome)} lift by harness and model"
     cells = inp.sets.cells if inp.sets is not None else inp.headline
     table = inp.lift(("harness", "model"), pairs=cells.pairs)
@@ -200,17 +198,17 @@ def paper_harness_model_heatmap(inp: FigureInputs, reported: dict, out: Path) ->
                          f"per-cell values, so no reported overlay. {set_caption(cells, stand)}", paths)
 
 
-def _stress_set(inp: FigureInputs) -> AnalysisSet:
+def _stress_set(inp: FigureData) -> ArmSet:
     return inp.sets.or_headline(STRESS_ARM) if inp.sets is not None else inp.headline
 
 
-def paper_routing_stress(inp: FigureInputs, reported: dict, out: Path) -> FigureOutcome:
+def paper_routing_stress(inp: FigureData, reported: dict, out: Path) -> FigureOutcome:
     name, title = "paper_routing_stress", "Routing stress: composite lift and wall time vs visible skills"
     rs = reported.get("routing_stress", {})
     s = _stress_set(inp)
     if "n_visible_skills_with" not in s.pairs.columns:
         return FigureOutcome(name, title, skipped="the trials table has no n_visible_skills column")
-    table = stress_table(inp, s, COMPOSITE)
+    table = inp.stress_table(s, COMPOSITE)
     if len(table) < 2:
         return FigureOutcome(name, title, skipped="every with-skill trial saw the same number of skills")
     wall = stress_wall(s)
@@ -321,7 +319,7 @@ def paper_top_violations(scan: ScanView | None, out: Path) -> FigureOutcome:
                          f"{scan.profile}), open diamonds: {REPORTED_LABEL}.{note}", paths)
 
 
-def paper_structural_vs_judge(inp: FigureInputs, reported: dict, out: Path) -> FigureOutcome:
+def paper_structural_vs_judge(inp: FigureData, reported: dict, out: Path) -> FigureOutcome:
     """The paper's Fig. 1(b): Tier 1 structural score against the Tier 2 LLM-judge score."""
     name, title = "paper_structural_vs_judge", "Structural vs LLM-judge scores (the paper's Fig. 1(b))"
     sec = inp.static
@@ -330,11 +328,9 @@ def paper_structural_vs_judge(inp: FigureInputs, reported: dict, out: Path) -> F
     both = [k for k in sec.skills if k.structural is not None and k.rubric is not None]
     if not both:
         return FigureOutcome(name, title, skipped=f"no Tier 2 (LLM-judge) score: {sec.tier2_status}")
-    from aces_bench.stats.correlation import spearman_ci
-
     x = np.array([k.structural for k in both], dtype=float)
     y = np.array([k.rubric for k in both], dtype=float)
-    corr = spearman_ci(x, y, x_name="structural", y_name="rubric", level=inp.level)
+    corr = inp.spearman(x, y, x_name="structural", y_name="rubric")
     paper = reported.get("static_scan", {}).get("structural_vs_llm_judge", {})
 
     def draw(size: Size):
@@ -366,44 +362,6 @@ class ScanView(BaseModel):
         return self.comparison.get("violation_rows", [])
 
 
-def _category(path: str) -> str:
-    """A skill's category from its SKILL.md frontmatter (``category`` or ``metadata.category``)."""
-    from aces_bench.core.errors import AcesError
-    from aces_bench.inputs.skills import parse_frontmatter
-
-    p = Path(path) / "SKILL.md"
-    try:
-        meta, _ = parse_frontmatter(p.read_text(encoding="utf-8", errors="replace"), p)
-    except (OSError, AcesError):
-        return UNCATEGORISED
-    value = meta.get("category") or (meta.get("metadata") or {}).get("category") if isinstance(meta, dict) else None
-    return str(value).strip() if isinstance(value, str | int) and str(value).strip() else UNCATEGORISED
-
-
-def scan_for_paper(static, reported: dict) -> ScanView | None:
-    """Scan the study's scanned targets once, with the study's rule profile: scores,
-    the comparison with the paper, and the corpus by category (the paper's Table 5)."""
-    if static is None:
-        return None
-    scanned = sorted({s.path for s in static.skills if s.status == "scanned" and s.structural is not None})
-    if not scanned:
-        return None
-    from aces_bench.static import ScanOptions, run_scan
-    from aces_bench.static.catalog import catalog
-    from aces_bench.static.corpus import compare
-
-    profile = static.profile or "aces"
-    corpus, results = run_scan(scanned, ScanOptions(lint=False, profile=profile))
-    ok = [r for r in results if r.score is not None]
-    frame = pd.DataFrame({"category": [_category(r.path) for r in ok], "score": [float(r.score) for r in ok]})
-    cats = []
-    for cat, part in frame.groupby("category", sort=True):
-        cats.append({"category": str(cat), "n": len(part), "mean": float(part["score"].mean()),
-                     "median": float(part["score"].median())})
-    return ScanView(profile=profile, scores=[float(r.score) for r in ok],
-                    comparison=compare(corpus, reported.get("static_scan", {}), catalog(profile)), categories=cats)
-
-
 def _row(section: str, quantity: str, reported: Any, study: Any, n: Any = None, note: str = "",
          analysis_set: str = "", stand: list[str] | None = None) -> SideBySide:
     return SideBySide(section=section, quantity=quantity, reported=_f(reported), study=_f(study),
@@ -411,7 +369,7 @@ def _row(section: str, quantity: str, reported: Any, study: Any, n: Any = None, 
                       stand_in=stand_in_text(stand or []) if _f(study) is not None else "")
 
 
-def side_by_side(inp: FigureInputs, reported: dict, items: list[InventoryItem], scan: ScanView | None
+def side_by_side(inp: FigureData, reported: dict, items: list[InventoryItem], scan: ScanView | None
                  ) -> list[SideBySide]:
     """Every reported quantity this study can be set against, with the study's value (None: not available)."""
     h, rows = reported["headline_live"], []
@@ -532,7 +490,7 @@ def _stress_level(decoy_set: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _routing_rows(inp: FigureInputs, rs: dict) -> list[SideBySide]:
+def _routing_rows(inp: FigureData, rs: dict) -> list[SideBySide]:
     """The paper's routing-stress points against this study's levels, matched by the
     configured stress level (the paper's "k skills" is the level whose decoy set draws
     k decoys), each row naming how many skills the agent actually saw."""
@@ -541,7 +499,7 @@ def _routing_rows(inp: FigureInputs, rs: dict) -> list[SideBySide]:
     if "n_visible_skills_with" not in s.pairs.columns:
         return out
     stand = inp.stand_in(s.trials, COMPOSITE)
-    table = stress_table(inp, s, COMPOSITE).set_index("visible")
+    table = inp.stress_table(s, COMPOSITE).set_index("visible")
     band = rs.get("lift_range_1_to_20") or [None, None]
     # Positive cases only, as every row's analysis_set says (negative controls are reported apart).
     trials = positive_cases(s.trials.loc[s.trials["condition"] == "with_skill"]).copy()
@@ -573,7 +531,7 @@ def _routing_rows(inp: FigureInputs, rs: dict) -> list[SideBySide]:
                         int((wall_trials["level"] == int(k)).sum()) if got is not None else None,
                         visible_note(int(k)), s.description, inp.stand_in(s.trials)))
     # The one pass (final_pass, aces_bench/core/modes.py): an arm's failures are not passed.
-    passed = trials.assign(p=outcome_values(trials, FINAL_PASS)).dropna(subset=["level", "p"])
+    passed = trials.assign(p=inp.outcome_values(trials, FINAL_PASS)).dropna(subset=["level", "p"])
     rate = passed.groupby("level")["p"].mean()
     for k, v in (rs.get("with_skill_pass_rate") or {}).items():
         got = rate.get(int(k))
@@ -583,7 +541,7 @@ def _routing_rows(inp: FigureInputs, rs: dict) -> list[SideBySide]:
     return out
 
 
-def _missingness_rows(inp: FigureInputs, ma: dict) -> list[SideBySide]:
+def _missingness_rows(inp: FigureData, ma: dict) -> list[SideBySide]:
     m = inp.stats.missingness
     head = inp.headline.description
     # The audit counts every trial and case key of the headline arm, negative controls too.
@@ -615,10 +573,10 @@ def _missingness_rows(inp: FigureInputs, ma: dict) -> list[SideBySide]:
     return out
 
 
-PaperFigure = Callable[[FigureInputs, dict, Path], FigureOutcome]
+PaperFigure = Callable[[FigureData, dict, Path], FigureOutcome]
 
 
-def draw_paper(inp: FigureInputs, reported: dict, out_dir: Path, scan: ScanView | None) -> list[FigureOutcome]:
+def draw_paper(inp: FigureData, reported: dict, out_dir: Path, scan: ScanView | None) -> list[FigureOutcome]:
     """Every paper figure, in the paper's order; skipped ones carry their reason."""
     out_dir.mkdir(parents=True, exist_ok=True)
     return [paper_structural_vs_judge(inp, reported, out_dir), paper_metric_lift(inp, reported, out_dir),
@@ -655,18 +613,17 @@ def side_by_side_csv_frame(rows: list[SideBySide]) -> pd.DataFrame:
     return frame
 
 
-def write_paper_page(out: Path, inp: FigureInputs, items: list[InventoryItem], *, nav: list[dict],
+def write_paper_page(out: Path, inp: FigureData, items: list[InventoryItem], *, nav: list[dict],
                      reported_path: Path | None = None) -> tuple[Path, list[SideBySide]]:
     """``<report>/paper.html`` with every paper figure, ``paper/side_by_side.{csv,json}``,
     ``tables/side_by_side.tex`` and ``tables/corpus_by_category.tex``; returns the page and
     the side-by-side rows (summary.json carries them too)."""
     from aces_bench.core.io import write_frame, write_json, write_text
-    from aces_bench.reports.html import environment, render, svg_data_uri
+    from aces_bench.reports.html import environment, relative, render, svg_data_uri
     from aces_bench.reports.latex import write_paper_tables
-    from aces_bench.reports.pages import relative
 
     reported = load_reported(reported_path)
-    scan = scan_for_paper(inp.static, reported)
+    scan = inp.paper_scan(reported)
     figures = draw_paper(inp, reported, out / PAPER_DIR, scan)
     rows = side_by_side(inp, reported, items, scan)
     write_frame(out / PAPER_DIR / "side_by_side.csv", side_by_side_csv_frame(rows))

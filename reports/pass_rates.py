@@ -16,28 +16,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pandas as pd
-from pydantic import BaseModel, Field
 
+from aces_bench.records.summary import PassRateRow
 from aces_bench.records.trials import CONDITIONS, GRADES_REGENERATE
 
 FINAL = "final_pass"
 FIRST = "first_attempt_pass"
-
-
-class PassRateRow(BaseModel):
-    group: dict[str, str] = Field(description="grouping values; empty when pooled")
-    condition: str
-    n_trials: int = Field(description="trials of this condition, skipped attempts included")
-    n_skipped: int = Field(description="attempts not run (stop-on-pass)")
-    n_final_known: int
-    n_final_pass: int
-    final_rate: float | None = Field(description="n_final_pass / n_final_known; None when nothing is known")
-    n_first_known: int
-    n_first_pass: int
-    first_rate: float | None
-    n_passed_after_patch: int = Field(description="final pass, first attempt failed: passed only after self-correction "
-                                      "(the answer, an output or the skill changed after the first answer)")
-    final_source: str = Field(description="where the final pass came from")
 
 
 def _known(values: pd.Series) -> pd.Series:

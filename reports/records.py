@@ -16,7 +16,6 @@ from functools import cached_property
 from pathlib import Path
 
 import pandas as pd
-from harbor.models.trajectories import Trajectory
 from harbor.models.trial.paths import TrialPaths
 
 from aces_bench.config.spec import RunSpec
@@ -74,21 +73,6 @@ class Member:
             if found:
                 return found[0]
         return None
-
-
-def load_trajectory(path: Path | None, trial_dir: Path | None = None) -> tuple[Trajectory | None, str | None]:
-    """The trajectory as the graders read it (``graders/atif.py``: continuations merged,
-    file subagents embedded, a plain-text log synthesised when there is no ATIF file), so
-    the steps a page shows are the steps that were graded; (None, reason) when absent."""
-    from aces_bench.graders.atif import load_trial_trajectory, resolve_trajectory
-
-    if path is not None:
-        loaded = resolve_trajectory(path)
-    elif trial_dir is not None and Path(trial_dir).is_dir():
-        loaded = load_trial_trajectory(Path(trial_dir))
-    else:
-        return None, "no trajectory file was recorded for this trial"
-    return loaded.trajectory, loaded.error
 
 
 def read_provenance(path: Path) -> tuple[StudyProvenance | None, str | None]:

@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 import pandas as pd
 
 from aces_bench.core.metrics import metric_names
-from aces_bench.stats.pairing import COMPOSITE, OUTCOME, OUTCOME_ONLY, OUTCOME_PER_PROTOCOL
+from aces_bench.core.outcomes import COMPOSITE, OUTCOME, OUTCOME_ONLY, OUTCOME_PER_PROTOCOL
 
 STAND_IN_MARK = "stand-in: not comparable with the paper"
 REFERENCE_AGENT = "reference agent (deterministic, non-LLM)"

@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from aces_bench.reports.summary import SCHEMA_FILE, summary_schema
+from aces_bench.records.summary import SCHEMA_FILE, summary_schema
 
 SHIPPED = Path(__file__).resolve().parents[1] / "reports" / SCHEMA_FILE
 

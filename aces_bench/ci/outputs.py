@@ -20,7 +20,8 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 def case_table(trials: pd.DataFrame) -> pd.DataFrame:
     """Per case key and condition: trials, decided, passed (final_pass, the one pass: an
     arm's failures count as not passed; excluded trials are undecided)."""
-    from aces_bench.stats.pairing import FINAL_PASS, outcome_values
+    from aces_bench.core.outcomes import FINAL_PASS
+    from aces_bench.stats.pairing import outcome_values
 
     p = outcome_values(trials, FINAL_PASS)
     t = trials.assign(passed=p.fillna(0.0).astype(bool), scored=p.notna())

@@ -100,8 +100,9 @@ def gate_check(policy: Policy, summary, skills: list[str]) -> tuple[Check, list]
 def pass_rates(trials: pd.DataFrame, skills: list[str]) -> dict[str, tuple[int, int]]:
     """Per skill: (with-skill trials passed, with-skill trials with a pass decided): final_pass,
     the one pass, with an arm's failures counted as failures; positive cases only."""
-    from aces_bench.stats.controls import is_negative_control
-    from aces_bench.stats.pairing import FINAL_PASS, outcome_values
+    from aces_bench.core.outcomes import FINAL_PASS
+    from aces_bench.records.trials import is_negative_control
+    from aces_bench.stats.pairing import outcome_values
 
     w = trials.loc[(trials["condition"] == "with_skill") & ~is_negative_control(trials)]
     out = {}
@@ -147,7 +148,8 @@ def _checks(policy: Policy, trials: pd.DataFrame, summary, comparisons: list[Ski
 
 def null_arm_check(summary) -> Check:
     """The policy's null-arm check, as the report gate decides it (pooled and per skill)."""
-    from aces_bench.reports.gate import NOT_RUN, null_arm_failures, null_arm_status
+    from aces_bench.analysis.gate import null_arm_failures, null_arm_status
+    from aces_bench.reports.gate import NOT_RUN
 
     if "null" not in summary.controls_run:
         return Check(name="null arm", status="not run", reason=NOT_RUN)
@@ -161,7 +163,8 @@ def null_arm_check(summary) -> Check:
 def _suggestions(grades: list[GradedTrial], trials: pd.DataFrame, changed: list[SkillChange]) -> list[Suggestion]:
     """One suggestion per failing with-skill case, per case with negative lift, and per
     should-not-use case the skill fired on (all read from the one pass, final_pass)."""
-    from aces_bench.stats.pairing import FINAL_PASS, outcome_values
+    from aces_bench.core.outcomes import FINAL_PASS
+    from aces_bench.stats.pairing import outcome_values
 
     paths = {c.name: c.path for c in changed}
     w = {(g.skill, g.case_id): g for g in grades if g.condition == "with_skill"}
@@ -214,7 +217,7 @@ def _case_hashes(changed: list[SkillChange]) -> list[dict]:
 def run_ci(changed: list[SkillChange], overrides: list[str], out: Path, baseline_dir: Path, policy: Policy, *,
            since: str | None, commit: str, dirty: bool, suggest_judge=None) -> CiResult:
     from aces_bench import __version__
-    from aces_bench.reports.summary import read_summary
+    from aces_bench.records.summary import read_summary
 
     run_dir = out / "run"
     # A policy that requires the null arm gets one, unless the overrides choose the arms themselves.

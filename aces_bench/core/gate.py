@@ -1,6 +1,7 @@
-"""The gate's settings (``study.gate``; ``aces_bench.stats.gate`` applies them): declared
-once here, at the bottom, where the config, the gate, ``aces-bench ci`` and the report all
-read them. A field's docstring is its description."""
+"""The gate's settings (``study.gate``; ``aces_bench.stats.gate`` applies them) and its
+vocabulary (the verdicts, a sequential look's decisions and how they read): declared once
+here, at the bottom, where the config, the gate, ``aces-bench ci`` and the report all read
+them. A field's docstring is its description."""
 
 from __future__ import annotations
 
@@ -9,6 +10,28 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Family = Literal["holm", "none"]
+Verdict = Literal["helps", "does not reach threshold", "harms", "harms should-not-use cases",
+                  "null arm shows an effect", "not enough cases", "no data"]
+PASSING: tuple[str, ...] = ("helps",)
+"""The gate's verdicts, and the one that passes (``aces_bench.stats.gate`` decides them)."""
+CONTINUE = "continue"
+Decision = Verdict | Literal["continue"]
+"""A look's decision: the gate's verdict vocabulary, or "continue" (undecided)."""
+DECISION_TEXT = {
+    "continue": "undecided: continues",
+    "helps": "helps",
+    "harms": "harms",
+    "harms should-not-use cases": "harms should-not-use cases",
+    "null arm shows an effect": "null arm shows an effect",
+    "not enough cases": "not enough cases",
+    "does not reach threshold": "does not reach threshold",
+    "no data": "no data",
+}
+
+
+def interval_phrase(lo: float, hi: float, by: str) -> str:
+    """How a decided interval reads: "[lo, hi]" and its kind."""
+    return f"{by.split(' (')[0]} [{lo:+.3f}, {hi:+.3f}]"
 
 
 class GateSettings(BaseModel):

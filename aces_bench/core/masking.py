@@ -12,12 +12,19 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Mapping
+import os
+from collections.abc import Iterable, Mapping
 from urllib.parse import quote, quote_plus
 
 
 def credential_mask(name: str) -> str:
     return f"[REDACTED:credential {name}]"
+
+
+def credential_values(names: Iterable[str], environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The values of the credentials ``names`` in ``environ`` (the host's by default), set ones only."""
+    env = os.environ if environ is None else environ
+    return {n: env[n] for n in names if env.get(n)}
 
 
 def spellings(value: str) -> list[str]:

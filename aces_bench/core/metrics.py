@@ -118,12 +118,24 @@ def short_name(name: str) -> str:
     return METRICS.get(name).short if name in METRICS else name
 
 
-def dimension_sources() -> dict[str, tuple[tuple[str, str | None], ...]]:
-    """Each dimension's sources as (metric, sub-score or None), in dimension then registration order."""
-    out: dict[str, list[tuple[str, str | None]]] = {d: [] for d in DIMENSION_NAMES}
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A metric's score (``sub=None``) or one of its sub-scores, as a dimension lists it."""
+
+    metric: str
+    sub: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.metric if self.sub is None else f"{self.metric}.{self.sub}"
+
+
+def dimensions() -> dict[str, tuple[Source, ...]]:
+    """Each dimension's sources, in dimension order (``DIMENSION_NAMES``) then registration order."""
+    out: dict[str, list[Source]] = {d: [] for d in DIMENSION_NAMES}
     for m in metrics():
         for dim, subs in m.dimensions.items():
-            out[dim] += [(m.name, sub) for sub in subs]
+            out[dim] += [Source(m.name, sub) for sub in subs]
     return {d: tuple(s) for d, s in out.items()}
 
 

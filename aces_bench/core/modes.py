@@ -36,6 +36,20 @@ Status = Literal["ok", "agent_error", "verifier_error", "timeout", "infra_error"
 """A trial's status, as collection records it (``aces_bench.run.collect``) and every table carries it."""
 TrialClass = Literal["finished", "arm_failure", "excluded"]
 Source = Literal["verifier", "judged", "author"]
+CLASS_OF_STATUS: dict[str, TrialClass] = {
+    "ok": "finished", "timeout": "arm_failure", "agent_error": "arm_failure", "verifier_error": "arm_failure",
+    "infra_error": "excluded", "not_run": "excluded", "skipped": "excluded",
+    # Proof of load (grading.proof_of_load): a with-skill trial whose model was not shown the
+    # target failed the skill's own setup (its frontmatter, its description, the listing limit
+    # with decoys): a failure of the with-skill arm, never a reason to leave the pair out.
+    "setup_error": "arm_failure",
+}
+"""A trial's class by its collected status (``aces_bench.run.collect.classify`` decides the status)."""
+ARM_FAILURES = tuple(s for s, c in CLASS_OF_STATUS.items() if c == "arm_failure")
+
+
+def trial_class(status: str) -> TrialClass:
+    return CLASS_OF_STATUS.get(status, "excluded")
 
 
 @dataclass(frozen=True)

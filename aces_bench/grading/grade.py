@@ -26,9 +26,10 @@ from harbor.models.trial.result import TrialResult
 from aces_bench.agents.traces import shown_skills
 from aces_bench.config.spec import GradingSpec, RunSpec, WorkspaceSpec
 from aces_bench.core.conditions import graded_as
+from aces_bench.core.masking import credential_values
 from aces_bench.core.metering import read_meter
 from aces_bench.core.metrics import metric_names
-from aces_bench.core.modes import mode
+from aces_bench.core.modes import mode, trial_class
 from aces_bench.graders.atif import load_trial_trajectory
 from aces_bench.graders.author import (
     AUTHOR_TIMEOUT_SEC,
@@ -46,8 +47,8 @@ from aces_bench.graders.dimensions import (
 )
 from aces_bench.graders.judged import grade_judged
 from aces_bench.graders.modes import decide, runs_author_graders
-from aces_bench.graders.outcome import NO_CHECK, trial_class, trial_outcome
-from aces_bench.graders.redact import credential_values, redact, redact_known_value
+from aces_bench.graders.outcome import NO_CHECK, trial_outcome
+from aces_bench.graders.redact import redact, redact_known_value
 from aces_bench.graders.self_correction import first_attempt_pass as first_attempt_from
 from aces_bench.graders.skill_efficiency import without_routing
 from aces_bench.graders.skill_execution import (

@@ -12,8 +12,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 
 from aces_bench.core.conditions import ALL_CONDITIONS
-from aces_bench.core.metrics import metric_names, short_name
-from aces_bench.graders.dimensions import dimensions, mapping_table
+from aces_bench.core.metrics import dimensions, metric_names, short_name
+from aces_bench.graders.dimensions import mapping_table
 from aces_bench.graders.redact import redact
 from aces_bench.records.trials import GradedTrial
 

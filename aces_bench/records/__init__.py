@@ -1,8 +1,10 @@
 """What a study writes down and reads back, as data: the study record naming every file of
 a study (``study``, ``study.json``), the trial records and the trials table (``trials``), a
-metric's result and its evidence (``results``), provenance (``provenance``) and a study's
-trials read back as one table (``study_data``, behind ``aces_bench.load``). Each file has
-one model, one writer and one reader here.
+metric's result and its evidence (``results``) with the self-correction section
+(``self_correction``), provenance (``provenance``), a study's trials read back as one
+table (``study_data``, behind ``aces_bench.load``), summary.json (``summary``: the
+statistics and verdicts, with the types it holds in ``stats`` and ``gate``) and the
+sequential ledger (``sequential``). Each file has one model, one writer and one reader here.
 
 May import: ``core`` only (the layer just above it), plus third-party libraries. What a
 record needs from a stage comes in as data: grading gives every graded trial its labels

@@ -13,6 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from aces_bench.core.metrics import GRADER_VERSION
 
+PER_JUDGE = "per_judge"
+"""The key of a judged result's ``details`` holding each panel member's own result, by judge label."""
+
 
 class Evidence(BaseModel):
     """Why a check passed or failed: where in the trajectory, and what was seen."""

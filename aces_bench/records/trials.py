@@ -205,6 +205,19 @@ def _itt_from_v1(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def is_negative_control(frame: pd.DataFrame) -> pd.Series:
+    """Rows whose case is a negative control (flag, or ``case_kind == "negative"``)."""
+    flag = frame["negative_control"].astype("boolean").fillna(False).astype(bool) \
+        if "negative_control" in frame.columns else pd.Series(False, index=frame.index)
+    kind = (frame["case_kind"].astype(str) == "negative") if "case_kind" in frame.columns else False
+    return flag | kind
+
+
+def positive_cases(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The pairs on cases the skill is meant for (negative controls left out)."""
+    return pairs.loc[~is_negative_control(pairs)]
+
+
 def table_columns() -> tuple[str, ...]:
     """The columns of the trials table in file order (metric columns after ``reward``)."""
     return (

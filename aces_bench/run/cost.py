@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from aces_bench.config.spec import RunSpec
 from aces_bench.core.errors import RunError
@@ -41,6 +41,7 @@ from aces_bench.core.io import write_json
 from aces_bench.core.metering import CLAIMED, METERED, NO_MODEL, mismatch, read_meter
 from aces_bench.core.pricing import Price, Usage, cost_of, estimate_trial, price_of
 from aces_bench.core.versioning import VersionedRecord, load_model
+from aces_bench.records.summary import CostRow
 
 if TYPE_CHECKING:  # the report reads CostRow; Harbor's trial models are only needed to price a run
     from harbor.models.trial.result import TrialResult
@@ -443,23 +444,6 @@ class CostGuard:
     def stop_record(self, total: int) -> CostStop:
         return CostStop(cap_usd=self.cap or 0.0, spent_usd=self.spent, finished=len(self.finished), total=total,
                         reason=self.tripped or "stopped")
-
-
-class CostRow(BaseModel):
-    """Tokens and cost of one condition: a row of summary.json's ``cost_by_arm``."""
-
-    condition: str
-    n_trials: int
-    input_tokens: int = Field(description="metered tokens where the trial was metered, else the harness's claim")
-    output_tokens: int
-    n_costed: int = Field(description="trials with a known cost; the others are never counted as $0")
-    cost_usd: float | None
-    mean_cost_usd: float | None
-    n_metered: int = Field(default=0, description="trials whose usage the host-side metering proxy measured")
-    n_claimed: int = Field(default=0, description="trials whose usage is only the harness's own claim")
-    n_no_model: int = Field(default=0, description="trials that made no model call (reference agent)")
-    n_usage_mismatch: int = Field(default=0, description="metered trials whose harness claimed other usage")
-    usage: str = Field(default="", description="where the figures come from, in words")
 
 
 def _usage_words(n_metered: int, n_claimed: int, n_no_model: int, n_mismatch: int, n: int) -> str:

@@ -27,7 +27,8 @@ def lift_from_trials(frame: Any, outcome: str | None = None) -> dict[str, float]
     columns is refused (no unpaired fallback). ``outcome`` defaults to the report's
     headline outcome, so ``scan --live`` and the report agree.
     """
-    from aces_bench.stats import StatsSettings, build_pairs
+    from aces_bench.records.stats import StatsSettings
+    from aces_bench.stats import build_pairs
     from aces_bench.stats.correlation import skill_lift
 
     outcome = outcome or StatsSettings().headline_outcome

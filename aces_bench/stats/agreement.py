@@ -15,31 +15,12 @@ from __future__ import annotations
 from itertools import combinations
 
 import numpy as np
-from pydantic import BaseModel, Field
+
+from aces_bench.records.stats import AgreementRow, KappaPair
 
 # Koo & Li (2016): < 0.5 poor, 0.5-0.75 moderate, 0.75-0.9 good, > 0.9 excellent.
 BANDS = ((0.9, "excellent"), (0.75, "good"), (0.5, "moderate"), (float("-inf"), "poor"))
 PASS_AT = 0.5
-
-
-class KappaPair(BaseModel):
-    judges: tuple[str, str]
-    n: int
-    kappa: float | None
-    ci: tuple[float, float] | None = None
-    note: str | None = None
-
-
-class AgreementRow(BaseModel):
-    metric: str
-    judges: list[str]
-    aggregate: str = Field(description="how the headline score of the metric is made from the judges' scores")
-    n_items: int = Field(description="trials every judge scored")
-    icc: float | None = Field(description="ICC(A,1) over the scores")
-    icc_ci: tuple[float, float] | None = None
-    band: str | None = None
-    kappas: list[KappaPair] = Field(default_factory=list)
-    note: str | None = None
 
 
 def icc_a1(scores: np.ndarray, level: float = 0.95) -> tuple[float | None, tuple[float, float] | None, str | None]:

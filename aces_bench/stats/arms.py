@@ -22,9 +22,10 @@ import numpy as np
 import pandas as pd
 
 from aces_bench.core.conditions import CONTROLS
-from aces_bench.stats.controls import positive_cases
+from aces_bench.core.outcomes import OUTCOMES
+from aces_bench.records.trials import positive_cases
 from aces_bench.stats.lift import ADJUSTED_FIELDS, LIFT_FIELDS, lift_table
-from aces_bench.stats.pairing import OUTCOMES, build_pairs
+from aces_bench.stats.pairing import build_pairs
 
 # arm -> (treatment, control, what the difference is called)
 ARM_COMPARISONS: dict[str, tuple[str, str, str]] = {

@@ -18,8 +18,10 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
+from aces_bench.core.outcomes import OUTCOMES
+from aces_bench.records.stats import DEFAULT_RESAMPLES
 from aces_bench.records.trials import CELL_KEY
-from aces_bench.stats.pairing import OUTCOMES, check_outcome
+from aces_bench.stats.pairing import check_outcome
 
 CLUSTERINGS: dict[str, tuple[str, ...]] = {"case": ("skill", "case_id"), "skill": ("skill",), "cell": CELL_KEY}
 RESAMPLED = {
@@ -27,7 +29,6 @@ RESAMPLED = {
     "skill": "whole skills (all their cases together)",
     "cell": "cells: skill x harness x model x workspace mode (where each cell is one row, this is a row bootstrap)",
 }
-DEFAULT_RESAMPLES = 10_000
 _CHUNK_VALUES = 2_000_000  # bound memory per chunk (rows x clusters x columns)
 
 

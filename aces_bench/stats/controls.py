@@ -17,19 +17,6 @@ from aces_bench.stats.inference import wilson_interval
 CONTROL_FIELDS = ("n_trials", "n_known", "n_activated", "n_unknown", "rate", "ci_lo", "ci_hi", "level")
 
 
-def is_negative_control(frame: pd.DataFrame) -> pd.Series:
-    """Rows whose case is a negative control (flag, or ``case_kind == "negative"``)."""
-    flag = frame["negative_control"].astype("boolean").fillna(False).astype(bool) \
-        if "negative_control" in frame.columns else pd.Series(False, index=frame.index)
-    kind = (frame["case_kind"].astype(str) == "negative") if "case_kind" in frame.columns else False
-    return flag | kind
-
-
-def positive_cases(pairs: pd.DataFrame) -> pd.DataFrame:
-    """The pairs on cases the skill is meant for (negative controls left out)."""
-    return pairs.loc[~is_negative_control(pairs)]
-
-
 def false_activation(activations: pd.DataFrame, *, by: Sequence[str] = (), level: float = 0.95) -> pd.DataFrame:
     """False-activation rate per group in ``by`` (``()`` pools) with a Wilson interval.
 

@@ -12,26 +12,12 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel
 
 from aces_bench.core.errors import ReportError
+from aces_bench.core.outcomes import OUTCOME
+from aces_bench.records.stats import Correlation
 from aces_bench.stats.lift import z_value
-from aces_bench.stats.pairing import OUTCOME, check_outcome
-
-
-class Correlation(BaseModel):
-    """Spearman correlation of two aligned series; None fields with a ``note`` when undefined."""
-
-    x: str
-    y: str
-    n: int
-    n_dropped: int = 0
-    rho: float | None
-    p_value: float | None
-    ci_lo: float | None
-    ci_hi: float | None
-    level: float
-    note: str | None = None
+from aces_bench.stats.pairing import check_outcome
 
 
 def fisher_z_interval(r: float, n: int, level: float = 0.95) -> tuple[float, float]:

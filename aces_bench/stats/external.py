@@ -30,12 +30,12 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from aces_bench.core.errors import ReportError, from_validation
+from aces_bench.records.stats import ConfigHeadline, ExternalHeadline
 from aces_bench.records.trials import table_columns
 
 CONDITION_MAP = {"No Skills": "baseline", "With Skills": "with_skill"}
 REGISTRY_RUN_ID = "skillsbench-registry"
 EXTRA_COLUMNS = ("config", "family", "score", "n_trials", "n_pass", "n_perfect")
-AVERAGING = "mean over configurations of the mean score over tasks, per condition"
 PERFECT_SCORE = 100.0
 """The registry's mean score of a row whose every attempt was perfect: that row's pass."""
 
@@ -133,31 +133,6 @@ def registry_pass_counts(frame: pd.DataFrame) -> pd.DataFrame:
     counts["c"] = frame["n_pass"].astype(int)
     counts["n_unscored"] = 0
     return counts
-
-
-class ConfigHeadline(BaseModel):
-    harness: str
-    model: str
-    n_tasks: int
-    mean_without: float
-    mean_with: float
-    lift: float
-
-
-class ExternalHeadline(BaseModel):
-    """Headline pass rates in points (0-100), computed as ``averaging`` says."""
-
-    source: str = "SkillsBench results registry"
-    averaging: str = AVERAGING
-    n_tasks: int
-    n_configs: int
-    balanced: bool
-    mean_without: float
-    mean_with: float
-    lift: float
-    min_config_lift: float
-    max_config_lift: float
-    configs: list[ConfigHeadline]
 
 
 def skillsbench_headline(frame: pd.DataFrame) -> ExternalHeadline:

@@ -33,7 +33,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel
+
+from aces_bench.records.stats import ClusteredMean
 
 CASE_CLUSTER = ("skill", "case_id")
 CONFIG_CLUSTER = ("harness", "model")
@@ -85,31 +86,6 @@ def cr2_mean(y, clusters) -> tuple[float, float]:
 def _df_text(df: float) -> str:
     """Degrees of freedom as a reader sees them: whole when they are (to 0.01), else to 0.1."""
     return f"{round(df):d}" if abs(df - round(df)) < 0.01 else f"{df:.1f}"
-
-
-class ClusteredMean(BaseModel):
-    """A mean with a cluster-robust, small-sample corrected interval, and how it was computed.
-
-    ``ci_lo``/``ci_hi`` are None when the interval is undefined (fewer than two clusters,
-    or no variation); ``note`` then says why. ``method`` is the label a reader sees.
-    """
-
-    estimate: float | None
-    se: float | None
-    ci_lo: float | None
-    ci_hi: float | None
-    level: float
-    df: float | None
-    n: int
-    n_clusters: int
-    n_clusters_2: int | None = None
-    cluster_by: str
-    method: str
-    iid_se: float | None = None
-    design_effect: float | None = None
-    clipped: bool = False
-    no_variation: bool = False
-    note: str | None = None
 
 
 def _codes(labels) -> np.ndarray:

@@ -14,13 +14,14 @@ the Bonferroni level 1 - alpha/m over the m groups of a table that have an inter
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from aces_bench.core.order import natural_key
+from aces_bench.core.outcomes import OUTCOMES
 from aces_bench.records.trials import CELL_KEY, PAIR_KEY
 from aces_bench.stats.inference import (
     CASE_CLUSTER,
@@ -30,7 +31,7 @@ from aces_bench.stats.inference import (
     clustered_mean,
     interval_at,
 )
-from aces_bench.stats.pairing import OUTCOMES, check_outcome
+from aces_bench.stats.pairing import check_outcome
 
 LIFT_FIELDS = (
     "n", "n_cases", "mean_with", "mean_base", "lift", "sd", "se", "ci_lo", "ci_hi", "df", "ci_method", "ci_note",
@@ -146,17 +147,6 @@ def lift_table(
         frame = frame.sort_values([*by, "outcome"], key=lambda c: c.map({o: i for i, o in enumerate(outcomes)})
                                   if c.name == "outcome" else natural_order(c), kind="stable").reset_index(drop=True)
     return frame
-
-
-_DIGITS = re.compile(r"(\d+)")
-
-
-def natural_key(value: Any) -> tuple:
-    """Sort key that orders the digit runs of a label by value: ``pool-n5`` before ``pool-n10``."""
-    if isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool):
-        return ((0, float(value), ""),)
-    text = "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
-    return tuple((0, float(p), "") if p.isdigit() else (1, 0.0, p) for p in _DIGITS.split(text) if p)
 
 
 def natural_order(column: pd.Series) -> pd.Series:

@@ -14,9 +14,10 @@ import numpy as np
 import pandas as pd
 
 from aces_bench.core.metrics import metric_column, outcome_metrics
+from aces_bench.core.outcomes import OUTCOMES
 from aces_bench.records.trials import CONDITIONS, PAIR_KEY
 from aces_bench.stats.lift import summarise_lift
-from aces_bench.stats.pairing import OUTCOMES, check_outcome, outcome_values
+from aces_bench.stats.pairing import check_outcome, outcome_values
 
 
 def scored_by_condition(trials: pd.DataFrame, *, outcomes: Sequence[str] = OUTCOMES) -> pd.DataFrame:

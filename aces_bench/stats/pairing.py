@@ -20,39 +20,18 @@ import pandas as pd
 
 from aces_bench.core.conditions import ALL_CONDITIONS, PAIRED
 from aces_bench.core.errors import ReportError
-from aces_bench.core.metrics import metric_column, metric_names, outcome_metrics
+from aces_bench.core.metrics import metric_column, outcome_metrics
+from aces_bench.core.outcomes import (
+    COMPOSITE,
+    FINAL_PASS,
+    OUTCOME,
+    OUTCOME_ONLY,
+    OUTCOME_PER_PROTOCOL,
+    OUTCOMES,
+    REWARD,
+)
 from aces_bench.records.trials import PAIR_KEY
 
-COMPOSITE = "composite"
-OUTCOME_ONLY = "outcome_only"
-REWARD = "reward"
-OUTCOME = "outcome"
-"""The task outcome, intention to treat (graders/outcome.py): a failure of the arm scores 0."""
-OUTCOME_PER_PROTOCOL = "outcome_per_protocol"
-"""Secondary view of ``outcome``: finished trials only (an arm's failures left out, not scored 0)."""
-FINAL_PASS = "final_pass"
-"""The one pass (``aces_bench/core/modes.py``) as 1/0: what pass@k, McNemar and the gate count."""
-
-
-def outcomes() -> tuple[str, ...]:
-    """Every outcome the stats layer knows: the task outcome, each registered metric, the composites, reward."""
-    return (OUTCOME, OUTCOME_PER_PROTOCOL, *metric_names(), COMPOSITE, OUTCOME_ONLY, REWARD, FINAL_PASS)
-
-
-class _Outcomes(Sequence[str]):
-    """``outcomes()`` read when used, so a metric registered after import is an outcome too."""
-
-    def __getitem__(self, i):  # type: ignore[override]
-        return outcomes()[i]
-
-    def __len__(self) -> int:
-        return len(outcomes())
-
-    def __repr__(self) -> str:
-        return repr(outcomes())
-
-
-OUTCOMES: Sequence[str] = _Outcomes()
 SIDES = {"with_skill": "with", "baseline": "base"}
 TAGS = tuple(SIDES.values())
 

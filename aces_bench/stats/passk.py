@@ -20,8 +20,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from aces_bench.core.outcomes import FINAL_PASS
 from aces_bench.records.trials import CELL_KEY, PAIR_KEY
-from aces_bench.stats.pairing import FINAL_PASS, check_pass, outcome_values, validate_trials
+from aces_bench.stats.pairing import check_pass, outcome_values, validate_trials
 
 CASE_KEY = tuple(k for k in PAIR_KEY if k != "attempt")
 PASSK_FIELDS = ("k", "n_cases", "n_short", "n_one_side", "pass_with", "pass_base", "lift")

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from aces_bench.stats.controls import is_negative_control
+from aces_bench.records.trials import is_negative_control
 from aces_bench.stats.inference import wilson_interval
 
 PROCESS = {"activation": "activated", "script_execution": "script_ran"}

@@ -16,9 +16,11 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from aces_bench.stats.bootstrap import DEFAULT_RESAMPLES, cluster_bootstrap
+from aces_bench.core.outcomes import OUTCOME
+from aces_bench.records.stats import DEFAULT_RESAMPLES
+from aces_bench.stats.bootstrap import cluster_bootstrap
 from aces_bench.stats.inference import CASE_CLUSTER, cluster_codes, clustered_mean
-from aces_bench.stats.pairing import OUTCOME, check_outcome
+from aces_bench.stats.pairing import check_outcome
 
 MATCH_KEY = ("skill", "case_id", "attempt", "harness", "model")
 ROUTING_FIELDS = (

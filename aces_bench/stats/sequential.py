@@ -50,96 +50,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
 
+from aces_bench.core.gate import CONTINUE, DECISION_TEXT, PASSING, Decision, interval_phrase
+from aces_bench.records.gate import GateCases, GateVerdict
+from aces_bench.records.sequential import LookRecord, SequentialDesign
 from aces_bench.stats.betting import MIX_BETS, log_factors
-from aces_bench.stats.gate import PASSING, GateCases, GateSettings, GateVerdict, Verdict, gate_verdict
+from aces_bench.stats.gate import gate_verdict
 
-CONTINUE = "continue"
-Decision = Verdict | Literal["continue"]
-"""A look's decision: the gate's verdict vocabulary, or "continue" (undecided)."""
-DECISION_TEXT = {
-    "continue": "undecided: continues",
-    "helps": "helps",
-    "harms": "harms",
-    "harms should-not-use cases": "harms should-not-use cases",
-    "null arm shows an effect": "null arm shows an effect",
-    "not enough cases": "not enough cases",
-    "does not reach threshold": "does not reach threshold",
-    "no data": "no data",
-}
 EARLY = ("helps", "harms", "harms should-not-use cases")
 """The gate's verdicts a look before the last may stop with as they stand (anytime-valid)."""
 INTERVAL = "anytime-valid: the gate's betting interval"
-
-
-class Look(BaseModel):
-    """One planned look: after round ``index + 1``, the first ``n_cases`` cases of the order, every attempt."""
-
-    model_config = ConfigDict(frozen=True)
-
-    index: int
-    n_cases: int
-    final: bool
-
-    @property
-    def label(self) -> str:
-        return f"round {self.index + 1} ({self.n_cases} case(s), every attempt)"
-
-
-class SequentialDesign(BaseModel):
-    """A skill's sequential gate, fixed before its first trial."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    n_cases: int = Field(ge=1, description="positive cases of the skill")
-    n_attempts: int = Field(default=1, ge=1)
-    gate: GateSettings = Field(default_factory=GateSettings, description="the gate's settings (study.gate)")
-    round_cases: int | None = Field(default=None, ge=1, description="new cases per round (None: automatic)")
-    futility_power: float | None = Field(
-        default=0.05, gt=0.0, lt=1.0,
-        description="a look that may stop for futility stops when the chance of passing at the last look on the "
-                    "trend so far is below this (``conditional_power``; None: no futility stop); chosen on seed "
-                    "1025, not on the reported seed 25 (docs/sequential.md)")
-    futility_from: float = Field(default=0.25, gt=0.0, le=1.0, description="looks from this share of the cases on "
-                                 "may stop for futility; chosen with ``futility_power``")
-
-    @property
-    def threshold(self) -> float:
-        return self.gate.threshold
-
-    @property
-    def alpha(self) -> float:
-        return self.gate.level
-
-    @property
-    def min_cases(self) -> int:
-        return self.gate.min_cases
-
-    @property
-    def per_round(self) -> int:
-        """New cases per round: ``round_cases``, else an eighth of the cases, rounded up."""
-        if self.round_cases is not None:
-            return self.round_cases
-        return math.ceil(self.n_cases / 8)
-
-    def looks(self) -> list[Look]:
-        """Every planned look, in order."""
-        ends = list(range(self.per_round, self.n_cases, self.per_round)) + [self.n_cases]
-        return [Look(index=i, n_cases=n_k, final=n_k == self.n_cases) for i, n_k in enumerate(ends)]
-
-    def schedule(self) -> list[tuple[int, int]]:
-        """Per look: the (first, last exclusive) indices of the cases its round adds."""
-        ends = [lk.n_cases for lk in self.looks()]
-        return list(zip([0, *ends[:-1]], ends, strict=True))
-
-    def futility_at(self, look: Look) -> bool:
-        """Whether ``look`` may stop on the trend so far: not the last, and far enough into the cases."""
-        return (self.futility_power is not None and not look.final
-                and look.n_cases >= self.futility_from * self.n_cases)
 
 
 def cannot_pass(values: Sequence[float], wins: int, remaining: int, design: SequentialDesign) -> bool:
@@ -200,40 +122,6 @@ def chance_of_reaching(f: np.ndarray, remaining: int, bar: float) -> np.ndarray:
     out = norm.sf(hi)
     out = np.where(final(lo) >= bar, 1.0, out)  # reached even at z = -40
     return np.where(final(np.full_like(hi, 40.0)) < bar, 0.0, out)
-
-
-class LookRecord(BaseModel):
-    """What one look saw and decided (one entry of the study's sequential ledger)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    index: int
-    label: str
-    n_cases: int
-    n_scored: int
-    estimate: float | None
-    p_value: float | None = Field(default=None, description="the gate's help p-value, 1 / its e-value, on the "
-                                  "cases so far")
-    conditional_power: float | None = Field(default=None, description="at a look that may stop for futility: the "
-                                            "chance of passing at the last look on the trend so far")
-    decided_lo: float | None = Field(default=None, description="the interval the decision was read from: the gate's "
-                                     "betting interval at the look's level (anytime-valid), lower end")
-    decided_hi: float | None = None
-    decided_by: str | None = None
-    level: float | None = Field(default=None, description="the skill's one-sided level at this look: alpha, or "
-                                "its Holm level in the study's family (``sequential_family``)")
-    family: str = Field(default="1 skill", description="the family the level was adjusted over, in words")
-    gate: GateVerdict | None = Field(default=None, description="the gate's verdict on the data so far")
-    decision: Decision
-    reason: str
-
-    @property
-    def stopped(self) -> bool:
-        return self.decision != CONTINUE
-
-    @property
-    def passed(self) -> bool:
-        return self.decision in PASSING
 
 
 def harm_leaning(v: GateVerdict) -> bool:
@@ -306,11 +194,6 @@ def analyse(design: SequentialDesign, index: int, cases: GateCases, history: Seq
                       p_value=v.p_value, conditional_power=cp, decided_lo=lo, decided_hi=hi, decided_by=by,
                       level=level, family=family, gate=v, decision=decision,
                       reason=f"after {look.label}: {reason}{text}")
-
-
-def interval_phrase(lo: float, hi: float, by: str) -> str:
-    """How a decided interval reads: "[lo, hi]" and its kind."""
-    return f"{by.split(' (')[0]} [{lo:+.3f}, {hi:+.3f}]"
 
 
 def summary_line(records: Sequence[LookRecord], design: SequentialDesign) -> str:

@@ -27,16 +27,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from aces_bench.core.gate import CONTINUE
+from aces_bench.records.gate import GateCases
+from aces_bench.records.sequential import SequentialDesign
 from aces_bench.stats.betting import MIX_BETS, log_factors
-from aces_bench.stats.gate import GateCases, GateSettings, gate_verdict
-from aces_bench.stats.sequential import (
-    CONTINUE,
-    EARLY,
-    SequentialDesign,
-    chance_of_reaching,
-    futility_word,
-    harm_leaning,
-)
+from aces_bench.stats.gate import GateSettings, gate_verdict
+from aces_bench.stats.sequential import EARLY, chance_of_reaching, futility_word, harm_leaning
 
 DECISIONS = (CONTINUE, "helps", "harms", "does not reach threshold", "not enough cases", "no data",
              "harms should-not-use cases", "null arm shows an effect")

@@ -25,8 +25,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from aces_bench.core.outcomes import OUTCOME
 from aces_bench.stats.inference import CASE_CLUSTER, cluster_codes, clustered_mean
-from aces_bench.stats.pairing import OUTCOME, check_outcome, check_pass
+from aces_bench.stats.pairing import check_outcome, check_pass
 
 EXACT_MAX_N = 20  # exact up to 2**20 sign patterns (milliseconds, meeting in the middle)
 ADJUSTMENTS = {"holm": "Holm step-down", "bh": "Benjamini-Hochberg"}

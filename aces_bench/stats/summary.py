@@ -7,21 +7,18 @@ plain values, NaN stored as None) so a report can render them or call ``.frame()
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from aces_bench.core.conditions import PAIRED
-from aces_bench.core.versioning import VersionedRecord
-from aces_bench.records.trials import CELL_KEY
+from aces_bench.records.stats import Missingness, StatsSettings, StatTable, StudyStats
+from aces_bench.records.trials import CELL_KEY, is_negative_control, positive_cases
 from aces_bench.stats.arms import arm_table, arms_run
-from aces_bench.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_table
-from aces_bench.stats.controls import false_activation, is_negative_control, positive_cases
-from aces_bench.stats.correlation import Correlation, static_lift_correlation
+from aces_bench.stats.bootstrap import bootstrap_table
+from aces_bench.stats.controls import false_activation
+from aces_bench.stats.correlation import static_lift_correlation
 from aces_bench.stats.inference import (
     CASE_CLUSTER,
     CONFIG_CLUSTER,
@@ -40,86 +37,10 @@ from aces_bench.stats.missingness import (
     status_counts,
     trajectory_gaps,
 )
-from aces_bench.stats.pairing import (
-    FINAL_PASS,
-    OUTCOME,
-    build_pairs,
-    check_outcome,
-    outcomes,
-    validate_trials,
-)
+from aces_bench.stats.pairing import build_pairs, check_outcome, validate_trials
 from aces_bench.stats.passk import pass_counts, passk_table
 from aces_bench.stats.routing import routing_premium
 from aces_bench.stats.significance import design_power, per_skill_tests
-
-STATS_SCHEMA_VERSION = "1"
-Scalar = float | int | str | bool | None
-
-
-def _plain(value: Any) -> Scalar:
-    if value is None or value is pd.NA or value is pd.NaT:
-        return None
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
-class StatTable(BaseModel):
-    """A tidy table: ordered column names and one dict per row (None = not defined)."""
-
-    columns: list[str]
-    rows: list[dict[str, Scalar]]
-
-    @classmethod
-    def from_frame(cls, frame: pd.DataFrame) -> StatTable:
-        cols = [str(c) for c in frame.columns]
-        rows = [{c: _plain(v) for c, v in zip(cols, rec, strict=True)} for rec in frame.itertuples(index=False, name=None)]
-        return cls(columns=cols, rows=rows)
-
-    def frame(self) -> pd.DataFrame:
-        return pd.DataFrame(self.rows, columns=self.columns)
-
-
-class StatsSettings(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    # final_pass is counted by pass@k and McNemar (pass_outcome), not given a lift table of its own.
-    outcomes: tuple[str, ...] = Field(default_factory=lambda: tuple(o for o in outcomes() if o != FINAL_PASS))
-    headline_outcome: str = OUTCOME
-    level: float = 0.95
-    n_resamples: int = DEFAULT_RESAMPLES
-    seed: int = 0
-    ks: tuple[int, ...] = (1, 3)
-    stop_on_pass: bool | None = Field(default=None, description="attempts stop at the first pass (study.stop_on_pass); "
-                                      "None: inferred from skipped attempts in the table")
-    pass_outcome: str = Field(default=FINAL_PASS, description="what pass@k and McNemar count: the one pass, "
-                              "decided at grading (a 0/1 column; stats apply no threshold of their own)")
-    alpha: float = 0.05
-    power: float = 0.8
-    target_lift: float = 0.1
-
-    @model_validator(mode="before")
-    @classmethod
-    def _removed_pass_threshold(cls, data: Any) -> Any:
-        """A file written before stats counted the decided pass stored ``pass_threshold`` (always
-        applied to ``final_pass``, 1/0, so no count depended on it): read it without the key."""
-        if isinstance(data, dict) and "pass_threshold" in data:
-            data = {k: v for k, v in data.items() if k != "pass_threshold"}
-        return data
-
-
-class Missingness(BaseModel):
-    scored_by_condition: StatTable
-    status: StatTable
-    trajectories: StatTable
-    one_sided: StatTable
-    outcome_only_partial: StatTable
-    sensitivity: StatTable
-    bounds: StatTable | None = Field(default=None, description="two-sided imputation bounds per outcome")
-    abstentions: StatTable | None = Field(default=None, description="undecided sub-checks per metric and arm")
-
 
 GROUPED = {"skill": ("skill",), "harness": ("harness",), "model": ("model",), "workspace_mode": ("workspace_mode",),
            "decoy_set": ("decoy_set",)}
@@ -148,46 +69,9 @@ def inference_table(pairs: pd.DataFrame, outcomes: Sequence[str], level: float) 
 
 
 def clustered_fields() -> list[str]:
-    from aces_bench.stats.inference import ClusteredMean
+    from aces_bench.records.stats import ClusteredMean
 
     return list(ClusteredMean.model_fields)
-
-
-class StudyStats(VersionedRecord):
-    """All statistics of one study. Lift is with-skill minus baseline on the outcome's scale."""
-
-    SCHEMA_ARTIFACT: ClassVar[str] = "study statistics"
-    SCHEMA_VERSION: ClassVar[str] = STATS_SCHEMA_VERSION
-    SCHEMA_REGENERATE: ClassVar[str] = "regenerate with `aces-bench report`"
-
-    settings: StatsSettings
-    n_trials: int
-    n_pair_keys: int
-    lift_pooled: StatTable = Field(description="per outcome, over the scored pairs of positive cases")
-    inference: StatTable | None = Field(default=None, description="pooled interval by clustering; headline marked")
-    lift_by_group: dict[str, StatTable] = Field(default_factory=dict, description="per skill, harness, ...: positive cases")
-    negative_controls: StatTable | None = Field(default=None, description="lift on negative-control cases, apart")
-    false_activation: StatTable | None = Field(default=None, description="false-activation rate on negative controls")
-    lift_by_cell: StatTable = Field(description="per (skill, harness, model, workspace_mode) and outcome")
-    lift_by_case_kind: StatTable = Field(description="per (case_kind, negative_control) and outcome: negative controls apart")
-    bootstrap: StatTable = Field(description="pooled lift with cluster bootstrap CI over skills and over cells")
-    within_cell_sd: StatTable
-    passk_pooled: StatTable
-    passk_by_cell: StatTable
-    routing_pooled: StatTable
-    routing_by_cell: StatTable
-    significance: StatTable = Field(description="per-skill sign/permutation tests on the headline outcome, Holm-corrected")
-    design_power: StatTable
-    missingness: Missingness
-    static_correlation: Correlation | None = None
-    static_by_skill: StatTable | None = None
-    # Optional within version 1: a file written before calibration arms existed ran none.
-    controls_run: list[str] = Field(default_factory=list, description="calibration arms with trials (study.controls)")
-    controls: StatTable | None = Field(
-        default=None, description="per arm and outcome, pooled over positive cases: null lift (null - baseline) with "
-        "verdict flips, lift over placebo (with_skill - placebo), discovery gap (forced - with_skill); same "
-        "inference as the headline (stats/arms.py); None when no arm ran")
-    controls_by_skill: StatTable | None = Field(default=None, description="the same per skill")
 
 
 def study_stats(

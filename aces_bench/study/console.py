@@ -104,7 +104,7 @@ def verdict_table(results_dir: Path, trials=None) -> list[str]:
     """The compact verdict table of a reported study (empty without a report); a verdict resting on
     unreviewed drafts is marked in its row and explained, with the fix, in a line after the table."""
     from aces_bench.core.versioning import load_model
-    from aces_bench.reports.summary import ReportSummary
+    from aces_bench.records.summary import ReportSummary
     from aces_bench.reports.verdict import unreviewed_notes, verdict_rows
 
     path = Path(results_dir) / "report" / "summary.json"
@@ -188,7 +188,7 @@ def finish_console(results_dir: Path, trials=None, index: Path | None = None, *,
 
 def no_verdict_lines(results_dir: Path) -> list[str]:
     """Each skill without a verdict: why, in one sentence with counts, and the fix (from summary.json)."""
-    from aces_bench.reports.summary import read_summary
+    from aces_bench.records.summary import read_summary
 
     path = Path(results_dir) / "report" / "summary.json"
     if not path.is_file():

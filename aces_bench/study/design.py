@@ -230,7 +230,9 @@ def run_design(spec: RunSpec, specs: dict[str, tuple[Member, RunSpec]]) -> Path:
         ran = [*done, (member, ms, len(ready.plan.tasks))]
         _write_design(out, size_of(spec, ran))
         if _write_study_table(out) and spec.report:
-            _build_report(out)
+            from aces_bench.analysis import build_report
+
+            build_report(out)  # records its statistics part at the design's root
         raise
     size = size_of(spec, done)
     _write_design(out, size)
@@ -239,9 +241,10 @@ def run_design(spec: RunSpec, specs: dict[str, tuple[Member, RunSpec]]) -> Path:
     if not spec.emit_only:
         _write_study_table(out)
     if spec.report and not spec.emit_only:
+        from aces_bench.analysis import build_report
         from aces_bench.study.console import finish_console
 
-        index = _build_report(out)
+        index = build_report(out)
         log.info("the paper's figures beside this study's: %s", index.parent / "paper.html")
         finish_console(out, index=index, count=False)  # the members counted their failed trials
     return out
@@ -262,16 +265,6 @@ def _write_design(out: Path, size: DesignSize) -> None:
     record_part(out, "design", DesignSize, stage="design")
     if (out / LEDGER_FILE).is_file():
         record_part(out, "cost", SpendEntry, stage="run")
-
-
-def _build_report(out: Path) -> Path:
-    """The report over every member, its statistics recorded at the design's root."""
-    from aces_bench.reports import build_report
-    from aces_bench.reports.summary import ReportSummary
-
-    index = build_report(out)
-    record_part(out, "statistics", ReportSummary, stage="report")
-    return index
 
 
 def _write_study_table(out: Path) -> bool:

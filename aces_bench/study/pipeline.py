@@ -123,11 +123,9 @@ def _run_prepared(spec: RunSpec, out: Path, prepared: Prepared) -> tuple[Path, i
     frame, stopped = rounds.run(schedule, reuse)
     index = None
     if spec.report:
-        from aces_bench.reports import build_report
-        from aces_bench.reports.summary import ReportSummary
+        from aces_bench.analysis import build_report
 
-        index = build_report(out)
-        record_part(out, "statistics", ReportSummary, stage="report")
+        index = build_report(out)  # records summary.json as the study's statistics part
     if spec.budget_dir is None:
         finish_console(out, frame, index)  # a sweep or design prints its own, over every member
     else:

@@ -138,7 +138,7 @@ class SkillPlan:
 def plan_skill(skill: str, n: int, negatives: int, arms: int, attempts: int, var: Variance, *, threshold: float,
                alpha: float, power: float, reusable: int, round_cases: int | None,
                sims: int = PLAN_SIMS) -> SkillPlan:
-    from aces_bench.stats.sequential import SequentialDesign
+    from aces_bench.records.sequential import SequentialDesign
     from aces_bench.stats.sequential_sim import sequential_passes
 
     fixed = (n + negatives) * arms * attempts

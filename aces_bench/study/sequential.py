@@ -42,19 +42,20 @@ import pandas as pd
 
 from aces_bench.config.spec import RunSpec
 from aces_bench.core.errors import RunError
+from aces_bench.core.gate import DECISION_TEXT
 from aces_bench.core.io import write_json
 from aces_bench.core.versioning import load_model
 from aces_bench.emitters.emit import EmitResult
 from aces_bench.graders.redact import redact_value
+from aces_bench.records.gate import GateCases
+from aces_bench.records.sequential import LEDGER, Ledger, SequentialDesign, SkillPlan
 from aces_bench.records.study import record_part
 from aces_bench.records.trials import GradedTrial, read_grades, rows_to_frame, write_grades
 from aces_bench.run.attempts import SKIPPED, attempt_job_config
 from aces_bench.run.cost import estimate
 from aces_bench.run.reuse import ReusePlan
-from aces_bench.stats.gate import GateCases, GateSettings, skill_cases
-from aces_bench.stats.sequential import DECISION_TEXT, SequentialDesign
+from aces_bench.stats.gate import GateSettings, skill_cases
 from aces_bench.stats.sequential_family import Asked, analyse_family
-from aces_bench.stats.sequential_ledger import LEDGER, Ledger, SkillPlan
 from aces_bench.study.rounds import Job, Round, Rounds
 
 log = logging.getLogger("aces_bench.sequential")

@@ -103,7 +103,7 @@ class SweepReport(Callback):
                 log.warning("sweep: %s", exc)
         index = None
         if config.get("report", True):
-            from aces_bench.reports import build_report
+            from aces_bench.analysis import build_report
 
             try:
                 index = build_report(sweep_dir)

@@ -22,8 +22,8 @@ from aces_bench.agents.traces import (
     response_usage,
     shown_skills,
 )
+from aces_bench.core.modes import trial_class
 from aces_bench.core.pricing import Usage, cost_of
-from aces_bench.graders.outcome import trial_class
 from aces_bench.grading.grade import proof_of_load
 
 TRACES = Path(__file__).resolve().parent / "fixtures" / "traces"

@@ -27,7 +27,8 @@ import time
 
 import numpy as np
 
-from aces_bench.stats.gate import GateCases, GateSettings, gate_family
+from aces_bench.records.gate import GateCases
+from aces_bench.stats.gate import GateSettings, gate_family
 
 SEED = 33
 POWER_STUDIES = 4000

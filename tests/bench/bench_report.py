@@ -16,10 +16,11 @@ from pathlib import Path
 
 from support.reports import CASES, SKILLS, make_study
 
-from aces_bench.reports import build_report
+from aces_bench.analysis import build_report
+from aces_bench.analysis.static_live import scan_targets
+from aces_bench.records.stats import StatsSettings
 from aces_bench.reports.records import load_study
-from aces_bench.reports.static_live import scan_targets
-from aces_bench.stats import StatsSettings, build_pairs, study_stats
+from aces_bench.stats import build_pairs, study_stats
 
 SKILL_NAMES = (*SKILLS, *(f"bench-skill-{i}" for i in range(7)))
 CASE_LIST = (*CASES, *((f"extra-{i}", "implicit") for i in range(13)))

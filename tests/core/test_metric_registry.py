@@ -17,9 +17,9 @@ from aces_bench.cases import EvalCase
 from aces_bench.config.schema import GROUP_SCHEMAS
 from aces_bench.config.spec import GradingSpec
 from aces_bench.core.io import write_frame
-from aces_bench.core.metrics import Metric, metric_names, metrics, register, unregister
+from aces_bench.core.metrics import Metric, dimensions, metric_names, metrics, register, unregister
+from aces_bench.core.outcomes import OUTCOMES
 from aces_bench.graders.base import GraderContext, GradingInput
-from aces_bench.graders.dimensions import dimensions
 from aces_bench.graders.redact import redact_value
 from aces_bench.grading.grade import GradingContext, grade_subject
 from aces_bench.grading.subject import TrialSubject
@@ -34,7 +34,6 @@ from aces_bench.records.trials import (
     table_columns,
     write_grades,
 )
-from aces_bench.stats.pairing import OUTCOMES
 
 CASE = EvalCase.model_validate({
     "id": "explicit-1", "kind": "explicit", "prompt": "Reconcile data/march.csv.", "expected_skill": SKILL,
@@ -133,7 +132,7 @@ def test_a_toy_metric_registered_once_is_graded_tabled_and_reported(tmp_path, to
 
 
 def test_the_report_shows_a_toy_metric(tmp_path, toy):
-    from aces_bench.reports import build_report
+    from aces_bench.analysis import build_report
 
     read = bash(f"cat /skills/{SKILL}/SKILL.md", f"---\nname: {SKILL}\n---\nRun {SCRIPT}.")
     trials = [graded(tmp_path, "t1", "with_skill", [read]), graded(tmp_path, "t2", "baseline", [bash("ls")] * 3)]

@@ -201,10 +201,10 @@ def test_a_verdict_resting_on_unreviewed_drafts_says_so(tmp_path):
     """Drafts run only with skill.accept_drafts=true; their trials and summary.json name them as unreviewed."""
     from support.studies import read_table, study_overrides
 
+    from aces_bench.analysis.summary import unreviewed_drafts
     from aces_bench.config.compose import compose_spec
     from aces_bench.datasets.create import create_dataset
     from aces_bench.study.entry import run_study
-    from reports.summary import unreviewed_drafts
 
     skill = skill_copy(tmp_path)
     create_dataset(skill)
@@ -218,7 +218,7 @@ def test_a_verdict_resting_on_unreviewed_drafts_says_so(tmp_path):
     assert unreviewed_drafts(table.assign(case_unreviewed=False)) == {}
     assert unreviewed_drafts(table.drop(columns=["case_unreviewed"])) == {}  # a table from before the column
     # The verdict says so where it is read: the console's verdict table and the report's first screen.
-    from aces_bench.reports.build import build_report
+    from aces_bench.analysis.report import build_report
     from aces_bench.study.console import verdict_table
 
     index = build_report(out)

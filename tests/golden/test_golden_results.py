@@ -14,6 +14,7 @@ import pytest
 from aces_bench import __version__
 from aces_bench.core.errors import ReportError
 from aces_bench.records.provenance import Provenance
+from aces_bench.records.summary import ReportSummary, read_summary
 from aces_bench.records.trials import (
     GradedTrial,
     TrialRow,
@@ -24,7 +25,6 @@ from aces_bench.records.trials import (
     validate_rows,
 )
 from aces_bench.reports.records import read_provenance
-from aces_bench.reports.summary import ReportSummary, read_summary
 
 GOLDEN = Path(__file__).resolve().parent
 

@@ -185,8 +185,8 @@ def test_real_skillsbench_trajectories_grade_without_error():
 def test_the_report_reads_a_trajectory_through_the_graders_loader(tmp_path):
     # One continuation file: the page must show the steps that were graded, and a plain
     # log (no ATIF file) is synthesised for the page as for the graders.
-    from aces_bench.reports.records import load_trajectory as report_load
-    from aces_bench.reports.trajectory_view import view
+    from aces_bench.analysis.pages import load_trajectory as report_load
+    from aces_bench.analysis.trajectory_view import view
 
     agent = tmp_path / "trial" / "agent"
     parent = traj_dict(bash("ls", "data"), version="ATIF-v1.7")

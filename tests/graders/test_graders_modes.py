@@ -8,13 +8,8 @@ import pytest
 
 from aces_bench.config.spec import GradingSpec
 from aces_bench.core.errors import ConfigError
-from aces_bench.core.metrics import metric_names
-from aces_bench.graders.dimensions import (
-    dimension_scores,
-    dimensions,
-    outcome_only,
-    weighted_composite,
-)
+from aces_bench.core.metrics import dimensions, metric_names
+from aces_bench.graders.dimensions import dimension_scores, outcome_only, weighted_composite
 from aces_bench.graders.modes import MODES, author_aggregate, check_author_graders, decide
 from aces_bench.graders.outcome import trial_outcome
 from aces_bench.records.results import MetricResult

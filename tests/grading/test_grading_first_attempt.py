@@ -10,10 +10,10 @@ from support.grading import SCRIPT, SKILL, bash, trajectory, trial_result, write
 
 from aces_bench.cases import EvalCase
 from aces_bench.config.spec import GradingSpec
-from aces_bench.graders.self_correction import SelfCorrection
 from aces_bench.grading.grade import GradingContext, grade_subject
 from aces_bench.grading.subject import TrialSubject
 from aces_bench.judges.heuristic import HeuristicJudge
+from aces_bench.records.self_correction import SelfCorrection
 from aces_bench.records.trials import GradedTrial, TrialFacts
 
 CASE = EvalCase.model_validate({

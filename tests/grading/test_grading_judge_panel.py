@@ -17,8 +17,8 @@ import pytest
 from support import judges
 
 from aces_bench.config.compose import compose_spec
-from aces_bench.graders.judged import PER_JUDGE, aggregate_panel
-from aces_bench.records.results import MetricResult
+from aces_bench.graders.judged import aggregate_panel
+from aces_bench.records.results import PER_JUDGE, MetricResult
 from aces_bench.records.trials import read_grades
 from aces_bench.stats.agreement import cohen_kappa, icc_a1
 from aces_bench.study.entry import run_study

@@ -12,8 +12,8 @@ from support.grading import EXAMPLES, SKILL, skill_with_graders
 
 from aces_bench.config.compose import compose_spec
 from aces_bench.core.metrics import metric_column, metric_names
-from aces_bench.graders.self_correction import SelfCorrection
 from aces_bench.grading import cli as grade_cli
+from aces_bench.records.self_correction import SelfCorrection
 from aces_bench.records.trials import read_grades
 from aces_bench.study.entry import run_study
 

@@ -154,7 +154,7 @@ def test_the_family_gate_over_three_skills_needs_more_than_five_wins(suite):
     # report --fail-under-lift 0 (the default family): Holm over the three skills of this study,
     # the strongest tested at 0.05/3. Five wins give p = 0.036 > 0.0167: no skill passes, each in
     # its own words; five losses are not shown to harm at that level either, and still fail.
-    from aces_bench.reports.gate import gate_failures
+    from aces_bench.analysis.gate import gate_failures
 
     failures = {f.skill: f.reason for f in gate_failures(suite[0].isolation, threshold=0.0)}
     assert sorted(failures) == sorted([HELPFUL, USELESS, HARMFUL])

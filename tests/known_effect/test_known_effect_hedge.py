@@ -34,11 +34,11 @@ import pytest
 from support.known_effect import DECOYS, GATE_THRESHOLD, SKILLS, study_overrides
 from support.known_effect_harnesses import REFERENCE
 
+from aces_bench.analysis.cli import main as report_main
+from aces_bench.analysis.gate import gate_verdicts, settings_for
 from aces_bench.config.compose import compose_spec
+from aces_bench.records.summary import read_summary
 from aces_bench.records.trials import read_grades
-from aces_bench.reports.cli import main as report_main
-from aces_bench.reports.gate import gate_verdicts, settings_for
-from aces_bench.reports.summary import read_summary
 from aces_bench.study.entry import run_study
 
 pytestmark = pytest.mark.sandbox  # skipped without bubblewrap (tests/conftest.py)

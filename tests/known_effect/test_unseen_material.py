@@ -26,8 +26,8 @@ import pandas as pd
 import pytest
 from support.known_effect import study_overrides
 
+from aces_bench.analysis.cli import main as report_main
 from aces_bench.config.compose import compose_spec
-from aces_bench.reports.cli import main as report_main
 from aces_bench.study.entry import run_study
 
 PUBLIC = Path(__file__).resolve().parents[3] / "shared" / "data" / "public-skills"

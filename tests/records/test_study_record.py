@@ -147,12 +147,12 @@ def test_a_record_that_is_a_symlink_is_refused(study, tmp_path):
 def test_every_kind_of_part_is_named_as_its_writer_names_its_artifact():
     from aces_bench.emitters.emit import EmittedTask
     from aces_bench.records.provenance import Provenance
+    from aces_bench.records.sequential import Ledger
     from aces_bench.records.study import ResolvedSpec
+    from aces_bench.records.summary import ReportSummary
     from aces_bench.records.trials import GradedTrial, StudyTrialRow, TrialRow
-    from aces_bench.reports.summary import ReportSummary
     from aces_bench.run.cost import SpendEntry
     from aces_bench.run.reuse import ReusePlan
-    from aces_bench.stats.sequential_ledger import Ledger
     from aces_bench.study.design import DesignSize
 
     writers = {"spec": ResolvedSpec, "plan": EmittedTask, "reuse": ReusePlan, "provenance": Provenance,
@@ -194,3 +194,18 @@ def test_an_old_design_root_and_sequential_rounds_migrate_as_their_writers_named
         "design": ("design.json", "study design", "design", "1"),
         "round:0": ("sequential/round-0.jsonl", "grades", "sequential", "1"),
     }
+
+
+def test_a_report_rebuilt_over_the_study_re_records_its_statistics_and_one_elsewhere_does_not(study, tmp_path):
+    # `aces-bench report DIR` rewrites report/summary.json: left unrecorded, the next
+    # read_study would refuse the statistics part as changed.
+    from aces_bench.analysis import build_report
+
+    before = read_study(study).part("statistics")
+    build_report(study, static=False)
+    after = read_study(study).part("statistics")
+    assert after.stage == "report" and after.written_at is not None and after.sha256 != before.sha256
+    elsewhere = tmp_path / "elsewhere"
+    build_report(study, out_dir=elsewhere, static=False)
+    assert read_study(study).part("statistics") == after  # --out writes no part of the study
+    assert not (elsewhere / STUDY_FILE).exists()

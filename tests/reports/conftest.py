@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from support.reports import make_study
 
-from aces_bench.reports import build_report
+from aces_bench.analysis import build_report
 
 
 @pytest.fixture(scope="session")

@@ -7,11 +7,10 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from aces_bench.records.stats import StatsSettings, StudyStats
+from aces_bench.records.summary import ArmRow, ControlRow, PassRateRow, ReportSummary
 from aces_bench.records.trials import study_table_columns
 from aces_bench.reports.paper import SideBySide
-from aces_bench.reports.pass_rates import PassRateRow
-from aces_bench.reports.summary import ArmRow, ControlRow, ReportSummary
-from aces_bench.stats.summary import StatsSettings, StudyStats
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "data.md"
 

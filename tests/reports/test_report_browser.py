@@ -187,7 +187,7 @@ def test_index_renders_offline_without_console_errors(browser, server):
 
 
 def test_first_screen_at_1400x900_shows_every_skills_verdict_row(browser, server, report_dir, tmp_path_factory):
-    from aces_bench.reports.summary import ReportSummary
+    from aces_bench.records.summary import ReportSummary
 
     shot = tmp_path_factory.mktemp("screen") / "first-screen.png"
     facts = asyncio.run(_visit(browser, f"{server}/index.html", screenshot=shot))

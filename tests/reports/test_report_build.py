@@ -15,11 +15,11 @@ import pytest
 from scipy import stats
 from support.stats import cr2_matrix
 
+from aces_bench.analysis import build_report
 from aces_bench.core.errors import ReportError
 from aces_bench.core.metrics import metric_names
+from aces_bench.records.summary import ReportSummary
 from aces_bench.records.trials import PAIR_KEY
-from aces_bench.reports import build_report
-from aces_bench.reports.summary import ReportSummary
 
 FIGURES = ("metric_lift", "skill_harness_heatmap", "harness_paired_bars", "harness_model_cells", "model_sweep", "routing_stress",
            "static_vs_live")

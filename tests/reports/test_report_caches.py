@@ -8,7 +8,8 @@ import gc
 import jinja2
 import pytest
 
-from aces_bench.reports import build_report, render_cache, style
+from aces_bench.analysis import build_report
+from aces_bench.reports import render_cache, style
 from aces_bench.reports.latex import environment as latex_environment
 from aces_bench.reports.templating import cache_compiled
 
@@ -115,12 +116,13 @@ def test_a_rebuild_from_remembered_statistics_and_figures_writes_the_same_files(
     fresh = _tree(build_report(study_dir, out_dir=tmp_path / "fresh").parent)
     monkeypatch.setenv(render_cache.CACHE_ENV, str(tmp_path / "cache"))
     build_report(study_dir, out_dir=tmp_path / "first")
-    from aces_bench.reports import build, figures
+    from aces_bench.analysis import report
+    from aces_bench.reports import figures
 
     def fail(*args, **kwargs):
         raise AssertionError("computed again")
 
-    monkeypatch.setattr(build, "study_summary", fail)
+    monkeypatch.setattr(report, "study_summary", fail)
     monkeypatch.setattr(figures, "draw_all", fail)
     second = _tree(build_report(study_dir, out_dir=tmp_path / "second").parent)
     assert second == fresh
@@ -193,7 +195,7 @@ def test_a_remembered_rebuild_imports_neither_scipy_nor_matplotlib_plotting(stud
     import sys
 
     env = {**os.environ, render_cache.CACHE_ENV: str(tmp_path / "cache")}
-    code = ("import sys; from aces_bench.reports import build_report; "
+    code = ("import sys; from aces_bench.analysis import build_report; "
             f"build_report({str(study_dir)!r}, out_dir={str(tmp_path / 'out')!r}); "
             "print(sorted(m for m in ('scipy.stats', 'statsmodels', 'matplotlib.figure', 'matplotlib.pyplot') "
             "if m in sys.modules))")

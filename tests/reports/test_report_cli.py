@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from aces_bench.analysis.cli import main
 from aces_bench.core.errors import ReportError
-from aces_bench.reports.cli import main
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 REGISTRY = SHARED / "data" / "skillsbench" / "results-registry.json"

@@ -23,11 +23,12 @@ import pytest
 from support.reports import make_study
 
 import aces_bench
+from aces_bench.analysis import build_report
 from aces_bench.records.study_data import write_study_table
+from aces_bench.records.summary import SCHEMA_FILE, ReportSummary
 from aces_bench.records.trials import PAIR_KEY
-from aces_bench.reports import build_report, style
+from aces_bench.reports import style
 from aces_bench.reports.standin import STAND_IN_MARK
-from aces_bench.reports.summary import SCHEMA_FILE, ReportSummary
 
 ROOT = Path(__file__).resolve().parents[2]
 DESIGN = {"members": [

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from aces_bench.analysis.cli import _gate, main
+from aces_bench.analysis.gate import gate_failures
 from aces_bench.cli import main as aces_main
 from aces_bench.core.errors import ReportError
 from aces_bench.core.io import write_json
-from aces_bench.reports.cli import _gate, main
-from aces_bench.reports.gate import gate_failures
-from aces_bench.reports.summary import ReportSummary
-from aces_bench.stats.gate import GateCases
+from aces_bench.records.gate import GateCases
+from aces_bench.records.summary import ReportSummary
 
 
 @pytest.fixture(scope="module")

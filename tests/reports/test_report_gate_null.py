@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from support.stats import frame, trial
 
+from aces_bench.analysis.cli import _gate
+from aces_bench.analysis.gate import null_arm_failures
+from aces_bench.analysis.summary import build_summary
+from aces_bench.analysis.verdict import control_views, headline_sentence
 from aces_bench.ci.run import null_arm_check
 from aces_bench.core.io import write_json
-from aces_bench.reports.cli import _gate
-from aces_bench.reports.gate import NOT_RUN, null_arm_failures
-from aces_bench.reports.summary import build_summary, read_summary
-from aces_bench.reports.verdict import control_views, headline_sentence
+from aces_bench.records.stats import StatsSettings
+from aces_bench.records.summary import read_summary
+from aces_bench.reports.gate import NOT_RUN
 from aces_bench.stats import build_pairs, study_stats
-from aces_bench.stats.summary import StatsSettings
 
 SETTINGS = StatsSettings(outcomes=("outcome", "reward"), n_resamples=200)
 N = 8

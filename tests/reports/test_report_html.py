@@ -6,8 +6,8 @@ import re
 
 from support.reports import PLANTED_SCRIPT
 
+from aces_bench.records.summary import ReportSummary
 from aces_bench.reports.html import skill_slug
-from aces_bench.reports.summary import ReportSummary
 
 
 def _pages(report_dir):

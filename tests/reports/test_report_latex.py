@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
+from aces_bench.records.summary import ReportSummary
 from aces_bench.reports.latex import render_tables, tex_escape
-from aces_bench.reports.summary import ReportSummary
 
 NASTY = r"a&b%c$d#e_f{g}h~i^j\k<l>m|n"
 

@@ -8,8 +8,9 @@ import pytest
 from support.page_checks import page_defects
 from support.stats import frame, trial
 
+from aces_bench.analysis.summary import intention_to_treat
+from aces_bench.records.summary import IntentionToTreat
 from aces_bench.stats.summary import study_stats
-from reports.summary import IntentionToTreat, intention_to_treat
 from reports.verdict import exclusion_reasons
 
 

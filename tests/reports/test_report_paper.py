@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from aces_bench.reports import build_report
+from aces_bench.analysis import build_report
 from aces_bench.reports.paper import REPORTED_LABEL, load_reported
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "aces-paper" / "reported.json"

@@ -7,17 +7,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from aces_bench.analysis.figure_data import FigureInputs
+from aces_bench.analysis.paper import _category, scan_for_paper
+from aces_bench.records.summary import ScannedSkill, StaticLiveSection
 from aces_bench.reports import style
-from aces_bench.reports.figures import FigureInputs
-from aces_bench.reports.paper import (
-    UNCATEGORISED,
-    _category,
-    _routing_rows,
-    load_reported,
-    paper_structural_vs_judge,
-    scan_for_paper,
-)
-from aces_bench.reports.static_live import ScannedSkill, StaticLiveSection
+from aces_bench.reports.paper import UNCATEGORISED, _routing_rows, load_reported, paper_structural_vs_judge
 from aces_bench.stats import build_pairs, study_stats
 from aces_bench.stats.correlation import spearman_ci
 
@@ -163,7 +157,7 @@ def test_routing_stress_wall_time_and_pass_rate_leave_negative_controls_out():
     """The routing-stress rows and the wall-time panel name their set as the stress arm's
     positive cases, so a should-not-use case's with-skill trial (slow and failed here) must
     not move the wall time, the pass rate or their n: the set a number names is the set it uses."""
-    from aces_bench.reports.analysis import AnalysisSet
+    from aces_bench.analysis.sets import AnalysisSet
     from aces_bench.reports.figures import stress_wall
 
     rows = []
@@ -196,8 +190,8 @@ def test_side_by_side_csv_writes_counts_as_integers(tmp_path):
     the LaTeX table does, and every other value to 4 decimals; it still reads as numbers
     with pandas."""
     from aces_bench.core.io import write_frame
+    from aces_bench.records.summary import SideBySide
     from aces_bench.reports.paper import side_by_side_csv_frame
-    from aces_bench.reports.summary import SideBySide
 
     rows = [SideBySide(section="static scan", quantity="skills scanned", reported=145.0, study=4.0),
             SideBySide(section="corpus by category", quantity="System Access: skills", reported=49.0, study=None),

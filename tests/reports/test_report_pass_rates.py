@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from aces_bench.records.summary import ReportSummary
 from aces_bench.records.trials import read_trials_table
 from aces_bench.reports.pass_rates import NOT_RECORDED, pass_rates
-from aces_bench.reports.summary import ReportSummary
 
 
 def _trials(study_dir: Path) -> pd.DataFrame:

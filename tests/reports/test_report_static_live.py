@@ -13,10 +13,10 @@ import pytest
 from scipy.stats import spearmanr
 from support.reports import MEMBERS, SKILLS, SKILLS_DIR, MemberPlan, make_study
 
-from aces_bench.reports import build_report
+from aces_bench.analysis import build_report
+from aces_bench.analysis.static_live import scan_targets
+from aces_bench.records.summary import ReportSummary
 from aces_bench.reports.records import load_study
-from aces_bench.reports.static_live import scan_targets
-from aces_bench.reports.summary import ReportSummary
 from aces_bench.static import ScanOptions, run_scan
 from aces_bench.static.rubric import COHERENCE, CRITERIA
 

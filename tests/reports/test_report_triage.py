@@ -8,12 +8,12 @@ from pathlib import Path
 
 from harbor.models.trajectories import Agent, Observation, ObservationResult, Step, ToolCall, Trajectory
 
+from aces_bench.analysis.triage import MECHANISMS, activation, classify
 from aces_bench.cases import EvalCase
 from aces_bench.graders.skill_execution import analyse
 from aces_bench.graders.tool_calls import build_view
 from aces_bench.records.results import MetricResult
 from aces_bench.records.trials import GradedTrial
-from aces_bench.reports.triage import MECHANISMS, activation, classify
 
 GOLDEN_GRADE = Path(__file__).resolve().parents[1] / "golden" / "grades" / "grades_v1.jsonl"
 

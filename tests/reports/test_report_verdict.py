@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from aces_bench.reports.summary import Attribution, LiftRow
+from aces_bench.records.gate import GateCases
+from aces_bench.records.stats import Correlation
+from aces_bench.records.summary import Attribution, LiftRow
 from aces_bench.reports.verdict import _status, correlation_sentence, plot_geometry
-from aces_bench.stats.correlation import Correlation
-from aces_bench.stats.gate import GateCases, gate_verdict
+from aces_bench.stats.gate import gate_verdict
 
 
 def _row(**over) -> LiftRow:

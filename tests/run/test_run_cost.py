@@ -14,9 +14,9 @@ from support.model_server import ModelServer
 from support.studies import needs_bwrap, read_table, study_overrides
 from support.terminus_policy import terminus_policy
 
+from aces_bench.analysis import build_report
 from aces_bench.config.compose import compose_spec
 from aces_bench.core.errors import RunError
-from aces_bench.reports import build_report
 from aces_bench.run.cost import CostCapReached, Ledger, estimate, model_price
 from aces_bench.study.entry import run_study
 

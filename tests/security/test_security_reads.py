@@ -19,6 +19,7 @@ import pytest
 from harbor.models.trial.result import TrialResult
 from support import grading as gs
 
+from aces_bench.analysis.trajectory_view import EXCERPT_CHARS, MAX_STEPS_SHOWN, clip, view
 from aces_bench.cases import EvalCase
 from aces_bench.config.spec import GradingSpec
 from aces_bench.graders.atif import load_trial_trajectory, parse_trajectory, resolve_trajectory
@@ -27,7 +28,6 @@ from aces_bench.grading.grade import GradingContext, grade_subject
 from aces_bench.grading.subject import TrialSubject
 from aces_bench.inputs.trialfiles import MAX_TRIAL_FILE_BYTES, read_trial_file
 from aces_bench.judges.heuristic import HeuristicJudge
-from aces_bench.reports.trajectory_view import EXCERPT_CHARS, MAX_STEPS_SHOWN, clip, view
 
 pytestmark = [pytest.mark.timeout(60)]  # a read that blocks fails here instead of hanging the suite
 

@@ -146,8 +146,8 @@ def test_a_trial_that_fills_its_disk_is_counted_and_the_report_states_the_limits
     /logs/artifacts is a host folder of the trial: the limit must cover it (the host
     folders of every trial hold at most the limit) and the report must say so.
     """
-    from aces_bench.reports.build import build_report
-    from aces_bench.reports.summary import read_summary
+    from aces_bench.analysis.report import build_report
+    from aces_bench.records.summary import read_summary
 
     proc, out = hostile_study
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -11,9 +11,9 @@ from scipy.stats import t as student_t
 from support.stats import frame, trial
 
 from aces_bench.core.errors import ReportError
+from aces_bench.records.stats import StatsSettings
 from aces_bench.stats import build_pairs, study_stats
 from aces_bench.stats.arms import arm_table
-from aces_bench.stats.summary import StatsSettings
 
 SETTINGS = StatsSettings(outcomes=("outcome", "reward"), n_resamples=200)
 

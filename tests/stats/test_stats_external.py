@@ -74,8 +74,9 @@ def test_tidy_shape_and_lift_machinery_match_the_shared_paired_summary(registry)
 @pytest.mark.shared
 @needs_shared
 def test_study_stats_runs_on_the_registry(registry):
+    from aces_bench.records.stats import StatsSettings
     from aces_bench.stats.external import registry_pass_counts
-    from aces_bench.stats.summary import StatsSettings, study_stats
+    from aces_bench.stats.summary import study_stats
 
     s = study_stats(registry, settings=StatsSettings(n_resamples=500), counts=registry_pass_counts(registry))
     reward = next(r for r in s.lift_pooled.rows if r["outcome"] == "reward")

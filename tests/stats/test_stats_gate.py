@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from scipy.stats import multinomial
 from support.stats import frame, trial
 
+from aces_bench.records.gate import GateCases
 from aces_bench.stats.betting import evalue_bound
 from aces_bench.stats.gate import (
-    GateCases,
     GateSettings,
     gate_family,
     gate_verdict,

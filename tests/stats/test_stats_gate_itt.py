@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from support.stats import frame, trial
 
-from aces_bench.graders.outcome import trial_class
+from aces_bench.core.modes import trial_class
 from aces_bench.stats.gate import GateSettings, gate_verdict, skill_cases, worst_case_lift
 
 

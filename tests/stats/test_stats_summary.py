@@ -10,7 +10,8 @@ import pytest
 from pydantic import ValidationError
 from support.stats import frame, make_trials, trial
 
-from aces_bench.stats.summary import StatsSettings, StudyStats, study_stats
+from aces_bench.records.stats import StatsSettings, StudyStats
+from aces_bench.stats.summary import study_stats
 
 FAST = StatsSettings(n_resamples=200)
 

@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 from support.sequential_live import SKILLS, compare_designs, overrides
 
+from aces_bench.analysis.cli import main as report_main
 from aces_bench.config.compose import compose_spec
-from aces_bench.reports.cli import main as report_main
-from aces_bench.stats.sequential_ledger import LEDGER, Ledger
+from aces_bench.records.sequential import LEDGER, Ledger
 from aces_bench.study.entry import run_study
 
 pytestmark = pytest.mark.sandbox

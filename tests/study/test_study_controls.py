@@ -11,10 +11,10 @@ from pathlib import Path
 from harbor.models.trajectories import Trajectory
 from support.studies import needs_bwrap, read_table, wait_until_gone
 
+from aces_bench.analysis.cli import main as report_main
 from aces_bench.config.compose import compose_spec
+from aces_bench.records.summary import read_summary
 from aces_bench.records.trials import PAIR_KEY
-from aces_bench.reports.cli import main as report_main
-from aces_bench.reports.summary import read_summary
 from aces_bench.study.entry import run_study
 
 CONDITIONS = ["baseline", "forced", "null", "placebo", "with_skill"]

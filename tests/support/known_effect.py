@@ -55,10 +55,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from aces_bench.analysis.cli import main as report_main
+from aces_bench.analysis.gate import gate_verdicts, settings_for
 from aces_bench.config.compose import compose_spec
-from aces_bench.reports.cli import main as report_main
-from aces_bench.reports.gate import gate_verdicts, settings_for
-from aces_bench.reports.summary import ReportSummary, read_summary
+from aces_bench.records.summary import ReportSummary, read_summary
 from aces_bench.study.entry import run_study
 
 # The known-effect suite's folder: its skills and decoys.

@@ -38,9 +38,9 @@ from aces_bench.cases import EvalCase
 from aces_bench.config.compose import compose_spec
 from aces_bench.core.io import write_frame, write_json, write_text
 from aces_bench.core.metrics import metric_names
+from aces_bench.core.modes import ARM_FAILURES
 from aces_bench.graders.base import GradingInput
 from aces_bench.graders.deterministic import grade_deterministic
-from aces_bench.graders.outcome import ARM_FAILURES
 from aces_bench.graders.self_correction import first_attempt_pass
 from aces_bench.grading.labels import judge_label
 from aces_bench.inputs.skills import hash_tree

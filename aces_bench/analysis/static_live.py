@@ -18,42 +18,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-from pydantic import BaseModel, Field
 
 from aces_bench.core.errors import AcesError
 from aces_bench.judges.spec import JudgeSpec
+from aces_bench.records.stats import Correlation
+from aces_bench.records.summary import ScannedSkill, StaticLiveSection
+from aces_bench.records.trials import positive_cases
 from aces_bench.reports.records import StudyData
-from aces_bench.stats import Correlation, build_pairs
-from aces_bench.stats.controls import positive_cases
+from aces_bench.stats import build_pairs
 from aces_bench.stats.correlation import static_lift_correlation
 
 TARGET_ROLE = "target"
 SMALL_N = 4
-
-
-class ScannedSkill(BaseModel):
-    skill: str = Field(description="the skill's name in the trials table")
-    path: str
-    status: str = Field(description="scanned | skipped | error")
-    reason: str | None = None
-    structural: float | None = Field(default=None, description="Tier 1 overall score, 0-100")
-    grade: str | None = None
-    rubric: float | None = Field(default=None, description="Tier 2 mean over judges, 0-100; None when not run")
-
-
-class StaticLiveSection(BaseModel):
-    """What the report says about static vs live, including why parts did not run."""
-
-    status: str = Field(description="ran | skipped")
-    reason: str | None = Field(default=None, description="why it was skipped, or caveats when it ran")
-    outcome: str
-    skills: list[ScannedSkill] = Field(default_factory=list)
-    tier1: Correlation | None = None
-    tier2: Correlation | None = None
-    tier2_status: str = Field(description="ran (judge labels) or why Tier 2 did not run")
-    caveat: str | None = Field(default=None, description="small-n warning shown next to the correlation")
-    profile: str | None = Field(default=None, description="the Tier 1 rule profile the scores come from "
-                                "(study.static_profile: aces | skillevaluator)")
 
 
 @dataclass

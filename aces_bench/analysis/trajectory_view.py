@@ -15,9 +15,9 @@ import json
 from collections.abc import Mapping
 
 from harbor.models.trajectories import Step, Trajectory
-from pydantic import BaseModel
 
 from aces_bench.graders.redact import redact, redact_known
+from aces_bench.reports.html import CallView, Clip, StepView, TrajectoryView
 
 TEXT_HEAD = 600
 STEPS_HEAD = 6
@@ -25,46 +25,6 @@ STEPS_TAIL = 4
 EXCERPT_CHARS = 20_000  # of one text (a message, a command, an observation)
 MAX_STEPS_SHOWN = 200  # of one trajectory; the rest are counted, not shown
 _EDGE = 200  # how far a cut may move to a space, so no secret is cut in half at the edge
-
-
-class Clip(BaseModel):
-    head: str
-    rest: str = ""
-    omitted: int = 0
-    """Characters of the text not in the page at all (past ``EXCERPT_CHARS``)."""
-
-    @property
-    def more(self) -> int:
-        return len(self.rest)
-
-
-class CallView(BaseModel):
-    call_id: str
-    function: str
-    arguments: Clip
-    output: Clip | None = None
-
-
-class StepView(BaseModel):
-    step_id: int
-    source: str
-    scope: str = ""
-    message: Clip
-    reasoning: Clip | None = None
-    calls: list[CallView]
-    observations: list[Clip]
-
-
-class TrajectoryView(BaseModel):
-    agent: str
-    schema_version: str
-    n_steps: int
-    n_tool_calls: int
-    head: list[StepView]
-    folded: list[StepView]
-    tail: list[StepView]
-    steps_omitted: int = 0
-    """Steps of a long run not in the page (past ``MAX_STEPS_SHOWN``)."""
 
 
 def _cut(text: str, at: int) -> int:

@@ -16,25 +16,13 @@ from __future__ import annotations
 from collections import Counter
 
 import pandas as pd
-from pydantic import BaseModel, Field
 
+from aces_bench.records.summary import ConfusionTable
 from aces_bench.stats.inference import wilson_interval
 
 NONE = "(none)"
 FAILED = "(failed)"
 GROUP = ("skill", "harness", "model", "decoy_set", "condition")
-
-
-class ConfusionTable(BaseModel):
-    group: dict[str, str]
-    rows: list[str] = Field(description="expected skill per case (visible), then (none)")
-    columns: list[str] = Field(description="every visible skill, anything else that fired, (none), (failed)")
-    counts: list[list[int]] = Field(description="counts[row][column]: trials")
-    n_trials: int
-    n_decided: int = Field(description="trials whose trajectory says what fired (not (failed))")
-    n_right: int = Field(description="decided trials where the skill meant fired, or none when none was meant")
-    routing_accuracy: float | None
-    routing_ci: tuple[float, float] | None = None
 
 
 def _norm(name: str) -> str:

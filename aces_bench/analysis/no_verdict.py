@@ -3,7 +3,7 @@
 A skill has no verdict when the gate says "no data" (no positive case has a pass
 decided in both arms) or "not enough cases" (too few cases won to say it helps). The
 cause is read from the same trials the gate read, with the report's own exclusion
-reasons (``reports.summary.excluded_reason``): a case with only judged assertions under
+reasons (``aces_bench.analysis.summary.excluded_reason``): a case with only judged assertions under
 the offline heuristic judge (it abstains), a model judge that abstained, too few
 cases, or every pair excluded for another reason. The console, the report's first
 screen and ``summary.json`` (``no_verdict``) all show these rows; ``aces-bench eval``
@@ -16,9 +16,10 @@ from collections import Counter
 
 import pandas as pd
 
-from aces_bench.reports.summary import NoVerdictRow, excluded_reason
-from aces_bench.stats.controls import is_negative_control
-from aces_bench.stats.gate import GateVerdict
+from aces_bench.analysis.summary import excluded_reason
+from aces_bench.records.gate import GateVerdict
+from aces_bench.records.summary import NoVerdictRow
+from aces_bench.records.trials import is_negative_control
 
 NO_VERDICT = ("no data", "not enough cases")
 UNDECIDED = "outcome undecided (no reward, or the graders abstained)"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from aces_bench.stats.sequential import DECISION_TEXT, interval_phrase
+from aces_bench.core.gate import DECISION_TEXT, interval_phrase
 
 
 def _member_name(path: Path, root: Path) -> str:
@@ -23,7 +23,7 @@ def _member_name(path: Path, root: Path) -> str:
 
 def sequential_rows(paths: list[Path], root: Path) -> list[dict[str, Any]]:
     """One row per skill of every sequential study among ``paths`` (none for fixed studies)."""
-    from aces_bench.stats.sequential_ledger import LEDGER, Ledger
+    from aces_bench.records.sequential import LEDGER, Ledger
 
     rows = []
     for path in paths:
@@ -68,7 +68,7 @@ def decided_view(last) -> dict[str, Any]:
 def sequential_verdicts(paths: list[Path]) -> dict[str, object]:
     """Per skill of a sequential study, the gate's verdict it stopped with (a ``GateVerdict``
     whose verdict, pass and reason are the sequential decision's)."""
-    from aces_bench.stats.sequential_ledger import LEDGER, Ledger
+    from aces_bench.records.sequential import LEDGER, Ledger
 
     out = {}
     for path in paths:

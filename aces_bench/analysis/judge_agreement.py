@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from aces_bench.core.metrics import metric_names
-from aces_bench.graders.judged import PER_JUDGE
+from aces_bench.records.results import PER_JUDGE
+from aces_bench.records.stats import AgreementRow
 from aces_bench.records.trials import GradedTrial
-from aces_bench.stats.agreement import AgreementRow, panel_agreement
+from aces_bench.stats.agreement import panel_agreement
 
 
 def judge_agreement(grades: Iterable[GradedTrial] | None, level: float = 0.95) -> list[AgreementRow]:

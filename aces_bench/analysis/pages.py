@@ -11,7 +11,13 @@ import pandas as pd
 from harbor.models.trajectories import Trajectory
 from harbor.models.trial.paths import TrialPaths
 
-from aces_bench.graders.redact import credential_values
+from aces_bench.analysis.trajectory_view import clip, view
+from aces_bench.analysis.triage import (
+    TriageGroup,
+    activation,
+    triage,
+)
+from aces_bench.core.masking import credential_values
 from aces_bench.inputs.trialfiles import is_regular
 from aces_bench.records.trials import PAIR_KEY, GradedTrial
 from aces_bench.reports.html import (
@@ -22,13 +28,7 @@ from aces_bench.reports.html import (
     self_correction_view,
     skill_href,
 )
-from aces_bench.reports.records import StudyData, load_trajectory
-from aces_bench.reports.trajectory_view import clip, view
-from aces_bench.reports.triage import (
-    TriageGroup,
-    activation,
-    triage,
-)
+from aces_bench.reports.records import StudyData
 
 
 def _clean(v):
@@ -163,5 +163,16 @@ class StudyPages:
         return groups
 
 
-def relative(path: Path, start: Path) -> str:
-    return path.relative_to(start).as_posix()
+def load_trajectory(path: Path | None, trial_dir: Path | None = None) -> tuple[Trajectory | None, str | None]:
+    """The trajectory as the graders read it (``graders/atif.py``: continuations merged,
+    file subagents embedded, a plain-text log synthesised when there is no ATIF file), so
+    the steps a page shows are the steps that were graded; (None, reason) when absent."""
+    from aces_bench.graders.atif import load_trial_trajectory, resolve_trajectory
+
+    if path is not None:
+        loaded = resolve_trajectory(path)
+    elif trial_dir is not None and Path(trial_dir).is_dir():
+        loaded = load_trial_trajectory(Path(trial_dir))
+    else:
+        return None, "no trajectory file was recorded for this trial"
+    return loaded.trajectory, loaded.error

@@ -3,7 +3,7 @@
     aces-bench report <results-dir> [--out DIR] [--fail-under-lift X [--outcome O] [--per-skill]]
     aces-bench report --skillsbench <results-registry.json> [--out DIR]
 
-With ``--fail-under-lift`` the command is a CI gate (``reports/gate.py``, the rule in
+With ``--fail-under-lift`` the command is a CI gate (``analysis/gate.py``, the rule in
 ``aces_bench/stats/gate.py`` and docs/gate.md): exit 1, one line per failing skill with
 its verdict, unless every skill's pass-rate lift is credibly above X by the gate's
 one-sided betting test (Holm across the study's skills unless ``--per-skill``) with enough
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from aces_bench.core.errors import ReportError
-from aces_bench.stats.pairing import OUTCOME, OUTCOMES
+from aces_bench.core.outcomes import OUTCOME, OUTCOMES
 
 DEFAULT_SKILLSBENCH_OUT = Path("outputs/skillsbench/report")
 
@@ -91,7 +91,8 @@ def main(argv: list[str]) -> int:
         if gating:
             raise ReportError("--fail-under-lift gates a study's skills; SkillsBench's registry has no skills to gate",
                               where="aces-bench report --skillsbench", fix="gate a study dir instead")
-        from aces_bench.reports.external import build_skillsbench_report, headline_text
+        from aces_bench.analysis.external import build_skillsbench_report
+        from aces_bench.reports.external import headline_text
 
         index, headline = build_skillsbench_report(args.skillsbench, args.out or DEFAULT_SKILLSBENCH_OUT)
         print(headline_text(headline))
@@ -102,7 +103,7 @@ def main(argv: list[str]) -> int:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        from aces_bench.reports.build import build_report
+        from aces_bench.analysis.report import build_report
     finally:
         if collecting:
             gc.enable()
@@ -119,17 +120,10 @@ def main(argv: list[str]) -> int:
 
 def _gate(report_dir: Path, threshold: float, family: str | None, min_cases: int | None,
           alpha: float | None) -> int:
+    from aces_bench.analysis.gate import gate_failures, gate_verdicts, null_arm_failures, null_arm_status, settings_for
+    from aces_bench.records.summary import read_summary
     from aces_bench.reports.build import SUMMARY_FILE
-    from aces_bench.reports.gate import (
-        describe,
-        family_text,
-        gate_failures,
-        gate_verdicts,
-        null_arm_failures,
-        null_arm_status,
-        settings_for,
-    )
-    from aces_bench.reports.summary import read_summary
+    from aces_bench.reports.gate import describe, family_text
 
     summary = read_summary(report_dir / SUMMARY_FILE)
     if summary.sequential:
