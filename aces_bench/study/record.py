@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from aces_bench.config.spec import RunSpec
-from aces_bench.graders.redact import credential_values, redact_known_value, redact_value
+from aces_bench.core.masking import credential_values
+from aces_bench.graders.redact import redact_known_value, redact_value
 from aces_bench.records.study import record_part, write_spec
 from aces_bench.run.cost import LEDGER_FILE, SpendEntry, budget_dir
 
