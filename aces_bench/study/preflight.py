@@ -39,7 +39,7 @@ from aces_bench.emitters.plan import StudyPlan
 from aces_bench.graders.modes import check_author_graders
 from aces_bench.judges.base import Judge
 from aces_bench.judges.factory import build_judge
-from aces_bench.run import runner
+from aces_bench.run import reuse, runner
 from aces_bench.run.cost import Ledger, budget_dir, check_cap, estimate
 
 
@@ -283,9 +283,6 @@ def preflight_docker() -> None:
 
 # --- the cost and the model endpoint --------------------------------------------------------
 
-REUSABLE = ("baseline", "null")  # conditions whose trials the baseline store may supply
-
-
 def _cost(spec: RunSpec, plan: StudyPlan) -> None:
     """A cost cap on a model litellm has no price for cannot be held, and a cap that even the
     trials no store can supply would pass: both refused here, before any task is written.
@@ -294,7 +291,7 @@ def _cost(spec: RunSpec, plan: StudyPlan) -> None:
     (``runner.cost_guard``): baseline and null trials found in the reuse store are neither
     run nor counted, and which they are is known only once the tasks are emitted (their ids
     key the store). So this check counts only the trials that always run (with skill,
-    placebo, forced; every trial when ``study.reuse_baseline=false``): whatever the store
+    placebo, forced; every trial when the study reuses nothing, ``reuse.enabled``): whatever the store
     supplies, a fresh study would pass the cap. A study that already spent (a resumed one)
     is left to the job's guard, which counts only the trials still to run; a sequential
     study is stopped by the cap as it runs (it may stop before running them all)."""
@@ -307,7 +304,7 @@ def _cost(spec: RunSpec, plan: StudyPlan) -> None:
         return
     if Ledger(budget_dir(spec)).spent():
         return  # a resumed study: which trials are still to run is the job's to count, net of those done
-    always = [t for t in plan.tasks if not (spec.study.reuse_baseline and t.condition in REUSABLE)]
+    always = [t for t in plan.tasks if not (reuse.enabled(spec) and t.condition in reuse.REUSABLE)]
     least = estimate(spec, len(always) * spec.study.n_attempts)
     cap = spec.study.max_cost_usd
     if least.usd is not None and least.trials and least.usd > cap:

@@ -56,6 +56,21 @@ def test_a_cap_below_the_estimate_refuses_to_start(tmp_path, monkeypatch, capsys
 
 
 @needs_bwrap
+def test_a_stop_on_pass_study_counts_its_baseline_trials_against_the_cap(tmp_path, monkeypatch):
+    # study.stop_on_pass reuses no stored trial (its later attempts depend on the earlier
+    # ones), so the baseline always runs: a cap the with-skill trial alone fits under is refused.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+    with ModelServer(terminus_policy) as server:
+        spec = _spec(server, tmp_path, "study.stop_on_pass=true")
+        cap = 1.5 * estimate(spec, 1).usd
+        with pytest.raises(RunError) as err:
+            run_study(_spec(server, tmp_path, "study.stop_on_pass=true", f"study.max_cost_usd={cap}"))
+        assert server.requests == []
+    assert "every trial (2 of 2) are estimated at $" in str(err.value)
+    assert not (tmp_path / "out" / "tasks").exists()
+
+
+@needs_bwrap
 def test_a_cost_stop_is_tabled_reported_and_not_spent_past_again(tmp_path, monkeypatch):
     """The cap is the study's: after a stop the finished trials are tabled and reported
     (marked as stopped by the cap), and the same command run again spends nothing."""
