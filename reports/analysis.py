@@ -1,23 +1,8 @@
-"""The analysis sets of a report: which trials each number is computed on, named.
+"""The analysis sets' names and labels, and the arms' rows, as the report shows them.
 
-Every number the report shows is computed on one named set of trials, always over
-positive cases (negative controls are reported apart, as false activation) and always
-paired and intervalled as the headline is (``aces_bench.stats.lift_table``: clustered
-by case, two-way by case x configuration when five or more configurations are pooled):
-
-- ``primary``: the headline. The trials whose ``arm`` is ``primary`` (a design's first
-  arm: each harness with the target alone, isolation, no stress; a study that is not a
-  design is this one arm). The verdict, the per-skill tests, the per-metric, per-harness
-  and per-model tables, the calibration arms and the LaTeX tables use it.
-- every other arm, reported apart: ``group`` (the same cells with decoys beside the
-  target; the routing premium pairs it with primary), ``routing_stress`` (by the number
-  of skills the agent saw), ``model_slice`` (by model), and any arm a design adds.
-- ``cells``: the isolation cells of the primary and model-slice arms, for the harness x
-  model views (one harness-model pair per cell).
-
-A figure that needs an arm the study does not have (a routing-stress sweep that is not
-a design) uses the primary set and says so. This module names the sets and shows the arms'
-rows; ``aces_bench.analysis.sets`` builds the sets and computes on them.
+Which trials each set holds, and why every number is computed on one named set, is
+``aces_bench.analysis.sets``, which builds the sets and computes on them; this module
+only names them and renders their rows.
 """
 
 from __future__ import annotations
