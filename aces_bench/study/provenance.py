@@ -8,11 +8,14 @@ import subprocess
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import aces_bench
 from aces_bench.agents import clis
 from aces_bench.config.spec import RunSpec
+from aces_bench.core.masking import credential_values
 from aces_bench.emitters.plan import StudyPlan
+from aces_bench.graders.redact import redact_known_value, redact_value
 from aces_bench.grading.labels import judge_label
 from aces_bench.records.provenance import GitState, Provenance, SkillProvenance
 
@@ -43,6 +46,25 @@ def git_state(path: Path | None = None) -> GitState:
         return GitState()
 
 
+def _credential_names(value: Any) -> list[str]:
+    """The environment variables the spec names as credentials (every ``*_env`` key)."""
+    if isinstance(value, dict):
+        named = [v for k, v in value.items() if k.endswith("_env") and isinstance(v, str) and v]
+        return named + [n for v in value.values() for n in _credential_names(v)]
+    if isinstance(value, list):
+        return [n for v in value for n in _credential_names(v)]
+    return []
+
+
+def masked_spec(spec: RunSpec) -> dict[str, Any]:
+    """The spec's JSON with secret-like strings masked (the graders' patterns, as grades are)
+    and the value of every credential it names masked wherever it appears (``core.masking``):
+    a key pasted into ``harness.env`` or a URL reaches neither ``spec.json`` nor
+    ``provenance.json``."""
+    dumped = redact_value(spec.model_dump(mode="json"))
+    return redact_known_value(dumped, credential_values(sorted(set(_credential_names(dumped)))))
+
+
 def planned_skills(plan: StudyPlan) -> list[SkillProvenance]:
     """Every skill the study stages, by role (target, support, decoy), with its hash and version."""
     return [
@@ -56,7 +78,7 @@ def planned_skills(plan: StudyPlan) -> list[SkillProvenance]:
 def build_provenance(spec: RunSpec, skills: list[SkillProvenance], job_dir: Path | None = None) -> Provenance:
     return Provenance(
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        spec=spec.model_dump(mode="json"),
+        spec=masked_spec(spec),
         agent_label=spec.harness.display,
         model_label=spec.model.display,
         backend_label=spec.backend.display,

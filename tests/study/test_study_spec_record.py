@@ -6,7 +6,8 @@ import json
 
 from aces_bench.config.compose import compose_spec
 from aces_bench.records.study import SPEC_FILE, ResolvedSpec, read_study
-from aces_bench.study.record import masked_spec, record_spec
+from aces_bench.study.provenance import build_provenance, masked_spec
+from aces_bench.study.record import record_spec
 
 KEY = "ACES_TEST_SPEC_KEY"
 VALUE = "k7-not-a-real-key-but-long-enough"
@@ -38,6 +39,16 @@ def test_the_spec_part_masks_named_credentials_and_secret_like_strings(tmp_path,
         {k: v for k, v in json.loads(spec.model_dump_json()).items() if k != "harness"}
     part = read_study(out).part("spec")
     assert (part.file, part.artifact, part.stage) == (SPEC_FILE, "resolved spec", "study")
+
+
+def test_the_provenance_holds_the_same_masked_spec(tmp_path, monkeypatch):
+    # provenance.json carried the spec unmasked beside a masked spec.json: a key pasted
+    # into harness.env was written in clear one file over.
+    monkeypatch.setenv(KEY, VALUE)
+    spec = _spec_with_secrets(tmp_path)
+    provenance = build_provenance(spec, [])
+    assert VALUE not in provenance.model_dump_json() and "sk-ant-api03-aaaa" not in provenance.model_dump_json()
+    assert provenance.spec == masked_spec(spec)
 
 
 def test_an_unset_credential_leaves_the_spec_as_composed(tmp_path, monkeypatch):
