@@ -40,7 +40,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from aces_bench.core.gate import PASSING, Family, GateSettings, Verdict  # noqa: F401 (the settings are the gate's API)
+from aces_bench.core.gate import PASSING, GateSettings, Verdict
 from aces_bench.records.gate import GateCases, GateVerdict, HarmCheck, NegativeCase, NullCheck
 from aces_bench.stats.betting import evalue_bound, evalue_p
 

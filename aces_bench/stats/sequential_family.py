@@ -25,9 +25,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from aces_bench.core.gate import GateSettings
 from aces_bench.records.gate import GateCases
 from aces_bench.records.sequential import LookRecord, SequentialDesign
-from aces_bench.stats.gate import GateSettings
 from aces_bench.stats.sequential import analyse
 
 

@@ -27,11 +27,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from aces_bench.core.gate import CONTINUE
+from aces_bench.core.gate import CONTINUE, GateSettings
 from aces_bench.records.gate import GateCases
 from aces_bench.records.sequential import SequentialDesign
 from aces_bench.stats.betting import MIX_BETS, log_factors
-from aces_bench.stats.gate import GateSettings, gate_verdict
+from aces_bench.stats.gate import gate_verdict
 from aces_bench.stats.sequential import EARLY, chance_of_reaching, futility_word, harm_leaning
 
 DECISIONS = (CONTINUE, "helps", "harms", "does not reach threshold", "not enough cases", "no data",

@@ -144,7 +144,7 @@ def plan_skill(skill: str, n: int, negatives: int, arms: int, attempts: int, var
     fixed = (n + negatives) * arms * attempts
     if n < MIN_CASES:  # the gate never passes on fewer cases: nothing to detect, nothing to stop early
         return SkillPlan(skill, n, negatives, arms, fixed, reusable, None, float(fixed), float(fixed), None, None)
-    from aces_bench.stats.gate import GateSettings
+    from aces_bench.core.gate import GateSettings
     from aces_bench.stats.sequential_sim import fixed_verdicts
 
     gate = GateSettings(threshold=threshold, alpha=alpha)

@@ -42,7 +42,7 @@ import pandas as pd
 
 from aces_bench.config.spec import RunSpec
 from aces_bench.core.errors import RunError
-from aces_bench.core.gate import DECISION_TEXT
+from aces_bench.core.gate import DECISION_TEXT, GateSettings
 from aces_bench.core.io import write_json
 from aces_bench.core.versioning import load_model
 from aces_bench.emitters.emit import EmitResult
@@ -54,7 +54,7 @@ from aces_bench.records.trials import GradedTrial, read_grades, rows_to_frame, w
 from aces_bench.run.attempts import SKIPPED, attempt_job_config
 from aces_bench.run.cost import estimate
 from aces_bench.run.reuse import ReusePlan
-from aces_bench.stats.gate import GateSettings, skill_cases
+from aces_bench.stats.gate import skill_cases
 from aces_bench.stats.sequential_family import Asked, analyse_family
 from aces_bench.study.rounds import Job, Round, Rounds
 

@@ -27,8 +27,9 @@ import time
 
 import numpy as np
 
+from aces_bench.core.gate import GateSettings
 from aces_bench.records.gate import GateCases
-from aces_bench.stats.gate import GateSettings, gate_family
+from aces_bench.stats.gate import gate_family
 
 SEED = 33
 POWER_STUDIES = 4000

@@ -64,8 +64,8 @@ from pathlib import Path
 
 import numpy as np
 
+from aces_bench.core.gate import GateSettings
 from aces_bench.records.sequential import SequentialDesign
-from aces_bench.stats.gate import GateSettings
 from aces_bench.stats.sequential_sim import draw_differences, fixed_verdicts, sequential_passes
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from aces_bench.analysis.no_verdict import explain
+from aces_bench.core.gate import GateSettings
 from aces_bench.records.gate import GateVerdict
-from aces_bench.stats.gate import GateSettings
 
 
 def _gate(verdict: str, *, n_cases: int = 0, n_wins: int = 0, excluded: int = 0) -> GateVerdict:

@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 from support.stats import frame, trial
 
+from aces_bench.core.gate import GateSettings
 from aces_bench.records.gate import GateCases, NegativeCase
-from aces_bench.stats.gate import GateSettings, gate_family, gate_table, gate_verdict, help_p, holm_levels, skill_cases
+from aces_bench.stats.gate import gate_family, gate_table, gate_verdict, help_p, holm_levels, skill_cases
 
 
 def test_holm_levels_step_down_and_stop_at_the_first_failure():

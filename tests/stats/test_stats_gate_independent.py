@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
+from aces_bench.core.gate import GateSettings
 from aces_bench.records.gate import GateCases
-from aces_bench.stats.gate import GateSettings, gate_family, gate_verdict, help_p
+from aces_bench.stats.gate import gate_family, gate_verdict, help_p
 
 # docs/gate.md: two bets, 98% and 90% of the largest bet that keeps every factor positive, weight 1/2 each.
 BETS = ((Fraction(98, 100), Fraction(1, 2)), (Fraction(90, 100), Fraction(1, 2)))

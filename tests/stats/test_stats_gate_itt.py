@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 from support.stats import frame, trial
 
+from aces_bench.core.gate import GateSettings
 from aces_bench.core.modes import trial_class
-from aces_bench.stats.gate import GateSettings, gate_verdict, skill_cases, worst_case_lift
+from aces_bench.stats.gate import gate_verdict, skill_cases, worst_case_lift
 
 
 def _pair(i: int, with_skill: dict, baseline: dict) -> list[dict]:

@@ -12,10 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from aces_bench.core.gate import GateSettings
 from aces_bench.records.gate import GateCases
 from aces_bench.records.sequential import LookRecord, SequentialDesign
 from aces_bench.stats.betting import log_evalue
-from aces_bench.stats.gate import GateSettings, gate_verdict, help_p, sign_flip_p
+from aces_bench.stats.gate import gate_verdict, help_p, sign_flip_p
 from aces_bench.stats.sequential import analyse, conditional_power
 from aces_bench.stats.sequential_sim import DECISIONS, draw_differences, fixed_verdicts, sequential_passes
 

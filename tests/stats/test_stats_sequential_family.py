@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from aces_bench.core.gate import GateSettings
 from aces_bench.records.gate import GateCases
 from aces_bench.records.sequential import SequentialDesign
-from aces_bench.stats.gate import GateSettings
 from aces_bench.stats.sequential_family import Asked, analyse_family, holm_level
 
 

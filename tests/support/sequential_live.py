@@ -19,8 +19,9 @@ from pathlib import Path
 import pandas as pd
 
 from aces_bench.config.compose import compose_spec
+from aces_bench.core.gate import GateSettings
 from aces_bench.records.sequential import LEDGER, Ledger
-from aces_bench.stats.gate import GateSettings, gate_table
+from aces_bench.stats.gate import gate_table
 from aces_bench.study.entry import run_study
 
 HERE = Path(__file__).resolve().parents[1] / "known_effect"
