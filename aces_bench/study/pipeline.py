@@ -9,13 +9,11 @@ from pathlib import Path
 
 from aces_bench.config.spec import RunSpec
 from aces_bench.core.errors import AcesError
-from aces_bench.core.io import write_json
 from aces_bench.emitters import emit_study
 from aces_bench.emitters.emit import EmittedTask
 from aces_bench.emitters.plan import StudyPlan, plan_study
 from aces_bench.grading.grade import StudyGrader
 from aces_bench.judges.base import Judge
-from aces_bench.records.provenance import Provenance
 from aces_bench.records.study import record_part
 from aces_bench.run.outlock import check_same_skills, study_lock, usable_output_dir
 from aces_bench.run.reuse import ReuseKeys, ReusePlan
@@ -24,8 +22,8 @@ from aces_bench.run.reuse import enabled as reuse_enabled
 from aces_bench.run.runner import check_max_trials, excluding, job_config
 from aces_bench.study.console import count_failures, finish_console
 from aces_bench.study.preflight import PreflightError, preflight_study
-from aces_bench.study.provenance import build_provenance, planned_skills
-from aces_bench.study.record import record_spec
+from aces_bench.study.provenance import planned_skills
+from aces_bench.study.record import record_run
 from aces_bench.study.rounds import FixedSchedule, Rounds, Schedule, StopOnPassSchedule
 from aces_bench.study.sequential import SequentialSchedule
 
@@ -94,7 +92,6 @@ def run_member(spec: RunSpec, prepared: Prepared | None = None) -> tuple[Path, i
 
 def _run_prepared(spec: RunSpec, out: Path, prepared: Prepared) -> tuple[Path, int]:
     plan, judge = prepared.plan, prepared.judge
-    record_spec(out, spec)
     emitted = emit_study(spec, out / "tasks", plan)
     record_part(out, "plan", EmittedTask, stage="emit")
     log.info("emitted %d task dirs (%d new, %d reused) in %s", len(emitted.tasks), emitted.written,
@@ -114,9 +111,7 @@ def _run_prepared(spec: RunSpec, out: Path, prepared: Prepared) -> tuple[Path, i
         if not spec.study.sequential:  # a sequential study stops starting rounds at the cap instead
             check_max_trials(spec, (len(emitted.tasks) - len(exclude)) * spec.study.n_attempts)
         job_dir = job.jobs_dir / job.job_name
-    provenance = build_provenance(spec, planned_skills(plan), job_dir)
-    write_json(out / "provenance.json", provenance)
-    record_part(out, "provenance", Provenance, stage="study")
+    record_run(out, spec, planned_skills(plan), job_dir)
     if spec.emit_only:
         log.info("emit_only=true: not running trials")
         return out, len(emitted.tasks)
