@@ -271,11 +271,14 @@ def _is_round(name: str) -> bool:
 
 
 def _provenance_facts(root: Path) -> tuple[str | None, str | None]:
+    """When the study was made and by which aces-bench, as its provenance says; None for
+    what it does not say plainly (a bad provenance is its own reader's to refuse, naming it)."""
     try:
         data = json.loads((root / KINDS["provenance"].file).read_text(encoding="utf-8"))
-        return data.get("created_at"), (data.get("versions") or {}).get("aces-bench")
+        created, version = data.get("created_at"), (data.get("versions") or {}).get("aces-bench")
     except (OSError, ValueError, AttributeError):
         return None, None
+    return (created if isinstance(created, str) else None), (version if isinstance(version, str) else None)
 
 
 def inventory(root: Path) -> dict[str, Any]:
