@@ -20,11 +20,12 @@ from aces_bench.emitters.inputs import InputKeys, read_inputs_index, write_input
 from aces_bench.emitters.interventions import forget_loaded
 from aces_bench.emitters.plan import StudyPlan, TaskPlan, plan_study
 from aces_bench.emitters.shape import dir_shape
+from aces_bench.records.study import KINDS
 
 # Task ids Harbor's loader accepted, written after validation. Ids are content
 # addresses, so a re-emit of unchanged dirs needs no second validation.
 VALIDATED_INDEX = ".aces-validated.json"
-TASKS_INDEX = "tasks.json"
+TASKS_INDEX = KINDS["plan"].file
 TASKS_INDEX_VERSION = "1"
 _TASKS_REGENERATE = "re-emit the tasks (re-run the study)"
 

@@ -22,11 +22,12 @@ from aces_bench.config.spec import RunSpec
 from aces_bench.core.errors import ReportError
 from aces_bench.core.versioning import load_model
 from aces_bench.records.provenance import Provenance
+from aces_bench.records.study import KINDS
 from aces_bench.records.study_data import member_dirs as study_member_dirs
 from aces_bench.records.study_data import study_trials
 from aces_bench.records.trials import GRADES_FILE, TABLE_PARQUET, GradedTrial, grades_by_key
 
-PROVENANCE_FILE = "provenance.json"
+PROVENANCE_FILE = KINDS["provenance"].file
 
 
 class StudyProvenance(Provenance):

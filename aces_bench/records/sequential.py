@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from aces_bench.core.gate import CONTINUE, DECISION_TEXT, PASSING, Decision, GateSettings
 from aces_bench.core.versioning import VersionedRecord
 from aces_bench.records.gate import GateVerdict
+from aces_bench.records.study import KINDS
 
 
 class Look(BaseModel):
@@ -117,7 +118,7 @@ class LookRecord(BaseModel):
         return self.decision in PASSING
 
 
-LEDGER = "sequential.json"
+LEDGER = KINDS["sequential"].file
 
 
 class SkillPlan(BaseModel):

@@ -41,6 +41,7 @@ from aces_bench.core.io import write_json
 from aces_bench.core.metering import CLAIMED, METERED, NO_MODEL, mismatch, read_meter
 from aces_bench.core.pricing import Price, Usage, cost_of, estimate_trial, price_of
 from aces_bench.core.versioning import VersionedRecord, load_model
+from aces_bench.records.study import KINDS
 from aces_bench.records.summary import CostRow
 
 if TYPE_CHECKING:  # the report reads CostRow; Harbor's trial models are only needed to price a run
@@ -48,7 +49,7 @@ if TYPE_CHECKING:  # the report reads CostRow; Harbor's trial models are only ne
 
 log = logging.getLogger("aces_bench.cost")
 
-LEDGER_FILE = "spend.jsonl"
+LEDGER_FILE = KINDS["cost"].file
 STOP_FILE = "cost-stop.json"
 
 

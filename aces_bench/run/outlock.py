@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from aces_bench.core.errors import RunError
+from aces_bench.records.study import KINDS
 
 LOCK_FILE = ".aces-lock"
 
@@ -58,7 +59,7 @@ def check_same_skills(out: Path, skill_paths: list[str], decoy_paths: list[str])
     Sweep folders are named by overrides without path-valued keys (they would nest
     folders), so two members differing only in skill paths would share a folder. A
     folder with no readable provenance holds no study to mix with."""
-    previous = out / "provenance.json"
+    previous = out / KINDS["provenance"].file
     if not previous.is_file():
         return
     try:

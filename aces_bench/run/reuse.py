@@ -60,6 +60,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from aces_bench import __version__
 from aces_bench.core.io import write_json
 from aces_bench.core.versioning import VersionedRecord
+from aces_bench.records.study import KINDS
 
 if TYPE_CHECKING:  # a report reads reuse.json (ReusePlan); what decides and replays reuse is imported there
     from harbor.models.job.config import JobConfig
@@ -71,7 +72,7 @@ if TYPE_CHECKING:  # a report reads reuse.json (ReusePlan); what decides and rep
     from aces_bench.run.collect import TrialRecord
 
 STORE_ENV = "ACES_BASELINE_STORE"
-REUSE_FILE = "reuse.json"
+REUSE_FILE = KINDS["reuse"].file
 REUSED_DIR = "reused"
 REUSABLE = ("baseline", "null")
 STORED_STATUSES = ("ok", "timeout", "agent_error", "verifier_error")

@@ -11,7 +11,7 @@ from pathlib import Path
 from aces_bench.config.spec import RunSpec
 from aces_bench.core.io import write_json
 from aces_bench.records.provenance import Provenance, SkillProvenance
-from aces_bench.records.study import record_part, write_spec
+from aces_bench.records.study import KINDS, record_part, write_spec
 from aces_bench.run.cost import LEDGER_FILE, SpendEntry, budget_dir
 from aces_bench.study.provenance import build_provenance
 
@@ -23,7 +23,7 @@ def record_run(out: Path, spec: RunSpec, skills: list[SkillProvenance], job_dir:
     (``provenance.planned_skills``)."""
     provenance = build_provenance(spec, skills, job_dir)
     write_spec(out, provenance.spec)
-    write_json(out / "provenance.json", provenance)
+    write_json(out / KINDS["provenance"].file, provenance)
     record_part(out, "provenance", Provenance, stage="study")
 
 

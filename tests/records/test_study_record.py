@@ -209,3 +209,10 @@ def test_a_report_rebuilt_over_the_study_re_records_its_statistics_and_one_elsew
     build_report(study, out_dir=elsewhere, static=False)
     assert read_study(study).part("statistics") == after  # --out writes no part of the study
     assert not (elsewhere / STUDY_FILE).exists()
+
+
+def test_the_report_writes_its_statistics_where_the_record_looks_for_them():
+    # The other writers take their file names from KINDS; the report's folder and file are its own.
+    from aces_bench.reports.build import REPORT_DIR, SUMMARY_FILE
+
+    assert KINDS["statistics"].file == f"{REPORT_DIR}/{SUMMARY_FILE}"
