@@ -308,6 +308,12 @@ class StudySpec(_Frozen):
     reuse_max_age_days: float | None = Field(default=None, gt=0)
     """Reuse only stored trials younger than this (None: any age)."""
 
+    @property
+    def reuses_trials(self) -> bool:
+        """Whether the study reuses stored trials and stores its own (``reuse_baseline``;
+        never with ``stop_on_pass``, whose later attempts depend on the earlier ones)."""
+        return self.reuse_baseline and not self.stop_on_pass
+
     @model_validator(mode="after")
     def _sequential_alone(self) -> StudySpec:
         if self.sequential and self.stop_on_pass:

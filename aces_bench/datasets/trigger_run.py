@@ -49,9 +49,10 @@ from aces_bench.inputs.skills import Skill, evaluation_asset, load_skill
 from aces_bench.inputs.skilltree import copy_tree
 from aces_bench.judges.base import Judge
 from aces_bench.judges.options import litellm_judge
+from aces_bench.records.study import KINDS
 from aces_bench.run.collect import TrialRecord, collect_job
-from aces_bench.run.outlock import study_lock, usable_output_dir
 from aces_bench.run.runner import run_job
+from aces_bench.study.outlock import study_lock, usable_output_dir
 from aces_bench.study.preflight import preflight_trials
 from aces_bench.study.provenance import build_provenance, planned_skills
 
@@ -167,7 +168,7 @@ async def run_mode(spec: RunSpec, target: Skill, queries: list[TriggerQuery], ou
     preflight_trials(spec, plan)  # the checks its trials need, before anything is written
     emitted = emit_study(spec, out / "tasks", plan)
     job_dir = await run_job(spec, emitted, out / "jobs")
-    write_json(out / "provenance.json", build_provenance(spec, planned_skills(plan), job_dir))
+    write_json(out / KINDS["provenance"].file, build_provenance(spec, planned_skills(plan), job_dir))
     plans = {t.task_id: tp for t, tp in zip(emitted.tasks, plan.tasks, strict=True)}
     records = collect_job(job_dir, plans, spec.study.n_attempts)
     staged = [s.skill.name for s in plan.tasks[0].staged]

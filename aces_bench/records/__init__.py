@@ -11,5 +11,5 @@ record needs from a stage comes in as data: grading gives every graded trial its
 (``aces_bench.grading.labels``), ``aces_bench.study.provenance`` fills in provenance from
 the run spec, and ``trials.write_grades`` takes the masking of secret-like strings from
 its caller (the patterns stay with the graders), as ``study.write_spec`` takes the spec
-already masked (``aces_bench.study.record``).
+already masked (``aces_bench.study.provenance``).
 """

@@ -27,8 +27,8 @@ import fcntl
 import logging
 import os
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
@@ -41,8 +41,9 @@ from aces_bench.core.io import write_json
 from aces_bench.core.metering import CLAIMED, METERED, NO_MODEL, mismatch, read_meter
 from aces_bench.core.pricing import Price, Usage, cost_of, estimate_trial, price_of
 from aces_bench.core.versioning import VersionedRecord, load_model
-from aces_bench.records.study import KINDS
+from aces_bench.records.study import KINDS, record_part
 from aces_bench.records.summary import CostRow
+from aces_bench.run.reuse import REUSABLE
 
 if TYPE_CHECKING:  # the report reads CostRow; Harbor's trial models are only needed to price a run
     from harbor.models.trial.result import TrialResult
@@ -131,6 +132,44 @@ def check_cap(spec: RunSpec, est: CostEstimate, spent: float = 0.0, *, where: st
 
 
 # --- what one trial spent ---------------------------------------------------------------
+
+
+def check_planned(spec: RunSpec, conditions: Sequence[str]) -> None:
+    """The preflight's cost check, on the planned tasks' ``conditions`` (one per task), before
+    any task is written: a cap on a model litellm has no price for cannot be held, and a cap
+    that even the trials no store can supply would pass is refused.
+
+    The exact estimate against the cap is the cost guard's, when the job starts
+    (``runner.cost_guard``): baseline and null trials found in the reuse store are neither
+    run nor counted, and which they are is known only once the tasks are emitted (their ids
+    key the store). So this check counts only the trials that always run (with skill,
+    placebo, forced; every trial when the study reuses nothing, ``StudySpec.reuses_trials``):
+    whatever the store supplies, a fresh study would pass the cap. A study that already
+    spent (a resumed one) is left to the job's guard, which counts only the trials still to
+    run; a sequential study is stopped by the cap as it runs (it may stop before running
+    them all). The price is looked up once, last."""
+    s = spec.study
+    cap = s.max_cost_usd
+    if cap is None:
+        return
+    always = [c for c in conditions if not (s.reuses_trials and c in REUSABLE)]
+    guard_decides = s.sequential or Ledger(budget_dir(spec)).spent() > 0  # see above: the guard counts these
+    est = estimate(spec, len(conditions) * s.n_attempts)
+    if est.usd is None:
+        raise RunError(
+            f"study.max_cost_usd={cap} is set but {spec.model.name or 'the model'} has no price in litellm's "
+            "cost map, so the cost cannot be estimated or capped",
+            where="study.max_cost_usd", fix="drop the cap, or set model.name to a priced litellm model",
+        )
+    least = replace(est, trials=len(always) * s.n_attempts)
+    if guard_decides or not least.trials or least.usd is None or least.usd <= cap:
+        return
+    which = "every trial" if len(always) == len(conditions) else "the trials no baseline store can supply"
+    raise RunError(
+        f"{which} ({least.trials} of {est.trials}) are estimated at ${least.usd:,.4f}, above "
+        f"study.max_cost_usd=${cap:,.4f}; nothing was written", where="study.max_cost_usd",
+        fix="raise study.max_cost_usd, or run fewer trials (skill.cases, study.n_attempts); "
+        "study.expected_input_tokens/expected_output_tokens set the per-trial estimate")
 
 
 def claimed_usage(result: TrialResult, model: str | None = None) -> list[Usage]:
@@ -307,6 +346,13 @@ def spend_entry(result: TrialResult, *, trial: str, member: str, model: str | No
 
 
 # --- the stop marker ----------------------------------------------------------------------
+
+
+def record_cost(out: Path, spec: RunSpec) -> None:
+    """Record the spend ledger as the study's cost part when it is this folder's own (a
+    sweep's or design's member spends into its root's ledger) and a trial has spent into it."""
+    if budget_dir(spec) == Path(out).resolve() and (Path(out) / LEDGER_FILE).is_file():
+        record_part(out, "cost", SpendEntry, stage="run")
 
 
 class CostStop(VersionedRecord):

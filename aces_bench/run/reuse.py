@@ -299,7 +299,7 @@ def decide(spec: RunSpec, emitted: EmitResult, out: Path, job: str, keys: ReuseK
     wanted = candidates(emitted, spec.study.n_attempts)
     reused: list[Reused] = []
     note = ""
-    on = enabled(spec)
+    on = spec.study.reuses_trials
     if not spec.study.reuse_baseline:
         note = "study.reuse_baseline=false"
     elif not on:
@@ -435,16 +435,10 @@ def _ensure(path: Path) -> Path:
     return path
 
 
-def enabled(spec: RunSpec) -> bool:
-    """Whether the study reuses stored trials and stores its own (``study.reuse_baseline``;
-    never with ``study.stop_on_pass``, whose later attempts depend on the earlier ones)."""
-    return spec.study.reuse_baseline and not spec.study.stop_on_pass
-
-
 def store(keys: ReuseKeys | None, records: list[TrialRecord], out: Path, *, root: Path | None = None,
           now: datetime | None = None) -> int:
     """Store every finished baseline/null trial of ``records`` not stored yet under ``keys``
-    (the study's; None when it does not store: ``enabled``); returns how many were added.
+    (the study's; None when it does not store: ``StudySpec.reuses_trials``); returns how many were added.
 
     Trials that were themselves reused, never ran, or failed through infrastructure are
     not stored."""

@@ -20,7 +20,7 @@ from aces_bench.study.pipeline import run_member
 def run_study(spec: RunSpec) -> Path:
     """Run one sweep member (or a designed study's members); returns its output dir.
     Re-running resumes."""
-    if spec.study.arms:
-        # Every member's spec is composed here, once, before anything runs.
-        return run_design(spec, compose_members(spec))
-    return run_member(spec)[0]
+    if not spec.study.arms:
+        return run_member(spec)[0]
+    # Every member's spec is composed here, once, before anything runs.
+    return run_design(spec, compose_members(spec))

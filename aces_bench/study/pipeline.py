@@ -15,15 +15,13 @@ from aces_bench.emitters.plan import StudyPlan, plan_study
 from aces_bench.grading.grade import StudyGrader
 from aces_bench.judges.base import Judge
 from aces_bench.records.study import record_part
-from aces_bench.run.outlock import check_same_skills, study_lock, usable_output_dir
 from aces_bench.run.reuse import ReuseKeys, ReusePlan
 from aces_bench.run.reuse import decide as decide_reuse
-from aces_bench.run.reuse import enabled as reuse_enabled
 from aces_bench.run.runner import check_max_trials, excluding, job_config
 from aces_bench.study.console import count_failures, finish_console
+from aces_bench.study.outlock import check_same_skills, study_lock, usable_output_dir
 from aces_bench.study.preflight import PreflightError, preflight_study
-from aces_bench.study.provenance import planned_skills
-from aces_bench.study.record import record_run
+from aces_bench.study.provenance import record_run
 from aces_bench.study.rounds import FixedSchedule, Rounds, Schedule, StopOnPassSchedule
 from aces_bench.study.sequential import SequentialSchedule
 
@@ -100,7 +98,7 @@ def _run_prepared(spec: RunSpec, out: Path, prepared: Prepared) -> tuple[Path, i
     if not spec.emit_only:  # emit_only runs nothing, so it needs no agent CLI: the job config reads the installed one
         base = job_config(spec, emitted, out / "jobs")
         rounds = Rounds(spec, emitted, out, base, StudyGrader.of(spec, judge),
-                        ReuseKeys.of_job(spec, base) if reuse_enabled(spec) else None)
+                        ReuseKeys.of_job(spec, base) if spec.study.reuses_trials else None)
         schedule = schedule_for(rounds)
         # Baseline and null trials stored by an earlier study with the same inputs are not run again.
         reuse = decide_reuse(spec, emitted, out, base.job_name, rounds.keys, whole_tasks=schedule.whole_task_reuse)
@@ -111,7 +109,7 @@ def _run_prepared(spec: RunSpec, out: Path, prepared: Prepared) -> tuple[Path, i
         if not spec.study.sequential:  # a sequential study stops starting rounds at the cap instead
             check_max_trials(spec, (len(emitted.tasks) - len(exclude)) * spec.study.n_attempts)
         job_dir = job.jobs_dir / job.job_name
-    record_run(out, spec, planned_skills(plan), job_dir)
+    record_run(out, spec, plan, job_dir)
     if spec.emit_only:
         log.info("emit_only=true: not running trials")
         return out, len(emitted.tasks)

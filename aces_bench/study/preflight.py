@@ -14,14 +14,15 @@ a time, and after nothing was emitted or spent:
 - the grading mode's author graders;
 - the judge: its kind, its model and key (it is built here and handed back);
 - the cost: a cap (``study.max_cost_usd``) on a model with no price, or one that the
-  trials no baseline store can supply already pass (the exact estimate, net of reused
-  baseline trials, is the job's: those are known only after emission);
+  trials no baseline store can supply already pass (``run.cost.check_planned``, beside the
+  estimate it uses; the exact estimate, net of reused baseline trials, is the job's: those
+  are known only after emission);
 - the model endpoint: ``model.base_url`` must answer within ``ENDPOINT_TIMEOUT_SEC``,
   named with its URL, before any task is written or trial started.
 
 A check that needs an earlier one to pass (Harbor's environment preflight needs the
-backend's SDK) is skipped when that one failed. Every check is written here, and nothing
-else checks again: the runner runs jobs only (``aces-bench trigger`` runs
+backend's SDK) is skipped when that one failed. Every check is listed here (written here,
+but for the cost's), and nothing else checks again: the runner runs jobs only (``aces-bench trigger`` runs
 ``preflight_trials``, the checks its trials need, before its first job).
 """
 
@@ -39,8 +40,7 @@ from aces_bench.emitters.plan import StudyPlan
 from aces_bench.graders.modes import check_author_graders
 from aces_bench.judges.base import Judge
 from aces_bench.judges.factory import build_judge
-from aces_bench.run import reuse, runner
-from aces_bench.run.cost import Ledger, budget_dir, check_cap, estimate
+from aces_bench.run import cost, runner
 
 
 class PreflightError(AcesError):
@@ -283,39 +283,6 @@ def preflight_docker() -> None:
 
 # --- the cost and the model endpoint --------------------------------------------------------
 
-def _cost(spec: RunSpec, plan: StudyPlan) -> None:
-    """A cost cap on a model litellm has no price for cannot be held, and a cap that even the
-    trials no store can supply would pass: both refused here, before any task is written.
-
-    The exact estimate against the cap is the cost guard's, when the job starts
-    (``runner.cost_guard``): baseline and null trials found in the reuse store are neither
-    run nor counted, and which they are is known only once the tasks are emitted (their ids
-    key the store). So this check counts only the trials that always run (with skill,
-    placebo, forced; every trial when the study reuses nothing, ``reuse.enabled``): whatever the store
-    supplies, a fresh study would pass the cap. A study that already spent (a resumed one)
-    is left to the job's guard, which counts only the trials still to run; a sequential
-    study is stopped by the cap as it runs (it may stop before running them all)."""
-    if spec.study.max_cost_usd is None:
-        return
-    est = estimate(spec, len(plan.tasks) * spec.study.n_attempts)
-    if est.usd is None:
-        check_cap(spec, est)
-    if spec.study.sequential:
-        return
-    if Ledger(budget_dir(spec)).spent():
-        return  # a resumed study: which trials are still to run is the job's to count, net of those done
-    always = [t for t in plan.tasks if not (reuse.enabled(spec) and t.condition in reuse.REUSABLE)]
-    least = estimate(spec, len(always) * spec.study.n_attempts)
-    cap = spec.study.max_cost_usd
-    if least.usd is not None and least.trials and least.usd > cap:
-        which = "every trial" if len(always) == len(plan.tasks) else "the trials no baseline store can supply"
-        raise RunError(
-            f"{which} ({least.trials} of {est.trials}) are estimated at ${least.usd:,.4f}, above "
-            f"study.max_cost_usd=${cap:,.4f}; nothing was written", where="study.max_cost_usd",
-            fix="raise study.max_cost_usd, or run fewer trials (skill.cases, study.n_attempts); "
-            "study.expected_input_tokens/expected_output_tokens set the per-trial estimate")
-
-
 ENDPOINT_TIMEOUT_SEC = 8.0
 
 
@@ -360,7 +327,7 @@ def checks(spec: RunSpec, plan: StudyPlan, judge: list[Judge]) -> list[Check]:
             Check("docker or podman", lambda: _backend_type_check(spec)),
             Check("model key", lambda: preflight_model_key(spec)),
             Check("model endpoint", lambda: _endpoint(spec)),
-            Check("cost", lambda: _cost(spec, plan), trials=False),
+            Check("cost", lambda: cost.check_planned(spec, [t.condition for t in plan.tasks]), trials=False),
             # Building the agent imports Harbor's agent and litellm (seconds of CPU): an endpoint that
             # does not answer, or a cost cap the study would pass, is said first, alone, within seconds.
             Check("local agent", lambda: preflight_local_agent(spec), needs=("model endpoint", "cost")),

@@ -1,5 +1,9 @@
 """Fill in the provenance record (``aces_bench.records.provenance``) of a study run:
-its spec, the installed package versions, the git checkout and the harness's CLI."""
+its spec, the installed package versions, the git checkout and the harness's CLI; and
+write it with the resolved spec as their parts of the study record (``record_run``).
+
+Every other part of the record is recorded where its file is written, with
+``records.study.record_part``."""
 
 from __future__ import annotations
 
@@ -13,11 +17,13 @@ from typing import Any
 import aces_bench
 from aces_bench.agents import clis
 from aces_bench.config.spec import RunSpec
+from aces_bench.core.io import write_json
 from aces_bench.core.masking import credential_values
 from aces_bench.emitters.plan import StudyPlan
 from aces_bench.graders.redact import redact_known_value, redact_value
 from aces_bench.grading.labels import judge_label
 from aces_bench.records.provenance import GitState, Provenance, SkillProvenance
+from aces_bench.records.study import KINDS, record_part, write_spec
 
 _PACKAGES = ("aces-bench", "harbor", "hydra-core", "pydantic", "pandas", "scipy", "litellm", "matplotlib", "jinja2")
 
@@ -90,3 +96,14 @@ def build_provenance(spec: RunSpec, skills: list[SkillProvenance], job_dir: Path
         job_dir=str(job_dir) if job_dir else None,
         agent_cli=clis.provenance(spec.harness.cli),
     )
+
+
+def record_run(out: Path, spec: RunSpec, plan: StudyPlan, job_dir: Path | None) -> None:
+    """Write and record what the study runs: ``spec.json`` (the composed spec, masked) and
+    ``provenance.json`` (the same spec with the versions, checkout, CLI and the skills
+    ``plan`` stages, and its Harbor job folder: None with ``emit_only``)."""
+    skills = planned_skills(plan)
+    provenance = build_provenance(spec, skills, job_dir)
+    write_spec(out, provenance.spec)
+    write_json(out / KINDS["provenance"].file, provenance)
+    record_part(out, "provenance", Provenance, stage="study")

@@ -60,7 +60,6 @@ from aces_bench.run.disk import DiskCapReached
 from aces_bench.run.progress import one_line
 from aces_bench.run.reuse import ReuseKeys, ReusePlan, materialise, store
 from aces_bench.run.runner import UniformFailure, excluding, run_config, set_offline_defaults
-from aces_bench.study.record import record_cost
 
 log = logging.getLogger("aces_bench.rounds")
 
@@ -125,7 +124,7 @@ class Rounds:
 
     ``base``: the study's whole Harbor job (``runner.job_config``), which every round's job
     narrows; ``grader``: how its trials are graded; ``keys``: its reuse keys (None when it
-    stores no trial for reuse, ``reuse.enabled``)."""
+    stores no trial for reuse, ``StudySpec.reuses_trials``)."""
 
     spec: RunSpec
     emitted: EmitResult
@@ -181,7 +180,7 @@ class Rounds:
             disk.write_stop(self.out, stopped.stop)
         frame = write_graded(self.out, graded, mask=redact_value)
         record_graded(self.out)
-        record_cost(self.out, self.spec)
+        cost.record_cost(self.out, self.spec)
         log.info("trials table: %d rows -> %s", len(frame), self.out / TABLE_PARQUET)
         return frame
 

@@ -28,11 +28,11 @@ from support.studies import (
 )
 
 from aces_bench.core.errors import RunError
-from aces_bench.run.outlock import LOCK_FILE, holder_of, study_lock
+from aces_bench.study.outlock import LOCK_FILE, holder_of, study_lock
 
 pytestmark = [pytest.mark.timeout(200)]
 
-HOLD = "import sys, time; from aces_bench.run.outlock import study_lock\nwith study_lock(sys.argv[1]):\n    print('held', flush=True); time.sleep(60)\n"
+HOLD = "import sys, time; from aces_bench.study.outlock import study_lock\nwith study_lock(sys.argv[1]):\n    print('held', flush=True); time.sleep(60)\n"
 
 
 def _holder(out) -> subprocess.Popen:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from aces_bench.config.compose import compose_spec
+from aces_bench.emitters.plan import StudyPlan
 from aces_bench.records.study import SPEC_FILE, ResolvedSpec, read_study
-from aces_bench.study.provenance import build_provenance, masked_spec
-from aces_bench.study.record import record_run
+from aces_bench.study.provenance import build_provenance, masked_spec, record_run
 
 KEY = "ACES_TEST_SPEC_KEY"
 VALUE = "k7-not-a-real-key-but-long-enough"
@@ -27,7 +27,7 @@ def test_the_spec_part_masks_named_credentials_and_secret_like_strings(tmp_path,
     monkeypatch.setenv(KEY, VALUE)
     spec = _spec_with_secrets(tmp_path)
     out = tmp_path / "out"
-    record_run(out, spec, [], None)
+    record_run(out, spec, StudyPlan(targets=(), support=(), decoys=(), tasks=()), None)
     text = (out / SPEC_FILE).read_text()
     assert VALUE not in text and "sk-ant-api03-aaaa" not in text
     stored = ResolvedSpec.model_validate_json(text).spec
