@@ -209,44 +209,42 @@ def run_design(spec: RunSpec, specs: dict[str, tuple[Member, RunSpec]]) -> Path:
     from aces_bench.study.pipeline import prepare_all, run_member
 
     out = Path(spec.output_dir).resolve()
-    # Every member planned and through its preflight before the first one runs; the whole
-    # design's cost from those plans.
-    prepared = prepare_all([ms for _, ms in specs.values()])
-    if not spec.emit_only:
-        check_design_budget(spec, out, [(ms, len(p.plan.tasks) * ms.study.n_attempts)
-                                        for (_, ms), p in zip(specs.values(), prepared, strict=True)])
-    done: list[tuple[Member, RunSpec, int]] = []
-    try:
-        for i, ((member, ms), ready) in enumerate(zip(specs.values(), prepared, strict=True), start=1):
-            log.info("design member %d/%d: %s (%s)", i, len(specs), member.name, ", ".join(member.arms))
+    # Every member planned and through its preflight before the first one runs, the whole
+    # design's cost checked from those plans, every problem listed together.
+    budget = None if spec.emit_only else lambda planned: check_design_budget(spec, out, planned)
+    prepared = prepare_all([ms for _, ms in specs.values()], budget)
+    ran: list[tuple[Member, RunSpec, int]] = []
+    stopped: CostCapReached | None = None
+    for i, ((member, ms), ready) in enumerate(zip(specs.values(), prepared, strict=True), start=1):
+        log.info("design member %d/%d: %s (%s)", i, len(specs), member.name, ", ".join(member.arms))
+        try:
             _, n_tasks = run_member(ms, ready)
-            _record_member(out, member.name)
-            done.append((member, ms, n_tasks))
-    except CostCapReached:
-        # The members that ran, and the finished trials of the one the cap stopped, are
-        # tabled and reported together, each in its arm (design.json places them: without
-        # it every member would read as the primary arm), marked as stopped by the cap.
+        except CostCapReached as exc:
+            # The members that ran, and the finished trials of the one the cap stopped, are
+            # tabled and reported together, each in its arm (design.json places them: without
+            # it every member would read as the primary arm), marked as stopped by the cap.
+            stopped, n_tasks = exc, len(ready.plan.tasks)
         _record_member(out, member.name)
-        ran = [*done, (member, ms, len(ready.plan.tasks))]
-        _write_design(out, size_of(spec, ran))
-        if _write_study_table(out) and spec.report:
-            from aces_bench.analysis import build_report
-
-            build_report(out)  # records its statistics part at the design's root
-        raise
-    size = size_of(spec, done)
+        ran.append((member, ms, n_tasks))
+        if stopped is not None:
+            break
+    size = size_of(spec, ran)
     _write_design(out, size)
-    for line in size.lines():
-        print(line)
-    if not spec.emit_only:
-        _write_study_table(out)
-    if spec.report and not spec.emit_only:
+    if stopped is None:
+        for line in size.lines():
+            print(line)
+    tabled = not spec.emit_only and _write_study_table(out)
+    if spec.report and not spec.emit_only and (stopped is None or tabled):
         from aces_bench.analysis import build_report
-        from aces_bench.study.console import finish_console
 
-        index = build_report(out)
-        log.info("the paper's figures beside this study's: %s", index.parent / "paper.html")
-        finish_console(out, index=index, count=False)  # the members counted their failed trials
+        index = build_report(out)  # records its statistics part at the design's root
+        if stopped is None:
+            from aces_bench.study.console import finish_console
+
+            log.info("the paper's figures beside this study's: %s", index.parent / "paper.html")
+            finish_console(out, index=index, count=False)  # the members counted their failed trials
+    if stopped is not None:
+        raise stopped
     return out
 
 

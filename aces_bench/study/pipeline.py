@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,25 +49,48 @@ class Prepared:
 def prepare(spec: RunSpec) -> Prepared:
     """Plan the study and run every check that can refuse it (study/preflight.py), once,
     before a long emission and before any trial: every problem is reported together."""
-    plan = plan_study(spec)
-    for note in plan.notes:
-        log.warning(note)
+    plan = _plan(spec)
     return Prepared(plan, preflight_study(spec, plan))
 
 
-def prepare_all(specs: list[RunSpec]) -> list[Prepared]:
+def _plan(spec: RunSpec) -> StudyPlan:
+    plan = plan_study(spec)
+    for note in plan.notes:
+        log.warning(note)
+    return plan
+
+
+Budget = Callable[[list[tuple[RunSpec, int]]], None]
+
+
+def prepare_all(specs: list[RunSpec], budget: Budget | None = None) -> list[Prepared]:
     """``prepare`` every member of a design before the first one runs: a design its fifth
     member's preflight refuses is refused before anything is emitted or spent, with every
-    member's problems at once (a problem several members share is said once)."""
+    member's problems at once (a problem several members share is said once).
+
+    ``budget``: the design's cost check, given each planned member's spec and trials; its
+    problem is listed with the members' (a member refused before its plan was made is not
+    in it, so a budget it refuses is refused with fewer members than the design has)."""
     prepared: list[Prepared] = []
+    planned: list[tuple[RunSpec, int]] = []
     problems: dict[str, AcesError] = {}
+
+    def note(exc: AcesError) -> None:
+        for p in exc.problems if isinstance(exc, PreflightError) else [exc]:
+            problems.setdefault(str(p), p)
+
     for spec in specs:
         try:
-            prepared.append(prepare(spec))
-        except PreflightError as exc:
-            problems.update((str(p), p) for p in exc.problems)
+            plan = _plan(spec)
+            planned.append((spec, len(plan.tasks) * spec.study.n_attempts))
+            prepared.append(Prepared(plan, preflight_study(spec, plan)))
         except AcesError as exc:
-            problems.setdefault(str(exc), exc)
+            note(exc)
+    if budget is not None:
+        try:
+            budget(planned)
+        except AcesError as exc:
+            note(exc)
     if len(problems) == 1:
         raise next(iter(problems.values()))
     if problems:

@@ -117,3 +117,31 @@ def test_a_cost_cap_the_with_skill_trials_alone_pass_is_refused_before_any_task_
     assert "the trials no baseline store can supply (16 of 32) are estimated at $" in str(err.value)
     assert "above study.max_cost_usd=$0.0001; nothing was written" in str(err.value)
     assert not (out / "tasks").exists() and not (out / "jobs").exists()
+
+
+def test_a_design_over_its_budget_is_refused_in_the_same_list_as_its_members_problems(tmp_path, monkeypatch):
+    """The design's cost is checked from its members' plans and listed with their preflight
+    problems: one refusal with both, not the budget after the members are fixed."""
+    from aces_bench.core.errors import RunError
+    from aces_bench.study.design import compose_members, member_cost, planned_trials
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    out = tmp_path / "aces_paper"
+    overrides = ["study=aces_paper", "study.harness_models={}", "model=gpt-4o",
+                 "study.axes.harnesses=[reference,terminus-2]", "study.axes.stress_harnesses=[reference]",
+                 "study.axes.stress_sizes=[1]", "study.axes.slice_harness=[reference]",
+                 "study.axes.slice_models=['model=gpt-4o']", "report=false"]
+    members = [ms for _, ms in compose_members(compose_spec(overrides, output_dir=out)).values()]
+    costs = [member_cost(ms, planned_trials(ms)) for ms in members]
+    total = sum(costs)
+    # Each member's own trials (the with-skill half, at most) stay under the cap; the design's do not.
+    cap = 0.6 * total
+    assert max(costs) / 2 <= cap < total
+    spec = compose_spec([*overrides, f"study.max_cost_usd={cap}"], output_dir=out)
+    with pytest.raises(PreflightError) as err:
+        run_study(spec)
+    assert [type(p).__name__ for p in err.value.problems] == ["ConfigError", "RunError"]
+    assert "model.api_key_env names OPENAI_API_KEY, which is not set" in str(err.value)
+    assert isinstance(err.value.problems[1], RunError)
+    assert "the design's estimated cost $" in str(err.value.problems[1])
+    assert not any(out.glob("*/tasks")) and not any(out.glob("*/jobs"))
