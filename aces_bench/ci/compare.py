@@ -16,11 +16,13 @@ import pandas as pd
 from pydantic import BaseModel
 from scipy import stats as sps
 
+from aces_bench.records.study import KINDS
 from aces_bench.records.trials import read_trials_table
 from aces_bench.stats.pairing import outcome_values
 
 CASE = ["skill", "case_id", "harness", "model", "workspace_mode", "decoy_set"]
-BASELINE_FILES = ("trials.parquet", "summary.json", "provenance.json")
+PROVENANCE = KINDS["provenance"].file  # the study's provenance, kept with the baseline
+BASELINE_FILES = ("trials.parquet", "summary.json", PROVENANCE)
 
 
 class SkillComparison(BaseModel):
@@ -83,7 +85,7 @@ def store_baseline(run_dir: Path, report_dir: Path, baseline: Path) -> None:
     if old is not None:
         now = pd.concat([old.loc[~old["skill"].isin(set(now["skill"]))], now], ignore_index=True)
     write_frame(baseline / "trials.parquet", now)
-    for name, src in (("summary.json", report_dir / "summary.json"), ("provenance.json", run_dir / "provenance.json")):
+    for name, src in (("summary.json", report_dir / "summary.json"), (PROVENANCE, run_dir / PROVENANCE)):
         if src.is_file():
             tmp = baseline / f".{name}.tmp"
             shutil.copyfile(src, tmp)

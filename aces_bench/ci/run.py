@@ -15,6 +15,7 @@ from aces_bench.ci.policy import Check, Policy, Verdict, verdict
 from aces_bench.ci.suggest import Suggestion, suggest
 from aces_bench.core.io import write_json, write_text
 from aces_bench.core.text import printable
+from aces_bench.records.study import KINDS
 from aces_bench.records.trials import GradedTrial, read_grades, read_trials_table
 
 PACKET = "packet"
@@ -249,9 +250,9 @@ def run_ci(changed: list[SkillChange], overrides: list[str], out: Path, baseline
         "skills": [{"name": c.name, "path": str(c.path), "content_hash": c.content_hash, "why": c.reason}
                    for c in changed],
         "cases": _case_hashes(changed),
-        "study_provenance": "run/provenance.json", "baseline": str(baseline_dir)})
-    if (run_dir / "provenance.json").is_file():
-        shutil.copyfile(run_dir / "provenance.json", packet / "study_provenance.json")
+        "study_provenance": f"run/{KINDS['provenance'].file}", "baseline": str(baseline_dir)})
+    if (run_dir / KINDS["provenance"].file).is_file():
+        shutil.copyfile(run_dir / KINDS["provenance"].file, packet / "study_provenance.json")
     shutil.copytree(run_dir / "report", packet / "report")
     _copy_trajectories(grades, suggestions, packet)
     cases = case_table(trials)
