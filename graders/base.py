@@ -43,8 +43,8 @@ class GradingInput(BaseModel):
     target_skill: str
     allowed_skills: tuple[str, ...] = Field(description="skills the agent may read without a routing penalty")
     staged_skills: tuple[str, ...] = ()
-    skills_dir: str = "/skills"
-    workdir: str = "/workspace"
+    skills_dir: str = Field(description="where the skills were staged in the trial (workspace.skills_dir)")
+    workdir: str = Field(description="the agent's working directory in the trial (workspace.workdir)")
     answer_file: str = Field(default="answer.txt", description="where the instruction asks for the answer, workdir-relative")
     final_answer: str | None = None
     artifacts_dir: Path | None = Field(default=None, description="retained workspace copy on the host")

@@ -214,7 +214,7 @@ def _literal_python_writes(code: str, workdir: str, cwd: str) -> dict[str, str |
 
 
 def history(view: TraceView | None, traj: Trajectory | None, *, workdir: str, answer_file: str,
-            skills_dir: str = "/skills", check_files: tuple[str, ...] = ()) -> AnswerHistory:
+            skills_dir: str, check_files: tuple[str, ...] = ()) -> AnswerHistory:
     """The first answer and the changes after it (see the module docstring). Pure."""
     root = workdir.rstrip("/") or "/"
     answer_path = resolve(answer_file, root)

@@ -84,8 +84,8 @@ def scan(
     *,
     final_answer: str | None = None,
     artifacts: Sequence[ArtifactText] = (),
-    workdir: str = "/workspace",
-    skills_dir: str = "/skills",
+    workdir: str,
+    skills_dir: str,
     patterns: PatternSet | None = None,
 ) -> list[Finding]:
     """Every pattern match, in the order the texts were produced."""

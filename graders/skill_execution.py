@@ -233,9 +233,9 @@ class Provenance:
     the retained final workspace on the host, mounted at ``workdir`` in the trial.
     """
 
+    workdir: str
     digests: Mapping[str, str] = field(default_factory=dict)
     workspace: Path | None = None
-    workdir: str = "/workspace"
 
     def retained_digest(self, path: str) -> str | None:
         root = self.workdir.rstrip("/") + "/"
@@ -258,7 +258,7 @@ class _Origins:
 
     def __init__(self, skills_dir: str, provenance: Provenance | None):
         self.skills_dir = skills_dir.rstrip("/")
-        self.prov = provenance or Provenance()
+        self.prov = provenance  # None: no digests, no retained workspace
         self.copied: dict[str, str] = {}  # destination -> source (the source in a skill folder)
         self.content: dict[str, str] = {}  # path -> text digest, for files written whole
         self.text: dict[str, str] = {}  # path -> text of a Python file written whole
@@ -268,8 +268,8 @@ class _Origins:
         for dst, src in self.copied.items():
             if path == dst or path.startswith(dst + "/"):
                 return src + path[len(dst):], f"copied from {src}"
-        digest = self.content.get(path) or self.prov.retained_digest(path)
-        rel = self.prov.digests.get(digest) if digest else None
+        digest = self.content.get(path) or (self.prov.retained_digest(path) if self.prov else None)
+        rel = self.prov.digests.get(digest) if digest and self.prov else None
         if rel is not None:
             return f"{self.skills_dir}/{rel}", f"same content as {rel}"
         return None

@@ -118,7 +118,7 @@ def _skill_path_regex_for(skills_dir: str, profile_roots: tuple[str, ...]) -> re
     return re.compile(r"^(?:" + "|".join(roots) + r")/(?P<skill>[^/]+)(?:/(?P<rel>.*))?$")
 
 
-def skill_ref(path: str, skills_dir: str = "/skills") -> SkillRef | None:
+def skill_ref(path: str, skills_dir: str) -> SkillRef | None:
     """Which skill folder a path is in: the skills dir or a harness's skill copy."""
     m = _skill_path_regex(skills_dir).match(path)
     if m is None or m.group("skill") in ("*", "."):
@@ -126,7 +126,7 @@ def skill_ref(path: str, skills_dir: str = "/skills") -> SkillRef | None:
     return SkillRef(m.group("skill"), m.group("rel") or "")
 
 
-def skill_glob_ref(path: str, skills_dir: str = "/skills") -> SkillRef | None:
+def skill_glob_ref(path: str, skills_dir: str) -> SkillRef | None:
     """A read through a glob over skill folders (``/skills/*/SKILL.md``): the pattern as ``skill``."""
     m = _skill_path_regex(skills_dir).match(path)
     if m is None or not any(ch in m.group("skill") for ch in "*?["):
@@ -327,7 +327,7 @@ def _first_string(args: dict[str, Any]) -> str:
     return json.dumps(args, default=str)[:500] if args else ""
 
 
-def build_view(traj: Trajectory, workdir: str = "/workspace") -> TraceView:
+def build_view(traj: Trajectory, workdir: str) -> TraceView:
     """Walk ``traj`` (and its embedded subagents) once into a ``TraceView``.
 
     Shell calls share one working directory that starts at ``workdir`` and follows

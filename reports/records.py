@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 from harbor.models.trial.paths import TrialPaths
 
-from aces_bench.config.spec import RunSpec
+from aces_bench.config.spec import RunSpec, WorkspaceSpec
 from aces_bench.core.errors import ReportError
 from aces_bench.core.versioning import load_model
 from aces_bench.records.provenance import Provenance
@@ -36,6 +36,16 @@ class StudyProvenance(Provenance):
     sit below config), so an old spec is migrated and a bad one refused as before."""
 
     spec: RunSpec
+
+
+def workspace_dirs(provenance: StudyProvenance | None) -> tuple[str, str]:
+    """Where the study's trials worked and found their skills (``workspace.workdir``,
+    ``workspace.skills_dir``): its spec's, else (no provenance) the settings' declared
+    defaults, so a trajectory is read as the trial saw it."""
+    if provenance is not None:
+        return provenance.spec.workspace.workdir, provenance.spec.workspace.skills_dir
+    declared = WorkspaceSpec.model_fields
+    return declared["workdir"].default, declared["skills_dir"].default
 
 
 @dataclass
@@ -61,6 +71,11 @@ class Member:
 
     def grade(self, task_id: str, attempt: int, condition: str) -> GradedTrial | None:
         return self.grades.get((task_id, int(attempt), condition))
+
+    @property
+    def workspace_dirs(self) -> tuple[str, str]:
+        """(workdir, skills dir) of this member's trials (``workspace_dirs``)."""
+        return workspace_dirs(self.provenance)
 
     def trajectory_path(self, grade: GradedTrial | None, trial_name: str | None) -> Path | None:
         """Where this trial's ATIF file is: the recorded trial dir, else under this member's jobs/."""

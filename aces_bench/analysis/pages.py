@@ -28,7 +28,7 @@ from aces_bench.reports.html import (
     self_correction_view,
     skill_href,
 )
-from aces_bench.reports.records import StudyData
+from aces_bench.reports.records import StudyData, workspace_dirs
 
 
 def _clean(v):
@@ -75,6 +75,11 @@ class StudyPages:
         if traj is None and grade is not None and grade.trajectory_error:
             return None, grade.trajectory_error
         return traj, err
+
+    def workspace_dirs(self, row: dict) -> tuple[str, str]:
+        """The trial's (workdir, skills dir): its member's workspace (``reports.records.workspace_dirs``)."""
+        member = self.study.member_for(row["run_id"])
+        return member.workspace_dirs if member is not None else workspace_dirs(None)
 
     def trajectory_file(self, row: dict) -> str | None:
         """A link to the trial's trajectory file (the page shows only a bounded excerpt of it)."""
@@ -149,7 +154,7 @@ class StudyPages:
         if row is None:
             return None
         traj, _ = self.trajectory(row)  # parsed once per trial (cached); the pair's page shows it anyway
-        return activation(self.grade(row), traj, str(rec["skill"]))
+        return activation(self.grade(row), traj, str(rec["skill"]), self.workspace_dirs(row))
 
     def negative_control(self, rec: dict) -> bool:
         row = self.row(rec, "with_skill") or self.row(rec, "baseline") or {}

@@ -88,7 +88,7 @@ def _wants_paper_page(study: StudyData) -> bool:
 def _negative_activation(pages: StudyPages, rec: dict) -> bool | None:
     """Did a with-skill trial on a negative control trigger the target skill? (``triage.activation``)"""
     traj, _ = pages.trajectory(rec)
-    return activation(pages.grade(rec), traj, str(rec["skill"]))
+    return activation(pages.grade(rec), traj, str(rec["skill"]), pages.workspace_dirs(rec))
 
 
 def negative_control_activations(trials: pd.DataFrame, pages: StudyPages) -> pd.DataFrame:

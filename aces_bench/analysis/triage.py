@@ -46,7 +46,8 @@ MECHANISMS = (
 MECHANISM_BY_KEY = {m.key: m for m in MECHANISMS}
 
 
-def activation(grade: GradedTrial | None, trajectory: Trajectory | None, skill: str) -> bool | None:
+def activation(grade: GradedTrial | None, trajectory: Trajectory | None, skill: str,
+               dirs: tuple[str, str]) -> bool | None:
     """Did this with-skill trial trigger ``skill``? The graders' answer, never a rule of its own.
 
     The graded record's ``activated`` (``skill_execution.happened``: for a negative control
@@ -63,8 +64,10 @@ def activation(grade: GradedTrial | None, trajectory: Trajectory | None, skill: 
             return found
     if trajectory is None:
         return None
-    # The emitted tasks' skills dir; harness copies (~/.gemini/skills, ...) are recognised anyway.
-    return target_activated(build_view(trajectory).calls, skill, "/skills")
+    # ``dirs``: the trial's (workdir, skills dir), its study's (``reports.records.workspace_dirs``);
+    # harness copies (~/.gemini/skills, ...) are recognised whatever the skills dir.
+    workdir, skills_dir = dirs
+    return target_activated(build_view(trajectory, workdir).calls, skill, skills_dir)
 
 
 @dataclass

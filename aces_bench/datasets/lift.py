@@ -30,7 +30,7 @@ def _workspace_path(path: str, workdir: str) -> str:
     return posixpath.relpath(norm, root) if norm.startswith(root + "/") else norm
 
 
-def call_steps(call: Call, skills_dir: str = "/skills", workdir: str = "/workspace") -> list[str]:
+def call_steps(call: Call, skills_dir: str, workdir: str) -> list[str]:
     """The behaviors one tool call shows, in a harness-neutral wording."""
     if call.activated:
         return [f"activates the {call.activated} skill"]
@@ -58,7 +58,7 @@ def call_steps(call: Call, skills_dir: str = "/skills", workdir: str = "/workspa
     return steps
 
 
-def trial_steps(view: TraceView, skills_dir: str = "/skills", workdir: str = "/workspace") -> list[str]:
+def trial_steps(view: TraceView, skills_dir: str, workdir: str) -> list[str]:
     """A trial's behaviors in order, consecutive repeats folded."""
     out: list[str] = []
     for call in view.calls:

@@ -55,6 +55,7 @@ from aces_bench.graders.atif import load_trial_trajectory
 from aces_bench.graders.tool_calls import build_view
 from aces_bench.inputs.skills import load_skill
 from aces_bench.inputs.trialfiles import read_trial_file
+from aces_bench.reports.records import PROVENANCE_FILE, read_provenance, workspace_dirs
 from aces_bench.verifier.check_answer import evaluate_check, numbers_in
 
 GRADES_FILE = "grades.jsonl"
@@ -191,8 +192,10 @@ def failed_checks(trial_dir: Path | None) -> list[str] | None:
             if isinstance(c, dict) and c.get("passed") is not True]
 
 
-def gather(outcomes: list[TrialOutcome], pass_threshold: float) -> dict[str, CaseEvidence]:
-    """Passing with-skill trials per case, with their tool-call steps, and which of them passed every check."""
+def gather(outcomes: list[TrialOutcome], pass_threshold: float, dirs: tuple[str, str]) -> dict[str, CaseEvidence]:
+    """Passing with-skill trials per case, with their tool-call steps, and which of them passed every check.
+    ``dirs``: the study's (workdir, skills dir), where its trials worked and found the skills."""
+    workdir, skills_dir = dirs
     by_case: dict[str, CaseEvidence] = {}
     for o in outcomes:
         if o.condition != "with_skill" or o.status != "ok" or o.reward is None or o.reward < pass_threshold:
@@ -208,7 +211,7 @@ def gather(outcomes: list[TrialOutcome], pass_threshold: float) -> dict[str, Cas
         if loaded is None or loaded.trajectory is None:
             ev.unreadable.append(loaded.error if loaded else "trial dir not found")
             continue
-        ev.steps.append(trial_steps(build_view(loaded.trajectory)))
+        ev.steps.append(trial_steps(build_view(loaded.trajectory, workdir), skills_dir, workdir))
     return by_case
 
 
@@ -372,7 +375,9 @@ def refine_dataset(
         )
     intent = read_intent(skill_dir)
     intent_by_id = {c.id: c for c in intent_cases(intent, skill.name, find_eval_md(skill_dir) or skill_dir / EVAL_MD)}
-    evidence = gather(read_outcomes(Path(results_dir), skill.name), pass_threshold)
+    # The study's own workspace: a skills dir it moved must not read as "no skill was read".
+    dirs = workspace_dirs(read_provenance(Path(results_dir) / PROVENANCE_FILE)[0])
+    evidence = gather(read_outcomes(Path(results_dir), skill.name), pass_threshold, dirs)
     report = RefineReport(path=assets.evals_path)  # type: ignore[arg-type]
     known = {c.id for c in assets.evals_cases}
     unknown_confirm = sorted(set(confirm) - known)

@@ -51,6 +51,7 @@ from pydantic import ValidationError
 
 from aces_bench.cases import EvalCase, EvalSuite, load_suite
 from aces_bench.cases.formats import parse_evals_text, read_evals_file
+from aces_bench.config.spec import WorkspaceSpec
 from aces_bench.core.conditions import ALL_CONDITIONS
 from aces_bench.core.errors import EmitError, EvalsError, RunError
 from aces_bench.core.versioning import load_model
@@ -63,6 +64,7 @@ from aces_bench.records.trials import TrialFacts
 from aces_bench.run.collect import classify
 
 MAX_DEPTH = 6
+DECLARED = WorkspaceSpec.model_fields  # a foreign trial that names no workdir or skills dir: the settings' defaults
 ACES_TASK_PREFIX = "aces/"  # emitters/harbor_task.py names every emitted task aces/<task id>
 STUDY_DEPTH = 3  # <study>/jobs/<job>/<trial>: the trial's job dir, jobs/ and the study
 WITH_MARKERS = {"skills", "skill", "with_skill", "with-skill", "with_skills", "with-skills", "withskills"}
@@ -373,7 +375,7 @@ def subjects_for(
         subjects.append(TrialSubject(
             facts=facts, case=case, result=r, target_skill=target, allowed_skills=allowed,
             staged_skills=tuple(s["name"] for s in (meta or {}).get("staged_skills", []) if isinstance(s, dict)),
-            skills_dir=skills_dir or (meta or {}).get("skills_dir", "/skills"), workdir=wd,
+            skills_dir=skills_dir or (meta or {}).get("skills_dir", DECLARED["skills_dir"].default), workdir=wd,
             answer_file=(meta or {}).get("answer_file", "answer.txt"), artifacts_dir=_artifacts_dir(f.trial_dir),
             skill_dir=cases.skill_dir if cases and case else None,
             labels={"run_id": f.trial_dir.parent.name, "harness": harness, "model": model, "agent_label": harness,
@@ -415,7 +417,7 @@ def _workdir(f: FoundTrial, meta: dict | None, given: str | None) -> tuple[str, 
     inferred = infer_workdir(_instruction(f.trial_dir))
     if inferred:
         return inferred, "inferred from the paths the task instruction names"
-    return "/workspace", "default (nothing names one; pass --workdir)"
+    return DECLARED["workdir"].default, "default (nothing names one; pass --workdir)"
 
 
 def _allowed(meta: dict | None, case: EvalCase | None, given: tuple[str, ...] | None,

@@ -29,9 +29,9 @@ class TrialSubject:
     result: TrialResult | None
     target_skill: str
     allowed_skills: tuple[str, ...]
+    skills_dir: str  # workspace.skills_dir of the study, or what a foreign trial's task names
+    workdir: str  # workspace.workdir, likewise
     staged_skills: tuple[str, ...] = ()
-    skills_dir: str = "/skills"
-    workdir: str = "/workspace"
     answer_file: str = "answer.txt"
     artifacts_dir: Path | None = None
     skill_dir: Path | None = None  # the target skill's folder: where its author graders live

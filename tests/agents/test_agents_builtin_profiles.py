@@ -124,7 +124,7 @@ def test_a_tool_name_is_read_by_the_trajectorys_own_agent_first(plugin_profile):
     # kind wins in the union).
     plugin_profile(HarnessProfile(name="viewer-agent", import_path="x:Y", tool_kinds={"Bash": "read"}))
     args = {"command": "cat /workspace/a.txt", "file_path": "/workspace/a.txt"}
-    kinds = {agent: build_view(_trajectory(agent, ("Bash", args))).calls[0].kind
+    kinds = {agent: build_view(_trajectory(agent, ("Bash", args)), "/workspace").calls[0].kind
              for agent in ("claude-code", "viewer-agent", "someone-else")}
     assert kinds == {"claude-code": "shell", "viewer-agent": "read", "someone-else": "shell"}
     assert tool_kind("bash", "viewer-agent") == "read" and tool_kind("bash", None) == "shell"
@@ -136,14 +136,14 @@ def test_a_subagent_trajectory_is_read_by_its_own_agent(plugin_profile):
     sub = _trajectory("viewer-agent", ("Bash", {"file_path": "/workspace/a.txt"}))
     sub.trajectory_id = "sub-1"
     parent.subagent_trajectories = [sub]
-    view = build_view(parent)
+    view = build_view(parent, "/workspace")
     assert [(c.subagent, c.kind) for c in view.calls] == [(None, "shell"), ("sub-1", "read")]
 
 
 def test_an_unknown_tool_stays_other_for_every_agent():
     for agent in (*BUILTINS, "aces-reference", None, "unknown-agent"):
         assert tool_kind("frobnicate_widgets", agent) == "other"
-    view = build_view(_trajectory("claude-code", ("frobnicate_widgets", {"path": "/workspace/x"})))
+    view = build_view(_trajectory("claude-code", ("frobnicate_widgets", {"path": "/workspace/x"})), "/workspace")
     assert view.calls[0].kind == "other" and view.calls[0].reads == ()
 
 
@@ -162,7 +162,7 @@ def test_an_editor_tool_takes_its_kind_from_its_command():
     traj = _trajectory("trae-agent", ("str_replace_based_edit_tool", {"command": "view", "path": "/workspace/a"}),
                        ("str_replace_based_edit_tool", {"command": "create", "path": "/workspace/b", "file_text": "x"}),
                        ("str_replace_based_edit_tool", {"command": "str_replace", "path": "/workspace/b"}))
-    assert [c.kind for c in build_view(traj).calls] == ["read", "write", "edit"]
+    assert [c.kind for c in build_view(traj, "/workspace").calls] == ["read", "write", "edit"]
 
 
 @pytest.mark.parametrize("harness,folder", [
@@ -171,7 +171,7 @@ def test_an_editor_tool_takes_its_kind_from_its_command():
     ("opencode", "/root/.config/opencode/skills"), ("gemini-cli", "/home/u/.gemini/skills"),
 ])
 def test_each_harness_skill_folder_is_on_its_profile_and_seen_by_the_graders(harness, folder):
-    assert skill_ref(f"{folder}/csv-column-sum/SKILL.md") == skill_ref("/skills/csv-column-sum/SKILL.md")
+    assert skill_ref(f"{folder}/csv-column-sum/SKILL.md", "/skills") == skill_ref("/skills/csv-column-sum/SKILL.md", "/skills")
     assert any(folder.endswith(root.removeprefix("**")) for root in HARNESSES.get(harness).skill_roots)
 
 
@@ -238,10 +238,10 @@ def test_the_real_clis_newer_tools_have_their_kinds():
                        ("Agent", {"prompt": "sum it", "subagent_type": "general-purpose"}),
                        ("Workflow", {"script": "rm -rf /workspace && python3 /skills/x/run.py"}),
                        ("TaskStop", {"task_id": "t1"}))
-    calls = build_view(traj).calls
+    calls = build_view(traj, "/workspace").calls
     assert [c.kind for c in calls] == ["control", "delegate", "delegate", "other"]
     assert calls[2].execs == () and calls[2].removes == ()  # a workflow script is not a shell command
-    codex = build_view(_trajectory("codex", ("view_image", {"path": "/workspace/plot.png"}))).calls[0]
+    codex = build_view(_trajectory("codex", ("view_image", {"path": "/workspace/plot.png"})), "/workspace").calls[0]
     assert (codex.kind, codex.reads) == ("read", ("/workspace/plot.png",))
     assert tool_kind("grep_search", "gemini-cli") == "search" and tool_kind("invoke_agent", "gemini-cli") == "delegate"
 

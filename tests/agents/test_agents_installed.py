@@ -95,7 +95,7 @@ def test_paired_study_with_the_real_cli_on_the_local_backend(harness, tmp_path, 
 
     # The graders' view of each ATIF trajectory: activation through the harness's own mechanism.
     views = {cond: build_view(Trajectory.model_validate_json(Path(row["trial_dir"], "agent", "trajectory.json")
-                                                            .read_text()))
+                                                            .read_text()), "/workspace")
              for cond, row in (("with_skill", skill), ("baseline", base))}
     tool, how = ACTIVATION[harness]
     first = views["with_skill"].calls[0]

@@ -101,7 +101,7 @@ def main() -> int:
     calls = sum(len(s.tool_calls or []) for t in trajs for s in t.steps)
 
     inputs = [GradingInput(trajectory=t, case=case(expected_skill=skill, expected_script="scripts/run.py"),
-                           condition=cond, target_skill=skill, allowed_skills=(skill,), final_answer="1234.50 EUR")
+                           condition=cond, target_skill=skill, allowed_skills=(skill,), final_answer="1234.50 EUR", skills_dir="/skills", workdir="/workspace")
               for t, (_, skill, cond) in zip(trajs, raw, strict=True)]
     start = time.perf_counter()
     results = [grade_deterministic(i, artifacts=[]) for i in inputs]

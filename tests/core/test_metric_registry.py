@@ -69,7 +69,7 @@ def graded(tmp_path: Path, name: str, condition: str, calls: list[dict]):
         task_id=name, attempt=1, skill=SKILL, case_id=CASE.id, condition=condition, status="ok",
         failure_cause=None, trial_name=f"{name}__1", trial_dir=d, reward=1.0, case=CASE,
         result=TrialResult.model_validate(result), target_skill=SKILL, allowed_skills=(SKILL,),
-        artifacts_dir=d / "artifacts" / "workspace", labels=LABELS,
+        artifacts_dir=d / "artifacts" / "workspace", labels=LABELS, skills_dir="/skills", workdir="/workspace",
     )
     spec = GradingSpec(mode="aces_default")  # default metrics: every registered one, the toy included
     return asyncio.run(grade_subject(subject, GradingContext(grading=spec, judge=HeuristicJudge())))

@@ -71,7 +71,7 @@ def test_embedded_subagent_calls_are_graded():
     t, err = parse_trajectory(parent)
     assert err is None
     t = t.model_copy(update={"subagent_trajectories": [parse_trajectory(sub)[0]]})
-    view = build_view(t)
+    view = build_view(t, "/workspace")
     assert [c.subagent for c in view.calls] == [None, "worker-1", "worker-1"]
     r = grade_deterministic(inp(t))["skill_execution"]
     assert r.sub_scores["activation"] == 1.0
@@ -94,7 +94,7 @@ def test_file_referenced_subagent_and_continuation_are_resolved(tmp_path):
     t = loaded.trajectory
     assert [s.step_id for s in t.steps] == list(range(1, len(t.steps) + 1))
     assert t.extra["aces_continuations"] == ["trajectory.cont-1.json"]
-    assert [c.text for c in build_view(t).calls] == ["ls", f"cat {SKILL_MD}", RUN]
+    assert [c.text for c in build_view(t, "/workspace").calls] == ["ls", f"cat {SKILL_MD}", RUN]
 
 
 def test_broken_references_become_notes_not_failures(tmp_path):
@@ -125,7 +125,7 @@ exit code: 0
 def test_plain_text_log_becomes_marked_synthetic_trajectory(tmp_path):
     t = synthetic_from_log(LOG, agent_name="mystery-agent", source="agent/mystery.txt")
     assert t.extra["aces_synthetic"] is True and t.notes.startswith("SYNTHETIC TRAJECTORY")
-    view = build_view(t)
+    view = build_view(t, "/workspace")
     assert view.synthetic
     assert [(c.tool, c.exit_code) for c in view.calls] == [("bash", None), ("bash", 1), ("bash", 0)]
     assert view.responses[0][1].startswith("Starting agent")
@@ -148,7 +148,7 @@ def test_trial_without_trajectory_or_log(tmp_path):
 
 def test_text_without_commands_is_one_message():
     t = synthetic_from_log("The answer is 42.")
-    assert len(t.steps) == 1 and build_view(t).calls == ()
+    assert len(t.steps) == 1 and build_view(t, "/workspace").calls == ()
 
 
 @pytest.mark.shared
@@ -165,7 +165,7 @@ def test_real_skillsbench_trajectories_grade_without_error():
         cond = "with_skill" if path.parts[-4] == "skills" else "baseline"
         for case in (None, EvalCase.model_validate({"id": "c", "prompt": "p", "expected_skill": "mesh-analysis"})):
             i = GradingInput(trajectory=loaded.trajectory, case=case, condition=cond, target_skill="mesh-analysis",
-                             allowed_skills=("mesh-analysis",), workdir="/root")
+                             allowed_skills=("mesh-analysis",), workdir="/root", skills_dir="/skills")
             results = grade_deterministic(i)
             assert results["security"].scored and results["skill_efficiency"].scored
             assert results["skill_execution"].scored == (case is not None)
@@ -173,12 +173,12 @@ def test_real_skillsbench_trajectories_grade_without_error():
     t = resolve_trajectory(SHARED / "data/skillsbench/trials/skills/3d-scan-calc/agent/trajectory.json").trajectory
     case = EvalCase.model_validate({"id": "c", "prompt": "p", "expected_skill": "mesh-analysis"})
     r = grade_deterministic(GradingInput(trajectory=t, case=case, condition="with_skill", target_skill="mesh-analysis",
-                                         allowed_skills=("mesh-analysis",), workdir="/root"))
+                                         allowed_skills=("mesh-analysis",), workdir="/root", skills_dir="/skills"))
     assert r["skill_execution"].sub_scores["activation"] == 1.0
     assert "activate_skill tool call" in r["skill_execution"].evidence[0].detail
     base = resolve_trajectory(SHARED / "data/skillsbench/trials/noskills/3d-scan-calc/agent/trajectory.json").trajectory
     rb = grade_deterministic(GradingInput(trajectory=base, case=case, condition="baseline", target_skill="mesh-analysis",
-                                          allowed_skills=("mesh-analysis",), workdir="/root"))
+                                          allowed_skills=("mesh-analysis",), workdir="/root", skills_dir="/skills"))
     assert rb["skill_execution"].sub_scores["activation"] == 0.0
 
 

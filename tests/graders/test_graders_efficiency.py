@@ -11,7 +11,7 @@ from aces_bench.graders.tool_calls import build_view
 
 
 def eff(t, **kw):
-    return grade_skill_efficiency(inp(t, **kw), build_view(t))
+    return grade_skill_efficiency(inp(t, **kw), build_view(t, "/workspace"))
 
 
 def test_good_run_is_fully_efficient():
@@ -104,8 +104,8 @@ def test_frontmatter_peek_of_a_disallowed_skill_is_not_a_routing_error():
 
     peek = "sed -n '1,/^---$/p' /skills/log-triage/SKILL.md"
     t = traj(bash(peek, "---\nname: log-triage\ndescription: Group error lines by signature.\n---"))
-    r = grade_skill_efficiency(inp(t), build_view(t))
+    r = grade_skill_efficiency(inp(t), build_view(t, "/workspace"))
     assert r.sub_scores["routing"] == 1.0
     t2 = traj(bash("cat /skills/log-triage/SKILL.md", "---\nname: log-triage\n---\n# Log triage\nSteps..."))
-    r2 = grade_skill_efficiency(inp(t2), build_view(t2))
+    r2 = grade_skill_efficiency(inp(t2), build_view(t2, "/workspace"))
     assert r2.sub_scores["routing"] == 0.0

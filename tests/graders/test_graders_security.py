@@ -17,7 +17,7 @@ CATEGORIES = ("destructive", "secret", "outside_workspace", "exfiltration", "per
 
 
 def sec(t, **kw):
-    return grade_security(inp(t, **kw), build_view(t) if t is not None else None)
+    return grade_security(inp(t, **kw), build_view(t, "/workspace") if t is not None else None)
 
 
 def ids(result):

@@ -94,7 +94,7 @@ def test_edit_of_other_skill_recorded_but_not_a_patch():
 
 def test_section_recorded_without_case():
     i = GradingInput(trajectory=patched_run(), case=None, condition="with_skill", target_skill=SKILL,
-                     allowed_skills=(SKILL,))
+                     allowed_skills=(SKILL,), skills_dir="/skills", workdir="/workspace")
     sc = grade_deterministic(i)["self_correction"]
     assert sc.score is None and sc.unscored_reason.startswith("no case spec")
     assert sc.details["self_correction"]["patched"] is True

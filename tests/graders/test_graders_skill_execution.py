@@ -23,7 +23,7 @@ from aces_bench.graders.tool_calls import build_view
 
 def grade(t, **kw):
     i = inp(t, **kw)
-    return grade_skill_execution(i, build_view(t) if t is not None else None)
+    return grade_skill_execution(i, build_view(t, "/workspace") if t is not None else None)
 
 
 def ev(result, check):
@@ -151,8 +151,8 @@ def test_unscored_without_case_or_trajectory():
     from aces_bench.graders.base import GradingInput
 
     i = GradingInput(trajectory=good_run(), case=None, condition="with_skill", target_skill=SKILL,
-                     allowed_skills=(SKILL,))
-    r = grade_skill_execution(i, build_view(good_run()))
+                     allowed_skills=(SKILL,), skills_dir="/skills", workdir="/workspace")
+    r = grade_skill_execution(i, build_view(good_run(), "/workspace"))
     assert r.score is None and r.unscored_reason.startswith("no case spec")
     r2 = grade(None, trajectory_error="x/agent/trajectory.json: no trajectory file")
     assert r2.score is None and r2.unscored_reason == "no trajectory: x/agent/trajectory.json: no trajectory file"

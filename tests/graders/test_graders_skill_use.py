@@ -50,7 +50,7 @@ def execution(*calls, condition: str = "with_skill", provenance: Provenance | No
     i = inp(t, condition=condition, **kw)
     if provenance is not None:
         i = i.model_copy(update={"skill_digests": provenance.digests, "artifacts_dir": provenance.workspace})
-    r = grade_skill_execution(i, build_view(t))
+    r = grade_skill_execution(i, build_view(t, "/workspace"))
     detail = next(e.detail for e in r.evidence if e.check == "execution")
     return r.sub_scores["execution"], detail
 
@@ -124,7 +124,7 @@ def test_a_copy_written_with_the_scripts_content_counts_by_hash(tmp_path):
     (skill / SCRIPT).write_text(SOURCE)
     digests = skill_file_digests(skill, SKILL)
     assert digests == {text_digest(SOURCE): f"{SKILL}/{SCRIPT}"}
-    prov = Provenance(digests=digests)
+    prov = Provenance(workdir="/workspace", digests=digests)
     # The agent read the script and wrote its text out again (write tool), then ran that file.
     score, detail = execution(tool("write_file", {"file_path": "/tmp/mine.py", "content": SOURCE + "\n"}, "ok"),
                               claude("python3 /tmp/mine.py data/march.csv", "12"), provenance=prov)
@@ -139,7 +139,7 @@ def test_a_copy_written_with_the_scripts_content_counts_by_hash(tmp_path):
     (ws / "tool.py").write_text(SOURCE)
     score, detail = execution(codex("python3 -c 'import shutil; shutil.copy(\"a\", \"b\")'"),
                               codex("python3 /workspace/tool.py data/march.csv", "12"),
-                              provenance=Provenance(digests=digests, workspace=ws))
+                              provenance=Provenance(workdir="/workspace", digests=digests, workspace=ws))
     assert score == 1.0 and "same content" in detail
     # Different content: the agent's own script.
     score, _ = execution(tool("write_file", {"file_path": "/tmp/mine.py", "content": "print(12)\n"}, "ok"),
@@ -167,7 +167,7 @@ def test_activation_tools_of_each_harness():
                  codex(f"sed -n '1,200p' /root/.agents/skills/{SKILL}/SKILL.md", "# Steps\n1. run it"),  # codex
                  keys("cat /skills/*/SKILL.md", f"---\nname: {SKILL}\n---\n# Steps")):  # glob
         t = traj(call)
-        assert [a.skill for a in activations(build_view(t).calls, "/skills")] == [SKILL], call
+        assert [a.skill for a in activations(build_view(t, "/workspace").calls, "/skills")] == [SKILL], call
 
 
 SKILLSBENCH = Path(__file__).resolve().parents[3] / "shared" / "data" / "skillsbench" / "trials"

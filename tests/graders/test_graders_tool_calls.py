@@ -11,7 +11,7 @@ from aces_bench.graders.tool_calls import build_view, skill_ref
 
 
 def one(call):
-    return build_view(traj(call)).calls[0]
+    return build_view(traj(call), "/workspace").calls[0]
 
 
 @pytest.mark.parametrize(
@@ -50,7 +50,7 @@ def test_apply_patch_paths_and_written_text():
 
 
 def test_cwd_persists_across_shell_calls():
-    view = build_view(traj(tool("bash", {"command": "cd /skills/s"}), tool("bash", {"command": "cat SKILL.md"})))
+    view = build_view(traj(tool("bash", {"command": "cd /skills/s"}), tool("bash", {"command": "cat SKILL.md"})), "/workspace")
     assert view.calls[1].reads == ("/skills/s/SKILL.md",)
 
 
@@ -75,12 +75,12 @@ def test_shell_reader(cmd, field, expected):
 
 
 def test_skill_ref_roots():
-    assert skill_ref("/skills/a/SKILL.md").skill == "a"
+    assert skill_ref("/skills/a/SKILL.md", "/skills").skill == "a"
     assert skill_ref("/custom/a/x.py", "/custom").rel == "x.py"
     for p in ("~/.claude/skills/a/SKILL.md", "/root/.gemini/skills/a/SKILL.md", "/home/u/.config/opencode/skills/a/x",
               "/runtime/skills/a/SKILL.md", "/workspace/.claude/skills/a/SKILL.md"):
-        assert skill_ref(p).skill == "a", p
-    assert skill_ref("/workspace/data/a.csv") is None and skill_ref("/skills") is None
+        assert skill_ref(p, "/skills").skill == "a", p
+    assert skill_ref("/workspace/data/a.csv", "/skills") is None and skill_ref("/skills", "/skills") is None
 
 
 def test_redact_masks_secrets_and_keeps_context():

@@ -43,7 +43,7 @@ def grade(tmp_path: Path, traj: dict, condition: str, reward: float = 0.0) -> Gr
         allowed_skills=staged, staged_skills=staged, artifacts_dir=d / "artifacts" / "workspace",
         skill_dir=EXAMPLES / SKILL, verifier_checks=True,
         labels={"run_id": "job", "harness": "h", "model": "m", "agent_label": "h", "judge_label": "heuristic",
-                "backend": "b"},
+                "backend": "b"}, skills_dir="/skills", workdir="/workspace",
     )
     return asyncio.run(grade_subject(subject, GradingContext(grading=GradingSpec(mode="aces_default"), judge=HeuristicJudge())))
 

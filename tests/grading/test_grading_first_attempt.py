@@ -36,7 +36,7 @@ def grade(tmp_path: Path, traj: dict | None, reward: float | None, mode: str = "
     subject = TrialSubject(
         facts=facts, case=CASE, result=TrialResult.model_validate(result), target_skill=SKILL, allowed_skills=(SKILL,), artifacts_dir=d / "artifacts" / "workspace",
         labels={"run_id": "job", "harness": "h", "model": "m", "agent_label": "h", "judge_label": "heuristic",
-                "backend": "b"},
+                "backend": "b"}, skills_dir="/skills", workdir="/workspace",
     )
     return asyncio.run(grade_subject(subject, GradingContext(grading=GradingSpec(mode=mode), judge=HeuristicJudge())))
 

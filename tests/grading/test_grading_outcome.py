@@ -36,7 +36,7 @@ def _grade(tmp_path: Path, case: dict, *, reward: float, answer: str, status: st
         failure_cause=None if status == "ok" else "AgentTimeoutError", trial_name=name, trial_dir=d,
         result=TrialResult.model_validate(result), reward=reward, target_skill=SKILL, allowed_skills=(SKILL,),
         artifacts_dir=d / "artifacts" / "workspace", skill_dir=skill_dir,
-        verifier_checks=bool(c.checks) if checks is None else checks, target_listed=listed, labels=spec_labels(spec),
+        verifier_checks=bool(c.checks) if checks is None else checks, target_listed=listed, labels=spec_labels(spec), skills_dir="/skills", workdir="/workspace",
     )
     ctx = GradingContext(grading=spec.grading, judge=HeuristicJudge())
     return asyncio.run(grade_subject(subject, ctx))

@@ -66,7 +66,7 @@ def subject(tmp_path):
     )
     return TrialSubject(
         facts=facts, case=CASE, result=TrialResult.model_validate(result), target_skill=SKILL, allowed_skills=(SKILL,), artifacts_dir=d / "artifacts" / "workspace",
-        labels={"run_id": "job", "harness": "h", "model": "m", "agent_label": "h", "judge_label": "x", "backend": "b"},
+        labels={"run_id": "job", "harness": "h", "model": "m", "agent_label": "h", "judge_label": "x", "backend": "b"}, skills_dir="/skills", workdir="/workspace",
     )
 
 

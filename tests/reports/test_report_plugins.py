@@ -77,7 +77,7 @@ def test_a_study_composes_with_the_plugin_harness_backend_and_judge(plugin_env, 
 def test_the_graders_know_the_plugin_harness_tools_and_skill_folder(plugin_env):
     code = ("from aces_bench.graders.tool_calls import _kind, skill_ref\n"
             "print(_kind('echo_shell', {}), _kind('echo_open', {}), _kind('echo_other', {}))\n"
-            "print(skill_ref('/opt/echo/skills/csv-column-sum/SKILL.md'))\n")
+            "print(skill_ref('/opt/echo/skills/csv-column-sum/SKILL.md', '/skills'))\n")
     done = _run([sys.executable, "-c", code], plugin_env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["shell read other", "SkillRef(skill='csv-column-sum', rel='SKILL.md')"]

@@ -16,6 +16,7 @@ from aces_bench.records.results import MetricResult
 from aces_bench.records.trials import GradedTrial
 
 GOLDEN_GRADE = Path(__file__).resolve().parents[1] / "golden" / "grades" / "grades_v1.jsonl"
+DIRS = ("/workspace", "/skills")  # the trials' (workdir, skills dir): the settings' defaults
 
 
 def test_rules_apply_in_order():
@@ -40,23 +41,23 @@ def _traj(calls: list[tuple[str, dict]]) -> Trajectory:
 
 def test_activation_is_recognised_across_harness_styles():
     # Without a grade the graders' own activation rule reads the trajectory.
-    assert activation(None, _traj([("bash", {"command": "cat /skills/foo/SKILL.md"})]), "foo") is True
-    assert activation(None, _traj([("activate_skill", {"name": "foo"})]), "foo") is True
-    assert activation(None, _traj([("Skill", {"skill": "foo"})]), "foo") is True
-    assert activation(None, _traj([("read_file", {"path": "/skills/bar/SKILL.md"})]), "foo") is False
+    assert activation(None, _traj([("bash", {"command": "cat /skills/foo/SKILL.md"})]), "foo", DIRS) is True
+    assert activation(None, _traj([("activate_skill", {"name": "foo"})]), "foo", DIRS) is True
+    assert activation(None, _traj([("Skill", {"skill": "foo"})]), "foo", DIRS) is True
+    assert activation(None, _traj([("read_file", {"path": "/skills/bar/SKILL.md"})]), "foo", DIRS) is False
     # A frontmatter peek is discovery, not activation (the graders' rule, which triage's own regex missed).
     peek = _traj([("bash", {"command": "head -4 /skills/foo/SKILL.md"})])
     peek.steps[1].observation = Observation(results=[ObservationResult(
         source_call_id="c2", content="---\nname: foo\ndescription: Sum a column.\n---")])
-    assert activation(None, peek, "foo") is False
-    assert activation(None, None, "foo") is None
+    assert activation(None, peek, "foo", DIRS) is False
+    assert activation(None, None, "foo", DIRS) is None
 
 
 def _graded(traj: Trajectory, *, negative: bool, stored: bool) -> GradedTrial:
     """A with-skill record graded by skill_execution; ``stored=False``: graded before ``activated`` existed."""
     case = EvalCase.model_validate({"id": "n", "prompt": "How many lines?", "kind": "negative" if negative else "explicit",
                                     "expected_skill": None if negative else "foo"})
-    facts = analyse(build_view(traj).calls, case, "foo", "/skills", "with_skill")
+    facts = analyse(build_view(traj, "/workspace").calls, case, "foo", "/skills", "with_skill")
     result = MetricResult(metric="skill_execution", score=facts.score, sub_scores=facts.sub_scores,
                           evidence=facts.evidence, grader="deterministic", grader_version="1")
     line = json.loads(GOLDEN_GRADE.read_text().splitlines()[0])
@@ -74,12 +75,12 @@ def test_a_negative_control_that_left_the_skill_alone_is_not_read_as_activated()
     alone = _traj([("bash", {"command": "wc -l data.csv"})])
     triggered = _traj([("bash", {"command": "cat /skills/foo/SKILL.md"})])
     for stored in (True, False):
-        assert activation(_graded(alone, negative=True, stored=stored), None, "foo") is False
-        assert activation(_graded(triggered, negative=True, stored=stored), None, "foo") is True
-        assert activation(_graded(triggered, negative=False, stored=stored), None, "foo") is True
-        assert activation(_graded(alone, negative=False, stored=stored), None, "foo") is False
+        assert activation(_graded(alone, negative=True, stored=stored), None, "foo", DIRS) is False
+        assert activation(_graded(triggered, negative=True, stored=stored), None, "foo", DIRS) is True
+        assert activation(_graded(triggered, negative=False, stored=stored), None, "foo", DIRS) is True
+        assert activation(_graded(alone, negative=False, stored=stored), None, "foo", DIRS) is False
     ok = {"status_with": "ok", "status_base": "ok"}
-    left_alone = activation(_graded(alone, negative=True, stored=True), None, "foo")
+    left_alone = activation(_graded(alone, negative=True, stored=True), None, "foo", DIRS)
     assert classify(ok, outcome="outcome", activated=left_alone, negative_control=True, sibling_lifts=[])[0] == "other"
 
 
@@ -104,3 +105,20 @@ def test_planted_cases_land_in_their_groups_with_rules_on_the_page(report_dir):
     for href in re.findall(r'href="(skills/[^"#]+)#(pair-[0-9a-f]{12})"', html):
         page = (report_dir / href[0]).read_text()
         assert f'id="{href[1]}"' in page
+
+
+def test_a_trajectory_is_read_in_its_own_studys_skills_dir(tmp_path):
+    """The triage's fallback over the trajectory read every study as if its skills were in
+    /skills: a study with workspace.skills_dir=/opt/skills read "never discovered" for a
+    skill its agent read. The skills dir is now the study's own, from its provenance."""
+    from aces_bench.config.compose import compose_spec
+    from aces_bench.reports.records import StudyProvenance, workspace_dirs
+    from aces_bench.study.provenance import build_provenance
+
+    read = _traj([("bash", {"command": "cat /opt/skills/foo/SKILL.md"})])
+    spec = compose_spec(["workspace.skills_dir=/opt/skills", "workspace.workdir=/app"], output_dir=tmp_path)
+    provenance = StudyProvenance.model_validate(build_provenance(spec, []).model_dump(mode="json"))
+    assert workspace_dirs(provenance) == ("/app", "/opt/skills")
+    assert activation(None, read, "foo", workspace_dirs(provenance)) is True
+    assert activation(None, read, "foo", DIRS) is False  # read where the study's skills were not
+    assert workspace_dirs(None) == DIRS  # no provenance: the declared defaults

@@ -125,7 +125,7 @@ def test_the_graded_record_masks_the_values_it_was_passed(tmp_path, monkeypatch)
         failure_cause=None, trial_name="t__1", trial_dir=d, result=TrialResult.model_validate(
             gs.trial_result("aces/t", "t__1", 1.0)), reward=1.0, target_skill=gs.SKILL, allowed_skills=(gs.SKILL,),
         artifacts_dir=d / "artifacts" / "workspace",
-        labels={"run_id": "job", "harness": "h", "model": "m", "agent_label": "h", "judge_label": "x", "backend": "b"})
+        labels={"run_id": "job", "harness": "h", "model": "m", "agent_label": "h", "judge_label": "x", "backend": "b"}, skills_dir="/skills", workdir="/workspace")
     graded = asyncio.run(grade_subject(subject, GradingContext(grading=GradingSpec(mode="aces_default"),
                                                                judge=HeuristicJudge())))
     path = tmp_path / "grades.jsonl"

@@ -86,7 +86,7 @@ def _subject(d: Path, case: EvalCase) -> TrialSubject:
         failure_cause=None, trial_name="t__1", trial_dir=d, result=TrialResult.model_validate(
             gs.trial_result("aces/t", "t__1", 1.0)), reward=1.0,
         target_skill=gs.SKILL, allowed_skills=(gs.SKILL,), artifacts_dir=d / "artifacts" / "workspace",
-        labels={"run_id": "job", "harness": "h", "model": "m", "agent_label": "h", "judge_label": "x", "backend": "b"},
+        labels={"run_id": "job", "harness": "h", "model": "m", "agent_label": "h", "judge_label": "x", "backend": "b"}, skills_dir="/skills", workdir="/workspace",
     )
 
 
@@ -110,8 +110,8 @@ def test_grading_finishes_with_fifos_in_the_answer_and_the_workspace(tmp_path):
     graded = _grade(d)
     assert graded.final_answer == "unmatched total 1400.07"  # the trajectory's, the FIFO skipped
     assert graded.read_limits == ["answer.txt: a named pipe (FIFO), not read"]
-    assert Provenance(workspace=ws).retained_digest("/workspace/../../../etc/passwd") is None
-    assert Provenance(workspace=ws).retained_digest("/workspace/pipe.log") is None
+    assert Provenance(workdir="/workspace", workspace=ws).retained_digest("/workspace/../../../etc/passwd") is None
+    assert Provenance(workdir="/workspace", workspace=ws).retained_digest("/workspace/pipe.log") is None
 
 
 def test_a_trajectory_past_the_cap_is_not_parsed_and_the_trial_says_so(tmp_path):

@@ -70,7 +70,7 @@ def test_grades_jsonl_parses_whatever_a_script_prints(tmp_path):
         failure_cause=None, trial_name="t__1", trial_dir=d, result=TrialResult.model_validate(result), reward=1.0,
         target_skill=gs.SKILL, allowed_skills=(gs.SKILL,), artifacts_dir=d / "artifacts" / "workspace",
         labels={"run_id": "job", "harness": "h", "model": "m", "agent_label": "h", "judge_label": "x",
-                "backend": "b"},
+                "backend": "b"}, skills_dir="/skills", workdir="/workspace",
     )
     graded = asyncio.run(grade_subject(subject, GradingContext(grading=GradingSpec(mode="aces_default"),
                                                                judge=HeuristicJudge())))

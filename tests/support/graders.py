@@ -71,7 +71,7 @@ NEGATIVE = {"id": "negative-1", "kind": "negative", "expected_skill": None, "exp
 def inp(trajectory: Trajectory | None, *, case_: EvalCase | None = None, condition: str = "with_skill",
         allowed: tuple[str, ...] = (SKILL,), **kw: Any) -> GradingInput:
     return GradingInput(trajectory=trajectory, case=case_ if case_ is not None else case(), condition=condition,
-                        target_skill=SKILL, allowed_skills=allowed, **kw)
+                        target_skill=SKILL, allowed_skills=allowed, **{"skills_dir": "/skills", "workdir": "/workspace", **kw})
 
 
 def good_run() -> Trajectory:

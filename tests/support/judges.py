@@ -116,7 +116,7 @@ def grading_input(
         condition=kw.pop("condition", "with_skill"),
         target_skill="invoice-reconciler",
         allowed_skills=("invoice-reconciler",),
-        **kw,
+        **{"skills_dir": "/skills", "workdir": "/workspace", **kw},
     )
 
 

@@ -127,7 +127,7 @@ def self_correction(traj: Trajectory, skill: str, case: str, kind: str, conditio
                     expected_script=None if negative else "scripts/run.py")
     staged = (skill,) if condition == "with_skill" else ()
     inp = GradingInput(trajectory=traj, case=spec, condition=condition, target_skill=skill, allowed_skills=staged,
-                       staged_skills=staged)
+                       staged_skills=staged, skills_dir="/skills", workdir="/workspace")
     return grade_deterministic(inp)["self_correction"]
 
 
