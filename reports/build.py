@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from aces_bench.core.io import write_text
-from aces_bench.records.summary import ReportSummary, SideBySide
+from aces_bench.records.summary import ReportSummary
 from aces_bench.reports.analysis import arm_views
 from aces_bench.reports.appendix import write_appendix
 from aces_bench.reports.dimensions import mapping
@@ -31,6 +31,7 @@ from aces_bench.reports.html import (
 from aces_bench.reports.inventory import CoverageRow, InventoryItem
 from aces_bench.reports.latex import write_tables
 from aces_bench.reports.records import StudyData
+from aces_bench.reports.reported import ScanView
 from aces_bench.reports.standin import stand_in_text
 from aces_bench.reports.verdict import (
     correlation_sentence,
@@ -47,8 +48,10 @@ PAPER_PAGE = "paper.html"
 @dataclass
 class ReportView:
     """Everything the pages show, computed by the analysis: the summary, the study's stored
-    records (provenance, grades), the figures' inputs, the inventory, the one-sided pairs and,
-    per skill, its paired cases and the negative-lift triage with their trajectory excerpts."""
+    records (provenance, grades), the figures' inputs, the inventory, the one-sided pairs,
+    per skill, its paired cases and the negative-lift triage with their trajectory excerpts,
+    and (``with_paper``) the paper page's static scan; the page's side-by-side rows are the
+    summary's (``summary.side_by_side``)."""
 
     summary: ReportSummary
     study: StudyData
@@ -61,11 +64,12 @@ class ReportView:
     controls: list = field(default_factory=list)
     headline_sentence: str = ""
     with_paper: bool = False
+    paper_scan: ScanView | None = None
 
 
-def render_report(out: Path, view: ReportView) -> list[SideBySide]:
+def render_report(out: Path, view: ReportView) -> None:
     """Write figures/, tables/, the appendix, index.html, skills/<skill>.html, triage.html and
-    (``with_paper``) paper.html into ``out``; returns the paper page's side-by-side rows."""
+    (``with_paper``) paper.html into ``out``."""
     summary, study = view.summary, view.study
     outcome = summary.stats.settings.headline_outcome
     figures = draw_figures(view.figures, out / "figures")
@@ -88,13 +92,11 @@ def render_report(out: Path, view: ReportView) -> list[SideBySide]:
                   outcome=outcome, n_negative=sum(len(g.cases) for g in groups),
                   paper_href=paper_href, analysis_set=summary.analysis_set)
     write_text(out / "triage.html", html)
-    if not view.with_paper:
-        return []
-    # The ACES paper's figures with its reported values beside the study's (paper.html).
-    from aces_bench.reports.paper import write_paper_page
+    if view.with_paper:
+        # The ACES paper's figures with its reported values beside the study's (paper.html).
+        from aces_bench.reports.paper import write_paper_page
 
-    _, rows = write_paper_page(out, view.figures, view.inventory, nav=nav)
-    return rows
+        write_paper_page(out, view.figures, summary.side_by_side, view.paper_scan, nav=nav)
 
 
 def _provenance_views(study: StudyData) -> list[dict]:

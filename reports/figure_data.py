@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import pandas as pd
 
@@ -94,5 +94,3 @@ class FigureData(Protocol):
     def outcome_values(self, trials: pd.DataFrame, outcome: str) -> pd.Series: ...
 
     def spearman(self, x, y, *, x_name: str, y_name: str) -> Correlation: ...
-
-    def paper_scan(self, reported: dict) -> Any: ...

@@ -12,12 +12,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from aces_bench.analysis.paper import scan_for_paper
 from aces_bench.analysis.sets import AnalysisSet, AnalysisSets, analysis_sets, pooled
 from aces_bench.records.stats import Correlation, StudyStats
 from aces_bench.records.summary import StaticLiveSection
 from aces_bench.records.trials import positive_cases
-from aces_bench.reports.paper import ScanView
 from aces_bench.reports.standin import stand_ins
 from aces_bench.stats import lift_table, outcome_values, spearman_ci
 
@@ -82,7 +80,3 @@ class FigureInputs:
     def spearman(self, x, y, *, x_name: str, y_name: str) -> Correlation:
         """Spearman's rho of two aligned series with its interval at the report's level."""
         return spearman_ci(x, y, x_name=x_name, y_name=y_name, level=self.level)
-
-    def paper_scan(self, reported: dict) -> ScanView | None:
-        """The one Tier 1 scan the paper page's static figures and tables come from."""
-        return scan_for_paper(self.static, reported)

@@ -8,10 +8,11 @@ import pandas as pd
 import pytest
 
 from aces_bench.analysis.figure_data import FigureInputs
-from aces_bench.analysis.paper import _category, scan_for_paper
+from aces_bench.analysis.paper import UNCATEGORISED, _category, scan_for_paper
+from aces_bench.analysis.side_by_side import _routing_rows
 from aces_bench.records.summary import ScannedSkill, StaticLiveSection
 from aces_bench.reports import style
-from aces_bench.reports.paper import UNCATEGORISED, _routing_rows, load_reported, paper_structural_vs_judge
+from aces_bench.reports.paper import load_reported, paper_structural_vs_judge
 from aces_bench.stats import build_pairs, study_stats
 from aces_bench.stats.correlation import spearman_ci
 
