@@ -28,8 +28,7 @@ from matplotlib.patches import Patch
 from aces_bench.agents.profiles import paper_harness  # the paper's harness labels (HarnessProfile.paper_label)
 from aces_bench.core.outcomes import COMPOSITE, OUTCOME_ONLY, REWARD
 from aces_bench.records.summary import SideBySide
-from aces_bench.reports.analysis import STRESS_ARM
-from aces_bench.reports.figure_data import ArmSet, FigureData, FigureOutcome
+from aces_bench.reports.figure_data import FigureData, FigureOutcome, PaperTables
 from aces_bench.reports.figures import (
     _errs,
     _heatmap,
@@ -47,7 +46,6 @@ from aces_bench.reports.figures import (
     skill_harness_heatmap,
     static_vs_live,
     stress_axes,
-    stress_wall,
 )
 from aces_bench.reports.labels import outcome_label
 from aces_bench.reports.reported import REPORTED_FILE, ScanView, finite, load_reported  # noqa: F401 (the paper page's names)
@@ -87,7 +85,7 @@ def paper_metric_lift(inp: FigureData, reported: dict, out: Path) -> FigureOutco
     order = [o for o in ("skill_execution", "behavior_check", "skill_efficiency", "accuracy", "goal_accuracy",
                          "security", COMPOSITE, OUTCOME_ONLY) if o in table.index or o in paper]
     rows = table.reindex(order)
-    stand = inp.stand_in(outcome=COMPOSITE)
+    stand = inp.tables.composite_stand_in
     labels = [f"{outcome_label(o)} (n={int(n)})" if n == n and n else f"{outcome_label(o)} (no pair)"
               for o, n in zip(order, rows["n"], strict=True)]
 
@@ -114,15 +112,16 @@ def paper_metric_lift(inp: FigureData, reported: dict, out: Path) -> FigureOutco
                          f"({REPORTED_LABEL}). {set_caption(inp.headline, stand)}", paths)
 
 
-def paper_harness_lift(inp: FigureData, reported: dict, out: Path) -> FigureOutcome:
+def paper_harness_lift(inp: FigureData, paper_tables: PaperTables, reported: dict, out: Path) -> FigureOutcome:
     name, title = "paper_harness_lift", "Composite lift per harness: this study vs the ACES paper"
-    table = inp.lift(("harness",), outcomes=(COMPOSITE,))
+    view = paper_tables.harness_composite
+    table = view.table.frame()
     table = table.loc[table["n"] > 0].set_index("harness")
     paper = {paper_harness(r["harness"]): finite(r.get("lift")) for r in reported.get("by_harness", [])}
     names = sorted(set(table.index) | set(paper))
     if table.empty:
         return FigureOutcome(name, title, skipped="no harness has a scored composite pair")
-    stand = inp.stand_in(outcome=COMPOSITE)
+    stand = view.stand_in
     rows = table.reindex(names)
 
     def draw(size: Size):
@@ -148,45 +147,39 @@ def paper_harness_lift(inp: FigureData, reported: dict, out: Path) -> FigureOutc
     paths = draw_sizes(draw, out, name)
     return FigureOutcome(name, title, f"Bars: this study's composite lift per harness with its {inp.pct}% CI "
                          f"({method_text(table)}); open diamonds: {REPORTED_LABEL} (by_harness). "
-                         f"{set_caption(inp.headline, stand)}", paths)
+                         f"{set_caption(view.description, stand)}", paths)
 
 
-def paper_harness_reward(inp: FigureData, reported: dict, out: Path) -> FigureOutcome:
+def paper_harness_reward(paper_tables: PaperTables, out: Path) -> FigureOutcome:
     """The paper's Fig. 10(a): mean verifier reward with and without the skill, per harness."""
-    return paired_bars(inp, out, "paper_harness_reward", "Verifier reward with and without the skill per harness "
-                       "(the paper's Fig. 10(a))", REWARD, inp.headline,
+    return paired_bars(paper_tables.harness_reward, out, "paper_harness_reward", "Verifier reward with and without "
+                       "the skill per harness (the paper's Fig. 10(a))", REWARD,
                        extra_caption="The paper gives no per-harness reward values in its text, so there is no "
                        "reported overlay. ", min_harnesses=1)
 
 
-def paper_harness_model_heatmap(inp: FigureData, reported: dict, out: Path) -> FigureOutcome:
+def paper_harness_model_heatmap(inp: FigureData, out: Path) -> FigureOutcome:
     name, title = "paper_harness_model_heatmap", f"{outcome_label(inp.outcome)} lift by harness and model"
-    cells = inp.sets.cells if inp.sets is not None else inp.headline
-    table = inp.lift(("harness", "model"), pairs=cells.pairs)
+    cells = inp.tables.cells
+    table, stand = cells.table.frame(), cells.stand_in
     if table.empty or not (table["n"] > 0).any():
         return FigureOutcome(name, title, skipped="no (harness, model) cell has a scored pair")
-    stand = inp.stand_in(cells.trials)
     paths = _heatmap(inp, table, "harness", "model", out, name, title, "not run", stand,
                      f"{outcome_label(inp.outcome).lower()} lift")
     return FigureOutcome(name, title, "Mean paired lift per (harness, model); n = scored pairs. The paper reports no "
-                         f"per-cell values, so no reported overlay. {set_caption(cells, stand)}", paths)
+                         f"per-cell values, so no reported overlay. {set_caption(cells.description, stand)}", paths)
 
 
-def _stress_set(inp: FigureData) -> ArmSet:
-    return inp.sets.or_headline(STRESS_ARM) if inp.sets is not None else inp.headline
-
-
-def paper_routing_stress(inp: FigureData, reported: dict, out: Path) -> FigureOutcome:
+def paper_routing_stress(inp: FigureData, paper_tables: PaperTables, reported: dict, out: Path) -> FigureOutcome:
     name, title = "paper_routing_stress", "Routing stress: composite lift and wall time vs visible skills"
     rs = reported.get("routing_stress", {})
-    s = _stress_set(inp)
-    if "n_visible_skills_with" not in s.pairs.columns:
+    if paper_tables.stress is None:
         return FigureOutcome(name, title, skipped="the trials table has no n_visible_skills column")
-    table = inp.stress_table(s, COMPOSITE)
+    s, wall = paper_tables.stress.lift, pd.Series(paper_tables.stress.wall, dtype=float)
+    table = s.table.frame()
     if len(table) < 2:
         return FigureOutcome(name, title, skipped="every with-skill trial saw the same number of skills")
-    wall = stress_wall(s)
-    stand = inp.stand_in(s.trials, COMPOSITE)
+    stand = s.stand_in
     hollow = {"markerfacecolor": "white"} if stand else {}
     x = table["visible"].astype(int).tolist()
     band = rs.get("lift_range_1_to_20")
@@ -218,7 +211,7 @@ def paper_routing_stress(inp: FigureData, reported: dict, out: Path) -> FigureOu
                f"({method_text(table)}); shaded: {REPORTED_LABEL} lift range for 1-20 skills. (b) This study's mean "
                f"with-skill wall time on its own scale")
     caption += f"; {REPORTED_LABEL}: {walls} (another agent and machine, not drawn on this scale)." if walls else "."
-    caption += f" {set_caption(s, stand)}" + ("" if len(wall) else " Wall time was not recorded.")
+    caption += f" {set_caption(s.description, stand)}" + ("" if len(wall) else " Wall time was not recorded.")
     return FigureOutcome(name, title, caption, paths)
 
 
@@ -293,7 +286,8 @@ def paper_top_violations(scan: ScanView | None, out: Path) -> FigureOutcome:
                          f"{scan.profile}), open diamonds: {REPORTED_LABEL}.{note}", paths)
 
 
-def paper_structural_vs_judge(inp: FigureData, reported: dict, out: Path) -> FigureOutcome:
+def paper_structural_vs_judge(inp: FigureData, paper_tables: PaperTables, reported: dict, out: Path
+                              ) -> FigureOutcome:
     """The paper's Fig. 1(b): Tier 1 structural score against the Tier 2 LLM-judge score."""
     name, title = "paper_structural_vs_judge", "Structural vs LLM-judge scores (the paper's Fig. 1(b))"
     sec = inp.static
@@ -304,7 +298,7 @@ def paper_structural_vs_judge(inp: FigureData, reported: dict, out: Path) -> Fig
         return FigureOutcome(name, title, skipped=f"no Tier 2 (LLM-judge) score: {sec.tier2_status}")
     x = np.array([k.structural for k in both], dtype=float)
     y = np.array([k.rubric for k in both], dtype=float)
-    corr = inp.spearman(x, y, x_name="structural", y_name="rubric")
+    corr = paper_tables.structural_vs_judge
     paper = reported.get("static_scan", {}).get("structural_vs_llm_judge", {})
 
     def draw(size: Size):
@@ -323,16 +317,16 @@ def paper_structural_vs_judge(inp: FigureData, reported: dict, out: Path) -> Fig
                          f"{paper.get('pearson', 'n/a')} over its corpus.", paths)
 
 
-
-
-def draw_paper(inp: FigureData, reported: dict, out_dir: Path, scan: ScanView | None) -> list[FigureOutcome]:
+def draw_paper(inp: FigureData, paper_tables: PaperTables, reported: dict, out_dir: Path) -> list[FigureOutcome]:
     """Every paper figure, in the paper's order; skipped ones carry their reason."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    return [paper_structural_vs_judge(inp, reported, out_dir), paper_metric_lift(inp, reported, out_dir),
-            skill_harness_heatmap(inp, out_dir), paper_harness_lift(inp, reported, out_dir),
-            paper_harness_reward(inp, reported, out_dir), paper_harness_model_heatmap(inp, reported, out_dir),
-            paper_routing_stress(inp, reported, out_dir), model_sweep(inp, out_dir), static_vs_live(inp, out_dir),
-            paper_scan_histogram(scan, reported, out_dir), paper_top_violations(scan, out_dir)]
+    scan = paper_tables.scan
+    return [paper_structural_vs_judge(inp, paper_tables, reported, out_dir), paper_metric_lift(inp, reported, out_dir),
+            skill_harness_heatmap(inp, out_dir), paper_harness_lift(inp, paper_tables, reported, out_dir),
+            paper_harness_reward(paper_tables, out_dir), paper_harness_model_heatmap(inp, out_dir),
+            paper_routing_stress(inp, paper_tables, reported, out_dir), model_sweep(inp, out_dir),
+            static_vs_live(inp, out_dir), paper_scan_histogram(scan, reported, out_dir),
+            paper_top_violations(scan, out_dir)]
 
 
 PAPER_DIR = "paper"
@@ -362,30 +356,32 @@ def side_by_side_csv_frame(rows: list[SideBySide]) -> pd.DataFrame:
     return frame
 
 
-def write_paper_page(out: Path, inp: FigureData, rows: list[SideBySide], scan: ScanView | None, *,
+def write_paper_page(out: Path, inp: FigureData, paper_tables: PaperTables, rows: list[SideBySide], *,
                      nav: list[dict]) -> Path:
     """``<report>/paper.html`` with every paper figure, ``paper/side_by_side.{csv,json}``,
-    ``tables/side_by_side.tex`` and ``tables/corpus_by_category.tex``, from the rows and the
-    scan the analysis built (``aces_bench.analysis.side_by_side``, ``analysis.paper``)."""
+    ``tables/side_by_side.tex`` and ``tables/corpus_by_category.tex``, from the tables, the
+    scan and the rows the analysis built (``aces_bench.analysis.figure_data.paper_tables``,
+    ``aces_bench.analysis.side_by_side``)."""
     from aces_bench.core.io import write_frame, write_json, write_text
     from aces_bench.reports.html import environment, relative, render, svg_data_uri
     from aces_bench.reports.latex import write_paper_tables
 
     reported = load_reported()
-    figures = draw_paper(inp, reported, out / PAPER_DIR, scan)
+    scan = paper_tables.scan
+    figures = draw_paper(inp, paper_tables, reported, out / PAPER_DIR)
     write_frame(out / PAPER_DIR / "side_by_side.csv", side_by_side_csv_frame(rows))
-    stand = inp.stand_in(outcome=COMPOSITE)
+    stand = inp.tables.composite_stand_in
     write_json(out / PAPER_DIR / "side_by_side.json", {"reported_source": reported.get("source"),
-                                                      "label": REPORTED_LABEL, "analysis_set": inp.headline.description,
+                                                      "label": REPORTED_LABEL, "analysis_set": inp.headline,
                                                       "stand_in": stand, "rows": rows})
-    tex = write_paper_tables(out / "tables", rows, stand, inp, scan)
+    tex = write_paper_tables(out / "tables", rows, stand, inp.headline, inp.study_trials, scan)
     views = [{"name": f.name, "title": f.title, "caption": f.caption, "skipped": f.skipped,
               "data_uri": svg_data_uri(f.svg) if f.svg else "",
               "files": [(fmt, relative(p, out)) for fmt, p in sorted(f.paths.items())]} for f in figures]
     html = render(environment(), "paper.html.j2", title="The ACES paper's figures from this study", root="",
                   nav_skills=nav, figures=views, rows=rows, label=REPORTED_LABEL, source=reported.get("source"),
                   note=reported.get("note"), scan_note=(scan.comparison.get("note") if scan else None),
-                  stand_in=stand_in_text(stand), analysis_set=inp.headline.description, paper_href="paper.html",
+                  stand_in=stand_in_text(stand), analysis_set=inp.headline, paper_href="paper.html",
                   profile=scan.profile if scan else None, categories=scan.categories if scan else [],
                   tex=[relative(p, out) for p in tex])
     return write_text(out / "paper.html", html)

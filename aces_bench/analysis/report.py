@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from aces_bench.analysis.confusion import visible_skills
-from aces_bench.analysis.figure_data import FigureInputs
+from aces_bench.analysis.figure_data import FigureInputs, figure_data, paper_tables
 from aces_bench.analysis.inventory import coverage, inventory
 from aces_bench.analysis.judge_agreement import judge_agreement
 from aces_bench.analysis.no_verdict import no_verdict_rows
@@ -251,16 +251,17 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
     inputs = FigureInputs(stats, pairs, primary, static_section, sets=sets, offline_runs=offline)
     grades = [g for m in study.members for g in m.grades.values()] if any(m.grades for m in study.members) else None
     items = inventory(study.trials, summary, grades)
-    scan = None
-    if with_paper:  # the paper page's one static scan and its side-by-side rows, before anything is drawn
+    paper = None
+    if with_paper:  # the paper page's one static scan, its tables and side-by-side rows, before anything is drawn
         reported = load_reported()
         scan = scan_for_paper(static_section, reported)
+        paper = paper_tables(inputs, scan)
         summary = summary.model_copy(update={"side_by_side": side_by_side(inputs, reported, items, scan)})
     skills = sorted(study.trials["skill"].astype(str).unique())
-    view = ReportView(summary=summary, study=study, figures=inputs, inventory=items,
+    view = ReportView(summary=summary, study=study, figures=figure_data(inputs), inventory=items,
                       coverage=coverage(primary, summary), one_sided_keys=one_sided_keys(pairs, outcome),
                       skill_pairs={s: pages.skill_pairs(pairs, s, outcome) for s in skills},
                       triage=pages.triage(pairs, outcome), controls=control_views(summary),
-                      headline_sentence=headline_sentence(summary), with_paper=with_paper, paper_scan=scan)
+                      headline_sentence=headline_sentence(summary), paper=paper)
     render_report(out, view)
     write_json(out / SUMMARY_FILE, summary)
