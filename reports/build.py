@@ -13,11 +13,11 @@ from pathlib import Path
 import pandas as pd
 
 from aces_bench.core.io import write_text
-from aces_bench.records.summary import ReportSummary, SideBySide
+from aces_bench.records.summary import ReportSummary
 from aces_bench.reports.analysis import arm_views
 from aces_bench.reports.appendix import write_appendix
 from aces_bench.reports.dimensions import mapping
-from aces_bench.reports.figure_data import FigureData
+from aces_bench.reports.figure_data import FigureData, PaperTables
 from aces_bench.reports.figure_set import draw_figures
 from aces_bench.reports.html import (
     PairView,
@@ -47,8 +47,10 @@ PAPER_PAGE = "paper.html"
 @dataclass
 class ReportView:
     """Everything the pages show, computed by the analysis: the summary, the study's stored
-    records (provenance, grades), the figures' inputs, the inventory, the one-sided pairs and,
-    per skill, its paired cases and the negative-lift triage with their trajectory excerpts."""
+    records (provenance, grades), the figures' tables, the inventory, the one-sided pairs,
+    per skill, its paired cases and the negative-lift triage with their trajectory excerpts,
+    and, when the report has the paper page, what it draws beyond the figures (``paper``;
+    its side-by-side rows are the summary's, ``summary.side_by_side``)."""
 
     summary: ReportSummary
     study: StudyData
@@ -60,12 +62,12 @@ class ReportView:
     triage: list = field(default_factory=list)
     controls: list = field(default_factory=list)
     headline_sentence: str = ""
-    with_paper: bool = False
+    paper: PaperTables | None = None
 
 
-def render_report(out: Path, view: ReportView) -> list[SideBySide]:
+def render_report(out: Path, view: ReportView) -> None:
     """Write figures/, tables/, the appendix, index.html, skills/<skill>.html, triage.html and
-    (``with_paper``) paper.html into ``out``; returns the paper page's side-by-side rows."""
+    (with ``view.paper``) paper.html into ``out``."""
     summary, study = view.summary, view.study
     outcome = summary.stats.settings.headline_outcome
     figures = draw_figures(view.figures, out / "figures")
@@ -75,7 +77,7 @@ def render_report(out: Path, view: ReportView) -> list[SideBySide]:
     env = environment()
     skills = sorted(study.trials["skill"].astype(str).unique())
     nav = [{"name": s, "href": skill_href(s)} for s in skills]
-    paper_href = PAPER_PAGE if view.with_paper else None
+    paper_href = PAPER_PAGE if view.paper is not None else None
     _write_index(env, out, view, figures, nav, tex, paper_href=paper_href)
     for skill in skills:
         rows = [r for r in summary.by_skill if r.group.get("skill") == skill]
@@ -88,13 +90,11 @@ def render_report(out: Path, view: ReportView) -> list[SideBySide]:
                   outcome=outcome, n_negative=sum(len(g.cases) for g in groups),
                   paper_href=paper_href, analysis_set=summary.analysis_set)
     write_text(out / "triage.html", html)
-    if not view.with_paper:
-        return []
-    # The ACES paper's figures with its reported values beside the study's (paper.html).
-    from aces_bench.reports.paper import write_paper_page
+    if view.paper is not None:
+        # The ACES paper's figures with its reported values beside the study's (paper.html).
+        from aces_bench.reports.paper import write_paper_page
 
-    _, rows = write_paper_page(out, view.figures, view.inventory, nav=nav)
-    return rows
+        write_paper_page(out, view.figures, view.paper, summary.side_by_side, nav=nav)
 
 
 def _provenance_views(study: StudyData) -> list[dict]:

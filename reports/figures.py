@@ -1,9 +1,8 @@
-"""The study's figures. Every lift shown is computed by the analysis's figure data
-(``aces_bench.analysis.figure_data``, with ``aces_bench.stats.lift_table``) over one named
-analysis set (``aces_bench.analysis.sets``): the headline's (the primary arm,
-positive cases) unless the figure is about another arm (routing stress, the model
-slice), which it then names. The only numbers computed here are mean wall times per
-visible-skill count.
+"""The study's figures. Every table shown was computed by the analysis before drawing
+(``aces_bench.analysis.figure_data.figure_data``, with ``aces_bench.stats.lift_table``)
+over one named analysis set (``aces_bench.analysis.sets``): the headline's (the primary
+arm, positive cases) unless the figure is about another arm (routing stress, the model
+slice), which it then names. The figures only read ``FigureData``'s fields and draw.
 
 Each figure function returns a ``FigureOutcome``: the files written (at text width and
 at single-column width, ``style.draw_sizes``), or the reason it was skipped. A figure is
@@ -31,9 +30,7 @@ from aces_bench.core.metrics import metric_names
 from aces_bench.core.order import natural_key
 from aces_bench.core.outcomes import COMPOSITE, OUTCOME, OUTCOME_ONLY, REWARD
 from aces_bench.core.registry import Registry
-from aces_bench.records.trials import positive_cases
-from aces_bench.reports.analysis import STRESS_ARM
-from aces_bench.reports.figure_data import ArmSet, FigureData, FigureOutcome
+from aces_bench.reports.figure_data import FigureData, FigureOutcome, LiftView
 from aces_bench.reports.labels import outcome_label
 from aces_bench.reports.standin import STAND_IN_MARK, stand_in_text
 from aces_bench.reports.style import (
@@ -98,8 +95,8 @@ def method_text(table: pd.DataFrame) -> str:
     return "per row, clustered by case (t, cases - 1 df)"
 
 
-def set_caption(s: ArmSet, stand: list[str]) -> str:
-    text = f"Set: {s.description}."
+def set_caption(description: str, stand: list[str]) -> str:
+    text = f"Set: {description}."
     if stand:
         text += f" {stand_in_text(stand).capitalize()}."
     return text
@@ -129,7 +126,7 @@ def metric_lift(inp: FigureData, out: Path) -> FigureOutcome:
     table = table.loc[table["n"].fillna(0) > 0]
     if table.empty:
         return FigureOutcome(name, title, skipped="no outcome has a scored pair (both conditions scored)")
-    stand = inp.stand_in(outcome=COMPOSITE)
+    stand = inp.tables.composite_stand_in
     labels = [f"{outcome_label(o)} (n={int(n)})" for o, n in zip(table.index, table["n"], strict=True)]
 
     def draw(size: Size):
@@ -207,30 +204,31 @@ def _heatmap(inp: FigureData, table: pd.DataFrame, rows: str, cols: str, out: Pa
 
 def skill_harness_heatmap(inp: FigureData, out: Path) -> FigureOutcome:
     name, title = "skill_harness_heatmap", f"{outcome_label(inp.outcome)} lift by skill and harness"
-    harnesses = sorted(inp.pairs["harness"].astype(str).unique())
+    harnesses = inp.tables.harnesses
     if len(harnesses) < 2:
         return FigureOutcome(name, title, skipped=f"only one harness ({', '.join(harnesses) or 'none'}): a skill x harness map needs two or more")
-    table = inp.lift(("skill", "harness"))
+    view = inp.tables.skill_harness
+    table, stand = view.table.frame(), view.stand_in
     if not table["lift"].notna().any():
         return FigureOutcome(name, title, skipped="no (skill, harness) cell has a scored pair")
-    stand = inp.stand_in()
     paths = _heatmap(inp, table, "skill", "harness", out, name, title, "no pair", stand,
                      f"{outcome_label(inp.outcome).lower()} lift (0 = white)")
     return FigureOutcome(name, title, "Mean paired lift per (skill, harness) cell; diverging colours centred on zero; "
-                         f"n = scored pairs. {set_caption(inp.headline, stand)}", paths)
+                         f"n = scored pairs. {set_caption(view.description, stand)}", paths)
 
 
-def paired_bars(inp: FigureData, out: Path, name: str, title: str, outcome: str, s: ArmSet,
+def paired_bars(view: LiftView, out: Path, name: str, title: str, outcome: str,
                 extra_caption: str = "", min_harnesses: int = 2) -> FigureOutcome:
-    """With-skill and baseline means per harness on ``outcome``, the paired lift on top."""
-    table = inp.lift(("harness",), outcomes=(outcome,), pairs=s.pairs)
+    """With-skill and baseline means per harness on ``outcome`` (``view``: its lift by
+    harness), the paired lift on top."""
+    table = view.table.frame()
     table = table.loc[table["n"] > 0].reset_index(drop=True)
     if table.empty:
         return FigureOutcome(name, title, skipped=f"no harness has a pair scored on {outcome_label(outcome).lower()}")
     if len(table) < min_harnesses:
         return FigureOutcome(name, title, skipped="fewer than two harnesses with scored pairs: the headline figure "
                              "covers one harness")
-    stand = inp.stand_in(s.trials, outcome)
+    stand = view.stand_in
 
     def draw(size: Size):
         fig = new_figure(size.width if size.column else min(size.width, max(4.6, 2.4 + 1.1 * len(table))), 2.6)
@@ -255,22 +253,22 @@ def paired_bars(inp: FigureData, out: Path, name: str, title: str, outcome: str,
 
     paths = draw_sizes(draw, out, name)
     return FigureOutcome(name, title, "Means over each harness's scored pairs (the value above each bar); under "
-                         f"each harness its paired lift and n. {extra_caption}{set_caption(s, stand)}", paths)
+                         f"each harness its paired lift and n. {extra_caption}{set_caption(view.description, stand)}", paths)
 
 
 def harness_paired_bars(inp: FigureData, out: Path) -> FigureOutcome:
-    return paired_bars(inp, out, "harness_paired_bars",
-                       f"{outcome_label(inp.outcome)}: with skill vs baseline per harness", inp.outcome, inp.headline)
+    return paired_bars(inp.tables.harness_outcome, out, "harness_paired_bars",
+                       f"{outcome_label(inp.outcome)}: with skill vs baseline per harness", inp.outcome)
 
 
 def harness_model_cells(inp: FigureData, out: Path) -> FigureOutcome:
     name, title = "harness_model_cells", f"{outcome_label(inp.outcome)} lift per harness-model cell"
-    cells = inp.sets.cells if inp.sets is not None else inp.headline
-    table = inp.lift(("harness", "model"), pairs=cells.pairs)
+    cells = inp.tables.cells
+    table = cells.table.frame()
     table = table.loc[table["n"] > 0].reset_index(drop=True)
     if len(table) < 2:
         return FigureOutcome(name, title, skipped="fewer than two harness-model cells with scored pairs")
-    stand = inp.stand_in(cells.trials)
+    stand = cells.stand_in
     def draw(size: Size):
         sep = "\n" if size.column else " / "
         labels = [f"{h}{sep}{m} (n={int(n)})" for h, m, n in zip(table["harness"], table["model"], table["n"],
@@ -290,18 +288,18 @@ def harness_model_cells(inp: FigureData, out: Path) -> FigureOutcome:
 
     paths = draw_sizes(draw, out, name)
     return FigureOutcome(name, title, f"Paired lift per (harness, model) cell with its {inp.pct}% CI "
-                         f"({method_text(table)}). {set_caption(cells, stand)}", paths)
+                         f"({method_text(table)}). {set_caption(cells.description, stand)}", paths)
 
 
 def model_sweep(inp: FigureData, out: Path) -> FigureOutcome:
     name, title = "model_sweep", f"Same-harness model sweep ({outcome_label(inp.outcome).lower()})"
-    s = inp.sets.or_headline("model_slice") if inp.sets is not None else inp.headline
-    table = inp.lift(("harness", "model"), pairs=s.pairs)
+    s = inp.tables.model_sweep
+    table = s.table.frame()
     table = table.loc[table["n"] > 0]
     swept = [h for h, part in table.groupby("harness", sort=True) if len(part) >= 2]
     if not swept:
         return FigureOutcome(name, title, skipped="no harness was run with two or more models")
-    stand = inp.stand_in(s.trials)
+    stand = s.stand_in
     marker = {"markerfacecolor": "white"} if stand else {}
 
     def draw(size: Size):
@@ -330,7 +328,7 @@ def model_sweep(inp: FigureData, out: Path) -> FigureOutcome:
 
     paths = draw_sizes(draw, out, name)
     return FigureOutcome(name, title, "Models ordered by baseline score; a stronger baseline leaves less room for "
-                         f"lift. {set_caption(s, stand)}", paths)
+                         f"lift. {set_caption(s.description, stand)}", paths)
 
 
 def log_ticks(ax, values: list[int]) -> None:
@@ -342,15 +340,6 @@ def log_ticks(ax, values: list[int]) -> None:
     ax.xaxis.set_minor_formatter(NullFormatter())
     lo, hi = min(values), max(values)
     ax.set_xlim(lo / 1.35, hi * 1.35)
-
-
-def stress_wall(s: ArmSet) -> pd.Series:
-    # The set's positive cases, as its caption says: a should-not-use case's trial is no stress point.
-    trials = positive_cases(s.trials.loc[s.trials["condition"] == "with_skill"])
-    if "wall_sec" not in trials or "n_visible_skills" not in trials:
-        return pd.Series(dtype=float)
-    timed = trials.dropna(subset=["wall_sec", "n_visible_skills"])
-    return timed.groupby(timed["n_visible_skills"].astype(int))["wall_sec"].mean()
 
 
 def plot_stress_lift(ax, x: list[int], table: pd.DataFrame, **style) -> None:
@@ -381,16 +370,16 @@ def stress_axes(fig, size: Size):
 
 def routing_stress(inp: FigureData, out: Path) -> FigureOutcome:
     name, title = "routing_stress", "Routing stress: lift and wall time vs visible skills"
-    s = inp.sets.or_headline(STRESS_ARM) if inp.sets is not None else inp.headline
-    if "n_visible_skills_with" not in s.pairs.columns:
+    stress = inp.tables.stress
+    if stress is None:
         return FigureOutcome(name, title, skipped="the trials table has no n_visible_skills column")
-    table = inp.stress_table(s, inp.outcome)
+    s, wall = stress.lift, pd.Series(stress.wall, dtype=float)
+    table = s.table.frame()
     if len(table) < 2:
         levels = table["visible"].tolist()
         return FigureOutcome(name, title, skipped="every with-skill trial saw the same number of skills "
                              f"({levels[0] if levels else 'none'})")
-    wall = stress_wall(s)
-    stand = inp.stand_in(s.trials)
+    stand = s.stand_in
     marker = {"markerfacecolor": "white"} if stand else {}
     x = table["visible"].astype(int).tolist()
 
@@ -413,7 +402,7 @@ def routing_stress(inp: FigureData, out: Path) -> FigureOutcome:
     note = "" if len(wall) else " Wall time was not recorded."
     return FigureOutcome(name, title, f"(a) Paired {outcome_label(inp.outcome).lower()} lift per number of skills the "
                          f"agent saw, each level computed as the headline is ({method_text(table)}); (b) mean "
-                         f"with-skill wall time, on its own scale. {set_caption(s, stand)}" + note, paths)
+                         f"with-skill wall time, on its own scale. {set_caption(s.description, stand)}" + note, paths)
 
 
 GATE = 70
@@ -457,7 +446,7 @@ def static_vs_live(inp: FigureData, out: Path) -> FigureOutcome:
     table = inp.stats.static_by_skill.frame().dropna(subset=["static", "lift"])
     if table.empty:
         return FigureOutcome(name, title, skipped="no skill has both a structural score and a scored pair")
-    stand = inp.stand_in()
+    stand = inp.tables.stand_in
     x, y = table["static"].astype(float).to_numpy(), table["lift"].astype(float).to_numpy()
 
     def draw(size: Size):

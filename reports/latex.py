@@ -564,14 +564,14 @@ def corpus_table(env, categories: list[dict], reported: list[dict], profile: str
                  rows=rows)
 
 
-def write_paper_tables(out_dir: Path, rows: list, stand: list[str], inp, scan) -> list[Path]:
+def write_paper_tables(out_dir: Path, rows: list, stand: list[str], analysis_set: str, trials, scan) -> list[Path]:
     """``side_by_side.tex`` and (with a scan) ``corpus_by_category.tex`` beside the other
     tables, and ``tables.tex`` again with them in it."""
     from aces_bench.reports.reported import load_reported
 
     env = environment()
     written = [write_text(out_dir / "side_by_side.tex", side_by_side_table(
-        env, rows, stand, inp.headline.description, trials_who(inp.sets.trials if inp.sets is not None else inp.trials)))]
+        env, rows, stand, analysis_set, trials_who(trials)))]
     if scan is not None:
         reported = load_reported().get("static_scan", {}).get("by_category", [])
         written.append(write_text(out_dir / "corpus_by_category.tex",

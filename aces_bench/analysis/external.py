@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aces_bench.analysis.figure_data import FigureInputs
+from aces_bench.analysis.figure_data import FigureInputs, figure_data
 from aces_bench.analysis.summary import build_summary
 from aces_bench.core.io import write_json
 from aces_bench.core.outcomes import REWARD
@@ -51,5 +51,6 @@ def build_skillsbench_report(registry: Path, out_dir: Path) -> tuple[Path, Exter
     write_json(out_dir / "summary.json", summary)
     write_json(out_dir / "headline.json", headline)
     cards = headline_intervals(frame, level=settings.level)
-    index = render_skillsbench_report(out_dir, registry, summary, headline, cards, FigureInputs(stats, pairs, frame))
+    index = render_skillsbench_report(out_dir, registry, summary, headline, cards,
+                                       figure_data(FigureInputs(stats, pairs, frame)))
     return index, headline

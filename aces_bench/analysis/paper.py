@@ -1,6 +1,7 @@
 """The paper page's static scan: the study's scanned target skills scanned once more with
 the study's rule profile, compared with the paper's corpus and grouped by category (the
-paper's Table 5). ``aces_bench.reports.paper`` draws and tabulates it.
+paper's Table 5). ``aces_bench.reports.paper`` draws and tabulates it;
+``side_by_side`` sets it against the paper's values.
 """
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from aces_bench.reports.paper import UNCATEGORISED, ScanView
+from aces_bench.reports.reported import ScanView
+
+UNCATEGORISED = "uncategorised"  # a skill whose SKILL.md names no category
 
 
 def _category(path: str) -> str:

@@ -20,13 +20,15 @@ from pathlib import Path
 import pandas as pd
 
 from aces_bench.analysis.confusion import visible_skills
-from aces_bench.analysis.figure_data import FigureInputs
+from aces_bench.analysis.figure_data import FigureInputs, figure_data, paper_tables
 from aces_bench.analysis.inventory import coverage, inventory
 from aces_bench.analysis.judge_agreement import judge_agreement
 from aces_bench.analysis.no_verdict import no_verdict_rows
 from aces_bench.analysis.pages import StudyPages
+from aces_bench.analysis.paper import scan_for_paper
 from aces_bench.analysis.sequential import reuse_rows, sequential_rows, sequential_verdicts, study_paths
 from aces_bench.analysis.sets import analysis_sets
+from aces_bench.analysis.side_by_side import side_by_side
 from aces_bench.analysis.static_live import scan_targets, section, structural_frame
 from aces_bench.analysis.summary import arm_rows, build_summary, graders_by_outcome
 from aces_bench.analysis.triage import activation
@@ -43,6 +45,7 @@ from aces_bench.reports.build import PAPER_PAGE, REPORT_DIR, SUMMARY_FILE, Repor
 from aces_bench.reports.limits import limits_in_force, local_backends
 from aces_bench.reports.memo import preload, remember
 from aces_bench.reports.records import StudyData, load_study
+from aces_bench.reports.reported import load_reported
 from aces_bench.reports.standin import offline_model_runs, stand_ins
 from aces_bench.stats import build_pairs, study_stats
 from aces_bench.stats.missingness import one_sided_keys
@@ -247,13 +250,18 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
 
     inputs = FigureInputs(stats, pairs, primary, static_section, sets=sets, offline_runs=offline)
     grades = [g for m in study.members for g in m.grades.values()] if any(m.grades for m in study.members) else None
+    items = inventory(study.trials, summary, grades)
+    paper = None
+    if with_paper:  # the paper page's one static scan, its tables and side-by-side rows, before anything is drawn
+        reported = load_reported()
+        scan = scan_for_paper(static_section, reported)
+        paper = paper_tables(inputs, scan)
+        summary = summary.model_copy(update={"side_by_side": side_by_side(inputs, reported, items, scan)})
     skills = sorted(study.trials["skill"].astype(str).unique())
-    view = ReportView(summary=summary, study=study, figures=inputs, inventory=inventory(study.trials, summary, grades),
+    view = ReportView(summary=summary, study=study, figures=figure_data(inputs), inventory=items,
                       coverage=coverage(primary, summary), one_sided_keys=one_sided_keys(pairs, outcome),
                       skill_pairs={s: pages.skill_pairs(pairs, s, outcome) for s in skills},
                       triage=pages.triage(pairs, outcome), controls=control_views(summary),
-                      headline_sentence=headline_sentence(summary), with_paper=with_paper)
-    rows = render_report(out, view)
-    if with_paper:
-        summary = summary.model_copy(update={"side_by_side": rows})
-    write_json(out / SUMMARY_FILE, summary)  # last: it carries the paper page's side-by-side rows
+                      headline_sentence=headline_sentence(summary), paper=paper)
+    render_report(out, view)
+    write_json(out / SUMMARY_FILE, summary)

@@ -7,11 +7,12 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from aces_bench.analysis.figure_data import FigureInputs
-from aces_bench.analysis.paper import _category, scan_for_paper
+from aces_bench.analysis.figure_data import FigureInputs, figure_data, paper_tables
+from aces_bench.analysis.paper import UNCATEGORISED, _category, scan_for_paper
+from aces_bench.analysis.side_by_side import _routing_rows
 from aces_bench.records.summary import ScannedSkill, StaticLiveSection
 from aces_bench.reports import style
-from aces_bench.reports.paper import UNCATEGORISED, _routing_rows, load_reported, paper_structural_vs_judge
+from aces_bench.reports.paper import load_reported, paper_structural_vs_judge
 from aces_bench.stats import build_pairs, study_stats
 from aces_bench.stats.correlation import spearman_ci
 
@@ -44,6 +45,12 @@ def _skill(root, name: str, extra: str = ""):
 
 def _inputs(trials: pd.DataFrame, static: StaticLiveSection | None = None) -> FigureInputs:
     return FigureInputs(study_stats(trials), build_pairs(trials), trials, static)
+
+
+def _drawn(trials: pd.DataFrame, static: StaticLiveSection):
+    """What the paper page's figures draw from (the analysis's tables, no scan)."""
+    inputs = _inputs(trials, static)
+    return figure_data(inputs), paper_tables(inputs, None)
 
 
 def _trials(rows: list[dict]) -> pd.DataFrame:
@@ -86,7 +93,7 @@ def test_fig_1b_is_drawn_when_a_judge_rated_the_skills_and_says_why_not_otherwis
     problems = []
     style.INSPECTORS.append(lambda fig, stem: problems.extend(style.figure_problems(fig)))
     try:
-        fig = paper_structural_vs_judge(_inputs(trials, ran), load_reported(), tmp_path)
+        fig = paper_structural_vs_judge(*_drawn(trials, ran), load_reported(), tmp_path)
     finally:
         style.INSPECTORS.pop()
     assert fig.skipped is None and (tmp_path / "paper_structural_vs_judge_column.pdf").is_file() and not problems
@@ -94,7 +101,7 @@ def test_fig_1b_is_drawn_when_a_judge_rated_the_skills_and_says_why_not_otherwis
     assert f"Spearman rho {rho:+.2f}, n = 4" in (tmp_path / "paper_structural_vs_judge.svg").read_text()
     unrated = ran.model_copy(update={"skills": [s.model_copy(update={"rubric": None}) for s in rated],
                                      "tier2_status": "not run: the study's judge is the offline heuristic judge"})
-    skipped = paper_structural_vs_judge(_inputs(trials, unrated), load_reported(), tmp_path / "no")
+    skipped = paper_structural_vs_judge(*_drawn(trials, unrated), load_reported(), tmp_path / "no")
     assert skipped.skipped == "no Tier 2 (LLM-judge) score: not run: the study's judge is the offline heuristic judge"
 
 
@@ -157,8 +164,8 @@ def test_routing_stress_wall_time_and_pass_rate_leave_negative_controls_out():
     """The routing-stress rows and the wall-time panel name their set as the stress arm's
     positive cases, so a should-not-use case's with-skill trial (slow and failed here) must
     not move the wall time, the pass rate or their n: the set a number names is the set it uses."""
+    from aces_bench.analysis.figure_data import stress_wall
     from aces_bench.analysis.sets import AnalysisSet
-    from aces_bench.reports.figures import stress_wall
 
     rows = []
     for size, seen in ((1, 2), (20, 21)):
