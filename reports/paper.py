@@ -6,14 +6,15 @@ Every figure here marks the paper's value with one labelled overlay ("ACES paper
 reported") where the paper gives one, and says so in the caption where it does not.
 Every number names its analysis set (``reports/analysis.py``: the headline is the
 primary arm, positive cases; routing stress and the model slice are their own arms) and
-its stand-ins (``reports/standin.py``): a value produced with the reference agent, the
-heuristic judge or an offline model is marked "stand-in: not comparable with the paper"
-in the table, the figures (hatched or hollow series) and the LaTeX captions. The
-side-by-side table, each reported quantity next to the study's own, is built by the
-analysis (``aces_bench.analysis.side_by_side``, in ``ReportSummary.side_by_side``) and only
-written out here. The static-scan figures and tables of the page come from one scan, with
-the study's rule profile, named. Nothing is fitted to the paper: its values are only drawn
-and tabulated.
+its stand-ins (``aces_bench/analysis/standin.py`` finds them, ``reports/standin.py``
+names them): a value produced with the reference agent, the heuristic judge or an
+offline model is marked "stand-in: not comparable with the paper" in the table, the
+figures (hatched or hollow series) and the LaTeX captions. The side-by-side table, each
+reported quantity next to the study's own, is built by the analysis
+(``aces_bench.analysis.side_by_side``, in ``ReportSummary.side_by_side``) and only
+written out here. The static-scan figures and tables of the page come from one scan,
+with the study's rule profile, named. Nothing is fitted to the paper: its values are
+only drawn and tabulated.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from aces_bench.analysis.sets import AnalysisSet, AnalysisSets, analysis_sets, pooled
+from aces_bench.analysis.standin import stand_ins
 from aces_bench.core.outcomes import COMPOSITE, REWARD
 from aces_bench.records.stats import Correlation, StatTable, StudyStats
 from aces_bench.records.summary import StaticLiveSection
@@ -23,7 +24,6 @@ from aces_bench.reports.analysis import SLICE_ARM, STRESS_ARM
 from aces_bench.reports.figure_data import FigureData, FigureTables, LiftView, PaperTables, StressView
 from aces_bench.reports.memo import remember
 from aces_bench.reports.reported import ScanView
-from aces_bench.reports.standin import stand_ins
 from aces_bench.stats import lift_table, outcome_values, spearman_ci
 
 

@@ -29,6 +29,7 @@ from aces_bench.analysis.paper import scan_for_paper
 from aces_bench.analysis.sequential import reuse_rows, sequential_rows, sequential_verdicts, study_paths
 from aces_bench.analysis.sets import analysis_sets
 from aces_bench.analysis.side_by_side import side_by_side
+from aces_bench.analysis.standin import offline_model_runs, stand_ins
 from aces_bench.analysis.static_live import scan_targets, section, structural_frame
 from aces_bench.analysis.summary import arm_rows, build_summary, graders_by_outcome
 from aces_bench.analysis.triage import activation
@@ -46,7 +47,6 @@ from aces_bench.reports.limits import limits_in_force, local_backends
 from aces_bench.reports.memo import preload, remember
 from aces_bench.reports.records import StudyData, load_study
 from aces_bench.reports.reported import load_reported
-from aces_bench.reports.standin import offline_model_runs, stand_ins
 from aces_bench.stats import build_pairs, study_stats
 from aces_bench.stats.missingness import one_sided_keys
 

@@ -377,8 +377,8 @@ def arm_rows(sets: AnalysisSets, outcomes: tuple[str, ...], level: float, grader
              offline_runs: set[str] | frozenset[str] = frozenset()) -> list:
     """One ``ArmRow`` per arm (per level for routing stress and the model slice) and outcome,
     each computed as the headline is; the headline arm's row equals the headline."""
+    from aces_bench.analysis.standin import stand_ins
     from aces_bench.records.summary import ArmRow
-    from aces_bench.reports.standin import stand_ins
 
     rows = []
     # The headline arm first: its row equals the headline (a check a reader can make).
