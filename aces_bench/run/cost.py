@@ -104,17 +104,20 @@ def estimate(spec: RunSpec, trials: int) -> CostEstimate:
                         model_driven=spec.harness.requires_model, harness=spec.harness.name)
 
 
+def unpriced(cap: float, model: str | None, where: str = "study.max_cost_usd") -> RunError:
+    """The refusal of a cost cap on a model litellm has no price for: nothing to hold it against."""
+    return RunError(f"study.max_cost_usd={cap} is set but {model or 'the model'} has no price in litellm's "
+                    "cost map, so the cost cannot be estimated or capped",
+                    where=where, fix="drop the cap, or set model.name to a priced litellm model")
+
+
 def check_cap(spec: RunSpec, est: CostEstimate, spent: float = 0.0, *, where: str = "study.max_cost_usd") -> None:
     """Refuse to start when what was spent plus the estimate is above ``study.max_cost_usd``."""
     cap = spec.study.max_cost_usd
     if cap is None:
         return
     if est.usd is None:
-        raise RunError(
-            f"study.max_cost_usd={cap} is set but {spec.model.name or 'the model'} has no price in litellm's "
-            "cost map, so the cost cannot be estimated or capped",
-            where=where, fix="drop the cap, or set model.name to a priced litellm model",
-        )
+        raise unpriced(cap, spec.model.name, where)
     if spent >= cap and est.trials > 0:
         raise RunError(
             f"this study already spent ${spent:,.4f} of study.max_cost_usd=${cap:,.4f} (its ledger sums every "
@@ -156,11 +159,7 @@ def check_planned(spec: RunSpec, conditions: Sequence[str]) -> None:
     guard_decides = s.sequential or Ledger(budget_dir(spec)).spent() > 0  # see above: the guard counts these
     est = estimate(spec, len(conditions) * s.n_attempts)
     if est.usd is None:
-        raise RunError(
-            f"study.max_cost_usd={cap} is set but {spec.model.name or 'the model'} has no price in litellm's "
-            "cost map, so the cost cannot be estimated or capped",
-            where="study.max_cost_usd", fix="drop the cap, or set model.name to a priced litellm model",
-        )
+        raise unpriced(cap, spec.model.name)
     least = replace(est, trials=len(always) * s.n_attempts)
     if guard_decides or not least.trials or least.usd is None or least.usd <= cap:
         return

@@ -49,8 +49,7 @@ class Prepared:
 def prepare(spec: RunSpec) -> Prepared:
     """Plan the study and run every check that can refuse it (study/preflight.py), once,
     before a long emission and before any trial: every problem is reported together."""
-    plan = _plan(spec)
-    return Prepared(plan, preflight_study(spec, plan))
+    return _checked(spec, _plan(spec))
 
 
 def _plan(spec: RunSpec) -> StudyPlan:
@@ -58,6 +57,11 @@ def _plan(spec: RunSpec) -> StudyPlan:
     for note in plan.notes:
         log.warning(note)
     return plan
+
+
+def _checked(spec: RunSpec, plan: StudyPlan) -> Prepared:
+    """``plan`` through the study's preflight (every problem at once, or its judge)."""
+    return Prepared(plan, preflight_study(spec, plan))
 
 
 Budget = Callable[[list[tuple[RunSpec, int]]], None]
@@ -83,7 +87,7 @@ def prepare_all(specs: list[RunSpec], budget: Budget | None = None) -> list[Prep
         try:
             plan = _plan(spec)
             planned.append((spec, len(plan.tasks) * spec.study.n_attempts))
-            prepared.append(Prepared(plan, preflight_study(spec, plan)))
+            prepared.append(_checked(spec, plan))
         except AcesError as exc:
             note(exc)
     if budget is not None:

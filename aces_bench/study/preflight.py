@@ -22,8 +22,9 @@ a time, and after nothing was emitted or spent:
 
 A check that needs an earlier one to pass (Harbor's environment preflight needs the
 backend's SDK) is skipped when that one failed. Every check is listed here (written here,
-but for the cost's), and nothing else checks again: the runner runs jobs only (``aces-bench trigger`` runs
-``preflight_trials``, the checks its trials need, before its first job).
+but for the cost's), and nothing else checks again: the runner runs jobs only
+(``aces-bench trigger`` runs ``preflight_trials``, the checks its trials need, before its
+first job).
 """
 
 from __future__ import annotations
