@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
@@ -78,8 +79,9 @@ class FigureTables(BaseModel):
 class PaperTables(BaseModel):
     """What the paper page draws beyond the report's figures: composite and reward lifts
     per harness, routing stress on the composite (the paper's statistic), Spearman's rho
-    of the Tier 1 and Tier 2 scores (None when no skill has both) and the page's one
-    static scan (None when none ran)."""
+    of the Tier 1 and Tier 2 scores (None when no skill has both), the page's one
+    static scan (None when none ran) and the paper's reported figures it is set against
+    (``reported.load_reported``, read once)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -88,6 +90,7 @@ class PaperTables(BaseModel):
     stress: StressView | None
     structural_vs_judge: Correlation | None
     scan: ScanView | None
+    reported: dict[str, Any]
 
 
 @dataclass(frozen=True)

@@ -564,18 +564,17 @@ def corpus_table(env, categories: list[dict], reported: list[dict], profile: str
                  rows=rows)
 
 
-def write_paper_tables(out_dir: Path, rows: list, stand: list[str], analysis_set: str, trials, scan) -> list[Path]:
+def write_paper_tables(out_dir: Path, rows: list, stand: list[str], analysis_set: str, trials, scan,
+                       reported: dict) -> list[Path]:
     """``side_by_side.tex`` and (with a scan) ``corpus_by_category.tex`` beside the other
-    tables, and ``tables.tex`` again with them in it."""
-    from aces_bench.reports.reported import load_reported
-
+    tables, and ``tables.tex`` again with them in it; ``reported``: the paper's figures."""
     env = environment()
     written = [write_text(out_dir / "side_by_side.tex", side_by_side_table(
         env, rows, stand, analysis_set, trials_who(trials)))]
     if scan is not None:
-        reported = load_reported().get("static_scan", {}).get("by_category", [])
+        by_category = reported.get("static_scan", {}).get("by_category", [])
         written.append(write_text(out_dir / "corpus_by_category.tex",
-                                  corpus_table(env, scan.categories, reported, scan.profile)))
+                                  corpus_table(env, scan.categories, by_category, scan.profile)))
     names = [n for n in (*TABLE_FILES, *PAPER_TABLE_FILES) if (out_dir / f"{n}.tex").is_file()]
     doc = out_dir / DOCUMENT
     title = "aces-bench tables"

@@ -367,7 +367,7 @@ def write_paper_page(out: Path, inp: FigureData, paper_tables: PaperTables, rows
     from aces_bench.reports.html import environment, relative, render, svg_data_uri
     from aces_bench.reports.latex import write_paper_tables
 
-    reported = load_reported()
+    reported = paper_tables.reported
     scan = paper_tables.scan
     figures = draw_paper(inp, paper_tables, reported, out / PAPER_DIR)
     write_frame(out / PAPER_DIR / "side_by_side.csv", side_by_side_csv_frame(rows))
@@ -375,7 +375,7 @@ def write_paper_page(out: Path, inp: FigureData, paper_tables: PaperTables, rows
     write_json(out / PAPER_DIR / "side_by_side.json", {"reported_source": reported.get("source"),
                                                       "label": REPORTED_LABEL, "analysis_set": inp.headline,
                                                       "stand_in": stand, "rows": rows})
-    tex = write_paper_tables(out / "tables", rows, stand, inp.headline, inp.study_trials, scan)
+    tex = write_paper_tables(out / "tables", rows, stand, inp.headline, inp.study_trials, scan, reported)
     views = [{"name": f.name, "title": f.title, "caption": f.caption, "skipped": f.skipped,
               "data_uri": svg_data_uri(f.svg) if f.svg else "",
               "files": [(fmt, relative(p, out)) for fmt, p in sorted(f.paths.items())]} for f in figures]

@@ -10,6 +10,7 @@ paper page draw, into plain records (``reports.figure_data``) the drawing code o
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,7 +25,7 @@ from aces_bench.reports.analysis import SLICE_ARM, STRESS_ARM
 from aces_bench.reports.figure_data import FigureData, FigureTables, LiftView, PaperTables, StressView
 from aces_bench.reports.memo import remember
 from aces_bench.reports.reported import ScanView
-from aces_bench.stats import lift_table, outcome_values, spearman_ci
+from aces_bench.stats import lift_table, spearman_ci
 
 
 @dataclass
@@ -79,10 +80,6 @@ class FigureInputs:
             row = pooled(part, (outcome,), self.level).iloc[0].to_dict()
             rows.append({"visible": int(v), **row})
         return pd.DataFrame(rows, columns=["visible", "outcome", "n", "lift", "ci_lo", "ci_hi", "ci_method", "n_cases"])
-
-    def outcome_values(self, trials: pd.DataFrame, outcome: str) -> pd.Series:
-        """Per-trial value of ``outcome`` as float (``aces_bench.stats.outcome_values``)."""
-        return outcome_values(trials, outcome)
 
     def spearman(self, x, y, *, x_name: str, y_name: str) -> Correlation:
         """Spearman's rho of two aligned series with its interval at the report's level."""
@@ -151,10 +148,12 @@ def _structural_vs_judge(inp: FigureInputs) -> Correlation | None:
     return inp.spearman(x, y, x_name="structural", y_name="rubric")
 
 
-def paper_tables(inp: FigureInputs, scan: ScanView | None) -> PaperTables:
-    """What the paper page draws beyond the report's figures (``aces_bench.reports.paper``), computed now."""
+def paper_tables(inp: FigureInputs, scan: ScanView | None, reported: dict[str, Any]) -> PaperTables:
+    """What the paper page draws beyond the report's figures (``aces_bench.reports.paper``), computed now,
+    with the paper's ``reported`` figures it is drawn against."""
     head = inp.headline
     return PaperTables(
         harness_composite=_view(inp, head, ("harness",), COMPOSITE, pairs=inp.pairs),
         harness_reward=_view(inp, head, ("harness",), REWARD),
-        stress=_stress(inp, COMPOSITE), structural_vs_judge=_structural_vs_judge(inp), scan=scan)
+        stress=_stress(inp, COMPOSITE), structural_vs_judge=_structural_vs_judge(inp), scan=scan,
+        reported=reported)

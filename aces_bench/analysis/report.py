@@ -32,7 +32,6 @@ from aces_bench.analysis.side_by_side import side_by_side
 from aces_bench.analysis.standin import offline_model_runs, stand_ins
 from aces_bench.analysis.static_live import scan_targets, section, structural_frame
 from aces_bench.analysis.summary import arm_rows, build_summary, graders_by_outcome
-from aces_bench.analysis.triage import activation
 from aces_bench.analysis.verdict import control_views, headline_sentence
 from aces_bench.core.gate import GateSettings
 from aces_bench.core.io import staging_dir, swap_in, write_json
@@ -88,16 +87,10 @@ def _wants_paper_page(study: StudyData) -> bool:
         m.provenance and m.provenance.spec.study.paper_page for m in study.members)
 
 
-def _negative_activation(pages: StudyPages, rec: dict) -> bool | None:
-    """Did a with-skill trial on a negative control trigger the target skill? (``triage.activation``)"""
-    traj, _ = pages.trajectory(rec)
-    return activation(pages.grade(rec), traj, str(rec["skill"]), pages.workspace_dirs(rec))
-
-
 def negative_control_activations(trials: pd.DataFrame, pages: StudyPages) -> pd.DataFrame:
     """One row per with-skill trial on a negative control (its pair key): did it trigger the target skill?"""
     sel = trials.loc[(trials["condition"] == "with_skill") & is_negative_control(trials)]
-    rows = [{**{k: rec.get(k) for k in PAIR_KEY}, "activated": _negative_activation(pages, rec)}
+    rows = [{**{k: rec.get(k) for k in PAIR_KEY}, "activated": pages.activation(rec)}
             for rec in (pages.row({k: r[k] for k in PAIR_KEY}, "with_skill") or {} for r in sel.to_dict("records"))
             if rec]
     return pd.DataFrame(rows, columns=[*PAIR_KEY, "activated"])
@@ -255,7 +248,7 @@ def _build_into(out: Path, study, results_dir: Path, *, settings: StatsSettings 
     if with_paper:  # the paper page's one static scan, its tables and side-by-side rows, before anything is drawn
         reported = load_reported()
         scan = scan_for_paper(static_section, reported)
-        paper = paper_tables(inputs, scan)
+        paper = paper_tables(inputs, scan, reported)
         summary = summary.model_copy(update={"side_by_side": side_by_side(inputs, reported, items, scan)})
     skills = sorted(study.trials["skill"].astype(str).unique())
     view = ReportView(summary=summary, study=study, figures=figure_data(inputs), inventory=items,

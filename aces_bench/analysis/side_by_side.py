@@ -24,6 +24,7 @@ from aces_bench.reports.inventory import InventoryItem
 from aces_bench.reports.labels import outcome_label
 from aces_bench.reports.reported import ScanView, finite
 from aces_bench.reports.standin import stand_in_text
+from aces_bench.stats import outcome_values
 
 # Evidence inventory: the report's inventory item -> the paper's key.
 INVENTORY_KEYS = {
@@ -204,7 +205,7 @@ def _routing_rows(inp: FigureInputs, rs: dict) -> list[SideBySide]:
                         int((wall_trials["level"] == int(k)).sum()) if got is not None else None,
                         visible_note(int(k)), s.description, inp.stand_in(s.trials)))
     # The one pass (final_pass, aces_bench/core/modes.py): an arm's failures are not passed.
-    passed = trials.assign(p=inp.outcome_values(trials, FINAL_PASS)).dropna(subset=["level", "p"])
+    passed = trials.assign(p=outcome_values(trials, FINAL_PASS)).dropna(subset=["level", "p"])
     rate = passed.groupby("level")["p"].mean()
     for k, v in (rs.get("with_skill_pass_rate") or {}).items():
         got = rate.get(int(k))

@@ -50,7 +50,7 @@ def _inputs(trials: pd.DataFrame, static: StaticLiveSection | None = None) -> Fi
 def _drawn(trials: pd.DataFrame, static: StaticLiveSection):
     """What the paper page's figures draw from (the analysis's tables, no scan)."""
     inputs = _inputs(trials, static)
-    return figure_data(inputs), paper_tables(inputs, None)
+    return figure_data(inputs), paper_tables(inputs, None, load_reported())
 
 
 def _trials(rows: list[dict]) -> pd.DataFrame:
